@@ -1,0 +1,1 @@
+"""Persistence (LMDB proof store) and the gRPC service."""

@@ -1,0 +1,1 @@
+"""Pure computation: game engines, combinatorial game theory, searches. No I/O."""

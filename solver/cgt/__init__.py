@@ -1,0 +1,1 @@
+"""Misère algebra: canonical trees and reduced canonical trees (RCTs)."""

@@ -1,0 +1,50 @@
+"""The game interface every engine implements, so searches never depend on one game.
+
+Positions travel between parts as *canonical keys* (strings): hashable, storable and
+printable. A key is a sum of independent components; the empty sum is the terminal
+position. The hot path (children and canonical form) stays behind this interface so a
+compiled core can replace it without anything above noticing.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Protocol, Sequence, runtime_checkable
+
+
+class NotationError(ValueError):
+    """A position string that cannot be read; the message says where and why."""
+
+
+@runtime_checkable
+class Game(Protocol):
+    """An impartial, splittable game seen through canonical string keys."""
+
+    name: str
+    terminal: str  # canonical key of the empty (terminal) position
+
+    def canonical(self, text: str) -> str:
+        """Canonical key of a position written in any accepted notation.
+
+        Raises NotationError on unreadable input.
+        """
+        ...
+
+    def components(self, key: str) -> tuple[str, ...]:
+        """The independent components of a canonical position, sorted; () if terminal."""
+        ...
+
+    def join(self, components: Iterable[str]) -> str:
+        """Canonical key of the sum of canonical components (any order)."""
+        ...
+
+    def component_children(self, component: str) -> Sequence[tuple[str, ...]]:
+        """Distinct children of one canonical component, each as its sorted components."""
+        ...
+
+    def children(self, key: str) -> list[str]:
+        """Distinct canonical children of a canonical position."""
+        ...
+
+    def size(self, key: str) -> int:
+        """A measure that strictly decreases along every move (lives, for Sprouts)."""
+        ...

@@ -1,0 +1,1 @@
+"""Sprouts: position notation, moves and canonical form."""

@@ -1,0 +1,8 @@
+"""sproutsdb: a persistent database of proven positions of impartial games.
+
+The sub-packages live in the repository's top-level folders: ``sproutsdb.solver``
+(pure computation), ``sproutsdb.server`` (LMDB store, gRPC service),
+``sproutsdb.client`` and ``sproutsdb.tools`` (command line, offline tools).
+"""
+
+__version__ = "0.1.0"

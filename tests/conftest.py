@@ -1,0 +1,1 @@
+"""Shared fixtures: real temporary directories, nothing mocked."""
