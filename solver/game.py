@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Iterable, Protocol, Sequence, runtime_checkable
 
+from sproutsdb.errors import UserError
 
-class NotationError(ValueError):
+
+class NotationError(UserError, ValueError):
     """A position string that cannot be read; the message says where and why."""
 
 

@@ -1,0 +1,9 @@
+"""The base of every error a user can cause and fix (bad input, wrong store, conflicts).
+
+The CLI prints these as one line with exit code 2 and the service maps them to gRPC
+statuses; any other exception is a bug and keeps its traceback.
+"""
+
+
+class UserError(Exception):
+    """An error caused by what the user supplied; its message is the whole explanation."""

@@ -1,0 +1,63 @@
+"""The one `sproutsdb` command: a thin argparse front over the subcommand modules.
+
+Each `tools/cmd_*.py` module contributes subcommands through `register(subparsers)`.
+Errors a user can fix (bad positions, missing stores) become one line on stderr and
+exit code 2; nothing the user typed ever produces a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from sproutsdb import __version__
+from sproutsdb.errors import UserError
+
+# Modules that register subcommands, in the order their commands appear in --help.
+COMMAND_MODULES = [
+    "sproutsdb.tools.cmd_engine",
+]
+
+
+class UsageError(UserError):
+    """A mistake in what the user asked for; printed as one line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sproutsdb",
+        description=(
+            "A database of proven Sprouts positions: canonical forms, nimbers (normal play), "
+            "misère outcomes and reduced canonical trees. Positions are written in GLOP "
+            "notation, 2.x (`0.AB|AB`, `0*6`) or 1.x (`0.AB.}AB.}]!`)."
+        ),
+        epilog="Run `sproutsdb COMMAND --help` for the options and examples of each command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"sproutsdb {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except (UserError, OSError) as error:
+        print(f"sproutsdb {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"sproutsdb {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
