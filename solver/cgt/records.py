@@ -1,0 +1,98 @@
+"""Trees as store records (``RctRecord``) and back, re-deriving every record on load.
+
+Export walks handles in creation order, which is topological. Loading sorts records by
+height (children are strictly lower), resolves children by content id and recomputes the
+reduction: a record is accepted only if the tree it describes is reduced and every stored
+fact (id, height, outcome, nim value, *1 factor) equals the recomputed one (DESIGN §3:
+"for an RCT, recomputing the reduction of its children's RCTs must give it back").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
+
+from sproutsdb.errors import UserError
+from sproutsdb.solver.cgt.factor import NONE
+from sproutsdb.solver.cgt.table import TreeTable
+from sproutsdb.solver.proofstore import RctRecord
+
+if TYPE_CHECKING:
+    from sproutsdb.solver.cgt.algebra import Algebra
+
+
+class RctRecordError(UserError, ValueError):
+    """A record that does not describe the reduced tree it claims to."""
+
+
+def record_of(table: TreeTable, handle: int) -> RctRecord:
+    """The store record of one tree."""
+    cid = table.cid
+    nim = table.nim[handle]
+    base = table.factor_of[handle]
+    return RctRecord(
+        height=table.height[handle],
+        outcome="W" if table.win[handle] else "L",
+        children=tuple(sorted(cid[c] for c in table.children[handle])),
+        nim=None if nim == NONE else nim,
+        plus1_of=None if base == NONE else cid[base],
+    )
+
+
+def export(table: TreeTable) -> Iterator[tuple[str, RctRecord]]:
+    """(content id, record) of every tree, children before parents."""
+    for handle in range(len(table)):
+        yield table.cid[handle], record_of(table, handle)
+
+
+def load(
+    algebra: "Algebra",
+    records: Iterable[tuple[str, RctRecord]] | Mapping[str, RctRecord],
+) -> list[int]:
+    """Intern the trees of ``records`` (any order) into ``algebra``; their handles, in input order.
+
+    Raises RctRecordError on the first record that is malformed, refers to a tree absent
+    from both the records and the algebra, or disagrees with its recomputation.
+    """
+    items = list(records.items() if isinstance(records, Mapping) else records)
+    table = algebra.table
+    order = sorted(range(len(items)), key=lambda i: _height_of(items[i]))
+    handles = [0] * len(items)
+    for i in order:
+        cid, record = items[i]
+        handles[i] = _load_one(algebra, table, cid, record)
+    return handles
+
+
+def _height_of(item: tuple[str, RctRecord]) -> int:
+    cid, record = item
+    if not isinstance(record, RctRecord) or not isinstance(record.height, int):
+        raise RctRecordError(f"record {cid}: not an RctRecord with an integer height")
+    return record.height
+
+
+def _load_one(algebra: "Algebra", table: TreeTable, cid: str, record: RctRecord) -> int:
+    children = tuple(record.children)
+    if list(children) != sorted(set(children)):
+        raise RctRecordError(f"record {cid}: children ids are not sorted and distinct")
+    kids = []
+    for child in children:
+        handle = table.by_cid.get(child)
+        if handle is None:
+            raise RctRecordError(f"record {cid}: child {child} is not a known tree")
+        kids.append(handle)
+    handle = algebra.reduce_children(kids)
+    mine = record_of(table, handle)
+    if mine.children != children:
+        raise RctRecordError(
+            f"record {cid}: the tree with these children is not reduced, it reduces to "
+            f"{table.cid[handle]}"
+        )
+    if table.cid[handle] != cid:
+        raise RctRecordError(f"record {cid}: its children give the id {table.cid[handle]}")
+    for name in ("height", "outcome", "nim", "plus1_of"):
+        stored, recomputed = getattr(record, name), getattr(mine, name)
+        if stored != recomputed:
+            raise RctRecordError(
+                f"record {cid}: {name} is stored as {stored!r}, recomputed {recomputed!r}"
+            )
+    return handle
