@@ -1,0 +1,1 @@
+"""Building blocks of the searches: move ordering, transposition table, store access, progress."""

@@ -1,0 +1,109 @@
+"""Batched access to nimber facts through the ProofStore port.
+
+Reads: one `get` per expanded node for all the components it has not seen yet. Writes:
+proven nimbers are buffered and put in batches, every `batch_size` facts or `flush_seconds`,
+each batch made durable, so a killed run loses at most the last batch. A put that meets a
+different stored value raises `NimberConflictError` at once.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Iterable
+
+from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore
+
+
+class NimberConflictError(ConflictError):
+    """The store holds a nimber for a land that differs from the one just proven."""
+
+    def __init__(self, key: str, stored: object, proven: int, others: int = 0) -> None:
+        more = f" (and {others} more conflicts in the same batch)" if others else ""
+        super().__init__(
+            f"conflict on nimber of {key!r}: the store says {stored!r}, "
+            f"this search proved {proven}{more}"
+        )
+        self.key = key
+        self.stored = stored
+        self.proven = proven
+
+
+class StoreFormatError(ConflictError):
+    """The store returned something that is not a nimber (a non-negative int)."""
+
+
+class NimberFacts:
+    """Read-through, write-behind access to `FactKind.NIMBER` facts of one store."""
+
+    def __init__(
+        self,
+        store: ProofStore,
+        *,
+        batch_size: int = 1000,
+        flush_seconds: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self._store = store
+        self._batch_size = batch_size
+        self._flush_seconds = flush_seconds
+        self._clock = clock
+        self._absent: set[str] = set()
+        self._pending: dict[str, int] = {}
+        self._last_flush = clock()
+        self.reads = 0          # get batches sent
+        self.hits = 0           # nimbers found in the store
+        self.writes = 0         # put batches sent
+        self.inserted = 0       # facts the store did not have
+        self.unchanged = 0      # facts the store already had, with the same value
+
+    def fetch(self, keys: Iterable[str]) -> dict[str, int]:
+        """Stored nimbers of those keys not asked before; one `get` for all of them."""
+        wanted = sorted({k for k in keys if k not in self._absent and k not in self._pending})
+        if not wanted:
+            return {}
+        self.reads += 1
+        found = self._store.get(FactKind.NIMBER, wanted)
+        result: dict[str, int] = {}
+        for key in wanted:
+            if key not in found:
+                self._absent.add(key)
+                continue
+            value = found[key]
+            if type(value) is not int or value < 0:
+                raise StoreFormatError(f"store nimber of {key!r} is {value!r}, not an int ≥ 0")
+            result[key] = value
+        self.hits += len(result)
+        return result
+
+    def record(self, key: str, nimber: int) -> None:
+        """Buffer a proven nimber; flush when the batch is full or old enough."""
+        self._pending[key] = nimber
+        if (
+            len(self._pending) >= self._batch_size
+            or self._clock() - self._last_flush >= self._flush_seconds
+        ):
+            self.flush()
+
+    @property
+    def pending(self) -> int:
+        """Facts proven but not yet put."""
+        return len(self._pending)
+
+    def flush(self) -> None:
+        """Put the buffered facts, make them durable, and raise on any conflict."""
+        self._last_flush = self._clock()
+        if not self._pending:
+            return
+        batch, self._pending = self._pending, {}
+        self.writes += 1
+        result = self._store.put(FactKind.NIMBER, batch)
+        self.inserted += result.inserted
+        self.unchanged += result.unchanged
+        self._store.flush()
+        if result.conflicts:
+            first = result.conflicts[0]
+            raise NimberConflictError(
+                first.key, first.stored, batch[first.key], len(result.conflicts) - 1
+            )

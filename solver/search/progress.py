@@ -1,0 +1,77 @@
+"""What a search reports about itself: running statistics and throttled progress callbacks."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress report, for a progress line (the CLI draws it on stderr)."""
+
+    nodes: int               # couples expanded so far
+    facts_stored: int        # facts the store accepted as new so far
+    depth: int               # current depth of the explicit search stack
+    nodes_per_second: float  # expansion rate since the previous report
+    seconds: float           # time spent searching in this call
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+@dataclass
+class SolverStats:
+    """Cumulative counters of one solver (over all its calls)."""
+
+    nodes: int = 0           # couples expanded (children generated and examined)
+    facts_stored: int = 0    # new facts accepted by the store
+    facts_unchanged: int = 0 # proven facts the store already had (re-proofs)
+    cache_hits: int = 0      # couples decided by the transposition table, without search
+    store_hits: int = 0      # nimbers read from the store
+    store_reads: int = 0     # get batches
+    store_writes: int = 0    # put batches
+    max_depth: int = 0       # deepest explicit stack seen
+    seconds: float = 0.0     # wall time inside solver calls
+
+
+class ProgressMeter:
+    """Calls a progress function at most once per `interval` seconds."""
+
+    def __init__(
+        self,
+        callback: ProgressFn | None,
+        interval: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._callback = callback
+        self._interval = interval
+        self._clock = clock
+        self._start = self._last = clock()
+        self._start_nodes = self._last_nodes = 0
+
+    @property
+    def active(self) -> bool:
+        return self._callback is not None
+
+    def start(self, nodes: int) -> None:
+        """Begin a call: rates and seconds are measured from here."""
+        self._start = self._last = self._clock()
+        self._start_nodes = self._last_nodes = nodes
+
+    def tick(self, nodes: int, stored: int, depth: int, *, force: bool = False) -> None:
+        """Report if the interval has passed (or if forced, for the final report)."""
+        if self._callback is None:
+            return
+        now = self._clock()
+        elapsed = now - self._last
+        if not force and elapsed < self._interval:
+            return
+        if force:  # the final report gives the rate of the whole call
+            elapsed, done = now - self._start, nodes - self._start_nodes
+        else:
+            done = nodes - self._last_nodes
+        rate = done / elapsed if elapsed > 0 else 0.0
+        self._last, self._last_nodes = now, nodes
+        self._callback(Progress(nodes, stored, depth, rate, now - self._start))

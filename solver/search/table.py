@@ -1,0 +1,88 @@
+"""The in-memory transposition table of the normal-play search.
+
+It knows exact nimbers of components (proven here or read from the store) and the
+"nimber(C) ≠ n" facts of proven winning couples (C, n), which are never stored but save
+re-searching. Every insertion is checked against what is already known, so a wrong stored
+fact that meets a proof made here surfaces as an error instead of a wrong answer.
+"""
+
+from __future__ import annotations
+
+from sproutsdb.solver.proofstore import ConflictError
+
+
+class InconsistentFactError(ConflictError):
+    """Two facts about one component contradict each other (a wrong stored fact, or a bug)."""
+
+    def __init__(self, key: str, claim: str, known: str) -> None:
+        super().__init__(f"nimber of {key!r}: {claim} contradicts {known}")
+        self.key = key
+
+
+class TranspositionTable:
+    """Known nimbers and excluded values of single components."""
+
+    def __init__(self) -> None:
+        self._nimbers: dict[str, int] = {}
+        self._excluded: dict[str, set[int]] = {}
+        self._from_store: set[str] = set()
+
+    def __len__(self) -> int:
+        return len(self._nimbers) + len(self._excluded)
+
+    @property
+    def nimbers(self) -> dict[str, int]:
+        """Component -> exact nimber; read-only by convention (the search's hot lookup)."""
+        return self._nimbers
+
+    def nimber(self, key: str) -> int | None:
+        """The known nimber of a component, or None."""
+        return self._nimbers.get(key)
+
+    def is_excluded(self, key: str, n: int) -> bool:
+        """Whether the couple (key, n) is known to be winning, i.e. nimber(key) ≠ n."""
+        known = self._nimbers.get(key)
+        if known is not None:
+            return known != n
+        excluded = self._excluded.get(key)
+        return excluded is not None and n in excluded
+
+    def exclude(self, key: str, n: int) -> None:
+        """Record a proven winning couple (key, n): nimber(key) ≠ n."""
+        known = self._nimbers.get(key)
+        if known is not None:
+            if known == n:
+                raise InconsistentFactError(key, f"proven ≠ {n}", self._source(key, known))
+            return
+        self._excluded.setdefault(key, set()).add(n)
+
+    def prove(self, key: str, n: int) -> None:
+        """Record a proven losing couple (key, n): nimber(key) = n."""
+        self._set(key, n, "proven")
+
+    def learn(self, key: str, n: int) -> None:
+        """Record a nimber read from the store."""
+        self._set(key, n, "read from the store")
+        self._from_store.add(key)
+
+    def forget_stored(self, key: str) -> None:
+        """Drop a store-read nimber so it gets proven again (proven ones are kept)."""
+        if key in self._from_store:
+            self._from_store.discard(key)
+            del self._nimbers[key]
+
+    def _set(self, key: str, n: int, how: str) -> None:
+        known = self._nimbers.get(key)
+        if known is not None:
+            if known != n:
+                raise InconsistentFactError(key, f"{how} = {n}", self._source(key, known))
+            return
+        excluded = self._excluded.pop(key, None)
+        if excluded is not None and n in excluded:
+            self._excluded[key] = excluded
+            raise InconsistentFactError(key, f"{how} = {n}", f"a proof that it is ≠ {n}")
+        self._nimbers[key] = n
+
+    def _source(self, key: str, known: int) -> str:
+        how = "read from the store" if key in self._from_store else "proven"
+        return f"the nimber {known} {how}"
