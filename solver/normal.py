@@ -1,0 +1,335 @@
+"""Normal-play solver for any splittable impartial `Game`: outcomes and nimbers by couples.
+
+Lemoine & Viennot, "Nimbers are inevitable", §5. A couple (P, n) stands for P + *n and is
+losing iff nimber(P) = n. Algorithm 1 decides a couple of one component from its options
+(P', n) and (P, k < n); algorithm 2 reduces a sum to one component by computing the nimbers
+of the others and folding them into n; algorithm 3 finds a nimber by trying n = 0, 1, 2, ….
+The search is depth-first on an explicit stack of coroutines (no Python recursion), with a
+transposition table in memory and the ProofStore behind it. Only losing couples of single
+components are stored (`FactKind.NIMBER`: component -> n), as in the paper's program.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from typing import Generator, Iterable, Union
+
+from sproutsdb.solver.game import Game
+from sproutsdb.solver.proofstore import ConflictError, ProofStore
+from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
+from sproutsdb.solver.search.ordering import Option, OrderFn, engine_order, fewest_lives_first
+from sproutsdb.solver.search.progress import Progress, ProgressFn, ProgressMeter, SolverStats
+from sproutsdb.solver.search.table import InconsistentFactError, TranspositionTable
+
+__all__ = [
+    "ConflictError",
+    "InconsistentFactError",
+    "NimberConflictError",
+    "NormalSolver",
+    "Option",
+    "OrderFn",
+    "Progress",
+    "ProgressFn",
+    "SolverStats",
+    "StoreFormatError",
+    "engine_order",
+    "fewest_lives_first",
+]
+
+# A search task is a coroutine: it yields sub-tasks to the driver, is sent their results
+# and returns its own (True = "this couple is losing" for couples, the nimber for nimbers).
+Task = Generator["Task", Union[bool, int], Union[bool, int]]
+
+
+class NormalSolver:
+    """Proves normal-play outcomes and nimbers of positions of `game`, storing nimbers.
+
+    Trust model: nimbers read from the store are taken as proven, except those of the
+    components a call is asked about (`reprove_roots`), which are proven again from the
+    facts below them; a different stored value then raises `NimberConflictError`. On a
+    store that already holds the answer this costs about one level of expansion.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        store: ProofStore,
+        *,
+        order: OrderFn = fewest_lives_first,
+        progress: ProgressFn | None = None,
+        progress_interval: float = 0.25,
+        batch_size: int = 1000,
+        flush_seconds: float = 5.0,
+        reprove_roots: bool = True,
+        children_cache: int = 2048,
+    ) -> None:
+        self.game = game
+        self._order = order
+        self._facts = NimberFacts(store, batch_size=batch_size, flush_seconds=flush_seconds)
+        self._table = TranspositionTable()
+        self._meter = ProgressMeter(progress, progress_interval)
+        self._reprove_roots = reprove_roots
+        self._children: OrderedDict[str, tuple[tuple[str, ...], ...]] = OrderedDict()
+        self._children_capacity = children_cache
+        self._roots: frozenset[str] = frozenset()
+        self._stack: list[Task] = []
+        self._stats = SolverStats()
+
+    # ----------------------------------------------------------------- public API
+
+    def nimber(self, key: str) -> int:
+        """Nimber of a component (for a sum, the nim-sum of its components' nimbers)."""
+        return self.position_nimber(key)
+
+    def position_nimber(self, key: str) -> int:
+        """Nim-sum of the nimbers of the position's components (algorithm 3 on each)."""
+
+        def run(components: tuple[str, ...]) -> int:
+            rest, total = self._fold(components, 0)
+            for component in rest:
+                total ^= self._drive(self._nimber(component))
+            return total
+
+        return self._call(key, run)
+
+    def outcome(self, key: str) -> str:
+        """"L" if the player to move loses the position, else "W"."""
+        return self.couple_outcome(key, 0)
+
+    def couple_outcome(self, key: str, n: int) -> str:
+        """Outcome of the couple (key, n), i.e. of key + *n: "L" iff its nimber is n."""
+        if n < 0:
+            raise ValueError(f"nim part must be ≥ 0, got {n}")
+
+        def run(components: tuple[str, ...]) -> bool:
+            task = self._resolve(components, n)
+            return task if isinstance(task, bool) else bool(self._drive(task))
+
+        return "L" if self._call(key, run) else "W"
+
+    def flush(self) -> None:
+        """Put every proven nimber still buffered (raises NimberConflictError on conflict)."""
+        try:
+            self._facts.flush()
+        finally:
+            self._sync_store_stats()
+
+    @property
+    def stats(self) -> SolverStats:
+        """A snapshot of the cumulative counters."""
+        self._sync_store_stats()
+        return SolverStats(**vars(self._stats))
+
+    def known_nimber(self, key: str) -> int | None:
+        """The nimber of a component if this solver knows it already (no search, no I/O)."""
+        return self._table.nimber(key)
+
+    # ----------------------------------------------------------------- call frame
+
+    def _call(self, key: str, run):  # type: ignore[no-untyped-def]
+        """Canonicalize, mark the roots, run, and always flush and report at the end."""
+        started = time.perf_counter()
+        components = self.game.components(self.game.canonical(key))
+        self._meter.start(self._stats.nodes)
+        if self._reprove_roots:
+            for component in components:
+                self._table.forget_stored(component)
+            self._roots = frozenset(components)
+        try:
+            self._fetch(components)
+            return run(components)
+        finally:
+            self._roots = frozenset()
+            self._stack = []
+            self._stats.seconds += time.perf_counter() - started
+            try:
+                self.flush()
+            finally:
+                self._meter.tick(self._stats.nodes, self._facts.inserted, 0, force=True)
+
+    def _drive(self, task: Task) -> int:
+        """Run a task and all its sub-tasks on an explicit stack (the only loop of control)."""
+        stack = self._stack = [task]
+        stats = self._stats
+        value: bool | int | None = None
+        while True:
+            try:
+                sub = stack[-1].send(value)  # type: ignore[arg-type]
+            except StopIteration as stop:
+                stack.pop()
+                if not stack:
+                    return stop.value  # type: ignore[no-any-return]
+                value = stop.value
+                continue
+            stack.append(sub)
+            value = None
+            if len(stack) > stats.max_depth:
+                stats.max_depth = len(stack)
+
+    # ----------------------------------------------------------------- the algorithms
+
+    def _resolve(self, components: Iterable[str], n: int) -> bool | Task:
+        """A couple (sum, n): its outcome (True = losing) if known now, else the task for it."""
+        rest, m = self._fold(components, n)
+        if not rest:
+            return m == 0
+        if len(rest) == 1:
+            if self._table.is_excluded(rest[0], m):
+                self._stats.cache_hits += 1
+                return False
+            return self._couple(rest[0], m)
+        return self._sum(rest, m)
+
+    def _sum(self, rest: tuple[str, ...], n: int) -> Task:
+        """Algorithm 2: nimbers of all components but the largest, folded into n; then
+        algorithm 1 on the couple that is left. Returns True iff (sum, n) is losing."""
+        while len(rest) > 1:
+            yield self._nimber(min(rest, key=self.game.size))
+            rest, n = self._fold(rest, n)
+        if not rest:
+            return n == 0
+        last = rest[0]
+        if self._table.is_excluded(last, n):
+            self._stats.cache_hits += 1
+            return False
+        return (yield self._couple(last, n))
+
+    def _nimber(self, component: str) -> Task:
+        """Algorithm 3: the least n whose couple (component, n) is losing."""
+        table = self._table
+        n = 0
+        while True:
+            known = table.nimber(component)
+            if known is not None:
+                return known
+            if not table.is_excluded(component, n) and (yield self._couple(component, n)):
+                return n
+            n += 1
+
+    def _couple(self, component: str, n: int) -> Task:
+        """Algorithm 1 on one component: True iff (component, n) is losing (nimber = n).
+
+        Options decided by known nimbers are settled first, without search; if every child
+        is fully known the nimber is their mex. The rest are searched in `order`, then the
+        nim-part options (component, k < n) in increasing k.
+        """
+        table = self._table
+        known = table.nimber(component)
+        if known is not None:
+            return known == n
+        self._expand()
+        children = self._children_of(component)
+        self._fetch([part for child in children for part in child])
+        values: set[int] = set()
+        complete = True
+        unknown: list[Option] = []
+        for child in children:
+            rest, value = self._fold(child, 0)
+            if not rest:
+                if value == n:
+                    self._stats.cache_hits += 1
+                    table.exclude(component, n)
+                    return False
+                values.add(value)
+                continue
+            complete = False
+            m = value ^ n
+            if len(rest) == 1 and table.is_excluded(rest[0], m):
+                self._stats.cache_hits += 1
+                continue
+            unknown.append(Option(rest, m))
+        if complete:
+            nimber = _mex(values)
+            self._prove(component, nimber)
+            return nimber == n
+        for option in self._order(self.game, unknown):
+            losing = self._resolve(option.components, option.nim)
+            if not isinstance(losing, bool):
+                losing = yield losing
+            if losing:
+                table.exclude(component, n)
+                return False
+        for k in range(n):
+            known = table.nimber(component)
+            if known is not None:
+                return known == n
+            if not table.is_excluded(component, k) and (yield self._couple(component, k)):
+                return False  # nimber(component) = k, recorded by the sub-search
+        self._prove(component, n)
+        return True
+
+    # ----------------------------------------------------------------- helpers
+
+    def _fold(self, components: Iterable[str], n: int) -> tuple[tuple[str, ...], int]:
+        """Fold known nimbers into n; cancel identical pairs (X + X = 0) among the rest."""
+        nimbers = self._table.nimbers
+        rest: list[str] = []
+        for part in components:
+            value = nimbers.get(part)
+            if value is None:
+                rest.append(part)
+            else:
+                n ^= value
+        if len(rest) > 1:
+            rest = _cancel_pairs(rest)
+        return tuple(rest), n
+
+    def _fetch(self, keys: Iterable[str]) -> None:
+        """One store read for the components not known yet (never the roots being re-proven)."""
+        nimbers, roots = self._table.nimbers, self._roots
+        found = self._facts.fetch(k for k in keys if k not in nimbers and k not in roots)
+        for key, value in found.items():
+            self._table.learn(key, value)
+
+    def _prove(self, component: str, nimber: int) -> None:
+        """A losing couple (component, nimber) is proven: remember it and queue it for the store."""
+        self._table.prove(component, nimber)
+        self._facts.record(component, nimber)
+
+    def _children_of(self, component: str) -> tuple[tuple[str, ...], ...]:
+        """Children of a component, from a small LRU (algorithm 3 re-expands the same node)."""
+        cache = self._children
+        children = cache.get(component)
+        if children is not None:
+            cache.move_to_end(component)
+            return children
+        children = tuple(tuple(child) for child in self.game.component_children(component))
+        cache[component] = children
+        if len(cache) > self._children_capacity:
+            cache.popitem(last=False)
+        return children
+
+    def _expand(self) -> None:
+        """Count an expansion and maybe report progress."""
+        self._stats.nodes += 1
+        if self._meter.active:
+            self._meter.tick(self._stats.nodes, self._facts.inserted, len(self._stack))
+
+    def _sync_store_stats(self) -> None:
+        facts, stats = self._facts, self._stats
+        stats.facts_stored = facts.inserted
+        stats.facts_unchanged = facts.unchanged
+        stats.store_hits = facts.hits
+        stats.store_reads = facts.reads
+        stats.store_writes = facts.writes
+
+
+def _mex(values: set[int]) -> int:
+    """Least non-negative integer not in values."""
+    n = 0
+    while n in values:
+        n += 1
+    return n
+
+
+def _cancel_pairs(parts: list[str]) -> list[str]:
+    """Drop identical components two by two: their nimbers cancel in the nim-sum."""
+    parts.sort()
+    out: list[str] = []
+    for part in parts:
+        if out and out[-1] == part:
+            out.pop()
+        else:
+            out.append(part)
+    return out
