@@ -1,0 +1,841 @@
+"""LmdbProofStore: the ProofStore port on one LMDB environment, write-once, group-committed.
+
+Reads run in the caller's thread on short read transactions. Writes are validated and
+encoded in the caller's thread, then queued to a single writer thread that drains every
+pending batch into one write transaction (group commit) and wakes each caller only once
+that transaction has committed. Byte formats live in server/schema.py, not here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import sys
+import threading
+import weakref
+from collections import defaultdict
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
+
+import lmdb
+
+from sproutsdb.errors import UserError
+from sproutsdb.server import schema
+from sproutsdb.server.location import ENV_VAR, resolve_store_path
+from sproutsdb.server.schema import (
+    DECODERS,
+    FLAG_VERIFIED,
+    LONG_KEY_PREFIX,
+    MAX_DIRECT_KEY_BYTES,
+    CorruptRecordError,
+    EncodedFact,
+    FactRecord,
+    InvalidFactError,
+    Provenance,
+    Status,
+    TableValue,
+    table_name,
+)
+from sproutsdb.solver.proofstore import Conflict, FactKind, FactValue, PutResult
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "LmdbProofStore",
+    "MarkResult",
+    "FactRecord",
+    "Provenance",
+    "Status",
+    "StoreError",
+    "StoreNotFoundError",
+    "NotAStoreError",
+    "StoreMismatchError",
+    "SchemaVersionError",
+    "ReadOnlyStoreError",
+    "StoreClosedError",
+    "StoreInUseError",
+    "StoreFullError",
+    "InvalidFactError",
+]
+
+DEFAULT_MAP_SIZE = (1 << 40) if sys.maxsize > 2**32 else (1 << 30)  # sparse: costs no disk
+MAX_READERS = 1024
+MAX_GROUP_FACTS = 100_000  # the writer stops draining once a transaction holds this many
+ITER_CHUNK = 1024          # facts read per read transaction while iterating
+LOGGED_CONFLICTS = 20      # per put; the rest are summarised in one line
+
+Kind = Union[FactKind, str]
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+class StoreError(UserError):
+    """A store that cannot be used as asked; the message says what to do."""
+
+
+class StoreNotFoundError(StoreError):
+    """No store at the path and the caller did not ask to create one."""
+
+
+class NotAStoreError(StoreError):
+    """The path holds something that is not a sproutsdb store."""
+
+
+class StoreMismatchError(StoreError):
+    """The store holds another game or another canonical-form version than the program."""
+
+
+class SchemaVersionError(StoreError):
+    """The store was written with a schema this program cannot read or write."""
+
+
+class ReadOnlyStoreError(StoreError):
+    """A write on a store opened read-only."""
+
+
+class StoreClosedError(StoreError):
+    """A call on a store after close()."""
+
+
+class StoreInUseError(StoreError):
+    """The store is already open in this process (LMDB allows one handle per process)."""
+
+
+class StoreFullError(StoreError):
+    """The store reached its map_size."""
+
+
+@dataclass
+class MarkResult:
+    """Outcome of mark_verified: newly verified, already verified, and keys not stored."""
+
+    verified: int = 0
+    already: int = 0
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StoreIdentity:
+    """What a store says about itself in `meta`."""
+
+    schema_version: int
+    game: str
+    canon_version: int
+    created: str
+
+
+# --- the writer thread ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _PutOp:
+    table: str
+    facts: Sequence[EncodedFact]
+    provenance: Provenance
+    verified: bool
+
+    @property
+    def size(self) -> int:
+        return len(self.facts)
+
+
+@dataclass(frozen=True)
+class _MarkOp:
+    table: str
+    keys: Sequence[str]
+    provenance: Provenance
+
+    @property
+    def size(self) -> int:
+        return len(self.keys)
+
+
+@dataclass(frozen=True)
+class _Barrier:
+    size: int = 0
+
+
+_Op = Union[_PutOp, _MarkOp, _Barrier]
+
+
+def _as_kind(table: str) -> FactKind:
+    """The FactKind of a table (the children cache keeps its plain name in Conflicts)."""
+    try:
+        return FactKind(table)
+    except ValueError:
+        return table  # type: ignore[return-value]
+
+
+class _Txn:
+    """One write transaction of the writer: facts, per-kind count deltas, provenance ids."""
+
+    def __init__(self, txn: lmdb.Transaction, dbs: Mapping[str, Any], known: dict[bytes, int]):
+        self.txn = txn
+        self.dbs = dbs
+        self.known = known  # committed provenance JSON -> id (owned by the writer)
+        self.new_provenance: dict[bytes, int] = {}
+        self.counts: dict[str, int] = defaultdict(int)
+        self.verified: dict[str, int] = defaultdict(int)
+
+    def provenance_id(self, provenance: Provenance) -> int:
+        """The id of a provenance record, storing it in this transaction if it is new."""
+        blob = provenance.to_json()
+        pid = self.known.get(blob) or self.new_provenance.get(blob)
+        if pid is not None:
+            return pid
+        db = self.dbs[schema.PROVENANCE]
+        for key, value in self.txn.cursor(db=db):  # another process may have stored it
+            if value == blob:
+                self.new_provenance[blob] = int(key)
+                return int(key)
+        meta = self.dbs[schema.META]
+        pid = schema.decode_meta_int(self.txn.get(schema.META_PROVENANCE_NEXT, db=meta)) or 1
+        if pid > schema.MAX_PROVENANCE_ID:
+            raise StoreFullError("the store ran out of provenance ids")
+        self.txn.put(schema.provenance_key(pid), blob, db=db)
+        self.txn.put(schema.META_PROVENANCE_NEXT, schema.encode_meta_int(pid + 1), db=meta)
+        self.new_provenance[blob] = pid
+        return pid
+
+    def stored(self, table: str, fact_key: str, skey: bytes, long_key: bytes | None) -> bytes | None:
+        """The committed record of a key, after checking a digest key really holds it."""
+        raw = self.txn.get(skey, db=self.dbs[table])
+        if raw is not None and long_key is not None:
+            _check_long_key(raw, long_key, fact_key)
+        return raw
+
+    def apply_put(self, op: _PutOp) -> PutResult:
+        txn, db, table = self.txn, self.dbs[op.table], op.table
+        pid = self.provenance_id(op.provenance)
+        verifier = pid if op.verified else None
+        decode = DECODERS[table]
+        result = PutResult()
+        for fact in op.facts:
+            if txn.put(fact.skey, schema.pack_record(fact, pid, verifier), db=db, overwrite=False):
+                result.inserted += 1
+                continue
+            raw = self.stored(table, fact.key, fact.skey, fact.long_key)
+            assert raw is not None
+            off = schema.split_record(raw).payload_offset
+            if raw[off:] == fact.payload or decode(raw, off) == fact.value:
+                result.unchanged += 1
+                if op.verified and not raw[0] & FLAG_VERIFIED:
+                    txn.put(fact.skey, schema.with_verifier(raw, pid), db=db)
+                    self.verified[table] += 1
+            else:
+                result.conflicts.append(
+                    Conflict(_as_kind(table), fact.key, decode(raw, off), fact.value)  # type: ignore[arg-type]
+                )
+        self.counts[table] += result.inserted
+        if op.verified:
+            self.verified[table] += result.inserted
+        return result
+
+    def apply_mark(self, op: _MarkOp) -> MarkResult:
+        txn, db, table = self.txn, self.dbs[op.table], op.table
+        result = MarkResult()
+        pid: int | None = None
+        for key in op.keys:
+            skey, long_key = schema.storage_key(key)
+            raw = self.stored(table, key, skey, long_key)
+            if raw is None:
+                result.missing.append(key)
+            elif raw[0] & FLAG_VERIFIED:
+                result.already += 1
+            else:
+                if pid is None:
+                    pid = self.provenance_id(op.provenance)
+                txn.put(skey, schema.with_verifier(raw, pid), db=db)
+                result.verified += 1
+        self.verified[table] += result.verified
+        return result
+
+    def write_counts(self) -> None:
+        meta = self.dbs[schema.META]
+        for deltas, key_of in ((self.counts, schema.meta_count_key), (self.verified, schema.meta_verified_key)):
+            for table, delta in deltas.items():
+                if delta:
+                    key = key_of(table)
+                    now = schema.decode_meta_int(self.txn.get(key, db=meta))
+                    self.txn.put(key, schema.encode_meta_int(now + delta), db=meta)
+
+
+def _check_long_key(raw: bytes, long_key: bytes, fact_key: str) -> None:
+    if schema.split_record(raw).long_key != long_key:
+        raise CorruptRecordError(f"digest key of {fact_key[:60]!r}... holds another key's record")
+
+
+class _Writer:
+    """The single writer thread: group commit of queued operations, ack after commit."""
+
+    def __init__(self, env: lmdb.Environment, dbs: Mapping[str, Any], name: str):
+        self._env = env
+        self._dbs = dbs
+        self._queue: queue.SimpleQueue[tuple[_Op, Future[Any]] | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._provenance_ids: dict[bytes, int] = {}
+        self.commits = 0
+        self.operations = 0
+        self._thread = threading.Thread(target=self._run, name=f"sproutsdb-writer {name}", daemon=True)
+        self._thread.start()
+
+    @property
+    def pending(self) -> int:
+        return self._queue.qsize()
+
+    def submit(self, op: _Op) -> Future[Any]:
+        future: Future[Any] = Future()
+        with self._lock:
+            if self._closed:
+                raise StoreClosedError("the store is closed")
+            self._queue.put((op, future))
+        return future
+
+    def stop(self) -> None:
+        """Commit everything queued so far, then end the thread."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._queue.put(None)
+        if threading.current_thread() is not self._thread:
+            self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            group: list[tuple[_Op, Future[Any]]] = []
+            size = 0
+            while item is not None:
+                group.append(item)
+                size += item[0].size
+                if size >= MAX_GROUP_FACTS:
+                    break
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            if group:
+                self._commit(group)
+            if item is None:
+                return
+
+    def _commit(self, group: list[tuple[_Op, Future[Any]]]) -> None:
+        """Apply a group in one transaction; if it fails, retry each operation on its own."""
+        try:
+            results = self._transact([op for op, _ in group])
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting callers
+            if len(group) > 1:
+                for one in group:
+                    self._commit([one])
+                return
+            if isinstance(error, lmdb.MapFullError):
+                error = StoreFullError(
+                    f"the store is full (map_size {self._env.info()['map_size']} bytes); "
+                    "reopen it with a larger map_size"
+                )
+            group[0][1].set_exception(error)
+            return
+        for (_, future), result in zip(group, results):
+            future.set_result(result)
+
+    def _transact(self, ops: list[_Op]) -> list[Any]:
+        txn = self._env.begin(write=True)
+        try:
+            work = _Txn(txn, self._dbs, self._provenance_ids)
+            results: list[Any] = []
+            for op in ops:
+                if isinstance(op, _PutOp):
+                    results.append(work.apply_put(op))
+                elif isinstance(op, _MarkOp):
+                    results.append(work.apply_mark(op))
+                else:
+                    results.append(None)
+            work.write_counts()
+        except BaseException:
+            txn.abort()
+            raise
+        txn.commit()
+        self._provenance_ids.update(work.new_provenance)
+        self.commits += 1
+        self.operations += len(ops)
+        return results
+
+
+# --- opening --------------------------------------------------------------------------------
+
+
+def _read_identity(txn: lmdb.Transaction, meta_db: Any) -> StoreIdentity | None:
+    raw = txn.get(schema.META_SCHEMA_VERSION, db=meta_db)
+    if raw is None:
+        return None
+    get = lambda k: (txn.get(k, db=meta_db) or b"").decode()  # noqa: E731
+    return StoreIdentity(int(raw.decode()), get(schema.META_GAME), int(get(schema.META_CANON_VERSION) or -1),
+                         get(schema.META_CREATED))
+
+
+def _check_identity(where: Path, found: StoreIdentity, game: str, canon_version: int) -> None:
+    """Refuse, with what the store has, what the program expects and what to do."""
+    if found.schema_version > schema.SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"store {where} has schema version {found.schema_version}, newer than the version "
+            f"{schema.SCHEMA_VERSION} this sproutsdb understands; upgrade sproutsdb to open it"
+        )
+    if found.schema_version < schema.SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"store {where} has schema version {found.schema_version}, older than the version "
+            f"{schema.SCHEMA_VERSION} this sproutsdb writes; export it with the sproutsdb that "
+            "wrote it and import it here"
+        )
+    if found.game != game:
+        raise StoreMismatchError(
+            f"store {where} holds facts of the game {found.game!r}, but this program expects "
+            f"{game!r}; use another store directory (explicit path or ${ENV_VAR})"
+        )
+    if found.canon_version != canon_version:
+        raise StoreMismatchError(
+            f"store {where} is keyed by canonical form version {found.canon_version}, but this "
+            f"program uses version {canon_version}; re-key the store to version {canon_version} "
+            f"with the re-key tool, or use the sproutsdb release with canon_version "
+            f"{found.canon_version}"
+        )
+
+
+def _init_meta(txn: lmdb.Transaction, meta_db: Any, game: str, canon_version: int) -> StoreIdentity:
+    identity = StoreIdentity(schema.SCHEMA_VERSION, game, canon_version, schema._now_iso())
+    txn.put(schema.META_SCHEMA_VERSION, schema.encode_meta_int(identity.schema_version), db=meta_db)
+    txn.put(schema.META_GAME, game.encode(), db=meta_db)
+    txn.put(schema.META_CANON_VERSION, schema.encode_meta_int(canon_version), db=meta_db)
+    txn.put(schema.META_CREATED, identity.created.encode(), db=meta_db)
+    txn.put(schema.META_PROVENANCE_NEXT, schema.encode_meta_int(1), db=meta_db)
+    for table in schema.FACT_TABLES:
+        txn.put(schema.meta_count_key(table), b"0", db=meta_db)
+        txn.put(schema.meta_verified_key(table), b"0", db=meta_db)
+    return identity
+
+
+def _open_dbs(
+    env: lmdb.Environment, where: Path, *, readonly: bool, existed: bool, game: str, canon_version: int
+) -> tuple[dict[str, Any], StoreIdentity]:
+    """Open the sub-databases, creating a fresh store's; validate an existing store's meta."""
+    if readonly:
+        return _open_dbs_readonly(env, where, game=game, canon_version=canon_version)
+    txn = env.begin(write=True)
+    try:
+        try:
+            meta_db = env.open_db(schema.META.encode(), txn=txn, create=not existed)
+        except lmdb.NotFoundError:
+            raise _not_a_store(where) from None
+        identity = _read_identity(txn, meta_db)
+        if identity is None:
+            if existed:
+                raise _not_a_store(where)
+            identity = _init_meta(txn, meta_db, game, canon_version)
+        _check_identity(where, identity, game, canon_version)
+        dbs = {schema.META: meta_db}
+        for name in schema.SUBDBS[1:]:
+            dbs[name] = env.open_db(name.encode(), txn=txn, create=True)
+    except BaseException:
+        txn.abort()
+        raise
+    txn.commit()
+    return dbs, identity
+
+
+def _open_dbs_readonly(
+    env: lmdb.Environment, where: Path, *, game: str, canon_version: int
+) -> tuple[dict[str, Any], StoreIdentity]:
+    """The read-only variant: nothing may be created, so every sub-database must exist."""
+    dbs: dict[str, Any] = {}
+    for name in schema.SUBDBS:
+        try:
+            dbs[name] = env.open_db(name.encode(), create=False)
+        except lmdb.NotFoundError:
+            raise _not_a_store(where, f"it lacks the {name!r} sub-database") from None
+        if name == schema.META:
+            with env.begin(db=dbs[name]) as txn:
+                identity = _read_identity(txn, dbs[name])
+            if identity is None:
+                raise _not_a_store(where)
+            _check_identity(where, identity, game, canon_version)
+    return dbs, identity
+
+
+def _not_a_store(where: Path, why: str = "it has no sproutsdb meta data") -> NotAStoreError:
+    return NotAStoreError(f"{where} holds an LMDB environment that is not a sproutsdb store: {why}")
+
+
+def _open_env(where: Path, *, readonly: bool, durable: bool, map_size: int) -> lmdb.Environment:
+    try:
+        return lmdb.open(
+            str(where),
+            map_size=map_size,
+            subdir=True,
+            readonly=readonly,
+            create=False,
+            sync=durable,
+            metasync=durable,
+            max_dbs=schema.MAX_DBS,
+            max_readers=MAX_READERS,
+        )
+    except lmdb.Error as error:
+        if "already open" in str(error):
+            raise StoreInUseError(
+                f"store {where} is already open in this process; share that LmdbProofStore "
+                "instead of opening a second one"
+            ) from None
+        raise StoreError(f"cannot open store {where}: {error}") from None
+
+
+def _shutdown(writer: _Writer | None, env: lmdb.Environment) -> None:
+    """Commit queued writes, stop the writer, close LMDB (also run by the finaliser)."""
+    if writer is not None:
+        if threading.current_thread() is writer._thread:  # finaliser run by the writer's GC
+            threading.Thread(target=_shutdown, args=(writer, env)).start()
+            return
+        writer.stop()
+    env.close()
+
+
+# --- the store ------------------------------------------------------------------------------
+
+
+class LmdbProofStore:
+    """The persistent ProofStore: one LMDB environment, write-once facts, group commit."""
+
+    def __init__(
+        self,
+        path: Path,
+        env: lmdb.Environment,
+        dbs: dict[str, Any],
+        identity: StoreIdentity,
+        *,
+        readonly: bool,
+        durable: bool,
+        provenance: Provenance,
+    ) -> None:
+        """Use `LmdbProofStore.open`; this wires an already-validated environment."""
+        self.path = path
+        self.identity = identity
+        self.readonly = readonly
+        self.durable = durable
+        self.provenance = provenance
+        self._env: lmdb.Environment | None = env
+        self._dbs = dbs
+        self._writer = None if readonly else _Writer(env, dbs, str(path))
+        self._finalizer = weakref.finalize(self, _shutdown, self._writer, env)
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        game: str,
+        canon_version: int,
+        create: bool = True,
+        readonly: bool = False,
+        provenance: Provenance | None = None,
+        durable: bool = True,
+        map_size: int = DEFAULT_MAP_SIZE,
+    ) -> LmdbProofStore:
+        """Open (or create) the store at `path` (see server.location) for one game and canon.
+
+        Refuses, with a StoreError saying what to do, a store of another game, another
+        canon_version or another schema. `provenance` describes this session's writes
+        (default: user@host, sproutsdb, its version, now). `durable=False` skips fsync per
+        commit (for scratch stores; flush() then syncs).
+        """
+        if not isinstance(game, str) or not game:
+            raise InvalidFactError(f"game must be a non-empty name, got {game!r}")
+        if not schema._is_int(canon_version) or canon_version < 0:
+            raise InvalidFactError(f"canon_version must be an int >= 0, got {canon_version!r}")
+        where = resolve_store_path(path)
+        if where.exists() and not where.is_dir():
+            raise NotAStoreError(f"{where} is a file, not a store directory")
+        existed = (where / "data.mdb").exists()
+        if not existed:
+            if readonly or not create:
+                raise StoreNotFoundError(
+                    f"no sproutsdb store at {where}; give the path of an existing store "
+                    f"(explicit path or ${ENV_VAR}) or open it with create=True"
+                )
+            if where.exists() and any(where.iterdir()):
+                raise NotAStoreError(
+                    f"{where} is a non-empty directory without a store; refusing to create one "
+                    "there (choose a new or empty directory)"
+                )
+            where.mkdir(parents=True, exist_ok=True)
+        env = _open_env(where, readonly=readonly, durable=durable, map_size=map_size)
+        try:
+            if env.max_key_size() < MAX_DIRECT_KEY_BYTES:
+                raise StoreError(
+                    f"this LMDB build allows keys of {env.max_key_size()} bytes; sproutsdb "
+                    f"needs {MAX_DIRECT_KEY_BYTES}"
+                )
+            stale = env.reader_check()
+            if stale:
+                log.info("store %s: reclaimed %d stale reader slot(s)", where, stale)
+            dbs, identity = _open_dbs(
+                env, where, readonly=readonly, existed=existed, game=game, canon_version=canon_version
+            )
+        except BaseException:
+            env.close()
+            raise
+        return cls(
+            where, env, dbs, identity, readonly=readonly, durable=durable,
+            provenance=provenance if provenance is not None else Provenance(),
+        )
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def __enter__(self) -> LmdbProofStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._env is None else ("read-only" if self.readonly else "open")
+        return f"<LmdbProofStore {self.path} game={self.identity.game!r} {state}>"
+
+    def close(self) -> None:
+        """Commit every queued write, stop the writer and close LMDB; idempotent."""
+        if self._env is not None:
+            self._env = None
+            self._finalizer()
+
+    def flush(self) -> None:
+        """Return once every put accepted so far is committed and on disk."""
+        env = self._require_env()
+        if self._writer is not None:
+            self._writer.submit(_Barrier()).result()
+            if not self.durable:
+                env.sync(True)
+
+    def backup(self, dest: str | os.PathLike[str]) -> Path:
+        """A compacted, consistent copy of the store in `dest` (a new or empty directory)."""
+        env = self._require_env()
+        target = Path(dest).expanduser().absolute()
+        if target.exists() and (not target.is_dir() or any(target.iterdir())):
+            raise StoreError(f"backup destination {target} must be a new or empty directory")
+        target.mkdir(parents=True, exist_ok=True)
+        self.flush()
+        env.copy(str(target), compact=True)
+        return target
+
+    # --- reads ------------------------------------------------------------------------------
+
+    def get(self, kind: Kind, keys: Iterable[str]) -> dict[str, Any]:
+        """The stored values of those keys that are known (missing keys are absent)."""
+        table = table_name(kind)
+        decode = DECODERS[table]
+        out: dict[str, Any] = {}
+        for key, raw in self._fetch(table, keys):
+            out[key] = decode(raw, 5 if raw[0] == 0 else schema.payload_offset(raw))
+        return out
+
+    def get_records(self, kind: Kind, keys: Iterable[str]) -> dict[str, FactRecord]:
+        """Stored facts with their status and provenance ids (missing keys are absent)."""
+        table = table_name(kind)
+        return {key: schema.decode_record(table, raw) for key, raw in self._fetch(table, keys)}
+
+    def get_children(self, keys: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The cached canonical children of positions (sorted), for those that are cached."""
+        return self.get(schema.CHILDREN, keys)
+
+    def _fetch(self, table: str, keys: Iterable[str]) -> list[tuple[str, bytes]]:
+        env = self._require_env()
+        found: list[tuple[str, bytes]] = []
+        with env.begin(db=self._dbs[table]) as txn:
+            get = txn.get
+            for key in keys:
+                try:
+                    skey = key.encode()
+                except (AttributeError, UnicodeEncodeError):
+                    if not isinstance(key, str):
+                        raise InvalidFactError(f"fact keys are strings, got {key!r:.80}") from None
+                    continue
+                if len(skey) > MAX_DIRECT_KEY_BYTES or not skey:
+                    long_skey = schema.lookup_key(key)
+                    if long_skey is None:
+                        continue
+                    raw = get(long_skey)
+                    if raw is not None:
+                        _check_long_key(raw, skey, key)
+                else:
+                    raw = get(skey)
+                if raw is not None:
+                    found.append((key, raw))
+        return found
+
+    def count(self, kind: Kind) -> int:
+        """Number of facts of a kind (kept in meta, in the same transaction as the facts)."""
+        return self._meta_int(schema.meta_count_key(table_name(kind)))
+
+    def verified_count(self, kind: Kind) -> int:
+        """Number of verified facts of a kind."""
+        return self._meta_int(schema.meta_verified_key(table_name(kind)))
+
+    def _meta_int(self, key: bytes) -> int:
+        env = self._require_env()
+        with env.begin(db=self._dbs[schema.META]) as txn:
+            return schema.decode_meta_int(txn.get(key))
+
+    def iter_records(self, kind: Kind, start_after: str | None = None) -> Iterator[tuple[str, FactRecord]]:
+        """(key, record) in store order, strictly after `start_after` if given.
+
+        Store order is UTF-8 byte order of the keys, then keys longer than 511 bytes in
+        digest order; it is stable, so `start_after=<last key seen>` resumes an export.
+        Facts are read in chunks on fresh read transactions: nothing is pinned while the
+        consumer works, and facts committed meanwhile may appear (facts are never removed).
+        """
+        table = table_name(kind)
+        for key, raw in self._scan(table, start_after):
+            yield key, schema.decode_record(table, raw)
+
+    def iter_facts(self, kind: Kind, start_after: str | None = None) -> Iterator[tuple[str, Any]]:
+        """(key, value) in store order; see iter_records for the order and resumption."""
+        table = table_name(kind)
+        decode = DECODERS[table]
+        for key, raw in self._scan(table, start_after):
+            yield key, decode(raw, schema.payload_offset(raw))
+
+    def _scan(self, table: str, start_after: str | None) -> Iterator[tuple[str, bytes]]:
+        last = None if start_after is None else schema.storage_key(start_after)[0]
+        while True:
+            env = self._require_env()
+            chunk: list[tuple[bytes, bytes]] = []
+            with env.begin(db=self._dbs[table]) as txn:
+                cursor = txn.cursor()
+                if last is None:
+                    more = cursor.first()
+                else:
+                    more = cursor.set_range(last)
+                    if more and cursor.key() == last:
+                        more = cursor.next()
+                while more and len(chunk) < ITER_CHUNK:
+                    chunk.append(cursor.item())
+                    more = cursor.next()
+            for skey, raw in chunk:
+                key = skey.decode() if skey[:1] != LONG_KEY_PREFIX else schema.record_key(skey, raw)
+                yield key, raw
+            if not more or not chunk:
+                return
+            last = chunk[-1][0]
+
+    def provenance_records(self) -> dict[int, Provenance]:
+        """Every provenance record of the store by id."""
+        env = self._require_env()
+        with env.begin(db=self._dbs[schema.PROVENANCE]) as txn:
+            return {int(k): Provenance.from_json(v) for k, v in txn.cursor()}
+
+    def stats(self) -> dict[str, Any]:
+        """Counts per kind, identity, and LMDB/writer figures for reports and Stats RPCs."""
+        env = self._require_env()
+        with env.begin(db=self._dbs[schema.META]) as txn:
+            counts = {t: schema.decode_meta_int(txn.get(schema.meta_count_key(t))) for t in schema.FACT_TABLES}
+            verified = {t: schema.decode_meta_int(txn.get(schema.meta_verified_key(t)))
+                        for t in schema.FACT_TABLES}
+            provenance = txn.stat(self._dbs[schema.PROVENANCE])["entries"]
+        info, stat = env.info(), env.stat()
+        data_file = self.path / "data.mdb"
+        return {
+            "path": str(self.path),
+            "game": self.identity.game,
+            "canon_version": self.identity.canon_version,
+            "schema_version": self.identity.schema_version,
+            "created": self.identity.created,
+            "readonly": self.readonly,
+            "counts": counts,
+            "verified": verified,
+            "provenance_records": provenance,
+            "map_size": info["map_size"],
+            "used_bytes": (info["last_pgno"] + 1) * stat["psize"],
+            "file_bytes": data_file.stat().st_size if data_file.exists() else 0,
+            "readers": {"used": info["num_readers"], "max": info["max_readers"]},
+            "writer": None if self._writer is None else {
+                "commits": self._writer.commits,
+                "operations": self._writer.operations,
+                "pending": self._writer.pending,
+            },
+        }
+
+    # --- writes -----------------------------------------------------------------------------
+
+    def put(
+        self,
+        kind: Kind,
+        items: Mapping[str, Any],
+        *,
+        provenance: Provenance | None = None,
+        verified: bool = False,
+    ) -> PutResult:
+        """Store a batch atomically; return after its transaction committed.
+
+        Every item is validated first: one bad key or value raises InvalidFactError and
+        nothing is written. An identical re-put is `unchanged` (and, with verified=True,
+        upgrades a claimed fact to verified); a different value is a Conflict, logged, and
+        the stored value is kept.
+        """
+        table = table_name(kind)
+        writer = self._require_writer()
+        facts, errors = [], []
+        for key, value in items.items():
+            try:
+                facts.append(schema.encode_fact(table, key, value))
+            except InvalidFactError as error:
+                errors.append(f"{key!r:.60}: {error}")
+        if errors:
+            more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+            raise InvalidFactError(
+                f"rejected a batch of {len(items)} {table} facts, nothing written: "
+                + "; ".join(errors[:3]) + more
+            )
+        if not facts:
+            return PutResult()
+        op = _PutOp(table, facts, provenance if provenance is not None else self.provenance, verified)
+        result: PutResult = writer.submit(op).result()
+        self._log_conflicts(table, result.conflicts)
+        return result
+
+    def put_children(self, items: Mapping[str, Sequence[str]], *, provenance: Provenance | None = None) -> PutResult:
+        """Cache canonical children of positions (stored sorted, write-once like facts)."""
+        return self.put(schema.CHILDREN, items, provenance=provenance)
+
+    def mark_verified(self, kind: Kind, keys: Iterable[str], *, provenance: Provenance | None = None) -> MarkResult:
+        """Mark stored facts verified (a checker re-derived them); values never change."""
+        table = table_name(kind)
+        writer = self._require_writer()
+        wanted = list(keys)
+        for key in wanted:
+            schema.storage_key(key)  # validate before queueing
+        op = _MarkOp(table, wanted, provenance if provenance is not None else self.provenance)
+        result: MarkResult = writer.submit(op).result()
+        return result
+
+    def _log_conflicts(self, table: str, conflicts: list[Conflict]) -> None:
+        for c in conflicts[:LOGGED_CONFLICTS]:
+            log.warning("store %s: conflict on %s %r: stored %r, offered %r (kept stored)",
+                        self.path, table, c.key, c.stored, c.offered)
+        if len(conflicts) > LOGGED_CONFLICTS:
+            log.warning("store %s: %d more %s conflicts in the same batch",
+                        self.path, len(conflicts) - LOGGED_CONFLICTS, table)
+
+    # --- guards -----------------------------------------------------------------------------
+
+    def _require_env(self) -> lmdb.Environment:
+        env = self._env
+        if env is None:
+            raise StoreClosedError(f"store {self.path} is closed")
+        return env
+
+    def _require_writer(self) -> _Writer:
+        self._require_env()
+        if self._writer is None:
+            raise ReadOnlyStoreError(f"store {self.path} was opened read-only; it accepts no writes")
+        return self._writer
