@@ -1,8 +1,8 @@
 """Trees as store records (``RctRecord``) and back, re-deriving every record on load.
 
-Export walks handles in creation order, which is topological. Loading sorts records by
-height (children are strictly lower), resolves children by content id and recomputes the
-reduction: a record is accepted only if the tree it describes is reduced and every stored
+Export walks handles in creation order, which is topological. Loading takes records in
+any order (a store iterates by key), loads children first, resolves them by content id and
+recomputes the reduction: a record is accepted only if the tree it describes is reduced and every stored
 fact (id, height, outcome, nim value, *1 factor) equals the recomputed one (DESIGN §3:
 "for an RCT, recomputing the reduction of its children's RCTs must give it back").
 """
@@ -50,24 +50,45 @@ def load(
 ) -> list[int]:
     """Intern the trees of ``records`` (any order) into ``algebra``; their handles, in input order.
 
-    Raises RctRecordError on the first record that is malformed, refers to a tree absent
-    from both the records and the algebra, or disagrees with its recomputation.
+    Each record is loaded after the records of its children (depth first, in input
+    order, so labels follow the input where they can). Raises RctRecordError on the first
+    record that is malformed, refers to a tree absent from both the records and the
+    algebra, or disagrees with its recomputation.
     """
     items = list(records.items() if isinstance(records, Mapping) else records)
+    by_id: dict[str, RctRecord] = {}
+    for cid, record in items:
+        if not isinstance(record, RctRecord):
+            raise RctRecordError(f"record {cid}: not an RctRecord but {type(record).__name__}")
+        if by_id.setdefault(cid, record) != record:
+            raise RctRecordError(f"record {cid}: given twice with different contents")
     table = algebra.table
-    order = sorted(range(len(items)), key=lambda i: _height_of(items[i]))
-    handles = [0] * len(items)
-    for i in order:
-        cid, record = items[i]
-        handles[i] = _load_one(algebra, table, cid, record)
-    return handles
-
-
-def _height_of(item: tuple[str, RctRecord]) -> int:
-    cid, record = item
-    if not isinstance(record, RctRecord) or not isinstance(record.height, int):
-        raise RctRecordError(f"record {cid}: not an RctRecord with an integer height")
-    return record.height
+    loaded: dict[str, int] = {}
+    for cid, _ in items:
+        if cid in loaded:
+            continue
+        # Iterative depth-first walk: (id, next child index); children load first.
+        stack: list[tuple[str, int]] = [(cid, 0)]
+        on_path = {cid}
+        while stack:
+            top, index = stack[-1]
+            children = tuple(by_id[top].children)
+            if index < len(children):
+                stack[-1] = (top, index + 1)
+                child = children[index]
+                if child in loaded or (child not in by_id and child in table.by_cid):
+                    continue
+                if child not in by_id:
+                    raise RctRecordError(f"record {top}: child {child} is not a known tree")
+                if child in on_path:
+                    raise RctRecordError(f"record {top}: child {child} is its own descendant")
+                stack.append((child, 0))
+                on_path.add(child)
+            else:
+                stack.pop()
+                on_path.discard(top)
+                loaded[top] = _load_one(algebra, table, top, by_id[top])
+    return [loaded[cid] for cid, _ in items]
 
 
 def _load_one(algebra: "Algebra", table: TreeTable, cid: str, record: RctRecord) -> int:
