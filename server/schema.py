@@ -41,7 +41,7 @@ import struct
 import threading
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import Any, Callable, Mapping, NamedTuple, Sequence, Union
 
 import zstandard
 
@@ -163,14 +163,18 @@ LONG_KEY_PREFIX = b"\xff"
 
 def storage_key(key: str) -> tuple[bytes, bytes | None]:
     """(LMDB key, full key bytes if it had to be digested) of a fact key; validates it."""
-    if not isinstance(key, str):
-        raise InvalidFactError(f"fact keys are strings, got {type(key).__name__} {key!r:.80}")
-    if not key:
-        raise InvalidFactError("the empty string is not a fact key")
     try:
         raw = key.encode()
+    except AttributeError:
+        raise InvalidFactError(f"fact keys are strings, got {type(key).__name__} {key!r:.80}") from None
     except UnicodeEncodeError as error:
         raise InvalidFactError(f"key {key!r:.80} is not valid Unicode text: {error}") from None
+    if 0 < len(raw) <= MAX_DIRECT_KEY_BYTES and type(key) is str:
+        return raw, None
+    if not isinstance(key, str):
+        raise InvalidFactError(f"fact keys are strings, got {type(key).__name__} {key!r:.80}")
+    if not raw:
+        raise InvalidFactError("the empty string is not a fact key")
     if len(raw) <= MAX_DIRECT_KEY_BYTES:
         return raw, None
     return LONG_KEY_PREFIX + hashlib.blake2b(raw, digest_size=32).digest(), raw
@@ -279,7 +283,12 @@ def _id(v: object, what: str) -> str:
     return v
 
 
+_SMALL_VARINTS = [bytes((i,)) for i in range(0x80)]
+
+
 def _encode_nimber(v: object) -> tuple[int, bytes]:
+    if type(v) is int and 0 <= v < 0x80:
+        return v, _SMALL_VARINTS[v]
     if not _is_int(v) or not 0 <= v <= _MAX_NIMBER:  # type: ignore[operator]
         raise InvalidFactError(f"a nimber is an int in 0..2**63-1, got {v!r:.80}")
     out = bytearray()
@@ -403,8 +412,7 @@ _HEADER = struct.Struct("<BI")
 MAX_PROVENANCE_ID = 0xFFFFFFFF
 
 
-@dataclass(frozen=True)
-class EncodedFact:
+class EncodedFact(NamedTuple):
     """A validated fact ready for the writer: LMDB key, full long key, normalised value, payload."""
 
     key: str
@@ -421,15 +429,40 @@ def encode_fact(table: str, key: str, value: object) -> EncodedFact:
     return EncodedFact(key, skey, long_key, normal, payload)
 
 
+def encode_facts(table: str, items: Mapping[str, object]) -> tuple[list[EncodedFact], list[str]]:
+    """Validate and encode a batch: the facts, and one message per rejected item."""
+    encode = ENCODERS[table]
+    facts: list[EncodedFact] = []
+    errors: list[str] = []
+    append = facts.append
+    for key, value in items.items():
+        try:
+            skey, long_key = storage_key(key)
+            normal, payload = encode(value)
+        except InvalidFactError as error:
+            errors.append(f"{key!r:.60}: {error}")
+        else:
+            append(EncodedFact(key, skey, long_key, normal, payload))
+    return facts, errors
+
+
+def record_head(provenance: int, verifier: int | None) -> bytes:
+    """The header shared by every short-key record of one write (flags, provenance, verifier)."""
+    if verifier is None:
+        return _HEADER.pack(0, provenance)
+    return _HEADER.pack(FLAG_VERIFIED, provenance) + _U32.pack(verifier)
+
+
 def pack_record(fact: EncodedFact, provenance: int, verifier: int | None) -> bytes:
     """The stored bytes of a fact (see the module docstring for the layout)."""
-    flags = (FLAG_VERIFIED if verifier is not None else 0) | (FLAG_LONG_KEY if fact.long_key else 0)
+    if fact.long_key is None:
+        return record_head(provenance, verifier) + fact.payload
+    flags = (FLAG_VERIFIED if verifier is not None else 0) | FLAG_LONG_KEY
     parts = [_HEADER.pack(flags, provenance)]
     if verifier is not None:
         parts.append(_U32.pack(verifier))
-    if fact.long_key is not None:
-        parts.append(_U32.pack(len(fact.long_key)))
-        parts.append(fact.long_key)
+    parts.append(_U32.pack(len(fact.long_key)))
+    parts.append(fact.long_key)
     parts.append(fact.payload)
     return b"".join(parts)
 

@@ -212,27 +212,35 @@ class _Txn:
         txn, db, table = self.txn, self.dbs[op.table], op.table
         pid = self.provenance_id(op.provenance)
         verifier = pid if op.verified else None
+        head = schema.record_head(pid, verifier)
         decode = DECODERS[table]
+        put = txn.put
         result = PutResult()
+        inserted = unchanged = 0
         for fact in op.facts:
-            if txn.put(fact.skey, schema.pack_record(fact, pid, verifier), db=db, overwrite=False):
-                result.inserted += 1
+            if fact.long_key is None:
+                if put(fact.skey, head + fact.payload, db=db, overwrite=False):
+                    inserted += 1
+                    continue
+            elif put(fact.skey, schema.pack_record(fact, pid, verifier), db=db, overwrite=False):
+                inserted += 1
                 continue
             raw = self.stored(table, fact.key, fact.skey, fact.long_key)
             assert raw is not None
-            off = schema.split_record(raw).payload_offset
+            off = schema.payload_offset(raw)
             if raw[off:] == fact.payload or decode(raw, off) == fact.value:
-                result.unchanged += 1
+                unchanged += 1
                 if op.verified and not raw[0] & FLAG_VERIFIED:
-                    txn.put(fact.skey, schema.with_verifier(raw, pid), db=db)
+                    put(fact.skey, schema.with_verifier(raw, pid), db=db)
                     self.verified[table] += 1
             else:
                 result.conflicts.append(
                     Conflict(_as_kind(table), fact.key, decode(raw, off), fact.value)  # type: ignore[arg-type]
                 )
-        self.counts[table] += result.inserted
+        result.inserted, result.unchanged = inserted, unchanged
+        self.counts[table] += inserted
         if op.verified:
-            self.verified[table] += result.inserted
+            self.verified[table] += inserted
         return result
 
     def apply_mark(self, op: _MarkOp) -> MarkResult:
@@ -784,12 +792,7 @@ class LmdbProofStore:
         """
         table = table_name(kind)
         writer = self._require_writer()
-        facts, errors = [], []
-        for key, value in items.items():
-            try:
-                facts.append(schema.encode_fact(table, key, value))
-            except InvalidFactError as error:
-                errors.append(f"{key!r:.60}: {error}")
+        facts, errors = schema.encode_facts(table, items)
         if errors:
             more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
             raise InvalidFactError(
