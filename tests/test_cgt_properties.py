@@ -113,3 +113,14 @@ def test_reduce_children_memo_and_duplicates() -> None:
     t = alg.reduce_children([two, three, two])
     assert t == alg.reduce_children(frozenset([three, two])) == alg.reduce_children((three, two))
     assert alg.children(t) == frozenset([two, three])
+
+
+def test_sums_of_tall_trees_need_no_deep_recursion() -> None:
+    alg = Algebra()
+    t = alg.parse("{2}")
+    for _ in range(1500):  # a chain {{…{2}…}}: each level one taller, never reducible
+        t = alg.reduce_children([t])
+    assert alg.height(t) == 1503
+    s = alg.add(t, alg.parse("2+2"))
+    assert alg.height(s) <= 1507 and alg.nimber(s) == alg.nimber(t)
+    assert alg.plus1(alg.plus1(t)) == t

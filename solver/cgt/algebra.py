@@ -94,6 +94,12 @@ class Algebra:
             total = self.add(total, term)
         return total
 
+    def clear_caches(self) -> None:
+        """Forget memoised reductions, sums and texts to free memory; trees and handles stay."""
+        self._memo = {self.table.children[h]: h for h in self.handles()}
+        self._sums.clear()
+        self._text.clear()
+
     def plus1(self, handle: int) -> int:
         """Handle of RCT(handle + *1)."""
         return self.add(handle, ONE)
