@@ -16,8 +16,8 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
@@ -58,16 +58,19 @@ def bench_gets(store: LmdbProofStore, n: int, seconds: float) -> None:
             for chunk in chunks[: max(1, 20_000 // size)]:
                 store.get(FactKind.NIMBER, chunk)
             return min(len(keys), max(1, 20_000 // size) * size)
+
         return run
 
     print(f"gets ({len(keys)} random keys of a {n}-fact store, one thread):")
     print(f"  raw LMDB txn.get, one read txn         {timed(raw, seconds):>12,.0f} gets/s")
     for size in (1, 1000):
-        print(f"  store.get, {size:>5}-key batches          {timed(batched(size), seconds):>12,.0f} keys/s")
+        rate = timed(batched(size), seconds)
+        print(f"  store.get, {size:>5}-key batches          {rate:>12,.0f} keys/s")
 
 
-def threaded_puts(store: LmdbProofStore, batch_of: Callable[[int], dict[str, int]],
-                  threads: int, seconds: float) -> tuple[float, float]:
+def threaded_puts(
+    store: LmdbProofStore, batch_of: Callable[[int], dict[str, int]], threads: int, seconds: float
+) -> tuple[float, float]:
     """Batch-1 puts from many threads for `seconds`: (facts/s, puts per commit)."""
     stop = threading.Event()
     done = [0] * threads
@@ -102,41 +105,66 @@ def bench_puts(store: LmdbProofStore, seconds: float, rounds: int) -> None:
     per_commit: list[float] = []
     for _ in range(rounds):
         for size in sizes:
-            rates[size].append(
-                timed(lambda: store.put(FactKind.NIMBER, batch_of(size)).inserted, seconds / rounds))
+
+            def one_put(size: int = size) -> int:
+                return store.put(FactKind.NIMBER, batch_of(size)).inserted
+
+            rates[size].append(timed(one_put, seconds / rounds))
         rate, grouped = threaded_puts(store, batch_of, threads, seconds / rounds)
         rates["threads"].append(rate)
         per_commit.append(grouped)
 
-    print(f"durable puts (sync on, one transaction per put; median of {rounds} interleaved rounds):")
+    print(
+        f"durable puts (sync on, one transaction per put; median of {rounds} interleaved rounds):"
+    )
     base = statistics.median(rates[1])
     for size in sizes:
-        rate = statistics.median(rates[size])
-        print(f"  batch {size:>6}: {rate:>12,.0f} facts/s  x{rate / base:>7.1f}  "
-              f"({1000 * size / rate:6.2f} ms per put; rounds {min(rates[size]):,.0f}..{max(rates[size]):,.0f})")
+        rate, low, high = statistics.median(rates[size]), min(rates[size]), max(rates[size])
+        print(
+            f"  batch {size:>6}: {rate:>12,.0f} facts/s  x{rate / base:>7.1f}  "
+            f"({1000 * size / rate:6.2f} ms per put; rounds {low:,.0f}..{high:,.0f})"
+        )
     rate = statistics.median(rates["threads"])
-    print(f"  batch      1 from {threads} threads: {rate:>8,.0f} facts/s  x{rate / base:>7.1f}  "
-          f"(group commit: {statistics.median(per_commit):.1f} puts per commit)")
+    print(
+        f"  batch      1 from {threads} threads: {rate:>8,.0f} facts/s  x{rate / base:>7.1f}  "
+        f"(group commit: {statistics.median(per_commit):.1f} puts per commit)"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--facts", type=int, default=200_000, help="facts preloaded for the get benchmark")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--facts", type=int, default=200_000, help="facts preloaded for the get benchmark"
+    )
     parser.add_argument("--seconds", type=float, default=2.0, help="duration of each measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the put benchmark")
-    parser.add_argument("--dir", default=None, help="directory for the scratch store (default: system temp)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds of the put benchmark"
+    )
+    parser.add_argument(
+        "--dir", default=None, help="directory for the scratch store (default: system temp)"
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(dir=args.dir, prefix="sproutsdb-bench-") as tmp:
-        with LmdbProofStore.open(Path(tmp) / "store", game="bench", canon_version=0) as store:
-            start = time.perf_counter()
-            for lo in range(0, args.facts, 10_000):
-                store.put(FactKind.NIMBER, {land_key(i): i % 8 for i in range(lo, min(lo + 10_000, args.facts))})
-            print(f"preloaded {args.facts:,} facts in {time.perf_counter() - start:.2f} s")
-            bench_gets(store, args.facts, args.seconds)
-            bench_puts(store, args.seconds, args.rounds)
-            stats = store.stats()
-            print(f"store: {stats['counts']['nimber']:,} facts, {stats['used_bytes'] / 2**20:.1f} MiB used, "
-                  f"{stats['writer']['commits']:,} commits")
+    with (
+        tempfile.TemporaryDirectory(dir=args.dir, prefix="sproutsdb-bench-") as tmp,
+        LmdbProofStore.open(Path(tmp) / "store", game="bench", canon_version=0) as store,
+    ):
+        run(store, args.facts, args.seconds, args.rounds)
+
+
+def run(store: LmdbProofStore, n: int, seconds: float, rounds: int) -> None:
+    """Preload `n` facts, then time gets and puts on the same store."""
+    start = time.perf_counter()
+    for lo in range(0, n, 10_000):
+        store.put(FactKind.NIMBER, {land_key(i): i % 8 for i in range(lo, min(lo + 10_000, n))})
+    print(f"preloaded {n:,} facts in {time.perf_counter() - start:.2f} s")
+    bench_gets(store, n, seconds)
+    bench_puts(store, seconds, rounds)
+    stats = store.stats()
+    used = stats["used_bytes"] / 2**20
+    facts, commits = stats["counts"]["nimber"], stats["writer"]["commits"]
+    print(f"store: {facts:,} facts, {used:.1f} MiB used, {commits:,} commits")
 
 
 if __name__ == "__main__":

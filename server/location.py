@@ -7,8 +7,8 @@ directory a command touches.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 ENV_VAR = "SPROUTSDB_STORE"
 DEFAULT_DIRNAME = "sproutsdb-data"

@@ -39,9 +39,10 @@ import json
 import socket
 import struct
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, NamedTuple, Sequence, Union
+from datetime import UTC, datetime
+from typing import Any, NamedTuple, Union
 
 import zstandard
 
@@ -102,7 +103,7 @@ class CorruptRecordError(RuntimeError):
 class Status(str, enum.Enum):
     """How far a fact has been checked."""
 
-    CLAIMED = "claimed"    # stored by a solver or an import, not yet re-derived
+    CLAIMED = "claimed"  # stored by a solver or an import, not yet re-derived
     VERIFIED = "verified"  # re-derived by a checker
 
 
@@ -120,7 +121,7 @@ class FactRecord:
 
 
 def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _default_who() -> str:
@@ -147,7 +148,9 @@ class Provenance:
     @classmethod
     def from_json(cls, raw: bytes) -> Provenance:
         data = json.loads(raw.decode())
-        known = {k: str(data[k]) for k in ("who", "tool", "version", "when", "comment") if k in data}
+        known = {
+            k: str(data[k]) for k in ("who", "tool", "version", "when", "comment") if k in data
+        }
         return cls(**known)
 
 
@@ -166,7 +169,9 @@ def storage_key(key: str) -> tuple[bytes, bytes | None]:
     try:
         raw = key.encode()
     except AttributeError:
-        raise InvalidFactError(f"fact keys are strings, got {type(key).__name__} {key!r:.80}") from None
+        raise InvalidFactError(
+            f"fact keys are strings, got {type(key).__name__} {key!r:.80}"
+        ) from None
     except UnicodeEncodeError as error:
         raise InvalidFactError(f"key {key!r:.80} is not valid Unicode text: {error}") from None
     if 0 < len(raw) <= MAX_DIRECT_KEY_BYTES and type(key) is str:
@@ -399,7 +404,9 @@ def table_name(kind: FactKind | str) -> str:
     """The sub-database of a fact kind (a FactKind, or "children" for the children cache)."""
     name = kind.value if isinstance(kind, FactKind) else kind
     if name not in FACT_TABLES:
-        raise InvalidFactError(f"unknown fact kind {kind!r}; expected one of {', '.join(FACT_TABLES)}")
+        raise InvalidFactError(
+            f"unknown fact kind {kind!r}; expected one of {', '.join(FACT_TABLES)}"
+        )
     return name
 
 

@@ -15,10 +15,11 @@ import sys
 import threading
 import weakref
 from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
+from typing import Any, Union
 
 import lmdb
 
@@ -36,10 +37,9 @@ from sproutsdb.server.schema import (
     InvalidFactError,
     Provenance,
     Status,
-    TableValue,
     table_name,
 )
-from sproutsdb.solver.proofstore import Conflict, FactKind, FactValue, PutResult
+from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +64,8 @@ __all__ = [
 DEFAULT_MAP_SIZE = (1 << 40) if sys.maxsize > 2**32 else (1 << 30)  # sparse: costs no disk
 MAX_READERS = 1024
 MAX_GROUP_FACTS = 100_000  # the writer stops draining once a transaction holds this many
-ITER_CHUNK = 1024          # facts read per read transaction while iterating
-LOGGED_CONFLICTS = 20      # per put; the rest are summarised in one line
+ITER_CHUNK = 1024  # facts read per read transaction while iterating
+LOGGED_CONFLICTS = 20  # per put; the rest are summarised in one line
 
 Kind = Union[FactKind, str]
 
@@ -201,7 +201,9 @@ class _Txn:
         self.new_provenance[blob] = pid
         return pid
 
-    def stored(self, table: str, fact_key: str, skey: bytes, long_key: bytes | None) -> bytes | None:
+    def stored(
+        self, table: str, fact_key: str, skey: bytes, long_key: bytes | None
+    ) -> bytes | None:
         """The committed record of a key, after checking a digest key really holds it."""
         raw = self.txn.get(skey, db=self.dbs[table])
         if raw is not None and long_key is not None:
@@ -235,7 +237,7 @@ class _Txn:
                     self.verified[table] += 1
             else:
                 result.conflicts.append(
-                    Conflict(_as_kind(table), fact.key, decode(raw, off), fact.value)  # type: ignore[arg-type]
+                    Conflict(_as_kind(table), fact.key, decode(raw, off), fact.value)
                 )
         result.inserted, result.unchanged = inserted, unchanged
         self.counts[table] += inserted
@@ -264,7 +266,10 @@ class _Txn:
 
     def write_counts(self) -> None:
         meta = self.dbs[schema.META]
-        for deltas, key_of in ((self.counts, schema.meta_count_key), (self.verified, schema.meta_verified_key)):
+        for deltas, key_of in (
+            (self.counts, schema.meta_count_key),
+            (self.verified, schema.meta_verified_key),
+        ):
             for table, delta in deltas.items():
                 if delta:
                     key = key_of(table)
@@ -289,7 +294,9 @@ class _Writer:
         self._provenance_ids: dict[bytes, int] = {}
         self.commits = 0
         self.operations = 0
-        self._thread = threading.Thread(target=self._run, name=f"sproutsdb-writer {name}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name=f"sproutsdb-writer {name}", daemon=True
+        )
         self._thread.start()
 
     @property
@@ -349,7 +356,7 @@ class _Writer:
                 )
             group[0][1].set_exception(error)
             return
-        for (_, future), result in zip(group, results):
+        for (_, future), result in zip(group, results, strict=True):
             future.set_result(result)
 
     def _transact(self, ops: list[_Op]) -> list[Any]:
@@ -383,8 +390,12 @@ def _read_identity(txn: lmdb.Transaction, meta_db: Any) -> StoreIdentity | None:
     if raw is None:
         return None
     get = lambda k: (txn.get(k, db=meta_db) or b"").decode()  # noqa: E731
-    return StoreIdentity(int(raw.decode()), get(schema.META_GAME), int(get(schema.META_CANON_VERSION) or -1),
-                         get(schema.META_CREATED))
+    return StoreIdentity(
+        int(raw.decode()),
+        get(schema.META_GAME),
+        int(get(schema.META_CANON_VERSION) or -1),
+        get(schema.META_CREATED),
+    )
 
 
 def _check_identity(where: Path, found: StoreIdentity, game: str, canon_version: int) -> None:
@@ -428,7 +439,13 @@ def _init_meta(txn: lmdb.Transaction, meta_db: Any, game: str, canon_version: in
 
 
 def _open_dbs(
-    env: lmdb.Environment, where: Path, *, readonly: bool, existed: bool, game: str, canon_version: int
+    env: lmdb.Environment,
+    where: Path,
+    *,
+    readonly: bool,
+    existed: bool,
+    game: str,
+    canon_version: int,
 ) -> tuple[dict[str, Any], StoreIdentity]:
     """Open the sub-databases, creating a fresh store's; validate an existing store's meta."""
     if readonly:
@@ -589,13 +606,23 @@ class LmdbProofStore:
             if stale:
                 log.info("store %s: reclaimed %d stale reader slot(s)", where, stale)
             dbs, identity = _open_dbs(
-                env, where, readonly=readonly, existed=existed, game=game, canon_version=canon_version
+                env,
+                where,
+                readonly=readonly,
+                existed=existed,
+                game=game,
+                canon_version=canon_version,
             )
         except BaseException:
             env.close()
             raise
         return cls(
-            where, env, dbs, identity, readonly=readonly, durable=durable,
+            where,
+            env,
+            dbs,
+            identity,
+            readonly=readonly,
+            durable=durable,
             provenance=provenance if provenance is not None else Provenance(),
         )
 
@@ -694,7 +721,9 @@ class LmdbProofStore:
         with env.begin(db=self._dbs[schema.META]) as txn:
             return schema.decode_meta_int(txn.get(key))
 
-    def iter_records(self, kind: Kind, start_after: str | None = None) -> Iterator[tuple[str, FactRecord]]:
+    def iter_records(
+        self, kind: Kind, start_after: str | None = None
+    ) -> Iterator[tuple[str, FactRecord]]:
         """(key, record) in store order, strictly after `start_after` if given.
 
         Store order is UTF-8 byte order of the keys, then keys longer than 511 bytes in
@@ -746,9 +775,14 @@ class LmdbProofStore:
         """Counts per kind, identity, and LMDB/writer figures for reports and Stats RPCs."""
         env = self._require_env()
         with env.begin(db=self._dbs[schema.META]) as txn:
-            counts = {t: schema.decode_meta_int(txn.get(schema.meta_count_key(t))) for t in schema.FACT_TABLES}
-            verified = {t: schema.decode_meta_int(txn.get(schema.meta_verified_key(t)))
-                        for t in schema.FACT_TABLES}
+            counts = {
+                t: schema.decode_meta_int(txn.get(schema.meta_count_key(t)))
+                for t in schema.FACT_TABLES
+            }
+            verified = {
+                t: schema.decode_meta_int(txn.get(schema.meta_verified_key(t)))
+                for t in schema.FACT_TABLES
+            }
             provenance = txn.stat(self._dbs[schema.PROVENANCE])["entries"]
         info, stat = env.info(), env.stat()
         data_file = self.path / "data.mdb"
@@ -766,7 +800,9 @@ class LmdbProofStore:
             "used_bytes": (info["last_pgno"] + 1) * stat["psize"],
             "file_bytes": data_file.stat().st_size if data_file.exists() else 0,
             "readers": {"used": info["num_readers"], "max": info["max_readers"]},
-            "writer": None if self._writer is None else {
+            "writer": None
+            if self._writer is None
+            else {
                 "commits": self._writer.commits,
                 "operations": self._writer.operations,
                 "pending": self._writer.pending,
@@ -797,20 +833,27 @@ class LmdbProofStore:
             more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
             raise InvalidFactError(
                 f"rejected a batch of {len(items)} {table} facts, nothing written: "
-                + "; ".join(errors[:3]) + more
+                + "; ".join(errors[:3])
+                + more
             )
         if not facts:
             return PutResult()
-        op = _PutOp(table, facts, provenance if provenance is not None else self.provenance, verified)
+        op = _PutOp(
+            table, facts, provenance if provenance is not None else self.provenance, verified
+        )
         result: PutResult = writer.submit(op).result()
         self._log_conflicts(table, result.conflicts)
         return result
 
-    def put_children(self, items: Mapping[str, Sequence[str]], *, provenance: Provenance | None = None) -> PutResult:
+    def put_children(
+        self, items: Mapping[str, Sequence[str]], *, provenance: Provenance | None = None
+    ) -> PutResult:
         """Cache canonical children of positions (stored sorted, write-once like facts)."""
         return self.put(schema.CHILDREN, items, provenance=provenance)
 
-    def mark_verified(self, kind: Kind, keys: Iterable[str], *, provenance: Provenance | None = None) -> MarkResult:
+    def mark_verified(
+        self, kind: Kind, keys: Iterable[str], *, provenance: Provenance | None = None
+    ) -> MarkResult:
         """Mark stored facts verified (a checker re-derived them); values never change."""
         table = table_name(kind)
         writer = self._require_writer()
@@ -823,11 +866,21 @@ class LmdbProofStore:
 
     def _log_conflicts(self, table: str, conflicts: list[Conflict]) -> None:
         for c in conflicts[:LOGGED_CONFLICTS]:
-            log.warning("store %s: conflict on %s %r: stored %r, offered %r (kept stored)",
-                        self.path, table, c.key, c.stored, c.offered)
+            log.warning(
+                "store %s: conflict on %s %r: stored %r, offered %r (kept stored)",
+                self.path,
+                table,
+                c.key,
+                c.stored,
+                c.offered,
+            )
         if len(conflicts) > LOGGED_CONFLICTS:
-            log.warning("store %s: %d more %s conflicts in the same batch",
-                        self.path, len(conflicts) - LOGGED_CONFLICTS, table)
+            log.warning(
+                "store %s: %d more %s conflicts in the same batch",
+                self.path,
+                len(conflicts) - LOGGED_CONFLICTS,
+                table,
+            )
 
     # --- guards -----------------------------------------------------------------------------
 
@@ -840,5 +893,7 @@ class LmdbProofStore:
     def _require_writer(self) -> _Writer:
         self._require_env()
         if self._writer is None:
-            raise ReadOnlyStoreError(f"store {self.path} was opened read-only; it accepts no writes")
+            raise ReadOnlyStoreError(
+                f"store {self.path} was opened read-only; it accepts no writes"
+            )
         return self._writer

@@ -31,6 +31,7 @@ def test_concurrent_puts_are_all_committed_and_counted(tmp_path: Path) -> None:
     threads, puts, size = 8, 25, 40
     errors: list[BaseException] = []
     with open_store(tmp_path / "s") as store:
+
         def work(t: int) -> None:
             try:
                 for p in range(puts):
@@ -63,6 +64,7 @@ def test_queued_batches_share_one_commit(tmp_path: Path) -> None:
         blocker = store._env.begin(write=True)  # holds LMDB's write lock
         workers = []
         try:
+
             def put(n: int) -> None:
                 store.put(FactKind.NIMBER, {f"k{n}": n})
 
@@ -78,7 +80,9 @@ def test_queued_batches_share_one_commit(tmp_path: Path) -> None:
             blocker.abort()
         for w in workers:
             w.join(timeout=10)
-        assert store.get(FactKind.NIMBER, [f"k{n}" for n in range(5)]) == {f"k{n}": n for n in range(5)}
+        assert store.get(FactKind.NIMBER, [f"k{n}" for n in range(5)]) == {
+            f"k{n}": n for n in range(5)
+        }
         assert store.stats()["writer"]["commits"] - commits_before == 2
 
 
@@ -91,7 +95,9 @@ def test_acknowledged_batches_survive_kill_9(tmp_path: Path) -> None:
     path, threads, batches, size = tmp_path / "s", 2, 100_000, 200
     proc = subprocess.Popen(
         [sys.executable, str(HELPER), str(path), str(threads), str(batches), str(size)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     acked: set[int] = set()
     try:

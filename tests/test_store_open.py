@@ -1,4 +1,4 @@
-"""Opening stores: identity checks with clear refusals, read-only and lifecycle, the location rule."""
+"""Opening stores: identity checks, clear refusals, read-only use, lifecycle, location rule."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ def make_store(path: Path) -> None:
 
 def test_creation_records_game_canon_and_schema(tmp_path: Path) -> None:
     make_store(tmp_path / "s")
-    with LmdbProofStore.open(tmp_path / "s", game="sprouts", canon_version=1, create=False) as store:
+    with LmdbProofStore.open(
+        tmp_path / "s", game="sprouts", canon_version=1, create=False
+    ) as store:
         assert store.identity.game == "sprouts"
         assert store.identity.canon_version == 1
         assert store.identity.schema_version == schema.SCHEMA_VERSION
@@ -70,7 +72,9 @@ def bump_schema(path: Path, version: int) -> None:
 def test_a_newer_schema_is_refused_and_left_untouched(tmp_path: Path, readonly: bool) -> None:
     make_store(tmp_path / "s")
     bump_schema(tmp_path / "s", schema.SCHEMA_VERSION + 1)
-    with pytest.raises(SchemaVersionError, match=r"schema version 2, newer than .* upgrade sproutsdb"):
+    with pytest.raises(
+        SchemaVersionError, match=r"schema version 2, newer than .* upgrade sproutsdb"
+    ):
         LmdbProofStore.open(tmp_path / "s", game="sprouts", canon_version=1, readonly=readonly)
     # the refused open left the store as it was, and the handle was released
     bump_schema(tmp_path / "s", schema.SCHEMA_VERSION)
@@ -98,7 +102,9 @@ def test_missing_and_foreign_stores_are_refused(tmp_path: Path) -> None:
 
 def test_read_only_store_reads_and_refuses_writes(tmp_path: Path) -> None:
     make_store(tmp_path / "s")
-    with LmdbProofStore.open(tmp_path / "s", game="sprouts", canon_version=1, readonly=True) as store:
+    with LmdbProofStore.open(
+        tmp_path / "s", game="sprouts", canon_version=1, readonly=True
+    ) as store:
         assert store.get(FactKind.NIMBER, ["0*2"]) == {"0*2": 0}
         with pytest.raises(ReadOnlyStoreError):
             store.put(FactKind.NIMBER, {"0*3": 1})
@@ -132,7 +138,9 @@ def test_the_store_location_rule(tmp_path: Path) -> None:
     assert resolve_store_path("~/x", environ={}) == Path.home() / "x"
 
 
-def test_open_uses_the_environment_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_open_uses_the_environment_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "env-store"))
     with LmdbProofStore.open(game="sprouts", canon_version=1) as store:
         assert store.path == tmp_path / "env-store"
