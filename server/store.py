@@ -205,7 +205,7 @@ class _Txn:
         self, table: str, fact_key: str, skey: bytes, long_key: bytes | None
     ) -> bytes | None:
         """The committed record of a key, after checking a digest key really holds it."""
-        raw = self.txn.get(skey, db=self.dbs[table])
+        raw: bytes | None = self.txn.get(skey, db=self.dbs[table])  # type: ignore[assignment]
         if raw is not None and long_key is not None:
             _check_long_key(raw, long_key, fact_key)
         return raw
@@ -386,15 +386,18 @@ class _Writer:
 
 
 def _read_identity(txn: lmdb.Transaction, meta_db: Any) -> StoreIdentity | None:
-    raw = txn.get(schema.META_SCHEMA_VERSION, db=meta_db)
-    if raw is None:
+    def text(key: bytes) -> str | None:
+        raw = txn.get(key, db=meta_db)
+        return None if raw is None else bytes(raw).decode()
+
+    version = text(schema.META_SCHEMA_VERSION)
+    if version is None:
         return None
-    get = lambda k: (txn.get(k, db=meta_db) or b"").decode()  # noqa: E731
     return StoreIdentity(
-        int(raw.decode()),
-        get(schema.META_GAME),
-        int(get(schema.META_CANON_VERSION) or -1),
-        get(schema.META_CREATED),
+        int(version),
+        text(schema.META_GAME) or "",
+        int(text(schema.META_CANON_VERSION) or -1),
+        text(schema.META_CREATED) or "",
     )
 
 
@@ -477,7 +480,7 @@ def _open_dbs_readonly(
 ) -> tuple[dict[str, Any], StoreIdentity]:
     """The read-only variant: nothing may be created, so every sub-database must exist."""
     dbs: dict[str, Any] = {}
-    for name in schema.SUBDBS:
+    for name in schema.SUBDBS:  # meta first: a store of another identity is refused early
         try:
             dbs[name] = env.open_db(name.encode(), create=False)
         except lmdb.NotFoundError:
@@ -488,6 +491,7 @@ def _open_dbs_readonly(
             if identity is None:
                 raise _not_a_store(where)
             _check_identity(where, identity, game, canon_version)
+    assert identity is not None
     return dbs, identity
 
 
