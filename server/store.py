@@ -455,13 +455,16 @@ def _open_dbs(
         return _open_dbs_readonly(env, where, game=game, canon_version=canon_version)
     txn = env.begin(write=True)
     try:
+        # An environment with nothing in it (say, a creator killed before its first commit)
+        # is as good as new; anything else without our meta data is someone else's.
+        fresh = not existed or txn.stat()["entries"] == 0
         try:
-            meta_db = env.open_db(schema.META.encode(), txn=txn, create=not existed)
+            meta_db = env.open_db(schema.META.encode(), txn=txn, create=fresh)
         except lmdb.NotFoundError:
             raise _not_a_store(where) from None
         identity = _read_identity(txn, meta_db)
         if identity is None:
-            if existed:
+            if not fresh:
                 raise _not_a_store(where)
             identity = _init_meta(txn, meta_db, game, canon_version)
         _check_identity(where, identity, game, canon_version)
@@ -519,6 +522,12 @@ def _open_env(where: Path, *, readonly: bool, durable: bool, map_size: int) -> l
                 "instead of opening a second one"
             ) from None
         raise StoreError(f"cannot open store {where}: {error}") from None
+
+
+def _refuse_bare_string(keys: object) -> None:
+    """A str is an iterable of one-letter keys: almost surely a caller's mistake."""
+    if isinstance(keys, str | bytes):
+        raise InvalidFactError(f"expected a sequence of keys, got the single string {keys!r:.80}")
 
 
 def _shutdown(writer: _Writer | None, env: lmdb.Environment) -> None:
@@ -689,6 +698,7 @@ class LmdbProofStore:
 
     def _fetch(self, table: str, keys: Iterable[str]) -> list[tuple[str, bytes]]:
         env = self._require_env()
+        _refuse_bare_string(keys)
         found: list[tuple[str, bytes]] = []
         with env.begin(db=self._dbs[table]) as txn:
             get = txn.get
@@ -861,6 +871,7 @@ class LmdbProofStore:
         """Mark stored facts verified (a checker re-derived them); values never change."""
         table = table_name(kind)
         writer = self._require_writer()
+        _refuse_bare_string(keys)
         wanted = list(keys)
         for key in wanted:
             schema.storage_key(key)  # validate before queueing

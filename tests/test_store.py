@@ -160,6 +160,8 @@ def test_a_batch_with_one_invalid_value_writes_nothing(store: LmdbProofStore) ->
     with pytest.raises(InvalidFactError, match="unknown fact kind"):
         store.put("colours", {"a": 1})
     assert store.put(FactKind.NIMBER, {}).inserted == 0
+    with pytest.raises(InvalidFactError, match="single string"):
+        store.get(FactKind.NIMBER, "0*2")
     assert_counts_match(store)
 
 

@@ -95,9 +95,16 @@ def test_missing_and_foreign_stores_are_refused(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(NotAStoreError, match="is a file"):
         LmdbProofStore.open(tmp_path / "file", game="sprouts", canon_version=1)
-    lmdb.open(str(tmp_path / "other")).close()
+    foreign = lmdb.open(str(tmp_path / "other"))
+    with foreign.begin(write=True) as txn:
+        txn.put(b"their", b"data")
+    foreign.close()
     with pytest.raises(NotAStoreError, match="not a sproutsdb store"):
         LmdbProofStore.open(tmp_path / "other", game="sprouts", canon_version=1)
+    # an empty environment (a creator killed before its first commit) becomes a store
+    lmdb.open(str(tmp_path / "empty")).close()
+    with LmdbProofStore.open(tmp_path / "empty", game="sprouts", canon_version=1) as store:
+        assert store.identity.game == "sprouts"
 
 
 def test_read_only_store_reads_and_refuses_writes(tmp_path: Path) -> None:
