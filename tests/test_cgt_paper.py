@@ -55,7 +55,7 @@ def test_1_2_distinguishes_2_from_2_2_2(alg: Algebra) -> None:
     assert not same(alg, "2", "2+2+2")
 
 
-# -- §2.9–2.10: S2, S3, S4 -----------------------------------------------------------------------
+# -- §2.9–2.10: S2, S3, S4 ----------------------------------------------------------------
 
 
 def test_s2_and_s3_trees(alg: Algebra) -> None:
@@ -162,3 +162,41 @@ def test_proviso_keeps_misere_losses(alg: Algebra) -> None:
     assert same(alg, "{1;2;3}", "0")
     # {{2}}: a win, but {2} has no child 0.
     assert alg.height(alg.parse("{{2}}")) == 4
+
+
+# -- derived by hand from the definitions ---------------------------------------------------
+
+
+def test_0_2_and_its_relatives(alg: Algebra) -> None:
+    # {0;{2}}: a win (the child {2} is a loss); not 0 (0 has no child 0); the prefix
+    # {0} = 1 is no reducer ({2} lacks the child 1): irreducible, height 4, nimber 1.
+    t = alg.parse("{0;{2}}")
+    assert alg.format(t) == "{0;{2}}"
+    assert (alg.height(t), alg.outcome(t), alg.nimber(t)) == (4, "W", 1)
+    assert alg.plus1_of(t) is None and alg.label(t) == "4-1-W"
+    # Not factorable, so {0;{2}} + 1 = {0+1; {2}+1; {0;{2}}} unreduced (§3.3).
+    assert alg.format(alg.plus1(t)) == "{1;{0;{2}};{3;{2}}}"
+    assert alg.label(alg.plus1(t)) == "4-1+1-W"  # its child 1 is a loss
+    # Conway's {0;{2};{3;{2}}}: irreducible ({0;{2}} is no prefix: {2} and {3;{2}} are
+    # only one apart), a win of height 5 and nimber 2, so + 2 has nimber 0 like {2}.
+    c = alg.parse("{0;{2};{3;{2}}}")
+    assert (alg.height(c), alg.outcome(c), alg.nimber(c)) == (5, "W", 2)
+    # {0;{{2}}}: a loss (both children win), and {{2}} lacks the child 1: irreducible.
+    assert alg.format(alg.parse("{0;{{2}}}")) == "{0;{{2}}}"
+    # {0;{1}} = {0;0} = 1 and {0;{0;{2}}}: {0} = 1 is no child of {0;{2}}: irreducible.
+    assert alg.parse("{0;{1}}") == alg.ONE
+    assert alg.format(alg.parse("{0;{0;{2}}}")) == "{0;{0;{2}}}"
+    # {1;{0;{2}}}: a win (1 is a loss) whose children all have the child 0: it is 0.
+    assert alg.parse("{1;{0;{2}}}") == alg.ZERO
+    # {1;{1;{2}}}: {1;{2}} has no child 0; the prefix {1} is no RCT (it is 0): irreducible.
+    assert alg.format(alg.parse("{1;{1;{2}}}")) == "{1;{1;{2}}}"
+
+
+def test_is_reduced_interns_nothing(alg: Algebra) -> None:
+    before = len(alg)
+    kids = [alg.nim(2), alg.nim(3), alg.nim(5)]
+    after_heaps = len(alg)
+    assert alg.is_reduced(kids) and not alg.is_reduced([alg.nim(0), alg.nim(2)])
+    assert len(alg) == after_heaps >= before
+    with pytest.raises(KeyError):
+        alg.handle("rct1:" + "0" * 32)

@@ -30,7 +30,8 @@ def test_content_id_scheme() -> None:
     # The id of a parent is a digest of its children's ids, sorted as strings.
     p = alg.parse("{{2;3};10}")
     child = ",".join(sorted(["*10", "rct1:" + digest]))
-    assert alg.content_id(p) == "rct1:" + hashlib.blake2b(child.encode(), digest_size=16).hexdigest()
+    digest = hashlib.blake2b(child.encode(), digest_size=16).hexdigest()
+    assert alg.content_id(p) == "rct1:" + digest
 
 
 def test_known_ids_are_stable_across_versions() -> None:

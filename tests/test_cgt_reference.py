@@ -92,7 +92,7 @@ def simplest(t: Tree) -> Tree:
 
 
 def rcts_up_to(n: int) -> list[Tree]:
-    """All simplest forms of height ≤ n, by the reference (children ⊆ those of height ≤ n-1)."""
+    """All simplest forms of height ≤ n (their children: those of height ≤ n-1)."""
     level = [EMPTY]
     for _ in range(n):
         found = {simplest(frozenset(s)) for r in range(len(level) + 1)

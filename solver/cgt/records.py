@@ -1,10 +1,11 @@
 """Trees as store records (``RctRecord``) and back, re-deriving every record on load.
 
 Export walks handles in creation order, which is topological. Loading takes records in
-any order (a store iterates by key), loads children first, resolves them by content id and
-recomputes the reduction: a record is accepted only if the tree it describes is reduced and every stored
-fact (id, height, outcome, nim value, *1 factor) equals the recomputed one (DESIGN §3:
-"for an RCT, recomputing the reduction of its children's RCTs must give it back").
+any order (a store iterates by key), loads children first, resolves them by content id
+and recomputes the reduction: a record is accepted only if the tree it describes is
+reduced and every stored fact (id, height, outcome, nim value, *1 factor) equals the
+recomputed one (DESIGN §3: "for an RCT, recomputing the reduction of its children's RCTs
+must give it back").
 """
 
 from __future__ import annotations

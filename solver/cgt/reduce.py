@@ -1,4 +1,4 @@
-"""One reduction step of the paper (§2.5–2.6, §2.9, §3.2): what a set of reduced children reduces to.
+"""The reduction of the paper (§2.5–2.6, §2.9, §3.2): what a set of reduced children gives.
 
 Given the distinct RCTs ``{A1..An}`` of the children of a position, the RCT of the
 position is the tree itself unless it has a reducer, a tree G = {A1..Ai} (the children
