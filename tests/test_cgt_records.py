@@ -106,3 +106,10 @@ def test_a_reducible_record_is_refused() -> None:
     bogus = ("rct1:" + "0" * 32, RctRecord(2, "L", ("*0", "*1", two)))  # {0;1;2} is *3
     with pytest.raises(RctRecordError, match="not reduced|give the id"):
         alg.load_records([bogus])
+
+
+def test_loading_in_export_order_keeps_the_labels() -> None:
+    alg = rich_algebra()
+    back = Algebra.from_records(alg.records())
+    assert [back.label(h, "paper") for h in back.handles()] == [
+        alg.label(h, "paper") for h in alg.handles()]
