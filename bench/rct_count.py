@@ -24,8 +24,9 @@ def levels_below(alg: Algebra, top: int) -> list[int]:
     """Handles of every RCT of height ≤ top, by reducing every set of lower ones."""
     level = [alg.ZERO]
     for _ in range(top):
-        level = sorted({alg.reduce_children(s) for r in range(len(level) + 1)
-                        for s in combinations(level, r)})
+        level = sorted(
+            {alg.reduce_children(s) for r in range(len(level) + 1) for s in combinations(level, r)}
+        )
     return level
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from sproutsdb.errors import UserError
 from sproutsdb.solver.cgt import Algebra, FormatLimitError
 from sproutsdb.solver.game import NotationError
+
+from sproutsdb.errors import UserError
 
 
 @pytest.fixture
@@ -14,15 +14,28 @@ def alg() -> Algebra:
     return Algebra()
 
 
-@pytest.mark.parametrize("text, printed", [
-    ("0", "0"), ("*0", "0"), ("{}", "0"), ("{ }", "0"), ("*3", "3"), ("3", "3"),
-    ("{0}", "1"), ("{0;1}", "2"), ("{{};{{}}}", "2"),
-    ("{{2};1;3}", "{1;3;{2}}"),
-    ("{ {1 ; 3 ;{2}} ; {3} ; 2 ; 0 }", "{0;2;{3};{1;3;{2}}}"),
-    ("2 + {2}", "{{2};{2;3};{3;{2}}}"),
-    ("(2+2)", "{2;3}"), ("{(1+{2})}", "{{3;{2}}}"), ("{2+1;2+2}", "{3;{2;3}}"), ("{2+1;1+1}", "1"),
-    ("  12 ", "12"),
-])
+@pytest.mark.parametrize(
+    "text, printed",
+    [
+        ("0", "0"),
+        ("*0", "0"),
+        ("{}", "0"),
+        ("{ }", "0"),
+        ("*3", "3"),
+        ("3", "3"),
+        ("{0}", "1"),
+        ("{0;1}", "2"),
+        ("{{};{{}}}", "2"),
+        ("{{2};1;3}", "{1;3;{2}}"),
+        ("{ {1 ; 3 ;{2}} ; {3} ; 2 ; 0 }", "{0;2;{3};{1;3;{2}}}"),
+        ("2 + {2}", "{{2};{2;3};{3;{2}}}"),
+        ("(2+2)", "{2;3}"),
+        ("{(1+{2})}", "{{3;{2}}}"),
+        ("{2+1;2+2}", "{3;{2;3}}"),
+        ("{2+1;1+1}", "1"),
+        ("  12 ", "12"),
+    ],
+)
 def test_parse_and_print(alg: Algebra, text: str, printed: str) -> None:
     t = alg.parse(text)
     assert alg.format(t) == printed
@@ -36,22 +49,25 @@ def test_printing_is_a_fixed_point(alg: Algebra) -> None:
         assert fresh.format(fresh.parse(printed)) == printed
 
 
-@pytest.mark.parametrize("text, where", [
-    ("", "empty"),
-    ("{0;2", "column 5: expected ';' or '}', found end of input"),
-    ("{0;;1}", "column 4: expected a tree"),
-    ("{0,1}", "column 3: expected ';' or '}', found ','"),
-    ("*", "column 2: expected the size of the heap"),
-    ("*x", "column 2: expected the size of the heap"),
-    ("2+", "column 3: expected a tree"),
-    ("2 3", "column 3: expected '+' or the end"),
-    ("{0}}", "column 4: expected '+' or the end"),
-    ("(1", "column 3: expected ')'"),
-    ("a", "column 1: expected a tree"),
-    ("-1", "column 1: expected a tree"),
-    ("*999999", "larger than"),
-    ("{" * 500 + "}" * 500, "nesting deeper"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("", "empty"),
+        ("{0;2", "column 5: expected ';' or '}', found end of input"),
+        ("{0;;1}", "column 4: expected a tree"),
+        ("{0,1}", "column 3: expected ';' or '}', found ','"),
+        ("*", "column 2: expected the size of the heap"),
+        ("*x", "column 2: expected the size of the heap"),
+        ("2+", "column 3: expected a tree"),
+        ("2 3", "column 3: expected '+' or the end"),
+        ("{0}}", "column 4: expected '+' or the end"),
+        ("(1", "column 3: expected ')'"),
+        ("a", "column 1: expected a tree"),
+        ("-1", "column 1: expected a tree"),
+        ("*999999", "larger than"),
+        ("{" * 500 + "}" * 500, "nesting deeper"),
+    ],
+)
 def test_errors_say_where(alg: Algebra, text: str, where: str) -> None:
     with pytest.raises(NotationError) as info:
         alg.parse(text)

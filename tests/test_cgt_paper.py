@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from sproutsdb.solver.cgt import Algebra
 
 
@@ -121,7 +120,15 @@ def test_figure_8_table(alg: Algebra) -> None:
         h, _, outcome = label.split("-")
         assert (alg.height(t), alg.outcome(t)) == (int(h), outcome)
     assert [alg.label(alg.parse(t)) for t, _, _ in FIGURE_8] == [
-        "0", "1", "2", "3", "3-1-L", "4-1-L", "4-2-W", "5-1-W"]
+        "0",
+        "1",
+        "2",
+        "3",
+        "3-1-L",
+        "4-1-L",
+        "4-2-W",
+        "5-1-W",
+    ]
 
 
 def test_section_3_3_factored_identifiers(alg: Algebra) -> None:
@@ -133,10 +140,17 @@ def test_section_3_3_factored_identifiers(alg: Algebra) -> None:
     # 4-2-W = {0-0+1-L 2-0+1-W 3-1-L} and 4-2-W + 1 = {0-0-W 2-0-W 3-1+1-W 4-2-W}
     t = alg.parse("{1;3;{2}}")
     assert sorted(alg.label(c, "factored") for c in alg.children(t)) == [
-        "0-0+1-L", "2-0+1-W", "3-1-L"]
+        "0-0+1-L",
+        "2-0+1-W",
+        "3-1-L",
+    ]
     t1 = alg.plus1(t)
     assert sorted(alg.label(c, "factored") for c in alg.children(t1)) == [
-        "0-0-W", "2-0-W", "3-1+1-W", "4-2-W"]
+        "0-0-W",
+        "2-0-W",
+        "3-1+1-W",
+        "4-2-W",
+    ]
     assert alg.label(t1) == "4-2+1-L"  # L: every child of 4-2-W + 1 is a misère win
     assert alg.plus1_of(t1) == t and alg.height(t1) == 5
 

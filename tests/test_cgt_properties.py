@@ -6,7 +6,6 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from sproutsdb.solver.cgt import Algebra
 from test_cgt_reference import build, nested, simplest, sum_wins
 

@@ -7,15 +7,20 @@ import hashlib
 import random
 
 import pytest
-
 from sproutsdb.solver.cgt import Algebra, RctRecordError
-from sproutsdb.solver.proofstore import MemoryProofStore, FactKind, RctRecord
+from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, RctRecord
 
 
 def rich_algebra() -> Algebra:
     alg = Algebra()
-    for text in ["{0;2;{3};{1;3;{2}}}", "3+{3;{2}}", "{0;{2};{3;{2}}}+2+{1;{2}}", "5+{2}",
-                 "{1;3;{2}}+1", "{{2};{{2}};4}"]:
+    for text in [
+        "{0;2;{3};{1;3;{2}}}",
+        "3+{3;{2}}",
+        "{0;{2};{3;{2}}}+2+{1;{2}}",
+        "5+{2}",
+        "{1;3;{2}}+1",
+        "{{2};{{2}};4}",
+    ]:
         alg.parse(text)
     return alg
 
@@ -39,7 +44,8 @@ def test_known_ids_are_stable_across_versions() -> None:
     alg = Algebra()
     assert alg.content_id(alg.parse("{2}")) == "rct1:1ea6f9eb7681b1721ed9c5783e876a90"
     assert alg.content_id(alg.parse("{0;2;{3};{1;3;{2}}}")) == (
-        "rct1:d4162d7e7351f82ab574cfc4606bbb4c")
+        "rct1:d4162d7e7351f82ab574cfc4606bbb4c"
+    )
 
 
 def test_records_describe_each_tree() -> None:
@@ -51,8 +57,11 @@ def test_records_describe_each_tree() -> None:
     assert recs["*0"] == RctRecord(0, "W", (), nim=0)
     t = alg.parse("{3;{2}}")
     assert recs[alg.content_id(t)] == RctRecord(
-        4, "W", tuple(sorted(["*3", alg.content_id(alg.parse("{2}"))])),
-        plus1_of=alg.content_id(alg.parse("{2}")))
+        4,
+        "W",
+        tuple(sorted(["*3", alg.content_id(alg.parse("{2}"))])),
+        plus1_of=alg.content_id(alg.parse("{2}")),
+    )
     seen: set[str] = set()
     for cid, rec in alg.records():  # children before parents
         assert set(rec.children) <= seen
@@ -70,7 +79,8 @@ def test_round_trip_in_any_order_and_through_a_store() -> None:
     assert dict(back.records()) == dict(alg.records())
     for h in alg.handles():
         assert alg.format(alg.handle(alg.content_id(h))) == back.format(
-            back.handle(alg.content_id(h)))
+            back.handle(alg.content_id(h))
+        )
     # Loading into an algebra that already knows some trees changes nothing.
     assert alg.load_records(items) == [alg.handle(cid) for cid, _ in items]
 
@@ -82,17 +92,20 @@ def tampered(alg: Algebra, text: str, **changes) -> list:
     return list(items.items())
 
 
-@pytest.mark.parametrize("text, changes, message", [
-    ("{2}", {"outcome": "W"}, "outcome is stored as 'W'"),
-    ("{2}", {"height": 4}, "height"),
-    ("3", {"plus1_of": None}, "plus1_of"),
-    ("{3;{2}}", {"plus1_of": None}, "plus1_of"),
-    ("{2;3}", {"nim": 4}, "nim"),
-    ("{2;3}", {"children": ("*3", "*2")}, "sorted"),
-    ("{2;3}", {"children": ("*2",)}, "give the id"),
-    ("{2;3}", {"children": ("*1", "*2", "*3")}, "not reduced"),
-    ("{2;3}", {"children": ("*2", "rct1:00")}, "not a known tree"),
-])
+@pytest.mark.parametrize(
+    "text, changes, message",
+    [
+        ("{2}", {"outcome": "W"}, "outcome is stored as 'W'"),
+        ("{2}", {"height": 4}, "height"),
+        ("3", {"plus1_of": None}, "plus1_of"),
+        ("{3;{2}}", {"plus1_of": None}, "plus1_of"),
+        ("{2;3}", {"nim": 4}, "nim"),
+        ("{2;3}", {"children": ("*3", "*2")}, "sorted"),
+        ("{2;3}", {"children": ("*2",)}, "give the id"),
+        ("{2;3}", {"children": ("*1", "*2", "*3")}, "not reduced"),
+        ("{2;3}", {"children": ("*2", "rct1:00")}, "not a known tree"),
+    ],
+)
 def test_tampered_records_are_refused(text: str, changes: dict, message: str) -> None:
     alg = rich_algebra()
     with pytest.raises(RctRecordError) as info:
@@ -112,4 +125,5 @@ def test_loading_in_export_order_keeps_the_labels() -> None:
     alg = rich_algebra()
     back = Algebra.from_records(alg.records())
     assert [back.label(h, "paper") for h in back.handles()] == [
-        alg.label(h, "paper") for h in alg.handles()]
+        alg.label(h, "paper") for h in alg.handles()
+    ]

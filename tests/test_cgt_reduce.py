@@ -6,7 +6,6 @@ import random
 from itertools import combinations, combinations_with_replacement
 
 import pytest
-
 from sproutsdb.solver.cgt import Algebra
 from test_cgt_reference import add, build, heap, height, nested, rcts_up_to, simplest, sum_wins
 

@@ -11,7 +11,7 @@ by plain game-tree search. The other cgt tests compare the algebra with this.
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
 from sproutsdb.solver.cgt import Algebra
@@ -21,24 +21,24 @@ Tree = frozenset
 EMPTY: Tree = frozenset()
 
 
-@lru_cache(maxsize=None)
+@cache
 def heap(n: int) -> Tree:
     """The nim-heap *n as a canonical tree."""
     return frozenset(heap(k) for k in range(n))
 
 
-@lru_cache(maxsize=None)
+@cache
 def height(t: Tree) -> int:
     return 1 + max(map(height, t)) if t else 0
 
 
-@lru_cache(maxsize=None)
+@cache
 def wins(t: Tree) -> bool:
     """Misère: the player to move wins t alone (0 is a win: nothing to move)."""
     return not t or any(not wins(c) for c in t)
 
 
-@lru_cache(maxsize=None)
+@cache
 def nimber(t: Tree) -> int:
     values = {nimber(c) for c in t}
     m = 0
@@ -47,7 +47,7 @@ def nimber(t: Tree) -> int:
     return m
 
 
-@lru_cache(maxsize=None)
+@cache
 def add(a: Tree, b: Tree) -> Tree:
     """Canonical (unreduced) tree of the sum a + b."""
     return frozenset({add(x, b) for x in a} | {add(a, y) for y in b})
@@ -58,7 +58,7 @@ def sum_wins(parts: list[Tree]) -> bool:
     return _sum_wins(frozenset(Counter(p for p in parts if p).items()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sum_wins(state: frozenset) -> bool:
     if not state:
         return True
@@ -75,7 +75,7 @@ def _sum_wins(state: frozenset) -> bool:
     return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def simplest(t: Tree) -> Tree:
     """Conway's simplest form of t, by the literal definition."""
     kids = frozenset(simplest(c) for c in t)
@@ -95,8 +95,9 @@ def rcts_up_to(n: int) -> list[Tree]:
     """All simplest forms of height ≤ n (their children: those of height ≤ n-1)."""
     level = [EMPTY]
     for _ in range(n):
-        found = {simplest(frozenset(s)) for r in range(len(level) + 1)
-                 for s in combinations(level, r)}
+        found = {
+            simplest(frozenset(s)) for r in range(len(level) + 1) for s in combinations(level, r)
+        }
         level = sorted(found, key=lambda t: (height(t), len(t), repr(sorted(map(id, t)))))
     return level
 

@@ -8,4 +8,4 @@ from sproutsdb.solver.cgt.notation import FormatLimitError
 from sproutsdb.solver.cgt.records import RctRecordError
 from sproutsdb.solver.cgt.table import ZERO
 
-__all__ = ["Algebra", "ZERO", "ONE", "FormatLimitError", "RctRecordError"]
+__all__ = ["ONE", "ZERO", "Algebra", "FormatLimitError", "RctRecordError"]

@@ -8,7 +8,7 @@ names that survive a run (``content_id``/``handle``, ``records``/``from_records`
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from sproutsdb.solver.cgt import labels, notation, records
 from sproutsdb.solver.cgt.factor import NONE
@@ -52,9 +52,8 @@ class Algebra:
         table = self.table
         result = reduction_of(table, kids)
         if result == IRREDUCIBLE:
-            result = table.by_children.get(kids)
-            if result is None:
-                result = table.intern(kids)
+            known = table.by_children.get(kids)
+            result = table.intern(kids) if known is None else known
         self._memo[kids] = result
         return result
 
@@ -184,7 +183,7 @@ class Algebra:
     @classmethod
     def from_records(
         cls, items: Iterable[tuple[str, RctRecord]] | Mapping[str, RctRecord]
-    ) -> "Algebra":
+    ) -> Algebra:
         """A new algebra holding exactly the trees of ``items`` (plus 0 and *1)."""
         algebra = cls()
         algebra.load_records(items)

@@ -14,7 +14,7 @@ needs only the partners of H's children and never creates a tree.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 NONE = -1
 

@@ -8,7 +8,7 @@ order). The prefix versions the scheme: a new scheme gets a new prefix, never a 
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable
+from collections.abc import Iterable
 
 SCHEME = "rct1:"
 

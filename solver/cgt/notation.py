@@ -13,13 +13,15 @@ children in a fixed order: by height, nim-heaps first, then shorter text, then t
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
-from sproutsdb.errors import UserError
 from sproutsdb.solver.game import NotationError
 
-MAX_HEAP = 256    # a parsed *n costs O(n²) memory; Sprouts never needs more than a few
-MAX_DEPTH = 400   # nesting depth accepted by the recursive parser
+from sproutsdb.errors import UserError
+
+MAX_HEAP = 256  # a parsed *n costs O(n²) memory; Sprouts never needs more than a few
+MAX_DEPTH = 400  # nesting depth accepted by the recursive parser
 
 
 class FormatLimitError(UserError, ValueError):
@@ -46,8 +48,7 @@ class _Parser:
         at = self.pos if at is None else at
         found = repr(self.text[at]) if at < len(self.text) else "end of input"
         return NotationError(
-            f"tree expression {self.text!r}: at column {at + 1}: expected {expected}, "
-            f"found {found}"
+            f"tree expression {self.text!r}: at column {at + 1}: expected {expected}, found {found}"
         )
 
     def skip(self) -> None:
@@ -105,7 +106,7 @@ class _Parser:
             return value
         if char == "*":
             self.pos += 1
-            if not self.text[self.pos:self.pos + 1].isdigit():
+            if not self.text[self.pos : self.pos + 1].isdigit():
                 raise self.fail("the size of the heap after '*' (like *3)")
         elif not char.isdigit():
             raise self.fail("a tree: a number, *n, {…} or (…)")
@@ -113,7 +114,7 @@ class _Parser:
         text = self.text
         while self.pos < len(text) and text[self.pos] in "0123456789":
             self.pos += 1
-        n = int(text[start:self.pos])
+        n = int(text[start : self.pos])
         if n > MAX_HEAP:
             raise NotationError(
                 f"tree expression {text!r}: at column {start + 1}: nim-heap *{n} is larger "
@@ -163,8 +164,10 @@ def _text(
     if nim[handle] >= 0:
         text = str(nim[handle])
     else:
-        parts = [(height[c], nim[c] < 0, _text(c, children, height, nim, cache))
-                 for c in children[handle]]
+        parts = [
+            (height[c], nim[c] < 0, _text(c, children, height, nim, cache))
+            for c in children[handle]
+        ]
         parts.sort(key=lambda p: (p[0], p[1], len(p[2]), p[2]))
         text = "{" + ";".join(p[2] for p in parts) + "}"
     cache[handle] = text
@@ -187,9 +190,10 @@ def _text_length(
             size = len(str(nim[handle]))
         else:
             kids = children[handle]
-            size = 2 + max(len(kids) - 1, 0) + sum(
-                _text_length(c, children, nim, cache, sizes) for c in kids
+            size = (
+                2
+                + max(len(kids) - 1, 0)
+                + sum(_text_length(c, children, nim, cache, sizes) for c in kids)
             )
         sizes[handle] = size
     return size
-

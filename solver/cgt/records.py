@@ -10,12 +10,14 @@ must give it back").
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from sproutsdb.errors import UserError
 from sproutsdb.solver.cgt.factor import NONE
 from sproutsdb.solver.cgt.table import TreeTable
 from sproutsdb.solver.proofstore import RctRecord
+
+from sproutsdb.errors import UserError
 
 if TYPE_CHECKING:
     from sproutsdb.solver.cgt.algebra import Algebra
@@ -46,7 +48,7 @@ def export(table: TreeTable) -> Iterator[tuple[str, RctRecord]]:
 
 
 def load(
-    algebra: "Algebra",
+    algebra: Algebra,
     records: Iterable[tuple[str, RctRecord]] | Mapping[str, RctRecord],
 ) -> list[int]:
     """Intern the trees of ``records`` (any order) into ``algebra``; their handles, in input order.
@@ -92,7 +94,7 @@ def load(
     return [loaded[cid] for cid, _ in items]
 
 
-def _load_one(algebra: "Algebra", table: TreeTable, cid: str, record: RctRecord) -> int:
+def _load_one(algebra: Algebra, table: TreeTable, cid: str, record: RctRecord) -> int:
     children = tuple(record.children)
     if list(children) != sorted(set(children)):
         raise RctRecordError(f"record {cid}: children ids are not sorted and distinct")

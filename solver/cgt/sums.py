@@ -8,7 +8,7 @@ The walk uses an explicit stack: sums of tall trees must not hit Python's recurs
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from sproutsdb.solver.cgt.factor import NONE
 from sproutsdb.solver.cgt.table import ZERO, TreeTable

@@ -15,7 +15,7 @@ from sproutsdb.solver.cgt.factor import NONE, plus1_base
 ZERO = 0  # handle of the empty tree 0 = *0 (always the first one interned)
 
 
-def mex(values: "set[int] | frozenset[int]") -> int:
+def mex(values: set[int] | frozenset[int]) -> int:
     """Least natural number not in ``values``."""
     m = 0
     while m in values:
@@ -27,24 +27,35 @@ class TreeTable:
     """Interned reduced trees and their facts; the algebra is the only writer."""
 
     __slots__ = (
-        "children", "height", "win", "nimber", "nim", "partner", "factor_of",
-        "serial", "cid", "by_children", "by_cid", "heaps", "_per_height",
+        "_per_height",
+        "by_children",
+        "by_cid",
+        "children",
+        "cid",
+        "factor_of",
+        "heaps",
+        "height",
+        "nim",
+        "nimber",
+        "partner",
+        "serial",
+        "win",
     )
 
     def __init__(self) -> None:
         self.children: list[frozenset[int]] = []  # children handles
-        self.height: list[int] = []                # length of the longest play
-        self.win: list[bool] = []                  # misère outcome is W (player to move wins)
-        self.nimber: list[int] = []                # normal-play nimber
-        self.nim: list[int] = []                   # n if the tree is *n, else NONE
-        self.partner: list[int] = []               # RCT(tree + *1) when in the table, else NONE
-        self.factor_of: list[int] = []             # H when tree = H + *1 and H is smaller
-        self.serial: list[int] = []                # k of the paper label h-k-O (0: heap/factored)
-        self.cid: list[str] = []                   # content id
+        self.height: list[int] = []  # length of the longest play
+        self.win: list[bool] = []  # misère outcome is W (player to move wins)
+        self.nimber: list[int] = []  # normal-play nimber
+        self.nim: list[int] = []  # n if the tree is *n, else NONE
+        self.partner: list[int] = []  # RCT(tree + *1) when in the table, else NONE
+        self.factor_of: list[int] = []  # H when tree = H + *1 and H is smaller
+        self.serial: list[int] = []  # k of the paper label h-k-O (0: heap/factored)
+        self.cid: list[str] = []  # content id
         self.by_children: dict[frozenset[int], int] = {}
         self.by_cid: dict[str, int] = {}
-        self.heaps: list[int] = []                 # heaps[n] = handle of *n
-        self._per_height: dict[int, int] = {}      # trees numbered so far per height
+        self.heaps: list[int] = []  # heaps[n] = handle of *n
+        self._per_height: dict[int, int] = {}  # trees numbered so far per height
         self.intern(frozenset())
 
     def __len__(self) -> int:
