@@ -120,7 +120,7 @@ class _Reader:
         self.pos += 1
 
     def expect_boundary_end(self, start: int) -> None:
-        if self.pos < len(self.text) and self.text[self.pos] not in BOUNDARY_END:
+        if self.pos < len(self.text) and self.text[self.pos] not in BOUNDARY_END + "@{":
             raise self.fail("an isolated spot 0 must be alone on its boundary", start)
 
     def read_letter(self, ch: str) -> None:

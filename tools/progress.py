@@ -1,0 +1,37 @@
+"""Progress display on stderr for long runs (tqdm), silent when stderr is not a terminal."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Iterator
+
+from tqdm import tqdm
+
+
+class _Bar:
+    """A counter bar that callers advance to an absolute count."""
+
+    def __init__(self, bar: tqdm | None) -> None:
+        self._bar = bar
+
+    def update_to(self, count: int) -> None:
+        if self._bar is not None:
+            self._bar.update(count - self._bar.n)
+
+    def set_postfix(self, **values: object) -> None:
+        if self._bar is not None:
+            self._bar.set_postfix(values, refresh=False)
+
+
+@contextmanager
+def counter_bar(unit: str, enabled: bool = True) -> Iterator[_Bar]:
+    """A bar counting `unit`s on stderr; shown only on a terminal (and when enabled)."""
+    show = enabled and sys.stderr.isatty()
+    bar = tqdm(unit=f" {unit}", unit_scale=True, file=sys.stderr, mininterval=0.5,
+               dynamic_ncols=True) if show else None
+    try:
+        yield _Bar(bar)
+    finally:
+        if bar is not None:
+            bar.close()
