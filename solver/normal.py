@@ -12,17 +12,18 @@ components are stored (`FactKind.NIMBER`: component -> n), as in the paper's pro
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from typing import Generator, Iterable, Union
 
 from sproutsdb.solver.game import Game
 from sproutsdb.solver.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
+from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.ordering import Option, OrderFn, engine_order, fewest_lives_first
 from sproutsdb.solver.search.progress import Progress, ProgressFn, ProgressMeter, SolverStats
 from sproutsdb.solver.search.table import InconsistentFactError, TranspositionTable
 
 __all__ = [
+    "ComponentMeasures",
     "ConflictError",
     "InconsistentFactError",
     "NimberConflictError",
@@ -62,7 +63,7 @@ class NormalSolver:
         batch_size: int = 1000,
         flush_seconds: float = 5.0,
         reprove_roots: bool = True,
-        children_cache: int = 2048,
+        children_cache: int = 4096,
     ) -> None:
         self.game = game
         self._order = order
@@ -70,8 +71,7 @@ class NormalSolver:
         self._table = TranspositionTable()
         self._meter = ProgressMeter(progress, progress_interval)
         self._reprove_roots = reprove_roots
-        self._children: OrderedDict[str, tuple[tuple[str, ...], ...]] = OrderedDict()
-        self._children_capacity = children_cache
+        self._measure = ComponentMeasures(game, children_capacity=children_cache)
         self._roots: frozenset[str] = frozenset()
         self._stack: list[Task] = []
         self._stats = SolverStats()
@@ -185,7 +185,7 @@ class NormalSolver:
         """Algorithm 2: nimbers of all components but the largest, folded into n; then
         algorithm 1 on the couple that is left. Returns True iff (sum, n) is losing."""
         while len(rest) > 1:
-            yield self._nimber(min(rest, key=self.game.size))
+            yield self._nimber(min(rest, key=self._measure.lives))
             rest, n = self._fold(rest, n)
         if not rest:
             return n == 0
@@ -219,7 +219,7 @@ class NormalSolver:
         if known is not None:
             return known == n
         self._expand()
-        children = self._children_of(component)
+        children = self._measure.children(component)
         self._fetch([part for child in children for part in child])
         values: set[int] = set()
         complete = True
@@ -243,7 +243,7 @@ class NormalSolver:
             nimber = _mex(values)
             self._prove(component, nimber)
             return nimber == n
-        for option in self._order(self.game, unknown):
+        for option in self._order(unknown, self._measure):
             losing = self._resolve(option.components, option.nim)
             if not isinstance(losing, bool):
                 losing = yield losing
@@ -286,19 +286,6 @@ class NormalSolver:
         """A losing couple (component, nimber) is proven: remember it and queue it for the store."""
         self._table.prove(component, nimber)
         self._facts.record(component, nimber)
-
-    def _children_of(self, component: str) -> tuple[tuple[str, ...], ...]:
-        """Children of a component, from a small LRU (algorithm 3 re-expands the same node)."""
-        cache = self._children
-        children = cache.get(component)
-        if children is not None:
-            cache.move_to_end(component)
-            return children
-        children = tuple(tuple(child) for child in self.game.component_children(component))
-        cache[component] = children
-        if len(cache) > self._children_capacity:
-            cache.popitem(last=False)
-        return children
 
     def _expand(self) -> None:
         """Count an expansion and maybe report progress."""

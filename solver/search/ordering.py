@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple, Sequence
 
-from sproutsdb.solver.game import Game
+from sproutsdb.solver.search.measures import ComponentMeasures
 
 
 class Option(NamedTuple):
@@ -23,26 +23,24 @@ class Option(NamedTuple):
     nim: int
 
 
-OrderFn = Callable[[Game, Sequence[Option]], list[Option]]
+OrderFn = Callable[[Sequence[Option], ComponentMeasures], list[Option]]
 
 
-def fewest_lives_first(game: Game, options: Sequence[Option]) -> list[Option]:
-    """Fewest lives (`game.size`) first, then most components, then fewest estimated moves.
+def fewest_lives_first(options: Sequence[Option], measure: ComponentMeasures) -> list[Option]:
+    """Fewest lives first, then most components, then fewest moves (summed over components).
 
-    The move estimate is `game.move_estimate(component)` when the game offers one, else the
-    length of the component's key (more structure, more moves). The sort is stable, so ties
+    Lives and moves count only the components still unknown. The sort is stable, so ties
     keep the engine's deterministic child order.
     """
-    estimate: Callable[[str], int] = getattr(game, "move_estimate", len)
 
     def key(option: Option) -> tuple[int, int, int]:
         parts = option.components
-        lives = sum(game.size(part) for part in parts)
-        return lives, -len(parts), sum(estimate(part) for part in parts)
+        lives = sum(measure.lives(part) for part in parts)
+        return lives, -len(parts), sum(measure.moves(part) for part in parts)
 
     return sorted(options, key=key)
 
 
-def engine_order(game: Game, options: Sequence[Option]) -> list[Option]:
+def engine_order(options: Sequence[Option], measure: ComponentMeasures) -> list[Option]:
     """The engine's own child order, unchanged: the baseline for measuring heuristics."""
     return list(options)
