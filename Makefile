@@ -26,6 +26,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/store.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
