@@ -1,0 +1,207 @@
+"""RCT commands: `rct` (the misère simplest form of positions or tree expressions) and
+`rct-table` (build and inspect the table file of a whole game tree)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from sproutsdb.solver.cgt import Algebra, FormatLimitError
+from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.cmd_engine import positions_from
+from sproutsdb.tools.progress import counter_bar
+from sproutsdb.tools.rcttable import (
+    load_table,
+    make_header,
+    read_header,
+    table_from_positions,
+    write_table,
+)
+
+from sproutsdb.errors import UserError
+
+GLOP_S6_CPU_SECONDS = 1740.0  # DESIGN §7: GLOP 2.2 built the S6 table in about 1 740 s CPU
+
+
+def describe(algebra: Algebra, handle: int, position: str | None, max_chars: int) -> dict[str, Any]:
+    """The facts `rct` prints about one tree; ``tree`` is None when longer than max_chars."""
+    try:
+        tree: str | None = algebra.format(handle, limit=max_chars)
+    except FormatLimitError:
+        tree = None
+    return {
+        "position": position,
+        "tree": tree,
+        "label": algebra.label(handle),
+        "id": algebra.content_id(handle),
+        "height": algebra.height(handle),
+        "outcome": algebra.outcome(handle),
+    }
+
+
+def print_fact(fact: dict[str, Any], as_json: bool, max_chars: int) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(fact) + "\n")
+        return
+    tree = fact["tree"]
+    if tree is None:
+        tree = f"<tree longer than {max_chars} characters: raise --max-chars>"
+    head = "tree" if fact["position"] is None else fact["position"]
+    sys.stdout.write(
+        f"{head}  {tree}  label={fact['label']} height={fact['height']} "
+        f"outcome={fact['outcome']} id={fact['id']}\n"
+    )
+
+
+def run_rct(args: argparse.Namespace) -> int:
+    if not args.positions and not args.tree:
+        raise UserError("give positions (or - for stdin) or --tree EXPR")
+    game = SproutsGame()
+    search = RctSearch(game)  # one memo for every position: batch lines share the work
+    for expr in args.tree or ():
+        handle = search.algebra.parse(expr)
+        print_fact(
+            describe(search.algebra, handle, None, args.max_chars), args.json, args.max_chars
+        )
+    with counter_bar("positions", enabled=not args.quiet) as bar:
+        for text in positions_from(args.positions):
+            key = game.canonical(text)
+            handle = search.rct(key, progress=bar.update_to)
+            fact = describe(search.algebra, handle, key, args.max_chars)
+            print_fact(fact, args.json, args.max_chars)
+            sys.stdout.flush()
+    return 0
+
+
+def run_table_build(args: argparse.Namespace) -> int:
+    game = SproutsGame()
+    root = game.canonical(args.root)
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        raise UserError(f"{out.parent} is not a directory")
+    wall, cpu = time.perf_counter(), time.process_time()
+    with counter_bar("positions", enabled=not args.quiet) as bar:
+        search = game_tree_rcts(game, root, progress=bar.update_to)
+    table = table_from_positions(search.algebra, search.positions())
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    header = make_header(
+        table,
+        game=game.name,
+        root=root,
+        extra={"command": "rct-table build", "cpu_seconds": round(cpu, 1)},
+    )
+    size = write_table(out, table, header)
+    if not args.no_verify:
+        again = load_table(out)
+        if {p: again.rct_id_of(p) for p in again.positions} != {
+            p: search.algebra.content_id(h) for p, h in search.positions().items()
+        }:
+            raise RuntimeError(f"{out}: the written table does not read back the same")
+    counts = header["counts"]
+    print(
+        f"{out}: {counts['positions']} positions, {counts['rcts']} RCTs, {size} bytes, "
+        f"{cpu:.1f} s CPU ({wall:.1f} s wall)"
+    )
+    return 0
+
+
+def run_table_info(args: argparse.Namespace) -> int:
+    header, _ = read_header(args.file)  # framing and checksum verified
+    report: dict[str, Any] = {"file": str(args.file), "bytes": Path(args.file).stat().st_size}
+    report.update(header)
+    if args.check:
+        table = load_table(args.file)  # every RCT record re-derived
+        with counter_bar("positions", enabled=not args.quiet) as bar:
+            problems = check_positions(
+                SproutsGame(), table.algebra, table.positions, progress=bar.update_to
+            )
+        report["check"] = "ok" if not problems else problems[:20]
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        for name, value in report.items():
+            if isinstance(value, dict):
+                value = ", ".join(f"{k}={v}" for k, v in value.items())
+            print(f"{name:15} {value}")
+    if args.check and report["check"] != "ok":
+        raise UserError(f"{args.file}: {len(problems)} positions do not check out")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `rct` and `rct-table` commands to the `sproutsdb` parser."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser(
+        "rct",
+        formatter_class=fmt,
+        help="print the reduced canonical tree (misère simplest form) of positions",
+        description=(
+            "Print the reduced canonical tree (RCT) of each position: the tree in the misère\n"
+            "paper's notation (nim-heaps as numbers, {…} a set of options), its paper-style\n"
+            "label (numbered in the order this run meets trees), its content id (the same\n"
+            "everywhere), its height and its misère outcome (W: the player to move wins).\n"
+            "Positions share one memo, so `-` (one position per line on stdin) pays start-up\n"
+            "once. --tree EXPR describes a tree expression instead (position is null)."
+        ),
+        epilog=(
+            "examples:\n"
+            "  sproutsdb rct 0*2 '0.0.AB.}AB.}]!'      # {2} and {1;{2}}\n"
+            "  sproutsdb rct --tree '{2}+1' --json\n"
+            "  sproutsdb rct - --json < positions.txt"
+        ),
+    )
+    p.add_argument("positions", nargs="*", metavar="POS", help="a position (GLOP 2.x or 1.x), or -")
+    p.add_argument(
+        "--tree", action="append", metavar="EXPR", help="a tree expression like {0;2;{3}} or 2+{2}"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per line: position, tree, label, id, height, outcome",
+    )
+    p.add_argument(
+        "--max-chars",
+        type=int,
+        default=100_000,
+        metavar="N",
+        help="print trees up to N characters, longer ones as null (default 100000)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(handler=run_rct)
+
+    p = subparsers.add_parser(
+        "rct-table",
+        formatter_class=fmt,
+        help="build or inspect the RCT table file of a whole game tree",
+        description=(
+            "build: compute the RCT of every position of the game tree of ROOT and write\n"
+            "one zstd-compressed, versioned, checksummed file (position → RCT id, and every\n"
+            "RCT's record); it is read back and compared before the command succeeds.\n"
+            "info: print a table's header and counts (checksum verified); --check also\n"
+            "re-derives every RCT record and every position's RCT from its children."
+        ),
+        epilog=(
+            "examples:\n"
+            "  sproutsdb rct-table build 0*6 --out s6.rcttable\n"
+            "  sproutsdb rct-table info s6.rcttable --json"
+        ),
+    )
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    b = actions.add_parser("build", help="compute and write the table of a game tree")
+    b.add_argument("root", metavar="ROOT", help="the root position, e.g. 0*6")
+    b.add_argument("--out", required=True, metavar="FILE", help="the table file to write")
+    b.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    b.add_argument("--no-verify", action="store_true", help="do not read the file back")
+    b.set_defaults(handler=run_table_build)
+    i = actions.add_parser("info", help="print the header and counts of a table file")
+    i.add_argument("file", metavar="FILE")
+    i.add_argument("--json", action="store_true", help="print one JSON object")
+    i.add_argument("--check", action="store_true", help="also re-derive every record and position")
+    i.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    i.set_defaults(handler=run_table_info)
