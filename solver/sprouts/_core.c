@@ -1,0 +1,1659 @@
+/*
+ * _core.c -- the compiled hot path of the Sprouts engine: the children of one land.
+ *
+ * land_children(land) returns exactly what the pure-Python reference
+ *     SproutsGame.component_children(land)
+ * returns: the distinct children of the position, each as the sorted tuple of its
+ * canonical land strings, in order of first occurrence in the move enumeration of
+ * moves.raw_children. Every step below is a port of one Python function and keeps its
+ * name in a comment, so the two can be read side by side:
+ *
+ *   parse        notation._Reader   (the GLOP 2.x subset a land key is written in)
+ *   raw_children moves.raw_children, _split, _merge
+ *   normalize    canon.normalize
+ *   Bnd          canon._Boundary    (base codes, refine, encode)
+ *   refine       canon._refine
+ *   Search       canon._Search      (greedy least encoding, branching on exact ties)
+ *   encode_land  canon.encode_land
+ *   format       canon.format_encoding, _format_boundary, _join_boundaries
+ *
+ * The canonical string is the identity of every stored fact, so this file must never
+ * produce a different string than canon.py: it uses the same integer codes, compares
+ * sequences exactly as Python compares lists and tuples (lexicographic, a proper prefix
+ * is smaller) and explores the same candidates. CANON_VERSION below says which version of
+ * canon.py it ports; game.py uses this core only when the two versions agree.
+ *
+ * Text this core does not handle (GLOP 1.x syntax, '+', '!', genus '@', whitespace,
+ * or anything the Python reader would reject) raises Unsupported, a ValueError: the
+ * caller then runs the Python path, which gives the answer or the precise NotationError.
+ *
+ * Memory: everything computed for one call lives in an Arena (blocks released in stack
+ * order with mark/release, so each child reuses the memory of the previous one) and is
+ * freed before returning. Python objects are created only for results.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CANON_VERSION 1
+
+/* Codes of corners in an encoding: the same numbers as canon.py. */
+#define LOWER_PAIR 99          /* a lowercase letter in a collapsed region (twice) */
+#define LOWER 100              /* + distance to the partner corner along the boundary */
+#define UPPER 1000             /* + index of the uppercase letter within its land */
+#define UPPER_COLOUR 1000000   /* + colour of the region across (while refining only) */
+#define END_BOUNDARY (-1)
+#define END_REGION (-2)
+
+/* Kinds of vertices after normalisation. */
+#define K_SPOT 0               /* 0, 1 or 2: code = 3 - lives, or 2 for a 1-life spot seen once */
+#define K_LOWER 1
+#define K_UPPER 2
+
+/* Guards: larger inputs go to the Python path (or raise when Python could not finish either). */
+#define MAX_RUN 100000         /* largest k read in 0*k (beyond, ValueError) */
+#define MAX_SPLIT_OTHERS 40    /* 2**k ways to share k other boundaries: beyond this, refuse */
+
+static PyObject *Unsupported;  /* _core.Unsupported, a ValueError */
+
+/* ------------------------------------------------------------------ arena */
+
+typedef union { long double ld; void *p; long long ll; double d; } Align;
+
+typedef struct Block {
+    struct Block *prev;
+    size_t cap, used;
+    Align data[];
+} Block;
+
+typedef struct {
+    Block *top;
+    Block *spare;              /* one released standard block kept for reuse */
+} Arena;
+
+typedef struct {
+    Block *top;
+    size_t used;
+} Mark;
+
+#define BLOCK_BYTES ((size_t)1 << 16)
+
+/* Memory for n bytes (aligned for any type), or NULL with MemoryError set. */
+static void *arena_alloc(Arena *a, size_t n)
+{
+    size_t unit = sizeof(Align);
+    if (n > SIZE_MAX / 2) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    n = n ? (n + unit - 1) / unit * unit : unit;
+    Block *b = a->top;
+    if (b == NULL || b->cap - b->used < n) {
+        if (n <= BLOCK_BYTES && a->spare != NULL) {
+            b = a->spare;
+            a->spare = NULL;
+        } else {
+            size_t cap = n > BLOCK_BYTES ? n : BLOCK_BYTES;
+            b = malloc(sizeof(Block) + cap);
+            if (b == NULL) {
+                PyErr_NoMemory();
+                return NULL;
+            }
+            b->cap = cap;
+        }
+        b->used = 0;
+        b->prev = a->top;
+        a->top = b;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+/* An array of count ints (count >= 0), or NULL with MemoryError set. */
+static int *new_ints(Arena *a, long count)
+{
+    if (count < 0 || (unsigned long)count > SIZE_MAX / sizeof(int) / 4) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    return arena_alloc(a, (size_t)count * sizeof(int));
+}
+
+static int *new_ints_filled(Arena *a, long count, int value)
+{
+    int *p = new_ints(a, count);
+    if (p != NULL)
+        for (long i = 0; i < count; i++)
+            p[i] = value;
+    return p;
+}
+
+static Mark arena_mark(const Arena *a)
+{
+    Mark m = {a->top, a->top ? a->top->used : 0};
+    return m;
+}
+
+/* Give back everything allocated since the mark. */
+static void arena_release(Arena *a, Mark m)
+{
+    while (a->top != m.top) {
+        Block *b = a->top;
+        a->top = b->prev;
+        if (b->cap == BLOCK_BYTES && a->spare == NULL)
+            a->spare = b;
+        else
+            free(b);
+    }
+    if (a->top != NULL)
+        a->top->used = m.used;
+}
+
+static void arena_free(Arena *a)
+{
+    Mark empty = {NULL, 0};
+    arena_release(a, empty);
+    free(a->spare);
+    a->spare = NULL;
+}
+
+/* ------------------------------------------------------------------ sequences */
+
+/* Python's comparison of two lists/tuples of ints: lexicographic, a proper prefix first. */
+static int seq_cmp(const int *a, int na, const int *b, int nb)
+{
+    int n = na < nb ? na : nb;
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return (na > nb) - (na < nb);
+}
+
+/* ------------------------------------------------------------------ raw positions */
+
+/*
+ * A position as vertex ids (notation.RawPosition), stored flat: region r owns the
+ * boundaries rb[r] .. rb[r+1]-1, boundary b owns the corners bc[b] .. bc[b+1]-1, and
+ * cv[c] is the vertex at corner c. Invariants while building: rb[nr] == nb, bc[nb] == nc.
+ * All regions are plane (genus 0): text with a genus goes to the Python path.
+ */
+typedef struct {
+    int nv, nr, nb, nc;
+    int *lives;
+    int *rb, *bc, *cv;
+} Raw;
+
+/* Room for nr regions, nb boundaries and nc corners (lives are set by the caller). */
+static int raw_init(Arena *a, Raw *p, int nr, int nb, int nc)
+{
+    p->nv = p->nr = p->nb = p->nc = 0;
+    p->lives = NULL;
+    p->rb = new_ints(a, (long)nr + 1);
+    p->bc = new_ints(a, (long)nb + 1);
+    p->cv = new_ints(a, nc > 0 ? nc : 1);
+    if (p->rb == NULL || p->bc == NULL || p->cv == NULL)
+        return -1;
+    p->rb[0] = 0;
+    p->bc[0] = 0;
+    return 0;
+}
+
+static inline void raw_push(Raw *p, int v) { p->cv[p->nc++] = v; }
+static inline void raw_end_boundary(Raw *p) { p->bc[++p->nb] = p->nc; }
+static inline void raw_end_region(Raw *p) { p->rb[++p->nr] = p->nb; }
+
+static void raw_copy_boundary(Raw *dst, const Raw *src, int b)
+{
+    for (int c = src->bc[b]; c < src->bc[b + 1]; c++)
+        raw_push(dst, src->cv[c]);
+    raw_end_boundary(dst);
+}
+
+static void raw_copy_region(Raw *dst, const Raw *src, int r)
+{
+    for (int b = src->rb[r]; b < src->rb[r + 1]; b++)
+        raw_copy_boundary(dst, src, b);
+    raw_end_region(dst);
+}
+
+/* ------------------------------------------------------------------ parse (notation._Reader) */
+
+typedef struct {
+    char ch;                   /* the letter */
+    long num;                  /* k of "X(k)", or -1 for the bare letter */
+    int vertex;
+    int region;                /* region of the first occurrence (uppercase) */
+    int seen;                  /* occurrences so far */
+} Letter;
+
+typedef struct {
+    const char *text;
+    Py_ssize_t n, pos;
+    Raw *raw;
+    int bstart;                /* first corner of the open boundary */
+    int rstart;                /* first boundary of the open region */
+    int land_regions;          /* regions closed in the current land */
+    Letter *upper, *lower;
+    int nupper, nlower;
+} Reader;
+
+/* Refuse the text: the Python reader either rejects it or reads syntax not handled here. */
+static int unsupported(const Reader *rd, const char *why)
+{
+    PyErr_Format(Unsupported, "%s at column %zd (not handled by the C core)", why, rd->pos + 1);
+    return -1;
+}
+
+static int new_vertex(Raw *p, int lives)
+{
+    p->lives[p->nv] = lives;
+    return p->nv++;
+}
+
+static int boundary_len(const Reader *rd) { return rd->raw->nc - rd->bstart; }
+
+/* _Reader.end_boundary */
+static int end_boundary(Reader *rd)
+{
+    Raw *p = rd->raw;
+    int len = boundary_len(rd);
+    if (len == 0)
+        return 0;
+    if (len > 1)
+        for (int c = rd->bstart; c < p->nc; c++)
+            if (p->lives[p->cv[c]] == 3)
+                return unsupported(rd, "an isolated spot 0 must be alone on its boundary");
+    for (int k = 0; k < rd->nlower; k++)
+        if (rd->lower[k].seen == 1)
+            return unsupported(rd, "lowercase letter seen once on its boundary");
+    rd->nlower = 0;
+    raw_end_boundary(p);
+    rd->bstart = p->nc;
+    return 0;
+}
+
+/* _Reader.end_region */
+static int end_region(Reader *rd)
+{
+    Raw *p = rd->raw;
+    if (end_boundary(rd) < 0)
+        return -1;
+    if (p->nb == rd->rstart)
+        return unsupported(rd, "empty region");
+    raw_end_region(p);
+    rd->rstart = p->nb;
+    rd->land_regions++;
+    return 0;
+}
+
+/* _Reader.end_land(final=True): the only land end this reader meets. */
+static int end_land(Reader *rd)
+{
+    if (boundary_len(rd) > 0 || rd->raw->nb > rd->rstart)
+        if (end_region(rd) < 0)
+            return -1;
+    if (rd->land_regions == 0)
+        return unsupported(rd, "empty position");
+    for (int k = 0; k < rd->nupper; k++)
+        if (rd->upper[k].seen == 1)
+            return unsupported(rd, "uppercase letter seen once in its land");
+    return 0;
+}
+
+/* Digits at rd->pos as a number (at most 9 digits); -1 if there are none or too many. */
+static long read_number(Reader *rd)
+{
+    long value = 0;
+    int digits = 0;
+    while (rd->pos < rd->n && rd->text[rd->pos] >= '0' && rd->text[rd->pos] <= '9') {
+        if (++digits > 9)
+            return -1;
+        value = value * 10 + (rd->text[rd->pos] - '0');
+        rd->pos++;
+    }
+    return digits ? value : -1;
+}
+
+/* _Reader.read_spot: 0, 1, 2 or a run 0*k of isolated spots. */
+static int read_spot(Reader *rd, char ch)
+{
+    Raw *p = rd->raw;
+    if (ch == '0' && rd->pos + 1 < rd->n && rd->text[rd->pos + 1] == '*') {
+        if (boundary_len(rd) > 0)
+            return unsupported(rd, "'0*k' must stand where a boundary starts");
+        rd->pos += 2;
+        long count = read_number(rd);
+        if (count < 1)
+            return unsupported(rd, "'0*k' with k missing or 0");
+        if (count > MAX_RUN) {
+            /* Python would read it, then try 2**(k-1) ways to share the spots: refuse. */
+            PyErr_Format(PyExc_ValueError, "0*k with k > %d spots in one region", MAX_RUN);
+            return -1;
+        }
+        for (long k = 0; k < count; k++) {
+            raw_push(p, new_vertex(p, 3));
+            if (k < count - 1 && end_boundary(rd) < 0)
+                return -1;
+        }
+        if (rd->pos < rd->n && rd->text[rd->pos] != '.' && rd->text[rd->pos] != '|')
+            return unsupported(rd, "'0*k' not followed by '.', '|' or the end");
+        return 0;
+    }
+    raw_push(p, new_vertex(p, 3 - (ch - '0')));
+    rd->pos++;
+    return 0;
+}
+
+/* _Reader.read_letter: uppercase names are scoped by the land, lowercase by the boundary. */
+static int read_letter(Reader *rd, char ch)
+{
+    Raw *p = rd->raw;
+    long num = -1;
+    rd->pos++;
+    if (rd->pos < rd->n && rd->text[rd->pos] == '(') {
+        rd->pos++;
+        num = read_number(rd);
+        if (num < 0 || rd->pos >= rd->n || rd->text[rd->pos] != ')')
+            return unsupported(rd, "letter with '(' not followed by a number and ')'");
+        rd->pos++;
+    }
+    int upper = ch >= 'A' && ch <= 'Z';
+    Letter *table = upper ? rd->upper : rd->lower;
+    int *count = upper ? &rd->nupper : &rd->nlower;
+    Letter *seen = NULL;
+    for (int k = 0; k < *count; k++)
+        if (table[k].ch == ch && table[k].num == num) {
+            seen = &table[k];
+            break;
+        }
+    int vertex;
+    if (seen == NULL) {
+        seen = &table[(*count)++];
+        seen->ch = ch;
+        seen->num = num;
+        seen->vertex = vertex = new_vertex(p, 1);
+        seen->region = p->nr;
+        seen->seen = 1;
+    } else {
+        if (seen->seen >= 2)
+            return unsupported(rd, "letter seen three times");
+        if (upper && seen->region == p->nr)
+            return unsupported(rd, "uppercase letter seen twice in one region");
+        seen->seen++;
+        vertex = seen->vertex;
+    }
+    if (boundary_len(rd) > 0 && p->lives[p->cv[rd->bstart]] == 3)
+        return unsupported(rd, "an isolated spot 0 must be alone on its boundary");
+    raw_push(p, vertex);
+    return 0;
+}
+
+/* Read one land in GLOP 2.x ("0*2|AB.1a1a|..."); Unsupported for anything else. */
+static int parse(Arena *a, const char *text, Py_ssize_t n, Raw *p)
+{
+    Reader rd;
+    memset(&rd, 0, sizeof rd);
+    rd.text = text;
+    rd.n = n;
+    rd.raw = p;
+    if (n == 0 || n > INT_MAX / 4)
+        return unsupported(&rd, "empty or huge text");
+    /* Sizes: every character makes at most one vertex, corner, boundary and region,
+     * except the runs 0*k, which make k of each. */
+    long room = (long)n + 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if ((unsigned char)text[i] >= 128)
+            return unsupported(&rd, "non-ASCII text");
+        if (text[i] == '0' && i + 1 < n && text[i + 1] == '*') {
+            long k = 0;
+            Py_ssize_t j = i + 2;
+            while (j < n && text[j] >= '0' && text[j] <= '9' && k <= MAX_RUN)
+                k = k * 10 + (text[j++] - '0');
+            room += k;
+            if (room > INT_MAX / 4)
+                return unsupported(&rd, "too many spots");
+        }
+    }
+    if (raw_init(a, p, (int)room, (int)room, (int)room) < 0)
+        return -1;
+    p->lives = new_ints(a, room);
+    rd.upper = arena_alloc(a, sizeof(Letter) * (size_t)room);
+    rd.lower = arena_alloc(a, sizeof(Letter) * (size_t)room);
+    if (p->lives == NULL || rd.upper == NULL || rd.lower == NULL)
+        return -1;
+    while (rd.pos < n) {
+        char ch = text[rd.pos];
+        if (ch == '0' || ch == '1' || ch == '2') {
+            if (read_spot(&rd, ch) < 0)
+                return -1;
+        } else if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z')) {
+            if (read_letter(&rd, ch) < 0)
+                return -1;
+        } else if (ch == '.') {
+            if (boundary_len(&rd) == 0)
+                return unsupported(&rd, "empty boundary");
+            if (end_boundary(&rd) < 0)
+                return -1;
+            rd.pos++;
+        } else if (ch == '|') {
+            if (end_region(&rd) < 0)
+                return -1;
+            rd.pos++;
+        } else {
+            return unsupported(&rd, "character outside the GLOP 2.x land syntax");
+        }
+    }
+    return end_land(&rd);
+}
+
+/* ------------------------------------------------------------------ moves (moves.raw_children) */
+
+typedef int (*ChildFn)(void *ctx, Arena *a, const Raw *child);
+
+/* _split: a curve from corner i to corner j (i <= j) of boundary b of region r. Calls fn
+ * once per way to share the region's other boundaries between the two sides, in the
+ * order of itertools.product((0, 1), repeat=k) (the first boundary is the slowest). */
+static int split(Arena *a, const Raw *p, int r, int b, int i, int j, ChildFn fn, void *ctx)
+{
+    int status = -1;
+    Mark m = arena_mark(a);
+    const int *bd = p->cv + p->bc[b];
+    int len = p->bc[b + 1] - p->bc[b];
+    int n = p->nv;                       /* the new spot */
+    int *lives = new_ints(a, (long)n + 1);
+    int k = p->rb[r + 1] - p->rb[r] - 1; /* other boundaries of the region */
+    if (lives == NULL)
+        goto done;
+    if (k > MAX_SPLIT_OTHERS) {
+        PyErr_Format(PyExc_ValueError,
+                     "a region with %d boundaries has 2**%d ways to split; too many", k + 1, k);
+        goto done;
+    }
+    memcpy(lives, p->lives, sizeof(int) * (size_t)n);
+    lives[n] = 1;
+    lives[bd[i]] -= 1;
+    lives[bd[j]] -= 1;
+    for (uint64_t mask = 0; mask < ((uint64_t)1 << k); mask++) {
+        Mark mc = arena_mark(a);
+        Raw c;
+        if (raw_init(a, &c, p->nr + 1, p->nb + 1, p->nc + 4) < 0)
+            goto done;
+        c.nv = n + 1;
+        c.lives = lives;
+        for (int rr = 0; rr < r; rr++)
+            raw_copy_region(&c, p, rr);
+        for (int side = 0; side < 2; side++) {
+            if (side == 0) {           /* inside: the corners from i to j, then the new spot */
+                if (i == j)
+                    raw_push(&c, bd[i]);
+                else
+                    for (int t = i; t <= j; t++)
+                        raw_push(&c, bd[t]);
+            } else {                   /* outside: from j around to i, then the new spot */
+                if (i == j) {
+                    for (int t = 0; t < len; t++)
+                        raw_push(&c, bd[(i + t) % len]);
+                } else {
+                    for (int t = j; t < len; t++)
+                        raw_push(&c, bd[t]);
+                    for (int t = 0; t <= i; t++)
+                        raw_push(&c, bd[t]);
+                }
+            }
+            raw_push(&c, n);
+            raw_end_boundary(&c);
+            int t = 0;                 /* index of the other boundary among the k */
+            for (int ob = p->rb[r]; ob < p->rb[r + 1]; ob++) {
+                if (ob == b)
+                    continue;
+                if ((int)((mask >> (k - 1 - t)) & 1) == side)
+                    raw_copy_boundary(&c, p, ob);
+                t++;
+            }
+            raw_end_region(&c);
+        }
+        for (int rr = r + 1; rr < p->nr; rr++)
+            raw_copy_region(&c, p, rr);
+        if (fn(ctx, a, &c) < 0)
+            goto done;
+        arena_release(a, mc);
+    }
+    status = 0;
+done:
+    arena_release(a, m);
+    return status;
+}
+
+/* _merge: a curve between corner i of boundary b1 and corner j of boundary b2 (one region). */
+static int merge(Arena *a, const Raw *p, int r, int b1, int i, int b2, int j, ChildFn fn,
+                 void *ctx)
+{
+    int status = -1;
+    Mark m = arena_mark(a);
+    const int *first = p->cv + p->bc[b1], *second = p->cv + p->bc[b2];
+    int len1 = p->bc[b1 + 1] - p->bc[b1], len2 = p->bc[b2 + 1] - p->bc[b2];
+    int u = first[i], w = second[j], n = p->nv;
+    int *lives = new_ints(a, (long)n + 1);
+    Raw c;
+    if (lives == NULL || raw_init(a, &c, p->nr, p->nb, p->nc + 4) < 0)
+        goto done;
+    memcpy(lives, p->lives, sizeof(int) * (size_t)n);
+    lives[n] = 1;
+    lives[u] -= 1;
+    lives[w] -= 1;
+    c.nv = n + 1;
+    c.lives = lives;
+    for (int rr = 0; rr < r; rr++)
+        raw_copy_region(&c, p, rr);
+    /* A vertex that had lines gains a corner; an isolated spot had one and keeps one. */
+    for (int t = 0; t < len1; t++)
+        raw_push(&c, first[(i + t) % len1]);
+    if (p->lives[u] < 3)
+        raw_push(&c, u);
+    raw_push(&c, n);
+    for (int t = 0; t < len2; t++)
+        raw_push(&c, second[(j + t) % len2]);
+    if (p->lives[w] < 3)
+        raw_push(&c, w);
+    raw_push(&c, n);
+    raw_end_boundary(&c);
+    for (int ob = p->rb[r]; ob < p->rb[r + 1]; ob++)
+        if (ob != b1 && ob != b2)
+            raw_copy_boundary(&c, p, ob);
+    raw_end_region(&c);
+    for (int rr = r + 1; rr < p->nr; rr++)
+        raw_copy_region(&c, p, rr);
+    status = fn(ctx, a, &c);
+done:
+    arena_release(a, m);
+    return status;
+}
+
+/* moves.raw_children: every move, in the reference's order (duplicates included). */
+static int raw_children(Arena *a, const Raw *p, ChildFn fn, void *ctx)
+{
+    int status = -1;
+    Mark m = arena_mark(a);
+    int *ob = new_ints(a, p->nc), *oi = new_ints(a, p->nc);  /* live corners (b, i) */
+    if (ob == NULL || oi == NULL)
+        goto done;
+    for (int r = 0; r < p->nr; r++) {
+        int k = 0;
+        for (int b = p->rb[r]; b < p->rb[r + 1]; b++)
+            for (int c = p->bc[b]; c < p->bc[b + 1]; c++)
+                if (p->lives[p->cv[c]] > 0) {
+                    ob[k] = b;
+                    oi[k] = c - p->bc[b];
+                    k++;
+                }
+        for (int x = 0; x < k; x++) {
+            int b1 = ob[x], i1 = oi[x], u = p->cv[p->bc[b1] + i1];
+            for (int y = x; y < k; y++) {
+                int b2 = ob[y], i2 = oi[y], w = p->cv[p->bc[b2] + i2];
+                int rc;
+                if (u == w) {
+                    if (i1 != i2 || p->lives[u] < 2)
+                        continue;  /* a letter's two corners: one life, cannot join itself */
+                    rc = split(a, p, r, b1, i1, i1, fn, ctx);
+                } else if (b1 == b2) {
+                    rc = split(a, p, r, b1, i1, i2, fn, ctx);
+                } else {
+                    rc = merge(a, p, r, b1, i1, b2, i2, fn, ctx);
+                }
+                if (rc < 0)
+                    goto done;
+            }
+        }
+    }
+    status = 0;
+done:
+    arena_release(a, m);
+    return status;
+}
+
+/* ------------------------------------------------------------------ lands (canon.normalize) */
+
+/*
+ * One independent land ready to be encoded (canon.Land), laid out like Raw with vertices
+ * renumbered 0..nv-1 within the land. A collapsed region (at most 3 lives) holds one
+ * boundary: the concatenation of its boundaries.
+ */
+typedef struct {
+    int nr, nb, nc, nv;
+    int *rb, *bc, *cv;
+    unsigned char *collapsed;  /* per region */
+    unsigned char *kind;       /* per vertex */
+    int *code;                 /* per vertex: 0/1/2 for spots */
+    int *ureg;                 /* uppercase v lies in regions ureg[2v] and ureg[2v+1] */
+} Land;
+
+static int find_root(int *parent, int x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+/* canon.normalize: reductions, then the independent lands, in order of their first region. */
+static int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
+{
+    const int *lives = p->lives;
+    int nv = p->nv;
+    /* Keep the live corners, and the regions with at least 2 lives. */
+    Raw q;
+    int *region_lives = new_ints(a, p->nr);
+    int *stamp = new_ints_filled(a, nv, -1);
+    if (region_lives == NULL || stamp == NULL || raw_init(a, &q, p->nr, p->nb, p->nc) < 0)
+        return -1;
+    for (int r = 0; r < p->nr; r++) {
+        int first_b = q.nb, total = 0;
+        for (int b = p->rb[r]; b < p->rb[r + 1]; b++) {
+            int alive = 0;
+            for (int c = p->bc[b]; c < p->bc[b + 1]; c++) {
+                int v = p->cv[c];
+                if (lives[v] > 0) {
+                    raw_push(&q, v);
+                    alive++;
+                    if (stamp[v] != r) {
+                        stamp[v] = r;
+                        total += lives[v];
+                    }
+                }
+            }
+            if (alive)
+                raw_end_boundary(&q);
+        }
+        if (total >= 2) {
+            region_lives[q.nr] = total;
+            raw_end_region(&q);
+        } else {                       /* dead region: forget its boundaries */
+            q.nb = first_b;
+            q.nc = q.bc[first_b];
+        }
+    }
+    /* Where each vertex occurs (regions of its first two occurrences). */
+    int *occ_n = new_ints_filled(a, nv, 0), *occ_r = new_ints(a, 2L * nv);
+    int *parent = new_ints(a, q.nr), *land_of = new_ints(a, q.nr);
+    int *local = new_ints(a, q.nr), *root_land = new_ints_filled(a, q.nr, -1);
+    if (occ_n == NULL || occ_r == NULL || parent == NULL || land_of == NULL || local == NULL
+        || root_land == NULL)
+        return -1;
+    for (int r = 0; r < q.nr; r++)
+        for (int c = q.bc[q.rb[r]]; c < q.bc[q.rb[r + 1]]; c++) {
+            int v = q.cv[c];
+            if (occ_n[v] >= 2) {
+                PyErr_SetString(PyExc_ValueError, "a vertex with more than two corners");
+                return -1;
+            }
+            occ_r[2 * v + occ_n[v]++] = r;
+        }
+    /* Union-find over regions joined by a shared vertex. */
+    for (int r = 0; r < q.nr; r++)
+        parent[r] = r;
+    for (int v = 0; v < nv; v++)
+        if (occ_n[v] == 2 && occ_r[2 * v] != occ_r[2 * v + 1]) {
+            int x = find_root(parent, occ_r[2 * v]), y = find_root(parent, occ_r[2 * v + 1]);
+            if (x != y)
+                parent[x] = y;
+        }
+    int nl = 0;
+    int *land_size = new_ints_filled(a, q.nr, 0);
+    if (land_size == NULL)
+        return -1;
+    for (int r = 0; r < q.nr; r++) {
+        int root = find_root(parent, r);
+        if (root_land[root] < 0)
+            root_land[root] = nl++;
+        land_of[r] = root_land[root];
+        local[r] = land_size[land_of[r]]++;
+    }
+    Land *lands = arena_alloc(a, sizeof(Land) * (size_t)(nl ? nl : 1));
+    int *vmap = new_ints_filled(a, nv, -1);   /* vertex -> number within its land */
+    int *gv = new_ints(a, nv);                 /* number within its land -> vertex */
+    if (lands == NULL || vmap == NULL || gv == NULL)
+        return -1;
+    for (int l = 0; l < nl; l++) {
+        Land *L = &lands[l];
+        int nr = 0, nb = 0, nc = 0;
+        for (int r = 0; r < q.nr; r++)
+            if (land_of[r] == l) {
+                int collapsed = region_lives[r] <= 3;
+                nr++;
+                nb += collapsed ? 1 : q.rb[r + 1] - q.rb[r];
+                nc += q.bc[q.rb[r + 1]] - q.bc[q.rb[r]];
+            }
+        Raw w;
+        if (raw_init(a, &w, nr, nb, nc) < 0)
+            return -1;
+        L->collapsed = arena_alloc(a, (size_t)nr);
+        if (L->collapsed == NULL)
+            return -1;
+        int count = 0;
+        for (int r = 0; r < q.nr; r++) {
+            if (land_of[r] != l)
+                continue;
+            int collapsed = region_lives[r] <= 3;
+            L->collapsed[w.nr] = (unsigned char)collapsed;
+            for (int b = q.rb[r]; b < q.rb[r + 1]; b++) {
+                for (int c = q.bc[b]; c < q.bc[b + 1]; c++) {
+                    int v = q.cv[c];
+                    if (vmap[v] < 0) {
+                        vmap[v] = count;
+                        gv[count++] = v;
+                    }
+                    raw_push(&w, vmap[v]);
+                }
+                if (!collapsed)
+                    raw_end_boundary(&w);
+            }
+            if (collapsed)
+                raw_end_boundary(&w);
+            raw_end_region(&w);
+        }
+        L->nr = w.nr;
+        L->nb = w.nb;
+        L->nc = w.nc;
+        L->rb = w.rb;
+        L->bc = w.bc;
+        L->cv = w.cv;
+        L->nv = count;
+        L->kind = arena_alloc(a, (size_t)(count ? count : 1));
+        L->code = new_ints(a, count);
+        L->ureg = new_ints(a, 2L * count);
+        if (L->kind == NULL || L->code == NULL || L->ureg == NULL)
+            return -1;
+        for (int x = 0; x < count; x++) {
+            int v = gv[x];
+            L->code[x] = 0;
+            L->ureg[2 * x] = L->ureg[2 * x + 1] = -1;
+            if (lives[v] >= 2) {
+                L->kind[x] = K_SPOT;
+                L->code[x] = 3 - lives[v];     /* 0 for three lives, 1 for two */
+            } else if (occ_n[v] == 1) {
+                L->kind[x] = K_SPOT;
+                L->code[x] = 2;
+            } else if (occ_r[2 * v] == occ_r[2 * v + 1]) {
+                L->kind[x] = K_LOWER;
+            } else {
+                L->kind[x] = K_UPPER;
+                L->ureg[2 * x] = local[occ_r[2 * v]];
+                L->ureg[2 * x + 1] = local[occ_r[2 * v + 1]];
+            }
+        }
+    }
+    *lands_out = lands;
+    *nlands_out = nl;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ boundaries (canon._Boundary) */
+
+/*
+ * One boundary in one orientation. base holds the codes that do not depend on colours:
+ * 0/1/2 for spots, LOWER + distance to the partner for lowercase letters, a placeholder
+ * at uppercase corners (listed in up_pos/up_v). A collapsed boundary is a bag: sorted
+ * spot codes, LOWER_PAIR twice per lowercase letter, then its uppercase letters.
+ *
+ * refine() sets form (the least code sequence given region colours) and cands: the
+ * rotations reaching it (width 1), or for a bag the orders of its uppercase letters
+ * whose colours read sorted (width nups).
+ */
+typedef struct {
+    int n, region, collapsed;
+    int *base;
+    int nups;
+    int *up_pos, *up_v;
+    int *form;
+    int form_valid;
+    int ncand, cand_width, cand_cap;
+    int *cands;
+} Bnd;
+
+static long factorial(int k)
+{
+    long f = 1;
+    for (int i = 2; i <= k; i++)
+        f *= i;
+    return f;
+}
+
+/* _Boundary.__init__ for corners seq[0..n) of region r. firstpos: per vertex, all -1. */
+static int bnd_init(Arena *a, Bnd *bd, const Land *L, int r, const int *seq, int n,
+                    int *firstpos)
+{
+    bd->n = n;
+    bd->region = r;
+    bd->collapsed = L->collapsed[r];
+    bd->nups = 0;
+    bd->form_valid = 0;
+    bd->ncand = 0;
+    bd->base = new_ints(a, n);
+    bd->up_pos = new_ints(a, n);
+    bd->up_v = new_ints(a, n);
+    bd->form = new_ints(a, n);
+    if (bd->base == NULL || bd->up_pos == NULL || bd->up_v == NULL || bd->form == NULL)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (L->kind[seq[i]] == K_UPPER) {
+            bd->up_v[bd->nups] = seq[i];
+            bd->up_pos[bd->nups++] = i;
+        }
+    if (bd->collapsed) {
+        /* spots sorted by code, each lowercase pair twice, then the uppercase letters */
+        int head = 0;
+        for (int code = 0; code <= 2; code++)
+            for (int i = 0; i < n; i++)
+                if (L->kind[seq[i]] == K_SPOT && L->code[seq[i]] == code)
+                    bd->base[head++] = code;
+        for (int i = 0; i < n; i++)
+            if (L->kind[seq[i]] == K_LOWER)
+                bd->base[head++] = LOWER_PAIR;  /* each pair's two corners: twice */
+        for (int k = 0; k < bd->nups; k++) {
+            bd->up_pos[k] = head + k;
+            bd->base[head + k] = 0;
+        }
+        if (bd->nups > 6) {
+            PyErr_SetString(PyExc_ValueError, "collapsed region with more than 6 letters");
+            return -1;
+        }
+        bd->cand_width = bd->nups;
+        bd->cand_cap = (int)factorial(bd->nups);
+    } else {
+        for (int i = 0; i < n; i++) {
+            int v = seq[i];
+            if (L->kind[v] == K_SPOT) {
+                bd->base[i] = L->code[v];
+            } else if (L->kind[v] == K_LOWER) {
+                int j = firstpos[v];
+                if (j < 0) {
+                    firstpos[v] = i;
+                } else {
+                    bd->base[j] = LOWER + (i - j);
+                    bd->base[i] = LOWER + (n - (i - j));
+                }
+            } else {
+                bd->base[i] = 0;
+            }
+        }
+        for (int i = 0; i < n; i++)
+            firstpos[seq[i]] = -1;
+        bd->cand_width = 1;
+        bd->cand_cap = n;
+    }
+    bd->cands = new_ints(a, (long)bd->cand_cap * (bd->cand_width ? bd->cand_width : 1));
+    return bd->cands == NULL ? -1 : 0;
+}
+
+/* Colour of the region across the uppercase letter v seen from region r. */
+static inline int other_colour(const Land *L, const int *colour, int v, int r)
+{
+    int r0 = L->ureg[2 * v], r1 = L->ureg[2 * v + 1];
+    return colour[r0 == r ? r1 : r0];
+}
+
+/* Compare the rotations of codes[0..n) starting at i and at j. */
+static int rot_cmp(const int *codes, int n, int i, int j)
+{
+    for (int t = 0; t < n; t++) {
+        int x = codes[(i + t) % n], y = codes[(j + t) % n];
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Orders of the bag's uppercase letters (itertools.permutations order) whose colours
+ * read as want[0..k): appended to bd->cands. */
+static void bag_orders(Bnd *bd, const Land *L, const int *colour, const int *want, int depth,
+                       int *perm, unsigned char *used)
+{
+    int k = bd->nups;
+    if (depth == k) {
+        int *row = bd->cands + (long)bd->ncand * k;
+        for (int t = 0; t < k; t++)
+            row[t] = bd->up_v[perm[t]];
+        bd->ncand++;
+        return;
+    }
+    for (int t = 0; t < k; t++) {
+        if (used[t])
+            continue;
+        /* A prefix whose colours already differ from want cannot pass the filter. */
+        if (UPPER_COLOUR + other_colour(L, colour, bd->up_v[t], bd->region) != want[depth])
+            continue;
+        used[t] = 1;
+        perm[depth] = t;
+        bag_orders(bd, L, colour, want, depth + 1, perm, used);
+        used[t] = 0;
+    }
+}
+
+/* _Boundary.refine: least form under the colours and the candidates reaching it.
+ * codes: scratch of at least n ints. */
+static void bnd_refine(Bnd *bd, const Land *L, const int *colour, int *codes)
+{
+    int n = bd->n, k = bd->nups;
+    if (bd->form_valid && k == 0)
+        return;                        /* no uppercase letter: independent of colours */
+    memcpy(codes, bd->base, sizeof(int) * (size_t)n);
+    for (int t = 0; t < k; t++)
+        codes[bd->up_pos[t]] = UPPER_COLOUR + other_colour(L, colour, bd->up_v[t], bd->region);
+    bd->form_valid = 1;
+    bd->ncand = 0;
+    if (bd->collapsed) {
+        int head = n - k;
+        for (int x = head + 1; x < n; x++)  /* sort the tail (insertion sort, k <= 3) */
+            for (int y = x; y > head && codes[y - 1] > codes[y]; y--) {
+                int tmp = codes[y];
+                codes[y] = codes[y - 1];
+                codes[y - 1] = tmp;
+            }
+        memcpy(bd->form, codes, sizeof(int) * (size_t)n);
+        if (k <= 1) {
+            for (int t = 0; t < k; t++)
+                bd->cands[t] = bd->up_v[t];
+            bd->ncand = 1;
+        } else {
+            int perm[6];
+            unsigned char used[6] = {0};
+            bag_orders(bd, L, colour, codes + head, 0, perm, used);
+        }
+        return;
+    }
+    int least = 0;
+    for (int i = 1; i < n; i++)
+        if (rot_cmp(codes, n, i, least) < 0)
+            least = i;
+    for (int t = 0; t < n; t++)
+        bd->form[t] = codes[(least + t) % n];
+    for (int i = 0; i < n; i++)
+        if (rot_cmp(codes, n, i, least) == 0)
+            bd->cands[bd->ncand++] = i;
+}
+
+/*
+ * _Boundary.encode: codes of the boundary for one candidate, naming uppercase letters not
+ * yet named (name_of[v] < 0) with the next numbers from nnames, in order of appearance.
+ * The new names are returned in newv (at most nups) and undone in name_of on return.
+ */
+static int bnd_encode(const Bnd *bd, const int *cand, int *out, int *name_of, int nnames,
+                      int *newv)
+{
+    int n = bd->n, k = bd->nups, nnew = 0;
+    if (bd->collapsed) {
+        int head = n - k;
+        memcpy(out, bd->base, sizeof(int) * (size_t)head);
+        for (int t = 0; t < k; t++) {
+            int v = cand[t];
+            if (name_of[v] < 0) {
+                name_of[v] = nnames + nnew;
+                newv[nnew++] = v;
+            }
+            out[head + t] = UPPER + name_of[v];
+        }
+    } else {
+        int start = cand[0];
+        for (int t = 0; t < n; t++)
+            out[t] = bd->base[(start + t) % n];
+        /* uppercase corners in order of position after the rotation */
+        int first = 0;
+        while (first < k && bd->up_pos[first] < start)
+            first++;
+        for (int s = 0; s < k; s++) {
+            int t = (first + s) % k;
+            int v = bd->up_v[t], pos = (bd->up_pos[t] - start + n) % n;
+            if (name_of[v] < 0) {
+                name_of[v] = nnames + nnew;
+                newv[nnew++] = v;
+            }
+            out[pos] = UPPER + name_of[v];
+        }
+    }
+    for (int t = 0; t < nnew; t++)
+        name_of[newv[t]] = -1;
+    return nnew;
+}
+
+/* ------------------------------------------------------------------ colours (canon._refine) */
+
+typedef struct {
+    const Land *L;
+    Bnd *bnd;                  /* all boundaries, region by region (bnd[L->rb[r]] ...) */
+    int *colour;               /* per region */
+    int *sorted_b;             /* per region: its boundaries sorted by form */
+} Colouring;
+
+static int form_cmp(const Bnd *x, const Bnd *y) { return seq_cmp(x->form, x->n, y->form, y->n); }
+
+/* (colour[r], genus, tuple(sorted forms)) compared as Python compares the tuples. */
+static int region_sig_cmp(const Colouring *C, const int *colour, int r1, int r2)
+{
+    if (colour[r1] != colour[r2])
+        return colour[r1] < colour[r2] ? -1 : 1;
+    const int *rb = C->L->rb;
+    int n1 = rb[r1 + 1] - rb[r1], n2 = rb[r2 + 1] - rb[r2];
+    for (int t = 0; t < n1 && t < n2; t++) {
+        int c = form_cmp(&C->bnd[C->sorted_b[rb[r1] + t]], &C->bnd[C->sorted_b[rb[r2] + t]]);
+        if (c)
+            return c;
+    }
+    return (n1 > n2) - (n1 < n2);
+}
+
+static void refine_all(Colouring *C, int *scratch)
+{
+    for (int b = 0; b < C->L->nb; b++)
+        bnd_refine(&C->bnd[b], C->L, C->colour, scratch);
+}
+
+/* canon._refine (and the one-region case of _Search.__init__): colours of the regions by
+ * iterated refinement; on return every boundary is refined under the returned colours. */
+static int compute_colours(Arena *a, Colouring *C)
+{
+    const Land *L = C->L;
+    int count = L->nr;
+    Mark m = arena_mark(a);
+    int *scratch = new_ints(a, L->nc), *order = new_ints(a, count);
+    int *fresh = new_ints(a, count);
+    if (scratch == NULL || order == NULL || fresh == NULL)
+        return -1;
+    for (int r = 0; r < count; r++)
+        C->colour[r] = 0;
+    if (count == 1) {
+        refine_all(C, scratch);
+        arena_release(a, m);
+        return 0;
+    }
+    int distinct = 1;
+    for (;;) {
+        refine_all(C, scratch);
+        for (int r = 0; r < count; r++) {       /* boundaries of each region by form */
+            int *s = C->sorted_b + L->rb[r];
+            int nbr = L->rb[r + 1] - L->rb[r];
+            for (int t = 0; t < nbr; t++)
+                s[t] = L->rb[r] + t;
+            for (int x = 1; x < nbr; x++)
+                for (int y = x; y > 0 && form_cmp(&C->bnd[s[y - 1]], &C->bnd[s[y]]) > 0; y--) {
+                    int tmp = s[y];
+                    s[y] = s[y - 1];
+                    s[y - 1] = tmp;
+                }
+        }
+        for (int r = 0; r < count; r++)
+            order[r] = r;
+        for (int x = 1; x < count; x++)           /* regions by signature */
+            for (int y = x; y > 0 && region_sig_cmp(C, C->colour, order[y - 1], order[y]) > 0;
+                 y--) {
+                int tmp = order[y];
+                order[y] = order[y - 1];
+                order[y - 1] = tmp;
+            }
+        int ranks = 0;                            /* rank among the distinct signatures */
+        for (int x = 0; x < count; x++) {
+            if (x > 0 && region_sig_cmp(C, C->colour, order[x - 1], order[x]) != 0)
+                ranks++;
+            fresh[order[x]] = ranks;
+        }
+        ranks++;
+        if (ranks == distinct)
+            break;                                /* stable: keep the colours refined with */
+        memcpy(C->colour, fresh, sizeof(int) * (size_t)count);
+        distinct = ranks;
+        if (distinct == count) {
+            refine_all(C, scratch);
+            break;
+        }
+    }
+    arena_release(a, m);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ search (canon._Search) */
+
+typedef struct {
+    Arena *a;
+    const Land *L;
+    Bnd *bnd;
+    const int *colour;
+    int *order;                /* regions sorted by colour (stable) */
+    unsigned char *region_used, *bnd_used;
+    int regions_left;
+    int *name_of;              /* uppercase vertex -> index, or -1 */
+    int nnames;
+    int *out;                  /* the encoding being built */
+    int *best;
+    int best_len, have_best;
+    unsigned steps;            /* calls so far, to look at signals now and then */
+} Search;
+
+/* _Search._worse: the partial encoding is already greater than the best one. */
+static int worse(const Search *S, int len)
+{
+    if (!S->have_best)
+        return 0;
+    int m = len < S->best_len ? len : S->best_len;
+    return seq_cmp(S->out, m, S->best, m) > 0;
+}
+
+static int search_boundaries(Search *S, int r, int len);
+
+/* _Search._regions */
+static int search_regions(Search *S, int len)
+{
+    /* Lands with many interchangeable regions take factorial time (as in the reference):
+     * let Ctrl-C through. */
+    if ((++S->steps & 0xffff) == 0 && PyErr_CheckSignals() < 0)
+        return -1;
+    if (S->regions_left == 0) {
+        if (!S->have_best || seq_cmp(S->out, len, S->best, S->best_len) < 0) {
+            memcpy(S->best, S->out, sizeof(int) * (size_t)len);
+            S->best_len = len;
+            S->have_best = 1;
+        }
+        return 0;
+    }
+    if (worse(S, len))
+        return 0;
+    int first = -1;
+    for (int k = 0; k < S->L->nr; k++) {
+        int r = S->order[k];
+        if (S->region_used[r])
+            continue;
+        if (first < 0)
+            first = S->colour[r];
+        else if (S->colour[r] != first)
+            break;
+        S->region_used[r] = 1;
+        S->regions_left--;
+        int rc = search_boundaries(S, r, len);
+        S->region_used[r] = 0;
+        S->regions_left++;
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* _Search._boundaries: place the least boundary left in region r, branching on ties. */
+static int search_boundaries(Search *S, int r, int len)
+{
+    const Land *L = S->L;
+    int lo = L->rb[r], hi = L->rb[r + 1];
+    int least = -1;
+    for (int b = lo; b < hi; b++)
+        if (!S->bnd_used[b] && (least < 0 || form_cmp(&S->bnd[b], &S->bnd[least]) < 0))
+            least = b;
+    if (least < 0) {                               /* region done (plane: no genus code) */
+        S->out[len] = END_REGION;
+        return search_regions(S, len + 1);
+    }
+    if (worse(S, len))
+        return 0;
+    Bnd *bd = &S->bnd[least];                      /* the first of the tied boundaries */
+    int n = bd->n;
+    if (bd->nups == 0) {
+        /* Without uppercase letters a boundary encodes as its form, whatever the order. */
+        memcpy(S->out + len, bd->form, sizeof(int) * (size_t)n);
+        S->out[len + n] = END_BOUNDARY;
+        S->bnd_used[least] = 1;
+        int rc = search_boundaries(S, r, len + n + 1);
+        S->bnd_used[least] = 0;
+        return rc;
+    }
+    /* Every candidate of every tied boundary; keep the least codes. */
+    int status = -1;
+    Mark m = arena_mark(S->a);
+    int options = 0, width = 1;                    /* width: most new names per option */
+    for (int b = least; b < hi; b++)
+        if (!S->bnd_used[b] && form_cmp(&S->bnd[b], bd) == 0) {
+            options += S->bnd[b].ncand;
+            if (S->bnd[b].nups > width)
+                width = S->bnd[b].nups;
+        }
+    int *enc = new_ints(S->a, (long)options * n), *newv = new_ints(S->a, (long)options * width);
+    int *nnew = new_ints(S->a, options), *owner = new_ints(S->a, options);
+    if (enc == NULL || newv == NULL || nnew == NULL || owner == NULL)
+        goto done;
+    int o = 0, chunk = 0;
+    for (int b = least; b < hi; b++) {
+        Bnd *tb = &S->bnd[b];
+        if (S->bnd_used[b] || form_cmp(tb, bd) != 0)
+            continue;
+        for (int c = 0; c < tb->ncand; c++, o++) {
+            owner[o] = b;
+            nnew[o] = bnd_encode(tb, tb->cands + (long)c * tb->cand_width, enc + (long)o * n,
+                                 S->name_of, S->nnames, newv + (long)o * width);
+            if (seq_cmp(enc + (long)o * n, n, enc + (long)chunk * n, n) < 0)
+                chunk = o;
+        }
+    }
+    for (o = 0; o < options; o++) {
+        if (seq_cmp(enc + (long)o * n, n, enc + (long)chunk * n, n) != 0)
+            continue;
+        for (int t = 0; t < nnew[o]; t++)
+            S->name_of[newv[(long)o * width + t]] = S->nnames + t;
+        S->nnames += nnew[o];
+        memcpy(S->out + len, enc + (long)o * n, sizeof(int) * (size_t)n);
+        S->out[len + n] = END_BOUNDARY;
+        S->bnd_used[owner[o]] = 1;
+        int rc = search_boundaries(S, r, len + n + 1);
+        S->bnd_used[owner[o]] = 0;
+        S->nnames -= nnew[o];
+        for (int t = 0; t < nnew[o]; t++)
+            S->name_of[newv[(long)o * width + t]] = -1;
+        if (rc < 0)
+            goto done;
+    }
+    status = 0;
+done:
+    arena_release(S->a, m);
+    return status;
+}
+
+/*
+ * _Search(land, regions, best).run() for one orientation (mirror: every boundary read
+ * backwards). best/best_len/have_best carry the least encoding found so far in and out.
+ */
+static int search_orientation(Arena *a, const Land *L, int mirror, int *best, int *best_len,
+                              int *have_best)
+{
+    int status = -1;
+    Mark m = arena_mark(a);
+    Bnd *bnd = arena_alloc(a, sizeof(Bnd) * (size_t)(L->nb ? L->nb : 1));
+    int *firstpos = new_ints_filled(a, L->nv, -1), *seq = new_ints(a, L->nc);
+    Colouring C;
+    C.L = L;
+    C.bnd = bnd;
+    C.colour = new_ints(a, L->nr);
+    C.sorted_b = new_ints(a, L->nb);
+    if (bnd == NULL || firstpos == NULL || seq == NULL || C.colour == NULL || C.sorted_b == NULL)
+        goto done;
+    for (int r = 0; r < L->nr; r++)
+        for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
+            int lo = L->bc[b], n = L->bc[b + 1] - lo;
+            for (int t = 0; t < n; t++)
+                seq[t] = L->cv[mirror ? lo + n - 1 - t : lo + t];
+            if (bnd_init(a, &bnd[b], L, r, seq, n, firstpos) < 0)
+                goto done;
+        }
+    if (compute_colours(a, &C) < 0)
+        goto done;
+    Search S;
+    S.a = a;
+    S.L = L;
+    S.bnd = bnd;
+    S.colour = C.colour;
+    S.order = new_ints(a, L->nr);
+    S.region_used = arena_alloc(a, (size_t)L->nr + 1);
+    S.bnd_used = arena_alloc(a, (size_t)L->nb + 1);
+    S.name_of = new_ints_filled(a, L->nv, -1);
+    S.out = new_ints(a, (long)L->nc + L->nb + L->nr);
+    if (S.order == NULL || S.region_used == NULL || S.bnd_used == NULL || S.name_of == NULL
+        || S.out == NULL)
+        goto done;
+    memset(S.region_used, 0, (size_t)L->nr + 1);
+    memset(S.bnd_used, 0, (size_t)L->nb + 1);
+    int k = 0;                                     /* sorted(range(R), key=colour): stable */
+    for (int c = 0; c < L->nr; c++)
+        for (int r = 0; r < L->nr; r++)
+            if (S.colour[r] == c)
+                S.order[k++] = r;
+    S.regions_left = L->nr;
+    S.nnames = 0;
+    S.steps = 0;
+    S.best = best;
+    S.best_len = *best_len;
+    S.have_best = *have_best;
+    if (search_regions(&S, 0) < 0)
+        goto done;
+    *best_len = S.best_len;
+    *have_best = S.have_best;
+    status = 0;
+done:
+    arena_release(a, m);
+    return status;
+}
+
+/* canon.encode_land: the least encoding over both orientations. */
+static int encode_land(Arena *a, const Land *L, int **enc, int *len)
+{
+    int have = 0, n = 0;
+    int *best = new_ints(a, (long)L->nc + L->nb + L->nr);
+    if (best == NULL || search_orientation(a, L, 0, best, &n, &have) < 0)
+        return -1;
+    int all_collapsed = 1;
+    for (int r = 0; r < L->nr; r++)
+        all_collapsed &= L->collapsed[r];
+    if (!all_collapsed && search_orientation(a, L, 1, best, &n, &have) < 0)
+        return -1;             /* (bags of corners have no orientation) */
+    *enc = best;
+    *len = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ printing (format_encoding) */
+
+/* notation.upper_name / lower_name: A..Y then Z(25), Z(26), ... */
+static char *put_name(char *s, char first, char z, int index)
+{
+    if (index < 25) {
+        *s++ = (char)(first + index);
+        return s;
+    }
+    return s + sprintf(s, "%c(%d)", z, index);
+}
+
+/* _format_boundary: lowercase named by first appearance, partners found by distance. */
+static char *put_boundary(char *s, const int *codes, int n, int *pending)
+{
+    int count = 0;
+    for (int i = 0; i <= n; i++)
+        pending[i] = -1;
+    for (int i = 0; i < n; i++) {
+        int c = codes[i];
+        if (c >= UPPER) {
+            s = put_name(s, 'A', 'Z', c - UPPER);
+        } else if (c >= LOWER_PAIR) {
+            int name = pending[i];
+            if (name >= 0) {
+                pending[i] = -1;
+            } else {
+                name = count++;
+                pending[c == LOWER_PAIR ? i + 1 : (i + c - LOWER) % n] = name;
+            }
+            s = put_name(s, 'a', 'z', name);
+        } else {
+            s += sprintf(s, "%d", c);
+        }
+    }
+    return s;
+}
+
+/* canon.format_encoding with _join_boundaries: a leading run of lone 0s prints as 0*k. */
+static char *format_encoding(Arena *a, const int *enc, int len)
+{
+    /* Longest output per code: "Z(" + 10 digits + ")"; one separator per terminator. */
+    char *text = arena_alloc(a, (size_t)len * 14 + 1);
+    int *pending = new_ints(a, (long)len + 1);
+    if (text == NULL || pending == NULL)
+        return NULL;
+    char *s = text;
+    int i = 0, first_region = 1;
+    while (i < len) {
+        if (!first_region)
+            *s++ = '|';
+        first_region = 0;
+        int zeros = 0;                             /* leading boundaries that are "0" */
+        while (i + 1 < len && enc[i] == 0 && enc[i + 1] == END_BOUNDARY) {
+            zeros++;
+            i += 2;
+        }
+        if (zeros >= 2)
+            s += sprintf(s, "0*%d", zeros);
+        else if (zeros == 1)
+            *s++ = '0';
+        int first_part = zeros == 0;
+        while (i < len && enc[i] != END_REGION) {
+            int start = i;
+            while (enc[i] >= 0)
+                i++;
+            if (!first_part)
+                *s++ = '.';
+            first_part = 0;
+            s = put_boundary(s, enc + start, i - start, pending);
+            i++;                                   /* END_BOUNDARY */
+        }
+        i++;                                       /* END_REGION */
+    }
+    *s = '\0';
+    return text;
+}
+
+/* ------------------------------------------------------------------ Python interface */
+
+/*
+ * Memo of canonical strings by land shape (canon._shape / canon._MEMO): the land as
+ * written, vertices numbered by first appearance (as normalize numbers them), packed as
+ * int32 codes -- a region starts with -2 (-4 if collapsed), a boundary with -1, a corner
+ * is 8 * vertex + tag (tag: spot code 0/1/2, 3 lowercase, 4 uppercase). The shape fixes
+ * the land up to renaming, so it fixes the canonical string. Cleared when full.
+ */
+static PyObject *memo;         /* dict: bytes shape -> str */
+#define MEMO_LIMIT 1000000
+
+static PyObject *land_shape(Arena *a, const Land *L)
+{
+    Mark m = arena_mark(a);
+    int32_t *shape = arena_alloc(a, sizeof(int32_t) * ((size_t)L->nc + L->nb + L->nr));
+    if (shape == NULL)
+        return NULL;
+    size_t k = 0;
+    for (int r = 0; r < L->nr; r++) {
+        shape[k++] = L->collapsed[r] ? -4 : -2;
+        for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
+            shape[k++] = -1;
+            for (int c = L->bc[b]; c < L->bc[b + 1]; c++) {
+                int v = L->cv[c];
+                int tag = L->kind[v] == K_SPOT ? L->code[v] : L->kind[v] == K_LOWER ? 3 : 4;
+                shape[k++] = (int32_t)(8 * v + tag);
+            }
+        }
+    }
+    PyObject *key = PyBytes_FromStringAndSize((const char *)shape,
+                                              (Py_ssize_t)(k * sizeof(int32_t)));
+    arena_release(a, m);
+    return key;
+}
+
+/* canon.canonical_land: the canonical string of one land, through the memo. */
+static PyObject *canonical_land(Arena *a, const Land *L)
+{
+    PyObject *key = land_shape(a, L);
+    if (key == NULL)
+        return NULL;
+    PyObject *text = PyDict_GetItemWithError(memo, key);   /* borrowed */
+    if (text != NULL) {
+        Py_INCREF(text);
+        Py_DECREF(key);
+        return text;
+    }
+    if (PyErr_Occurred()) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    Mark m = arena_mark(a);
+    int *enc, len;
+    char *s = NULL;
+    if (encode_land(a, L, &enc, &len) == 0)
+        s = format_encoding(a, enc, len);
+    text = s ? PyUnicode_FromString(s) : NULL;
+    arena_release(a, m);
+    if (text != NULL) {
+        if (PyDict_GET_SIZE(memo) >= MEMO_LIMIT)
+            PyDict_Clear(memo);
+        if (PyDict_SetItem(memo, key, text) < 0)
+            Py_CLEAR(text);
+    }
+    Py_DECREF(key);
+    return text;
+}
+
+/* sorted() of ASCII str is byte order. The strings are ASCII, so PyUnicode_AsUTF8
+ * returns their data and cannot fail. */
+static int str_cmp(const void *x, const void *y)
+{
+    return strcmp(PyUnicode_AsUTF8(*(PyObject *const *)x),
+                   PyUnicode_AsUTF8(*(PyObject *const *)y));
+}
+
+/* The canonical lands of a raw position as a sorted tuple of str (canon.canonical_lands). */
+static PyObject *canonical_lands_tuple(Arena *a, const Raw *p)
+{
+    PyObject *result = NULL;
+    Mark m = arena_mark(a);
+    Land *lands;
+    int nl;
+    if (normalize(a, p, &lands, &nl) < 0)
+        goto done;
+    result = PyTuple_New(nl);
+    if (result == NULL)
+        goto done;
+    for (int l = 0; l < nl; l++) {
+        PyObject *s = canonical_land(a, &lands[l]);
+        if (s == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyTuple_SET_ITEM(result, l, s);
+    }
+    if (nl > 1)
+        qsort(&PyTuple_GET_ITEM(result, 0), (size_t)nl, sizeof(PyObject *), str_cmp);
+done:
+    arena_release(a, m);
+    return result;
+}
+
+typedef struct {
+    PyObject *seen;            /* dict: child tuple -> None */
+    PyObject *order;           /* list of distinct children in first-seen order */
+} Children;
+
+static int add_child(void *ctx, Arena *a, const Raw *child)
+{
+    Children *ch = ctx;
+    PyObject *key = canonical_lands_tuple(a, child);
+    if (key == NULL)
+        return -1;
+    int present = PyDict_Contains(ch->seen, key);
+    int rc = present;
+    if (present == 0) {
+        rc = PyDict_SetItem(ch->seen, key, Py_None);
+        if (rc == 0)
+            rc = PyList_Append(ch->order, key);
+    }
+    Py_DECREF(key);
+    return rc < 0 ? -1 : 0;
+}
+
+static const char *text_of(PyObject *arg, Py_ssize_t *n)
+{
+    if (!PyUnicode_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "a position must be a str, not %.100s",
+                     Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    return PyUnicode_AsUTF8AndSize(arg, n);
+}
+
+PyDoc_STRVAR(land_children_doc,
+"land_children(land: str) -> tuple[tuple[str, ...], ...]\n\n"
+"The distinct children of a land written in GLOP 2.x, each as the sorted tuple of its\n"
+"canonical lands, in order of first occurrence among the moves: exactly what the\n"
+"pure-Python SproutsGame.component_children returns. Raises Unsupported (a ValueError)\n"
+"for text outside the plane GLOP 2.x land syntax or text the Python reader rejects.");
+
+static PyObject *land_children(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_ssize_t n;
+    const char *text = text_of(arg, &n);
+    if (text == NULL)
+        return NULL;
+    Arena a = {NULL, NULL};
+    Raw p;
+    Children ch = {PyDict_New(), PyList_New(0)};
+    PyObject *result = NULL;
+    if (ch.seen == NULL || ch.order == NULL)
+        goto done;
+    if (parse(&a, text, n, &p) < 0 || raw_children(&a, &p, add_child, &ch) < 0)
+        goto done;
+    result = PyList_AsTuple(ch.order);
+done:
+    Py_XDECREF(ch.seen);
+    Py_XDECREF(ch.order);
+    arena_free(&a);
+    return result;
+}
+
+PyDoc_STRVAR(canonical_lands_doc,
+"canonical_lands(position: str) -> tuple[str, ...]\n\n"
+"The sorted canonical lands of a position written in GLOP 2.x (one land's syntax: no '+'),\n"
+"as canon.canonical_lands(notation.parse(position)). For differential tests.");
+
+static PyObject *canonical_lands(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_ssize_t n;
+    const char *text = text_of(arg, &n);
+    if (text == NULL)
+        return NULL;
+    Arena a = {NULL, NULL};
+    Raw p;
+    PyObject *result = NULL;
+    if (parse(&a, text, n, &p) == 0)
+        result = canonical_lands_tuple(&a, &p);
+    arena_free(&a);
+    return result;
+}
+
+static PyObject *clear_memo(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    PyDict_Clear(memo);
+    Py_RETURN_NONE;
+}
+
+static PyObject *memo_size(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromSsize_t(PyDict_GET_SIZE(memo));
+}
+
+static PyMethodDef core_methods[] = {
+    {"land_children", land_children, METH_O, land_children_doc},
+    {"canonical_lands", canonical_lands, METH_O, canonical_lands_doc},
+    {"clear_memo", clear_memo, METH_NOARGS, "Forget the memoised canonical strings."},
+    {"memo_size", memo_size, METH_NOARGS, "Number of memoised canonical strings."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT,
+    "sproutsdb.solver.sprouts._core",
+    "Compiled hot path of the Sprouts engine (children and canonical form of lands).",
+    -1,
+    core_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    PyObject *m = PyModule_Create(&core_module);
+    if (m == NULL)
+        return NULL;
+    memo = PyDict_New();
+    if (memo == NULL || PyModule_AddObjectRef(m, "_memo", memo) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Unsupported = PyErr_NewExceptionWithDoc(
+        "sproutsdb.solver.sprouts._core.Unsupported",
+        "Text the C core does not read (other syntax, or invalid): use the Python path.",
+        PyExc_ValueError, NULL);
+    if (Unsupported == NULL || PyModule_AddObjectRef(m, "Unsupported", Unsupported) < 0
+        || PyModule_AddIntConstant(m, "CANON_VERSION", CANON_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
