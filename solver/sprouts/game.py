@@ -7,6 +7,7 @@ assembled from the children of its lands, so shared lands cost nothing twice.
 
 from __future__ import annotations
 
+import os
 from typing import Iterable, Sequence
 
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
@@ -14,6 +15,41 @@ from sproutsdb.solver.sprouts.moves import raw_children
 from sproutsdb.solver.sprouts.notation import RawPosition, parse
 
 TERMINAL = "!"
+
+# The children of a land come from the compiled core (_core.c, a port of notation, moves
+# and canon that gives byte-identical keys) when it is built and ports this CANON_VERSION;
+# otherwise, or with SPROUTSDB_PURE_PYTHON=1 (differential tests), from the Python
+# reference. IMPLEMENTATION says which one is active: "c" or "python".
+_core = None
+if os.environ.get("SPROUTSDB_PURE_PYTHON", "") in ("", "0"):
+    try:
+        from sproutsdb.solver.sprouts import _core
+    except ImportError:
+        _core = None
+    if _core is not None and _core.CANON_VERSION != CANON_VERSION:
+        _core = None
+IMPLEMENTATION = "python" if _core is None else "c"
+
+
+def python_land_children(component: str) -> tuple[tuple[str, ...], ...]:
+    """The reference: distinct children of a land, each as its sorted canonical lands,
+    in order of first occurrence among the moves."""
+    seen: dict[tuple[str, ...], None] = {}
+    for child in raw_children(parse(component)):
+        seen.setdefault(tuple(canonical_lands(child)), None)
+    return tuple(seen)
+
+
+def land_children(component: str) -> tuple[tuple[str, ...], ...]:
+    """Children of a land by the active implementation. Text the core does not read
+    (GLOP 1.x, sums, genus, invalid input) takes the Python path, which answers or raises
+    the precise NotationError."""
+    if _core is not None:
+        try:
+            return _core.land_children(component)
+        except _core.Unsupported:
+            pass
+    return python_land_children(component)
 
 
 def lives_of(raw: RawPosition) -> int:
@@ -61,10 +97,7 @@ class SproutsGame:
         cached = self._land_children.get(component)
         if cached is not None:
             return cached
-        seen: dict[tuple[str, ...], None] = {}
-        for child in raw_children(parse(component)):
-            seen.setdefault(tuple(canonical_lands(child)), None)
-        result = tuple(seen)
+        result = land_children(component)
         if len(self._land_children) >= self._cache_size:
             self._land_children.clear()
         self._land_children[component] = result
