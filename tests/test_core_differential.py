@@ -1,0 +1,177 @@
+"""The compiled core (solver/sprouts/_core.c) against the pure-Python reference.
+
+Keys are the identity of stored facts, so the core must give byte-identical children, in
+the same order, for every land: checked on every land of the game tree of 0*4, on lands of
+seeded random games of 0*5..0*8, on redrawn lands, on letter names beyond Y, and on text
+the core must hand back to Python. Skipped when the extension is not built, unless
+SPROUTSDB_REQUIRE_CORE=1 (then a missing core is an error).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+from sprouts_helpers import random_playout, redraw
+from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.sprouts import game as sprouts_game
+from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
+from sproutsdb.solver.sprouts.notation import parse, upper_name
+
+from sproutsdb.errors import UserError
+
+try:
+    from sproutsdb.solver.sprouts import _core
+except ImportError:
+    if os.environ.get("SPROUTSDB_REQUIRE_CORE") == "1":
+        raise
+    pytest.skip("the C core is not built (pip install -e .)", allow_module_level=True)
+
+reference = sprouts_game.python_land_children
+
+
+def assert_same_children(land: str) -> tuple[tuple[str, ...], ...]:
+    expected = reference(land)
+    got = _core.land_children(land)
+    assert got == expected, land
+    return expected
+
+
+def test_core_ports_the_current_canon_version() -> None:
+    assert _core.CANON_VERSION == CANON_VERSION
+
+
+def test_every_land_of_the_tree_of_four_spots() -> None:
+    # The lands of the positions of a game tree are the closure of its root's lands under
+    # land children (a child of a sum replaces one land by the lands of one of its children).
+    seen = {"0*4"}
+    todo = ["0*4"]
+    while todo:
+        for child in assert_same_children(todo.pop()):
+            for land in child:
+                if land not in seen:
+                    seen.add(land)
+                    todo.append(land)
+    assert len(seen) > 1000  # 1 499 with canon_version 1
+
+
+def playout_lands() -> list[str]:
+    """Distinct lands met in seeded random games of 0*5..0*8."""
+    game = sprouts_game.SproutsGame()
+    rng = random.Random(20240611)
+    lands: dict[str, None] = {}
+    for spots in (5, 6, 7, 8):
+        for _ in range(150):
+            for key in random_playout(game, f"0*{spots}", rng, moves=3 * spots):
+                lands.update(dict.fromkeys(game.components(key)))
+    return list(lands)
+
+
+PLAYOUT_LANDS = playout_lands()
+
+
+def test_lands_of_random_games_of_five_to_eight_spots() -> None:
+    assert len(PLAYOUT_LANDS) > 1800  # 2 025
+    for land in PLAYOUT_LANDS:
+        assert_same_children(land)
+
+
+def test_redrawn_lands_get_the_reference_canonical_form_and_children() -> None:
+    # Redrawn text is not canonical: other letter names, rotations, orders, mirror image.
+    # Its children come in another order, the order of its own moves, in both.
+    rng = random.Random(7)
+    for index, land in enumerate(PLAYOUT_LANDS[::3]):
+        for _ in range(2):
+            drawn = redraw(land, rng, old_syntax=False)
+            assert _core.canonical_lands(drawn) == tuple(canonical_lands(parse(drawn))), drawn
+        if index % 4 == 0:
+            assert_same_children(drawn)
+
+
+def test_letter_names_beyond_y() -> None:
+    # 30 uppercase letters (A..Y, Z(25)..Z(29)) around one boundary, each pair closing a
+    # region that holds i spots `2`, so no two regions look alike; and 29 lowercase
+    # letters on one boundary (a..y, z(25)..z(28)).
+    letters = [upper_name(i) for i in range(30)]
+    regions = ["".join(letters)]
+    regions += [letters[2 * i] + letters[2 * i + 1] + "2" * i for i in range(15)]
+    many_upper = "|".join(regions)
+    lowers = [chr(97 + i) if i < 25 else f"z({i})" for i in range(29)]
+    many_lower = "".join(x + x for x in lowers)
+    for land in (many_upper, many_lower, "1" + many_lower + "2"):
+        children = assert_same_children(land)
+        assert any("Z(" in l or "z(" in l for child in children for l in child)
+        assert _core.canonical_lands(land) == tuple(canonical_lands(parse(land)))
+
+
+@pytest.mark.parametrize("text", [
+    "0*2+0", "0.}]!", "!", " 0*3", "0*3@1", "0.AB}AB}]", "0*0", "", "A", "AA", "aa|a",
+    "0a", "01", "0*2a", "a.a", "AB|AB|A", "B(x)", "A(", "0.|0", "0|", "3", "0**2",
+])
+def test_text_outside_the_core_goes_to_python(text: str) -> None:
+    # The same children, or the same exception (NotationError, UnsupportedSurface).
+    try:
+        expected: object = reference(text)
+    except UserError as error:
+        expected = (type(error), str(error))
+    try:
+        got: object = sprouts_game.land_children(text)
+    except UserError as error:
+        got = (type(error), str(error))
+    assert got == expected
+
+
+def test_random_text_never_crashes_and_never_differs() -> None:
+    # Whatever the core accepts, it reads as Python does; what Python rejects, it refuses.
+    rng = random.Random(11)
+    alphabet = "0012AABab.|*(1)"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 9)))
+        if re.search(r"\*\d\d", text):
+            continue  # 0*k, k >= 10: 2**(k-1) ways to split, too slow for the reference
+        try:
+            expected = reference(text)
+        except NotationError:
+            with pytest.raises(_core.Unsupported):
+                _core.land_children(text)
+            continue
+        try:
+            got = _core.land_children(text)
+        except _core.Unsupported:
+            continue
+        assert got == expected, text
+
+
+def test_non_strings_are_refused() -> None:
+    with pytest.raises(TypeError):
+        _core.land_children(b"0*2")  # type: ignore[arg-type]
+
+
+def test_no_python_objects_leak() -> None:
+    lands = PLAYOUT_LANDS[:200]
+    for land in lands:  # fill the memo first
+        _core.land_children(land)
+        _core.canonical_lands(land)
+    gc.collect()
+    before = sys.getallocatedblocks()
+    for _ in range(5):
+        for land in lands:
+            _core.land_children(land)
+            _core.canonical_lands(land)
+    gc.collect()
+    assert sys.getallocatedblocks() - before < 100
+
+
+def test_pure_python_switch() -> None:
+    assert sprouts_game.IMPLEMENTATION == ("python" if sprouts_game._core is None else "c")
+    code = "from sproutsdb.solver.sprouts import game; print(game.IMPLEMENTATION)"
+    for value, expected in (("1", "python"), ("0", "c")):
+        env = {**os.environ, "SPROUTSDB_PURE_PYTHON": value}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        assert out == expected
