@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools import rcttable
@@ -92,6 +93,14 @@ def test_header_and_counts(s4_file: Path) -> None:
     assert table.algebra.format(root) == "{3;{1;2;{3;{2}}}}"
     provenance = table.header["provenance"]
     assert provenance["tool"] == "sproutsdb" and provenance["created"].endswith("Z")
+
+
+def test_records_rebuild_the_same_algebra(s4_file: Path) -> None:
+    table = load_table(s4_file)
+    records = list(table.records())
+    assert len(records) == table.counts["rcts"] == 35
+    again = Algebra.from_records(records)
+    assert [cid for cid, _ in again.records()] == [cid for cid, _ in records]
 
 
 def test_loaded_algebra_keeps_growing(s4_file: Path) -> None:

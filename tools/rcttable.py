@@ -32,7 +32,7 @@ import json
 import os
 import struct
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,6 +92,12 @@ class RctTable:
     @property
     def counts(self) -> dict[str, int]:
         return dict(self.header.get("counts", {}))
+
+    def records(self) -> Iterator[tuple[str, RctRecord]]:
+        """(content id, record) of every RCT of the table, children first (what a store
+        or a stream serves; ``Algebra.from_records`` takes them back)."""
+        for handle in self.handles():
+            yield self.algebra.content_id(handle), self.algebra.record(handle)
 
     def handles(self) -> list[int]:
         """The table's RCTs: those of its positions and every tree below, children first."""
