@@ -195,6 +195,9 @@ def test_malformed_body_and_counts_are_refused(s4_file: Path) -> None:
     reframe(s4_file, header=dict(header, counts=dict(header["counts"], positions=7)))
     with pytest.raises(RctTableError, match="counts in the header do not match"):
         load_table(s4_file)
+    reframe(s4_file, header={k: v for k, v in header.items() if k != "counts"})
+    with pytest.raises(RctTableError, match="header lacks body size or counts"):
+        load_table(s4_file)
 
 
 def test_a_wrong_position_loads_but_fails_the_check(s4_file: Path, game: SproutsGame) -> None:

@@ -267,7 +267,11 @@ def load_table(
         )
     if header.get("rct_id_scheme") != ID_SCHEME:
         raise RctTableError(f"{name}: RCT id scheme {header.get('rct_id_scheme')!r} unknown")
-    raw_bytes = int(header.get("body", {}).get("raw_bytes", 0))
+    try:
+        raw_bytes = int(header["body"]["raw_bytes"])
+        counts = {key: int(header["counts"][key]) for key in ("positions", "rcts")}
+    except (KeyError, TypeError, ValueError):
+        raise RctTableError(f"{name}: header lacks body size or counts") from None
     try:
         body = zstandard.ZstdDecompressor().decompress(packed, max_output_size=raw_bytes)
     except zstandard.ZstdError as error:
@@ -276,10 +280,7 @@ def load_table(
         raise RctTableError(f"{name}: body is {len(body)} bytes, header says {raw_bytes}")
     table = decode_body(name, body)
     table.header = header
-    counts = header.get("counts", {})
-    if counts.get("positions") != len(table.positions) or counts.get("rcts") != len(
-        table.handles()
-    ):
+    if (counts["positions"], counts["rcts"]) != (len(table.positions), len(table.handles())):
         raise RctTableError(f"{name}: the counts in the header do not match the body")
     return table
 
