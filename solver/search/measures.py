@@ -1,21 +1,29 @@
 """Memoised facts about single components that the search and its move order ask often.
 
 Children are kept in a small LRU (algorithm 3 re-expands the same component for n = 0, 1, …
-and the move order looks one level ahead); lives and move counts in bounded dicts.
+and the move order looks one level ahead); lives and move profiles in bounded dicts.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Callable
+from typing import NamedTuple
 
 from sproutsdb.solver.game import Game
 
 Children = tuple[tuple[str, ...], ...]
 
 
+class MoveProfile(NamedTuple):
+    """How a component's moves look: how many, how many keep it in one piece, pieces made."""
+
+    moves: int   # distinct children
+    solid: int   # children with at most one component (moves that do not split)
+    pieces: int  # components summed over all children
+
+
 class ComponentMeasures:
-    """Children, lives (`game.size`) and number of moves of components, memoised."""
+    """Children, lives (`game.size`) and move profiles of components, memoised."""
 
     def __init__(self, game: Game, *, children_capacity: int = 4096, capacity: int = 1 << 18):
         self.game = game
@@ -23,9 +31,7 @@ class ComponentMeasures:
         self._children_capacity = children_capacity
         self._capacity = capacity
         self._lives: dict[str, int] = {}
-        self._moves: dict[str, int] = {}
-        estimate: Callable[[str], int] | None = getattr(game, "move_estimate", None)
-        self._estimate = estimate
+        self._profiles: dict[str, MoveProfile] = {}
 
     def children(self, component: str) -> Children:
         """Distinct children of a component, each as its sorted components."""
@@ -49,13 +55,17 @@ class ComponentMeasures:
             value = self._lives[component] = self.game.size(component)
         return value
 
-    def moves(self, component: str) -> int:
-        """The game's `move_estimate` if it has one, else the number of distinct children."""
-        value = self._moves.get(component)
+    def profile(self, component: str) -> MoveProfile:
+        """The move profile of a component (computes its children once)."""
+        value = self._profiles.get(component)
         if value is None:
-            if len(self._moves) >= self._capacity:
-                self._moves.clear()
-            estimate = self._estimate
-            value = estimate(component) if estimate else len(self.children(component))
-            self._moves[component] = value
+            if len(self._profiles) >= self._capacity:
+                self._profiles.clear()
+            children = self.children(component)
+            value = MoveProfile(
+                len(children),
+                sum(1 for child in children if len(child) <= 1),
+                sum(len(child) for child in children),
+            )
+            self._profiles[component] = value
         return value
