@@ -142,6 +142,11 @@ class Provenance:
     when: str = field(default_factory=_now_iso)
     comment: str = ""
 
+    def describe(self) -> str:
+        """One line for people: who, with what, when (and the comment if any)."""
+        text = f"{self.who}, {self.tool} {self.version}, {self.when}"
+        return f"{text}: {self.comment}" if self.comment else text
+
     def to_json(self) -> bytes:
         return json.dumps(asdict(self), sort_keys=True, separators=(",", ":")).encode()
 

@@ -18,6 +18,7 @@ from sproutsdb.errors import UserError
 # Modules that register subcommands, in the order their commands appear in --help.
 COMMAND_MODULES = [
     "sproutsdb.tools.cmd_engine",
+    "sproutsdb.tools.cmd_solve",
     "sproutsdb.tools.cmd_rct",
 ]
 

@@ -35,3 +35,35 @@ def counter_bar(unit: str, enabled: bool = True) -> Iterator[_Bar]:
     finally:
         if bar is not None:
             bar.close()
+
+
+class _StatusLine:
+    """One line on stderr rewritten in place (a terminal only), cleared at the end."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._enabled = enabled
+        self._width = 0
+
+    def show(self, text: str) -> None:
+        if not self._enabled:
+            return
+        pad = max(0, self._width - len(text))
+        sys.stderr.write("\r" + text + " " * pad)
+        sys.stderr.flush()
+        self._width = len(text)
+
+    def clear(self) -> None:
+        if self._enabled and self._width:
+            sys.stderr.write("\r" + " " * self._width + "\r")
+            sys.stderr.flush()
+            self._width = 0
+
+
+@contextmanager
+def status_line(enabled: bool = True) -> Iterator[_StatusLine]:
+    """A live progress line on stderr, shown only on a terminal (and when enabled)."""
+    line = _StatusLine(enabled and sys.stderr.isatty())
+    try:
+        yield line
+    finally:
+        line.clear()

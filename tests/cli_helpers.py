@@ -1,0 +1,25 @@
+"""Run the real `sproutsdb` command in a subprocess (no mocks), with a time limit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+COMMAND = [sys.executable, "-m", "sproutsdb"]
+
+
+def run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None,
+            timeout: float = 120, env: dict[str, str] | None = None
+            ) -> subprocess.CompletedProcess[str]:
+    """Run `sproutsdb ARGS…` and return the finished process (never left running)."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("SPROUTSDB_STORE", None)
+    return subprocess.run([*COMMAND, *args], cwd=cwd, input=stdin, capture_output=True,
+                          text=True, timeout=timeout, env=full_env)
+
+
+def json_lines(output: str) -> list[dict]:
+    return [json.loads(line) for line in output.splitlines() if line.strip()]

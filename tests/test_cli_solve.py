@@ -1,0 +1,59 @@
+"""`solve`, `nimber` and `query` on a real embedded LMDB store in a temp directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_helpers import json_lines, run_cli
+
+
+def test_solve_prints_outcome_and_nimber_and_fills_the_store(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    done = run_cli("solve", "--spots", "6", "--json", "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert set(report) == {"position", "outcome", "nimber", "stored", "seconds"}
+    assert (report["position"], report["outcome"], report["nimber"]) == ("0*6", "L", 0)
+    assert report["stored"] > 0
+    again = json.loads(run_cli("solve", "0*6", "--json", "--store", str(store)).stdout)
+    assert again["stored"] == 0 and again["nimber"] == 0
+
+
+def test_default_store_is_in_the_current_folder(tmp_path: Path) -> None:
+    done = run_cli("solve", "0*4", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "0*4: W" in done.stdout and "nimber 1" in done.stdout
+    assert (tmp_path / "sproutsdb-data").is_dir()
+
+
+def test_sum_reports_outcome_without_nimber(tmp_path: Path) -> None:
+    done = run_cli("solve", "0*3+0.A|0.A", "--json", "--store", str(tmp_path / "s"))
+    report = json.loads(done.stdout)
+    assert report["outcome"] == "L" and report["nimber"] is None
+
+
+def test_nimber_batch_and_query(tmp_path: Path) -> None:
+    store = str(tmp_path / "store")
+    done = run_cli("nimber", "-", "--json", "--store", store,
+                   stdin="0*5\n1a1a\n2ab2ba\n0*3+0.A|0.A\n")
+    assert done.returncode == 0, done.stderr
+    assert [(r["position"], r["nimber"]) for r in json_lines(done.stdout)] == [
+        ("0*5", 1), ("1a1a", 2), ("2ab2ba", 3), ("0*3+0.A|0.A", 0)]
+    report = json.loads(run_cli("query", "0*3+0.A|0.A", "--json", "--store", store).stdout)
+    assert report["outcome"] == "L" and report["nimber"] == 0
+    assert [land["nimber"] for land in report["lands"]] == [1, 1]
+    assert all(land["status"] == "claimed" for land in report["lands"])
+
+
+def test_query_of_missing_store_is_a_clear_error(tmp_path: Path) -> None:
+    done = run_cli("query", "0*2", "--store", str(tmp_path / "nothing"))
+    assert done.returncode == 2
+    assert "no store at" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_solve_usage_errors(tmp_path: Path) -> None:
+    assert run_cli("solve", cwd=tmp_path).returncode == 2
+    assert run_cli("solve", "0*2", "--spots", "2", cwd=tmp_path).returncode == 2
+    bad = run_cli("solve", "0.A", cwd=tmp_path)
+    assert bad.returncode == 2 and "seen once" in bad.stderr

@@ -1,0 +1,209 @@
+"""Solver commands on an embedded store: `solve`, `nimber`, `query`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+from sproutsdb.server.location import resolve_store_path
+from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
+from sproutsdb.solver.normal import NormalSolver, Progress
+from sproutsdb.solver.proofstore import ConflictError, FactKind
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.cmd_engine import positions_from
+from sproutsdb.tools.cli import UsageError
+from sproutsdb.tools.progress import status_line
+
+EXIT_CONFLICT = 3
+
+
+def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
+    """The embedded store for Sprouts at --store / $SPROUTSDB_STORE / ./sproutsdb-data."""
+    try:
+        return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
+                                   create=not readonly, readonly=readonly)
+    except StoreNotFoundError:
+        raise UsageError(f"no store at {resolve_store_path(path)}: solve something first "
+                         "(sproutsdb solve …) or name an existing store with --store DIR") from None
+
+
+@contextmanager
+def solving(args: argparse.Namespace) -> Iterator[tuple[SproutsGame, NormalSolver, LmdbProofStore]]:
+    """A solver on the embedded store, flushed on every exit (Ctrl-C loses nothing proven)."""
+    game = SproutsGame()
+    store = open_store(args.store)
+    with status_line(enabled=not args.quiet) as line:
+        def report(p: Progress) -> None:
+            line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
+                      f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
+
+        solver = NormalSolver(game, store, progress=report)
+        try:
+            yield game, solver, store
+        finally:
+            try:
+                solver.flush()
+            finally:
+                store.close()
+
+
+def _conflict(command: str, error: ConflictError) -> int:
+    print(f"sproutsdb {command}: conflict: {error}", file=sys.stderr)
+    return EXIT_CONFLICT
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    game = SproutsGame()
+    if args.spots is not None:
+        if args.position is not None:
+            raise UsageError("give a position or --spots N, not both")
+        if args.spots < 0:
+            raise UsageError("--spots must be at least 0")
+        text = f"0*{args.spots}" if args.spots else "!"
+    elif args.position is None:
+        raise UsageError("give a position (e.g. 0*8) or --spots N")
+    else:
+        text = args.position
+    key = game.canonical(text)
+    lands = game.components(key)
+    start = time.perf_counter()
+    try:
+        with solving(args) as (game, solver, _store):
+            if len(lands) <= 1 and not args.outcome_only:
+                nimber: int | None = solver.nimber(key)
+                outcome = "L" if nimber == 0 else "W"
+            else:
+                nimber = None
+                outcome = solver.outcome(key)
+            stored = solver.stats.facts_stored
+    except ConflictError as error:
+        return _conflict("solve", error)
+    seconds = time.perf_counter() - start
+    if args.json:
+        print(json.dumps({"position": key, "outcome": outcome, "nimber": nimber,
+                          "stored": stored, "seconds": round(seconds, 3)}))
+    else:
+        who = "the player to move wins" if outcome == "W" else "the player to move loses"
+        tail = f", nimber {nimber}" if nimber is not None else ""
+        print(f"{key}: {outcome} ({who}){tail}")
+        print(f"{stored:,} new facts stored in {resolve_store_path(args.store)} "
+              f"in {seconds:.2f} s")
+    return 0
+
+
+def run_nimber(args: argparse.Namespace) -> int:
+    try:
+        with solving(args) as (game, solver, _store):
+            for text in positions_from(args.positions):
+                key = game.canonical(text)
+                value = solver.nimber(key)
+                if args.json:
+                    print(json.dumps({"position": key, "nimber": value}), flush=True)
+                else:
+                    print(f"{key} {value}", flush=True)
+    except ConflictError as error:
+        return _conflict("nimber", error)
+    return 0
+
+
+def run_query(args: argparse.Namespace) -> int:
+    game = SproutsGame()
+    key = game.canonical(args.position)
+    lands = game.components(key)
+    with open_store(args.store, readonly=True) as store:
+        records = store.get_records(FactKind.NIMBER, list(lands))
+        provenance = store.provenance_records()
+    known = {land: records[land].value for land in lands if land in records}
+    report: dict[str, object] = {"position": key, "lands": []}
+    for land in lands:
+        entry: dict[str, object] = {"land": land, "nimber": known.get(land)}
+        if land in records:
+            record = records[land]
+            entry["status"] = getattr(record.status, "value", record.status)
+            source = provenance.get(record.provenance)
+            entry["provenance"] = None if source is None else source.describe()
+        report["lands"].append(entry)  # type: ignore[union-attr]
+    if len(known) == len(lands):
+        total = 0
+        for value in known.values():
+            total ^= int(value)  # type: ignore[arg-type]
+        report["nimber"] = total
+        report["outcome"] = "L" if total == 0 else "W"
+    else:
+        report["nimber"] = None
+        report["outcome"] = None
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"position {key}")
+    for entry in report["lands"]:  # type: ignore[union-attr]
+        if entry["nimber"] is None:
+            print(f"  land {entry['land']}: not in the store")
+        else:
+            print(f"  land {entry['land']}: nimber {entry['nimber']} ({entry['status']}; "
+                  f"{entry['provenance']})")
+    if report["nimber"] is None:
+        print("  outcome unknown: solve it with `sproutsdb solve`")
+    else:
+        print(f"  nimber {report['nimber']}, outcome {report['outcome']}")
+    return 0
+
+
+def _store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", metavar="DIR", default=None,
+                        help="store directory (default: $SPROUTSDB_STORE or ./sproutsdb-data)")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the solver commands to the `sproutsdb` parser."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser(
+        "solve", formatter_class=fmt,
+        help="prove the outcome (and nimber) of a position, storing what it proves",
+        description=(
+            "Prove the normal-play outcome of a position with the couple algorithms of\n"
+            "'Nimbers are inevitable', and its nimber when it is a single land. Every\n"
+            "proven nimber of a land is kept in the store, so a second run (or a run of a\n"
+            "larger position) starts from what is known; an interrupted run resumes."),
+        epilog=(
+            "examples:\n"
+            "  sproutsdb solve 0*8                    # outcome and nimber of 8 spots\n"
+            "  sproutsdb solve --spots 11 --json\n"
+            "  sproutsdb solve '0*3+0.A|0.A' --store /data/sprouts"))
+    p.add_argument("position", nargs="?", metavar="POS", help="position in GLOP notation")
+    p.add_argument("--spots", type=int, metavar="N", help="solve the starting position 0*N")
+    p.add_argument("--outcome-only", action="store_true",
+                   help="for a single land, stop at W/L instead of finding the nimber")
+    p.add_argument("--json", action="store_true",
+                   help='print {"position", "outcome", "nimber", "stored", "seconds"}')
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    _store_option(p)
+    p.set_defaults(handler=run_solve)
+
+    p = subparsers.add_parser(
+        "nimber", formatter_class=fmt,
+        help="print the nimber of positions (a sum: the nim-sum of its lands)",
+        description="Compute (or read from the store) the nimber of each position.",
+        epilog="examples:\n  sproutsdb nimber 0*5 1a1a '0.AB|AB'\n  sproutsdb nimber - < lands.txt --json")
+    p.add_argument("positions", nargs="+", metavar="POS", help="positions, or - for stdin")
+    p.add_argument("--json", action="store_true",
+                   help='one {"position", "nimber"} object per line')
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    _store_option(p)
+    p.set_defaults(handler=run_nimber)
+
+    p = subparsers.add_parser(
+        "query", formatter_class=fmt,
+        help="print what the store knows about a position",
+        description=("Print the canonical form of a position, the stored nimber of each of\n"
+                     "its lands with status and provenance, and the outcome when all are known."),
+        epilog="examples:\n  sproutsdb query 0*8\n  sproutsdb query '0.AB|AB+0*2' --json")
+    p.add_argument("position", metavar="POS")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _store_option(p)
+    p.set_defaults(handler=run_query)
