@@ -1,10 +1,33 @@
-"""Build of the compiled Sprouts core; everything else is declared in pyproject.toml.
+"""Build steps that pyproject.toml cannot declare: the gRPC stubs and the compiled core.
+
+Every build (wheel or editable) first generates the gRPC stubs of proto/sproutsdb/v1/*.proto
+into server/_proto/ (the package sproutsdb.server._proto) with grpcio-tools, a build
+requirement; the stubs are never committed (server/codegen.py). They are generated when
+this file is loaded, before setuptools looks for the package directories.
 
 `pip install -e .` compiles solver/sprouts/_core.c into sproutsdb.solver.sprouts._core.
 The engine falls back to pure Python when the extension is missing (see game.py).
 """
 
+import importlib.util
+from pathlib import Path
+
 from setuptools import Extension, setup
+
+HERE = Path(__file__).resolve().parent
+
+
+def generate_stubs() -> None:
+    spec = importlib.util.spec_from_file_location(
+        "_sproutsdb_codegen", HERE / "server" / "codegen.py"
+    )
+    assert spec is not None and spec.loader is not None
+    codegen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(codegen)
+    codegen.generate(HERE)
+
+
+generate_stubs()
 
 setup(
     ext_modules=[
@@ -13,5 +36,5 @@ setup(
             sources=["solver/sprouts/_core.c"],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra"],
         )
-    ]
+    ],
 )
