@@ -12,7 +12,8 @@ components are stored (`FactKind.NIMBER`: component -> n), as in the paper's pro
 from __future__ import annotations
 
 import time
-from typing import Generator, Iterable, Union
+from collections.abc import Callable, Generator, Iterable
+from typing import TypeVar, cast
 
 from sproutsdb.solver.game import Game
 from sproutsdb.solver.proofstore import ConflictError, ProofStore
@@ -40,7 +41,8 @@ __all__ = [
 
 # A search task is a coroutine: it yields sub-tasks to the driver, is sent their results
 # and returns its own (True = "this couple is losing" for couples, the nimber for nimbers).
-Task = Generator["Task", Union[bool, int], Union[bool, int]]
+Task = Generator["Task", bool | int, bool | int]
+Result = TypeVar("Result")
 
 
 class NormalSolver:
@@ -94,7 +96,7 @@ class NormalSolver:
         return self._call(key, run)
 
     def outcome(self, key: str) -> str:
-        """"L" if the player to move loses the position, else "W"."""
+        """The outcome of a position: "L" if the player to move loses, else "W"."""
         return self.couple_outcome(key, 0)
 
     def couple_outcome(self, key: str, n: int) -> str:
@@ -127,7 +129,7 @@ class NormalSolver:
 
     # ----------------------------------------------------------------- call frame
 
-    def _call(self, key: str, run):  # type: ignore[no-untyped-def]
+    def _call(self, key: str, run: Callable[[tuple[str, ...]], Result]) -> Result:
         """Canonicalize, mark the roots, run, and always flush and report at the end."""
         started = time.perf_counter()
         components = self.game.components(self.game.canonical(key))
@@ -159,13 +161,12 @@ class NormalSolver:
             except StopIteration as stop:
                 stack.pop()
                 if not stack:
-                    return stop.value  # type: ignore[no-any-return]
+                    return cast(int, stop.value)
                 value = stop.value
                 continue
             stack.append(sub)
             value = None
-            if len(stack) > stats.max_depth:
-                stats.max_depth = len(stack)
+            stats.max_depth = max(stats.max_depth, len(stack))
 
     # ----------------------------------------------------------------- the algorithms
 
@@ -244,9 +245,11 @@ class NormalSolver:
             self._prove(component, nimber)
             return nimber == n
         for option in self._order(unknown, self._measure):
-            losing = self._resolve(option.components, option.nim)
-            if not isinstance(losing, bool):
-                losing = yield losing
+            known_or_task = self._resolve(option.components, option.nim)
+            if isinstance(known_or_task, bool):
+                losing = known_or_task
+            else:
+                losing = bool((yield known_or_task))
             if losing:
                 table.exclude(component, n)
                 return False

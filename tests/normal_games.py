@@ -7,8 +7,8 @@ from a plain win/lose search of the whole sum that knows nothing of nimbers.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 
 Moves = Callable[[int], list[tuple[int, ...]]]  # heap size -> the heap tuples it can become
 
@@ -50,7 +50,7 @@ class HeapGame:
         parts = self.components(key)
         seen: dict[str, None] = {}
         for i, part in enumerate(parts):
-            rest = parts[:i] + parts[i + 1:]
+            rest = parts[:i] + parts[i + 1 :]
             for child in self.component_children(part):
                 seen.setdefault(self.join(rest + child), None)
         return list(seen)
@@ -61,7 +61,7 @@ class HeapGame:
     def _size_of(self, component: str) -> int:
         if not component.startswith(self._letter):
             raise ValueError(f"{self.name}: {component!r} is not a heap")
-        return int(component[len(self._letter):])
+        return int(component[len(self._letter) :])
 
 
 def kayles_moves(n: int) -> list[tuple[int, ...]]:
@@ -113,10 +113,10 @@ def mex_table(moves: Moves, limit: int) -> list[int]:
 def brute_force_losing(moves: Moves, heaps: Sequence[int]) -> bool:
     """Whether the sum of heaps is lost by the player to move, by searching the whole sum."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def losing(state: tuple[int, ...]) -> bool:
         for i, h in enumerate(state):
-            rest = state[:i] + state[i + 1:]
+            rest = state[:i] + state[i + 1 :]
             for parts in moves(h):
                 child = tuple(sorted(rest + tuple(p for p in parts if p > 0)))
                 if losing(child):

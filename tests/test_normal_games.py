@@ -12,7 +12,6 @@ from operator import xor
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from normal_games import (
     HeapGame,
     brute_force_losing,
@@ -99,4 +98,3 @@ def test_stored_facts_are_correct_nimbers_of_single_components() -> None:
             assert game.components(key) == (key,)
             assert value == truth[int(key[1:])]
         assert store.count(FactKind.NIMBER) == len(facts) == solver.stats.facts_stored
-

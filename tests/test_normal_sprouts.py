@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
-
 from sproutsdb.solver.normal import NormalSolver
-from typing import Mapping
-
 from sproutsdb.solver.proofstore import FactKind, FactValue, MemoryProofStore, PutResult
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.game import SproutsGame
@@ -21,6 +20,7 @@ PURE_PYTHON = getattr(sprouts_game, "IMPLEMENTATION", "python") == "python"
 def heavy(value: int, *, from_k: int) -> object:
     """A parameter marked slow when the engine is pure Python and the case is big."""
     return pytest.param(value, marks=pytest.mark.slow) if PURE_PYTHON and value >= from_k else value
+
 
 # nimber of 0*k for k = 0..9, and outcome of 0*k for k = 1..11
 SPOT_NIMBERS = [0, 0, 0, 1, 1, 1, 0, 0, 0, 1]

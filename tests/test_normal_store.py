@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import pytest
-
 from normal_games import grundy_moves, grundys_game, kayles, mex_table
 from sproutsdb.solver.normal import (
     ConflictError,

@@ -9,7 +9,7 @@ different stored value raises `NimberConflictError` at once.
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore
 
@@ -52,11 +52,11 @@ class NimberFacts:
         self._absent: set[str] = set()
         self._pending: dict[str, int] = {}
         self._last_flush = clock()
-        self.reads = 0          # get batches sent
-        self.hits = 0           # nimbers found in the store
-        self.writes = 0         # put batches sent
-        self.inserted = 0       # facts the store did not have
-        self.unchanged = 0      # facts the store already had, with the same value
+        self.reads = 0  # get batches sent
+        self.hits = 0  # nimbers found in the store
+        self.writes = 0  # put batches sent
+        self.inserted = 0  # facts the store did not have
+        self.unchanged = 0  # facts the store already had, with the same value
 
     def fetch(self, keys: Iterable[str]) -> dict[str, int]:
         """Stored nimbers of those keys not asked before; one `get` for all of them."""

@@ -17,8 +17,8 @@ Children = tuple[tuple[str, ...], ...]
 class MoveProfile(NamedTuple):
     """How a component's moves look: how many, how many keep it in one piece, pieces made."""
 
-    moves: int   # distinct children
-    solid: int   # children with at most one component (moves that do not split)
+    moves: int  # distinct children
+    solid: int  # children with at most one component (moves that do not split)
     pieces: int  # components summed over all children
 
 

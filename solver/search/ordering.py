@@ -7,7 +7,8 @@ other heuristics can be plugged in and measured.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from sproutsdb.solver.search.measures import ComponentMeasures
 

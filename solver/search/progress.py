@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass(frozen=True)
 class Progress:
     """One progress report, for a progress line (the CLI draws it on stderr)."""
 
-    nodes: int               # couples expanded so far
-    facts_stored: int        # facts the store accepted as new so far
-    depth: int               # current depth of the explicit search stack
+    nodes: int  # couples expanded so far
+    facts_stored: int  # facts the store accepted as new so far
+    depth: int  # current depth of the explicit search stack
     nodes_per_second: float  # expansion rate since the previous report
-    seconds: float           # time spent searching in this call
+    seconds: float  # time spent searching in this call
 
 
 ProgressFn = Callable[[Progress], None]
@@ -25,15 +25,15 @@ ProgressFn = Callable[[Progress], None]
 class SolverStats:
     """Cumulative counters of one solver (over all its calls)."""
 
-    nodes: int = 0           # couples expanded (children generated and examined)
-    facts_stored: int = 0    # new facts accepted by the store
-    facts_unchanged: int = 0 # proven facts the store already had (re-proofs)
-    cache_hits: int = 0      # couples decided by the transposition table, without search
-    store_hits: int = 0      # nimbers read from the store
-    store_reads: int = 0     # get batches
-    store_writes: int = 0    # put batches
-    max_depth: int = 0       # deepest explicit stack seen
-    seconds: float = 0.0     # wall time inside solver calls
+    nodes: int = 0  # couples expanded (children generated and examined)
+    facts_stored: int = 0  # new facts accepted by the store
+    facts_unchanged: int = 0  # proven facts the store already had (re-proofs)
+    cache_hits: int = 0  # couples decided by the transposition table, without search
+    store_hits: int = 0  # nimbers read from the store
+    store_reads: int = 0  # get batches
+    store_writes: int = 0  # put batches
+    max_depth: int = 0  # deepest explicit stack seen
+    seconds: float = 0.0  # wall time inside solver calls
 
 
 class ProgressMeter:
