@@ -1,0 +1,126 @@
+"""What the project ships, served: RCT tables seeded into an empty store and streamed.
+
+`data/s6.rcttable` (the RCTs of every position of the game tree of 0*6, DESIGN §3) is
+committed with the sources. A server whose store holds no RCT yet seeds `rct` and
+`pos_rct` from it; `StreamRctTable` feeds a solver the same table in chunks. Loading a
+table verifies its checksum and re-derives every record (tools/rcttable.py), so a
+damaged or forged file is refused before anything reaches the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sproutsdb.server.schema import Provenance
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.tools.rcttable import RctTable, load_table, read_header
+
+log = logging.getLogger("sproutsdb.server.seed")
+
+SHIPPED_TABLE = "s6.rcttable"
+SEED_BATCH = 50_000
+
+
+def shipped_table() -> Path | None:
+    """The table file the project ships (data/s6.rcttable of the source tree), if present."""
+    import sproutsdb
+
+    for base in (Path(sproutsdb.__file__).resolve().parent.parent, Path.cwd()):
+        candidate = base / "data" / SHIPPED_TABLE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def file_checksum(path: Path) -> str:
+    return hashlib.blake2b(path.read_bytes(), digest_size=32).hexdigest()
+
+
+@dataclass
+class SeedReport:
+    table: Path
+    rcts: int = 0
+    positions: int = 0
+    seconds: float = 0.0
+    skipped: str = ""
+
+
+def seed_store(store: LmdbProofStore, path: Path, table: RctTable | None = None) -> SeedReport:
+    """Seed `rct` and `pos_rct` of a store that has no RCT yet from the table at `path`."""
+    report = SeedReport(path)
+    if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
+        report.skipped = "the store already holds RCT facts"
+        return report
+    start = time.perf_counter()
+    if table is None:
+        table = load_table(path)  # checksum, then every record re-derived
+    provenance = Provenance(
+        who="sproutsdb serve",
+        tool="rct-table",
+        comment=f"seeded from {path.name} (root {table.root}, blake2b {file_checksum(path)[:16]})",
+    )
+    records = dict(table.records())
+    for batch in _batches(list(records.items()), SEED_BATCH):
+        store.put(FactKind.RCT, dict(batch), provenance=provenance)
+    positions = [(p, table.rct_id_of(p)) for p in sorted(table.positions)]
+    for batch in _batches(positions, SEED_BATCH):
+        store.put(FactKind.POS_RCT, dict(batch), provenance=provenance)
+    store.flush()
+    report.rcts, report.positions = len(records), len(positions)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _batches(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+@dataclass
+class TableEntry:
+    """A table the server can stream: known by its header at start, loaded on first use."""
+
+    path: Path
+    header: dict[str, Any]
+    checksum: str
+    table: RctTable | None = None
+    messages: list[Any] | None = None  # the stream, built once
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def root(self) -> str:
+        return str(self.header.get("root", ""))
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {k: int(v) for k, v in dict(self.header.get("counts", {})).items()}
+
+
+class TableShelf:
+    """The RCT tables a server serves, by root position; the first is the default."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, TableEntry] = {}
+
+    def add(self, path: Path) -> TableEntry:
+        header, _ = read_header(path)  # framing and checksum; records on first use
+        entry = TableEntry(path, header, file_checksum(path))
+        self.entries.setdefault(entry.root, entry)
+        return entry
+
+    def get(self, root: str) -> TableEntry | None:
+        if not root:
+            return next(iter(self.entries.values()), None)
+        return self.entries.get(root)
+
+    def loaded(self, entry: TableEntry) -> RctTable:
+        with entry.lock:
+            if entry.table is None:
+                entry.table = load_table(entry.path)
+            return entry.table

@@ -1,0 +1,911 @@
+"""The gRPC service: one LMDB proof store shared by many solvers (DESIGN §6).
+
+`SproutsDbService` implements proto/sproutsdb/v1/sproutsdb.proto over an `LmdbProofStore`.
+Reads run in the gRPC worker threads on short LMDB read transactions; writes go through
+the store's single writer thread (group commit), and an insert is acknowledged only after
+the transaction holding its facts has committed. Every position is validated and
+canonicalised by the engine (server/validation.py) before it reaches the store.
+
+Errors a client can cause map to status codes with the message (never a traceback):
+bad input -> INVALID_ARGUMENT, a server state that forbids the request ->
+FAILED_PRECONDITION, a missing table -> NOT_FOUND, shutting down -> UNAVAILABLE. Anything
+else is a bug: INTERNAL with an incident number, and the traceback in the server's log.
+
+`run_server` is `sproutsdb serve`: open the store, seed it from the shipped RCT table when
+it has none, listen (SO_REUSEPORT off, so a busy port is an error, not a shared port),
+and on SIGTERM/SIGINT stop taking calls, let in-flight ones finish (their writes commit)
+and close the store.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import itertools
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent import futures
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from sproutsdb.server import schema
+from sproutsdb.server.auth import WriteTokenInterceptor
+from sproutsdb.server.schema import Provenance
+from sproutsdb.server.seed import TableEntry, TableShelf, seed_store
+from sproutsdb.server.store import (
+    LmdbProofStore,
+    ReadOnlyStoreError,
+    StoreClosedError,
+    StoreError,
+    StoreFullError,
+)
+from sproutsdb.server.validation import (
+    Limits,
+    PreconditionError,
+    RequestError,
+    Validator,
+    check_parallel,
+)
+from sproutsdb.server.wire import (
+    COLUMN,
+    CONFLICT,
+    INSERTED,
+    KIND_TO_PB,
+    SERVICE_NAME,
+    STATUS_TO_PB,
+    UNCHANGED,
+    WRITE_METHODS,
+    column_values,
+    decode_page_token,
+    encode_page_token,
+    fill_column,
+    kind_from_pb,
+    nonempty_columns,
+    pb,
+    pb_grpc,
+    provenance_to_pb,
+    rct_to_pb,
+    value_to_pb,
+)
+from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
+from sproutsdb.solver.sprouts import game as sprouts_game
+from sproutsdb.solver.sprouts.game import SproutsGame
+
+from sproutsdb import __version__
+from sproutsdb.errors import UserError
+
+log = logging.getLogger("sproutsdb.server")
+
+DEFAULT_LISTEN = "127.0.0.1:50051"
+DEFAULT_WORKERS = 16
+DEFAULT_CHUNK = 5000
+GRACE_SECONDS = 30.0
+_MAX_PROVENANCE_TEXT = 1000
+_LATENCY_SAMPLES = 10_000
+
+
+# --- metrics --------------------------------------------------------------------------------
+
+
+class Metrics:
+    """Counters of the Stats RPC; cheap enough to update on every call."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self._lock = threading.Lock()
+        self.requests: collections.Counter[str] = collections.Counter()
+        self.errors: collections.Counter[str] = collections.Counter()
+        self.totals: collections.Counter[str] = collections.Counter()
+        self.commit_ms: collections.deque[float] = collections.deque(maxlen=_LATENCY_SAMPLES)
+        self.in_flight = 0
+
+    def begin(self, rpc: str) -> None:
+        with self._lock:
+            self.requests[rpc] += 1
+            self.in_flight += 1
+
+    def end(self, code: str | None) -> None:
+        with self._lock:
+            self.in_flight -= 1
+            if code is not None:
+                self.errors[code] += 1
+
+    def error(self, code: str) -> None:
+        with self._lock:
+            self.errors[code] += 1
+
+    def add(self, **amounts: int) -> None:
+        with self._lock:
+            self.totals.update(amounts)
+
+    def commit(self, seconds: float) -> None:
+        with self._lock:
+            self.commit_ms.append(seconds * 1000.0)
+
+    def latency(self) -> tuple[float, float, float]:
+        with self._lock:
+            samples = sorted(self.commit_ms)
+        if not samples:
+            return 0.0, 0.0, 0.0
+        def at(q: float) -> float:
+            return samples[min(len(samples) - 1, int(q * len(samples)))]
+        return at(0.5), at(0.99), samples[-1]
+
+
+# --- error mapping --------------------------------------------------------------------------
+
+_incidents = itertools.count(1)
+
+
+class NotFoundError(UserError):
+    """Something named in a request that the server does not have (NOT_FOUND)."""
+
+
+def _status_of(error: BaseException) -> tuple[grpc.StatusCode, str]:
+    if isinstance(error, StoreClosedError):
+        return grpc.StatusCode.UNAVAILABLE, "the server is shutting down; retry on another"
+    if isinstance(error, (PreconditionError, ReadOnlyStoreError, StoreFullError)):
+        return grpc.StatusCode.FAILED_PRECONDITION, str(error)
+    if isinstance(error, NotFoundError):
+        return grpc.StatusCode.NOT_FOUND, str(error)
+    if isinstance(error, (StoreError,)):
+        return grpc.StatusCode.FAILED_PRECONDITION, str(error)
+    if isinstance(error, UserError):
+        return grpc.StatusCode.INVALID_ARGUMENT, str(error)
+    incident = next(_incidents)
+    log.error("internal error #%d: %r", incident, error, exc_info=error,
+              extra={"incident": incident})
+    return grpc.StatusCode.INTERNAL, f"internal error; the server logged it as incident #{incident}"
+
+
+def _rpc(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Count the call, map exceptions to status codes, log at debug level."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def wrapper(self: SproutsDbService, request: Any, context: grpc.ServicerContext) -> Any:
+        self.metrics.begin(name)
+        start = time.perf_counter()
+        code: str | None = None
+        try:
+            return method(self, request, context)
+        except Exception as error:  # noqa: BLE001 - every failure becomes a status
+            status, message = _status_of(error)
+            code = status.name
+            log.info("%s failed: %s %s", name, code, message,
+                     extra={"rpc": name, "code": code, "peer": context.peer()})
+            context.abort(status, message)
+        finally:
+            self.metrics.end(code)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("%s", name, extra={"rpc": name, "code": code or "OK",
+                                             "ms": round((time.perf_counter() - start) * 1e3, 3),
+                                             "peer": context.peer()})
+
+    return wrapper
+
+
+def _rpc_stream(method: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
+    """_rpc for methods that return a stream of messages."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def wrapper(self: SproutsDbService, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        self.metrics.begin(name)
+        code: str | None = None
+        try:
+            yield from method(self, request, context)
+        except Exception as error:  # noqa: BLE001
+            status, message = _status_of(error)
+            code = status.name
+            log.info("%s failed: %s %s", name, code, message,
+                     extra={"rpc": name, "code": code, "peer": context.peer()})
+            context.abort(status, message)
+        finally:
+            self.metrics.end(code)
+
+    return wrapper
+
+
+# --- the service ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Insertion:
+    """The outcome of one validated, committed insert batch."""
+
+    status: list[int]
+    canonical: list[str] | None
+    conflicts: list[Any]
+    inserted: int = 0
+    unchanged: int = 0
+    conflict_count: int = 0
+
+
+@dataclass
+class _TableStream:
+    ids: list[str]
+    records: list[Any]
+    positions: list[str]
+    rct_index: list[int]
+
+
+class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
+    """The RPCs of sproutsdb.v1.SproutsDb over one store."""
+
+    def __init__(
+        self,
+        store: LmdbProofStore,
+        *,
+        game: SproutsGame | None = None,
+        limits: Limits | None = None,
+        tables: TableShelf | None = None,
+        writes_need_token: bool = False,
+        tls: bool = False,
+    ) -> None:
+        self.store = store
+        self.game = game if game is not None else SproutsGame(cache_size=100_000)
+        self.limits = limits if limits is not None else Limits()
+        self.tables = tables if tables is not None else TableShelf()
+        self.validator = Validator(self.game, self.limits)
+        self.metrics = Metrics()
+        self.writes_need_token = writes_need_token
+        self.tls = tls
+        self.started_iso = schema._now_iso()
+        self._provenance: dict[int, Provenance] = {}
+        self._provenance_lock = threading.Lock()
+        self._streams: dict[str, _TableStream] = {}
+        self._streams_lock = threading.Lock()
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _kinds(self, request: Any) -> list[FactKind]:
+        kinds = [kind_from_pb(k, "kinds") for k in request.kinds] or [FactKind.NIMBER]
+        if len(set(kinds)) != len(kinds):
+            raise RequestError("kinds: each kind may be asked once")
+        if FactKind.RCT in kinds and len(kinds) > 1:
+            raise RequestError("kinds: FACT_KIND_RCT keys are content ids, not positions; ask "
+                               "for RCTs in a lookup of their own")
+        return kinds
+
+    def _provenance_records(self, ids: Iterable[int]) -> dict[int, Provenance]:
+        wanted = set(ids)
+        wanted.discard(0)
+        if not wanted <= self._provenance.keys():
+            with self._provenance_lock:
+                self._provenance = self.store.provenance_records()
+        return {i: self._provenance[i] for i in wanted if i in self._provenance}
+
+    def _canonical_keys(self, kind: FactKind, keys: Sequence[str], known: Iterable[str],
+                        *, strict: bool) -> tuple[list[str], bool]:
+        """Canonical keys (a key found in the store is canonical: only canonical keys are
+        ever stored); whether any key changed."""
+        known_set = known if isinstance(known, (set, dict)) else set(known)
+        validator = self.validator
+        if kind is FactKind.RCT:
+            for i, key in enumerate(keys):
+                if key not in known_set:
+                    validator.content_id(key, f"key {i}")
+            return list(keys), False
+        if kind is FactKind.NIMBER and strict:
+            canon = [key if key in known_set else validator.land(key, i)
+                     for i, key in enumerate(keys)]
+        else:
+            canon = [key if key in known_set else validator.canonical(key, i, strict=strict)
+                     for i, key in enumerate(keys)]
+        return canon, canon != list(keys)
+
+    # --- Lookup ---------------------------------------------------------------------------
+
+    @_rpc
+    def Lookup(self, request: Any, context: grpc.ServicerContext) -> Any:
+        keys = list(request.keys)
+        self.limits.check_count("Lookup", len(keys))
+        kinds = self._kinds(request)
+        with_records = request.with_records
+        store = self.store
+        fetch = store.get_records if with_records else store.get
+        found: dict[FactKind, dict[str, Any]] = {kind: fetch(kind, keys) for kind in kinds}
+        known: set[str] = set()
+        for values in found.values():
+            known.update(values)
+        canon, changed = self._canonical_keys(kinds[0], keys, known, strict=False)
+        if changed:
+            moved = list({c for c, k in zip(canon, keys) if c != k})
+            for kind in kinds:
+                found[kind].update(fetch(kind, moved))
+        response = pb.LookupResponse()
+        if changed:
+            response.canonical.extend("" if c == k else c for c, k in zip(canon, keys))
+        provenance_ids: set[int] = set()
+        hits = 0
+        for kind in kinds:
+            values = found[kind]
+            column = response.columns.add(kind=KIND_TO_PB[kind])
+            hit = [c in values for c in canon]
+            hits += sum(hit)
+            column.found.extend(hit)
+            if with_records:
+                records = [values.get(c) for c in canon]
+                default = _DEFAULTS[kind]
+                fill_column(column, kind, (default if r is None else r.value for r in records))
+                column.status.extend(0 if r is None else STATUS_TO_PB[r.status] for r in records)
+                column.provenance.extend(0 if r is None else r.provenance for r in records)
+                column.verified_by.extend(0 if r is None else (r.verified_by or 0)
+                                          for r in records)
+                provenance_ids.update(r.provenance for r in records if r is not None)
+                provenance_ids.update(r.verified_by for r in records
+                                      if r is not None and r.verified_by)
+            else:
+                default = _DEFAULTS[kind]
+                fill_column(column, kind, [values.get(c, default) for c in canon])
+        if with_records:
+            for pid, prov in self._provenance_records(provenance_ids).items():
+                response.provenance[pid].CopyFrom(provenance_to_pb(prov))
+        self.metrics.add(keys_looked_up=len(keys) * len(kinds), keys_found=hits)
+        return response
+
+    # --- Insert ---------------------------------------------------------------------------
+
+    def _writer_provenance(self, msg: Any, context: grpc.ServicerContext) -> Provenance:
+        fields = {}
+        for name in ("who", "tool", "version", "when", "comment"):
+            text = getattr(msg, name)
+            if len(text) > _MAX_PROVENANCE_TEXT:
+                raise RequestError(f"provenance.{name} has {len(text):,} characters; the limit "
+                                   f"is {_MAX_PROVENANCE_TEXT:,}")
+            fields[name] = text
+        peer = context.peer()
+        host = peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+        return Provenance(
+            who=fields["who"] or f"client at {host}",
+            tool=fields["tool"] or "sproutsdb-client",
+            version=fields["version"] or "",
+            when=fields["when"] or self.started_iso,
+            comment=fields["comment"],
+        )
+
+    def _insert(self, request: Any, provenance: Provenance, base: int = 0) -> _Insertion:
+        kind = kind_from_pb(request.kind)
+        keys = list(request.keys)
+        self.limits.check_count("Insert", len(keys))
+        column = COLUMN[kind]
+        stray = [name for name in nonempty_columns(request) if name != column]
+        if stray:
+            raise RequestError(f"{kind.value} facts take their values in {column}, but "
+                               f"{', '.join(stray)} was given")
+        values = column_values(request, kind)
+        check_parallel("Insert", keys, column, values)
+        store = self.store
+        stored = store.get(kind, keys)
+        canon, changed = self._canonical_keys(kind, keys, stored, strict=True)
+        self._check_values(kind, canon, values)
+        if changed:
+            stored.update(store.get(kind, [c for c, k in zip(canon, keys) if c != k]))
+        first: dict[str, int] = {}
+        fresh: dict[str, FactValue] = {}
+        for i, (key, value) in enumerate(zip(canon, values)):
+            j = first.setdefault(key, i)
+            if j != i:
+                if values[j] != value:
+                    raise RequestError(
+                        f"keys {j} and {i} are the same position {key!r} with two different "
+                        f"values ({values[j]!r} and {value!r}); nothing was written")
+            elif key not in stored:
+                fresh[key] = value
+        result = None
+        if fresh:
+            start = time.perf_counter()
+            result = store.put(kind, fresh, provenance=provenance)
+            self.metrics.commit(time.perf_counter() - start)
+        raced = {c.key: c.stored for c in result.conflicts} if result is not None else {}
+        status: list[int] = []
+        conflicts: list[Any] = []
+        reported: set[str] = set()
+        unchanged = 0
+        for i, (key, value) in enumerate(zip(canon, values)):
+            if key in raced or (key in stored and stored[key] != value):
+                status.append(CONFLICT)
+                if key not in reported:
+                    reported.add(key)
+                    kept = raced[key] if key in raced else stored[key]
+                    conflicts.append(pb.Conflict(index=base + i, key=key,
+                                                 stored=value_to_pb(kind, kept),
+                                                 offered=value_to_pb(kind, value)))
+            elif key in stored:
+                status.append(UNCHANGED)
+                if first[key] == i:
+                    unchanged += 1
+            else:
+                status.append(INSERTED)
+        inserted = result.inserted if result is not None else 0
+        if result is not None:
+            unchanged += result.unchanged
+        if conflicts:
+            log.warning("%d conflicting %s facts refused (first: %r)", len(conflicts),
+                        kind.value, conflicts[0].key,
+                        extra={"kind": kind.value, "conflicts": len(conflicts)})
+        self.metrics.add(facts_offered=len(keys), facts_inserted=inserted,
+                         facts_unchanged=unchanged, conflicts=len(conflicts))
+        return _Insertion(status, canon if changed else None, conflicts, inserted, unchanged,
+                          len(conflicts))
+
+    def _check_values(self, kind: FactKind, keys: Sequence[str], values: Sequence[Any]) -> None:
+        if kind is FactKind.NIMBER:
+            for i, v in enumerate(values):
+                if v > schema._MAX_NIMBER:
+                    raise RequestError(f"key {i}: nimber {v} is out of range (at most 2**63-1)")
+        elif kind is FactKind.MISERE:
+            for i, v in enumerate(values):
+                if v not in ("L", "W"):
+                    raise RequestError(f"key {i}: a misère outcome is 'L' or 'W', got {v!r:.40}")
+        elif kind is FactKind.POS_RCT:
+            for i, v in enumerate(values):
+                self.validator.content_id(v, f"key {i}: value")
+        else:
+            for i, (key, record) in enumerate(zip(keys, values)):
+                self.validator.rct_record(key, record, i)
+
+    @_rpc
+    def Insert(self, request: Any, context: grpc.ServicerContext) -> Any:
+        provenance = self._writer_provenance(request.provenance, context)
+        done = self._insert(request, provenance)
+        response = pb.InsertResponse(inserted=done.inserted, unchanged=done.unchanged)
+        response.status.extend(done.status)
+        if done.canonical is not None:
+            response.canonical.extend(
+                "" if c == k else c for c, k in zip(done.canonical, request.keys))
+        response.conflicts.extend(done.conflicts)
+        return response
+
+    @_rpc
+    def InsertStream(self, request_iterator: Iterator[Any], context: grpc.ServicerContext) -> Any:
+        response = pb.InsertStreamResponse()
+        provenance: Provenance | None = None
+        room = self.limits.max_reported_conflicts
+        for chunk in request_iterator:
+            if provenance is None or chunk.HasField("provenance"):
+                provenance = self._writer_provenance(chunk.provenance, context)
+            try:
+                done = self._insert(chunk, provenance, base=response.facts)
+            except RequestError as error:
+                raise RequestError(
+                    f"chunk {response.chunks} (facts from {response.facts:,}): {error}; the "
+                    f"{response.chunks} chunks before it ({response.facts:,} facts) were "
+                    "committed") from None
+            response.chunks += 1
+            response.facts += len(chunk.keys)
+            response.inserted += done.inserted
+            response.unchanged += done.unchanged
+            response.conflict_count += done.conflict_count
+            if room > 0:
+                response.conflicts.extend(done.conflicts[:room])
+                room -= min(room, len(done.conflicts))
+        return response
+
+    # --- RCTs -----------------------------------------------------------------------------
+
+    @_rpc
+    def GetRcts(self, request: Any, context: grpc.ServicerContext) -> Any:
+        ids = list(request.ids)
+        self.limits.check_count("GetRcts", len(ids))
+        for i, cid in enumerate(ids):
+            self.validator.content_id(cid, f"id {i}")
+        response = pb.GetRctsResponse()
+        if not request.closure:
+            found = self.store.get(FactKind.RCT, ids)
+            for cid in dict.fromkeys(ids):
+                if cid in found:
+                    response.ids.append(cid)
+                    response.records.append(rct_to_pb(found[cid]))
+                else:
+                    response.missing.append(cid)
+            return response
+        limit = self.limits.max_rct_closure
+        seen: dict[str, RctRecord] = {}
+        missing: list[str] = []
+        frontier = list(dict.fromkeys(ids))
+        asked = set(frontier)
+        while frontier:
+            found = self.store.get(FactKind.RCT, frontier)
+            following: list[str] = []
+            for cid in frontier:
+                record = found.get(cid)
+                if record is None:
+                    missing.append(cid)
+                    continue
+                seen[cid] = record
+                for child in record.children:
+                    if child not in asked:
+                        asked.add(child)
+                        following.append(child)
+            if len(asked) > limit:
+                raise PreconditionError(
+                    f"GetRcts: the closure holds more than {limit:,} RCTs (the limit); fetch "
+                    "whole tables with StreamRctTable")
+            frontier = following
+        for cid, record in sorted(seen.items(), key=lambda kv: (kv[1].height, kv[0])):
+            response.ids.append(cid)
+            response.records.append(rct_to_pb(record))
+        response.missing.extend(missing)
+        return response
+
+    def _table_stream(self, entry: TableEntry) -> _TableStream:
+        """The table as stream columns, built once (the loaded algebra is then dropped)."""
+        with self._streams_lock:
+            cached = self._streams.get(entry.root)
+            if cached is not None:
+                return cached
+            return self._build_table_stream(entry)
+
+    def _build_table_stream(self, entry: TableEntry) -> _TableStream:
+        table = self.tables.loaded(entry)
+        ids: list[str] = []
+        records: list[Any] = []
+        for cid, record in table.records():
+            ids.append(cid)
+            records.append(rct_to_pb(record))
+        index = {cid: i for i, cid in enumerate(ids)}
+        positions = sorted(table.positions)
+        rct_index = [index[table.rct_id_of(p)] for p in positions]  # type: ignore[index]
+        stream = _TableStream(ids, records, positions, rct_index)
+        with entry.lock:
+            entry.table = None  # the stream keeps what it needs; the algebra can go
+            self._streams[entry.root] = stream
+        return stream
+
+    @_rpc_stream
+    def StreamRctTable(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        entry = self.tables.get(request.root)
+        if entry is None:
+            served = ", ".join(self.tables.entries) or "none"
+            raise NotFoundError(
+                f"no RCT table with root {request.root!r} on this server (it serves: {served})")
+        chunk = min(request.chunk_size or DEFAULT_CHUNK, self.limits.max_chunk)
+        stream = self._table_stream(entry)
+        yield pb.RctTableChunk(header=pb.RctTableHeader(
+            root=entry.root, game=str(entry.header.get("game", "")),
+            canon_version=int(entry.header.get("canon_version", 0)),
+            rcts=len(stream.ids), positions=len(stream.positions),
+            header_json=json.dumps(entry.header, sort_keys=True), checksum=entry.checksum))
+        for start in range(0, len(stream.ids), chunk):
+            if not context.is_active():
+                return
+            yield pb.RctTableChunk(rcts=pb.RctChunk(ids=stream.ids[start : start + chunk],
+                                                    records=stream.records[start : start + chunk]))
+        chunk *= 4  # a position is one short string and an int
+        for start in range(0, len(stream.positions), chunk):
+            if not context.is_active():
+                return
+            yield pb.RctTableChunk(positions=pb.PositionChunk(
+                positions=stream.positions[start : start + chunk],
+                rct_index=stream.rct_index[start : start + chunk]))
+
+    # --- Children -------------------------------------------------------------------------
+
+    @_rpc
+    def Children(self, request: Any, context: grpc.ServicerContext) -> Any:
+        positions = list(request.positions)
+        self.limits.check_count("Children", len(positions), self.limits.max_children_positions)
+        canon = [self.validator.canonical(p, i) for i, p in enumerate(positions)]
+        response = pb.ChildrenResponse()
+        if canon != positions:
+            response.canonical.extend("" if c == p else c for c, p in zip(canon, positions))
+        for key in canon:
+            response.children.add().children.extend(sorted(self.game.children(key)))
+        return response
+
+    # --- Export ---------------------------------------------------------------------------
+
+    @_rpc_stream
+    def Export(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        kind = kind_from_pb(request.kind)
+        after = decode_page_token(request.page_token, kind)
+        size = min(request.chunk_size or DEFAULT_CHUNK, self.limits.max_chunk)
+        limit = request.limit or None
+        sent_provenance: set[int] = set()
+        records = self.store.iter_records(kind, start_after=after)
+        taken = 0
+        pending: tuple[str, Any] | None = next(records, None)
+        while pending is not None and (limit is None or taken < limit):
+            if not context.is_active():
+                return
+            batch: list[tuple[str, Any]] = []
+            room = size if limit is None else min(size, limit - taken)
+            while pending is not None and len(batch) < room:
+                batch.append(pending)
+                pending = next(records, None)
+            taken += len(batch)
+            chunk = pb.ExportChunk(kind=KIND_TO_PB[kind])
+            chunk.keys.extend(key for key, _ in batch)
+            fill_column(chunk, kind, [r.value for _, r in batch])
+            chunk.status.extend(STATUS_TO_PB[r.status] for _, r in batch)
+            chunk.provenance.extend(r.provenance for _, r in batch)
+            new_ids = {r.provenance for _, r in batch} | {
+                r.verified_by for _, r in batch if r.verified_by}
+            new_ids -= sent_provenance
+            for pid, prov in self._provenance_records(new_ids).items():
+                chunk.provenance_records[pid].CopyFrom(provenance_to_pb(prov))
+            sent_provenance |= new_ids
+            if pending is not None:
+                chunk.next_page_token = encode_page_token(kind, batch[-1][0])
+            self.metrics.add(facts_exported=len(batch))
+            yield chunk
+
+    # --- Stats and ServerInfo -------------------------------------------------------------
+
+    @_rpc
+    def Stats(self, request: Any, context: grpc.ServicerContext) -> Any:
+        stats = self.store.stats()
+        metrics = self.metrics
+        p50, p99, worst = metrics.latency()
+        totals = metrics.totals
+        response = pb.StatsResponse(
+            keys_looked_up=totals["keys_looked_up"], keys_found=totals["keys_found"],
+            facts_offered=totals["facts_offered"], facts_inserted=totals["facts_inserted"],
+            facts_unchanged=totals["facts_unchanged"], conflicts=totals["conflicts"],
+            commits=(stats["writer"] or {}).get("commits", 0),
+            commit_p50_ms=p50, commit_p99_ms=p99, commit_max_ms=worst,
+            uptime_seconds=time.monotonic() - metrics.started,
+            store_bytes=stats["used_bytes"], store_path=stats["path"],
+            in_flight=max(0, metrics.in_flight - 1))
+        for table, n in stats["counts"].items():
+            response.facts[table] = n
+        for table, n in stats["verified"].items():
+            response.verified[table] = n
+        for rpc, n in list(metrics.requests.items()):
+            response.requests[rpc] = n
+        for code, n in list(metrics.errors.items()):
+            response.errors[code] = n
+        return response
+
+    @_rpc
+    def ServerInfo(self, request: Any, context: grpc.ServicerContext) -> Any:
+        limits = self.limits
+        identity = self.store.identity
+        response = pb.ServerInfoResponse(
+            api="sproutsdb.v1", server_version=__version__, game=identity.game,
+            canon_version=identity.canon_version, schema_version=identity.schema_version,
+            engine=sprouts_game.IMPLEMENTATION, writes_need_token=self.writes_need_token,
+            tls=self.tls,
+            limits=pb.Limits(
+                max_keys=limits.max_keys, max_key_bytes=limits.max_key_bytes,
+                max_message_bytes=limits.max_message_bytes,
+                max_children_positions=limits.max_children_positions,
+                max_chunk=limits.max_chunk, max_rct_closure=limits.max_rct_closure,
+                max_reported_conflicts=limits.max_reported_conflicts,
+                max_position_vertices=limits.max_position_vertices))
+        for entry in self.tables.entries.values():
+            counts = entry.counts
+            response.rct_tables.add(root=entry.root, rcts=counts.get("rcts", 0),
+                                    positions=counts.get("positions", 0),
+                                    checksum=entry.checksum)
+        return response
+
+
+_DEFAULTS: dict[FactKind, Any] = {
+    FactKind.NIMBER: 0,
+    FactKind.MISERE: "",
+    FactKind.POS_RCT: "",
+    FactKind.RCT: RctRecord(0, "", ()),
+}
+
+
+# --- structured logs ------------------------------------------------------------------------
+
+_STANDARD_ATTRS = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: ts, level, logger, msg and the record's extra fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key, value in record.__dict__.items():
+            if key not in _STANDARD_ATTRS and not key.startswith("_"):
+                entry[key] = value
+        if record.exc_info:
+            entry["traceback"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+def configure_logging(level: str = "info", fmt: str = "json", stream: Any = None) -> None:
+    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler.setFormatter(JsonFormatter() if fmt == "json"
+                         else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger("sproutsdb")
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    root.propagate = False
+
+
+# --- the server -----------------------------------------------------------------------------
+
+
+class ListenError(UserError):
+    """The address cannot be listened on (in use, not local, malformed)."""
+
+
+@dataclass
+class ServeOptions:
+    """What `sproutsdb serve` was asked for."""
+
+    store: str | None = None
+    listen: str = DEFAULT_LISTEN
+    token: str | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    seed: list[Path] = field(default_factory=list)
+    workers: int = DEFAULT_WORKERS
+    limits: Limits = field(default_factory=Limits)
+    grace: float = GRACE_SECONDS
+
+
+def split_address(address: str) -> tuple[str, int]:
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise ListenError(f"listen address {address!r} must be HOST:PORT (e.g. {DEFAULT_LISTEN})")
+    return host.strip("[]"), int(port)
+
+
+def _why_not_listening(address: str) -> str:
+    host, port = split_address(address)
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        return f"cannot resolve {host!r}: {error.strerror}"
+    family, kind, proto, _, sockaddr = infos[0]
+    probe = socket.socket(family, kind, proto)
+    try:
+        probe.bind(sockaddr)
+    except OSError as error:
+        if error.errno == 98:  # EADDRINUSE
+            return ("the address is already in use (another sproutsdb serve, or another "
+                    "program, is listening there; stop it or choose another --listen port)")
+        return error.strerror or str(error)
+    finally:
+        probe.close()
+    return "gRPC refused the address"
+
+
+class Server:
+    """A running gRPC server over a store: start(), then stop() (graceful)."""
+
+    def __init__(self, store: LmdbProofStore, options: ServeOptions,
+                 tables: TableShelf | None = None) -> None:
+        self.store = store
+        self.options = options
+        tls = options.tls_cert is not None
+        self.service = SproutsDbService(store, limits=options.limits, tables=tables,
+                                        writes_need_token=options.token is not None, tls=tls)
+        interceptors = []
+        if options.token is not None:
+            streaming = frozenset({f"/{SERVICE_NAME}/InsertStream"})
+            interceptors.append(WriteTokenInterceptor(
+                options.token, WRITE_METHODS, streaming,
+                on_denied=self.service.metrics.error))
+        limit = options.limits.max_message_bytes
+        self.grpc = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=options.workers,
+                                       thread_name_prefix="sproutsdb-rpc"),
+            interceptors=interceptors,
+            options=[("grpc.so_reuseport", 0),
+                     ("grpc.max_receive_message_length", limit),
+                     ("grpc.max_send_message_length", limit)],
+            maximum_concurrent_rpcs=options.workers * 16)
+        pb_grpc.add_SproutsDbServicer_to_server(self.service, self.grpc)
+        self.health = health.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc)
+        self.port = 0
+
+    def start(self) -> int:
+        address = self.options.listen
+        split_address(address)
+        try:
+            if self.options.tls_cert is not None:
+                assert self.options.tls_key is not None
+                creds = grpc.ssl_server_credentials(
+                    [(self.options.tls_key.read_bytes(), self.options.tls_cert.read_bytes())])
+                port = self.grpc.add_secure_port(address, creds)
+            else:
+                port = self.grpc.add_insecure_port(address)
+        except RuntimeError:
+            port = 0
+        if not port:
+            raise ListenError(f"cannot listen on {address}: {_why_not_listening(address)}")
+        self.port = port
+        self.grpc.start()
+        for name in ("", SERVICE_NAME):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        return port
+
+    def stop(self, grace: float | None = None) -> None:
+        """Refuse new calls, let in-flight ones finish (their writes commit), then return."""
+        self.health.enter_graceful_shutdown()
+        self.grpc.stop(self.options.grace if grace is None else grace).wait()
+
+
+def open_served_store(path: str | None) -> LmdbProofStore:
+    from sproutsdb.solver.sprouts.canon import CANON_VERSION
+
+    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
+                               provenance=Provenance(tool="sproutsdb serve"))
+
+
+def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:
+    """`sproutsdb serve`: serve until SIGTERM/SIGINT, then drain and close the store."""
+    stop = threading.Event()
+    signals: list[int] = []
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        signals.append(signum)
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    store = open_served_store(options.store)
+    try:
+        shelf = TableShelf()
+        for path in options.seed:
+            entry = shelf.add(path)
+            report = seed_store(store, path)
+            if report.skipped:
+                log.info("not seeding from %s: %s", path, report.skipped,
+                         extra={"table": str(path)})
+            else:
+                log.info("seeded %d RCTs and %d positions from %s in %.1f s", report.rcts,
+                         report.positions, path, report.seconds,
+                         extra={"table": str(path), "root": entry.root})
+            if stop.is_set():
+                return 0
+        server = Server(store, options, shelf)
+        server.start()
+        log.info("serving %s on port %d", store.path, server.port,
+                 extra={"listen": options.listen, "port": server.port,
+                        "store": str(store.path), "pid": os.getpid(),
+                        "writes_need_token": options.token is not None,
+                        "tls": options.tls_cert is not None})
+        if ready is not None:
+            ready(server)
+        while not stop.wait(1.0):
+            pass
+        log.info("signal %s: draining in-flight calls (up to %.0f s)",
+                 signal.Signals(signals[0]).name if signals else "?", options.grace)
+        server.stop()
+    finally:
+        store.close()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    log.info("stopped; every acknowledged write is committed", extra={"store": str(store.path)})
+    return 0
+
+
+__all__ = [
+    "DEFAULT_LISTEN",
+    "JsonFormatter",
+    "ListenError",
+    "Metrics",
+    "ServeOptions",
+    "Server",
+    "SproutsDbService",
+    "configure_logging",
+    "run_server",
+]

@@ -1,0 +1,184 @@
+"""Validation of what arrives on the wire: limits, positions, content ids, RCT records.
+
+Every position is read by the Sprouts engine. Text it cannot read is refused with the
+parser's message; a readable position is replaced by its canonical key, so nothing is ever
+stored under a non-canonical key. The compiled core reads GLOP 2.x lands fast; anything it
+declines (1.x syntax, genus, invalid text) goes through the Python reference, which gives
+either the canonical key or the precise NotationError. For writes, the core's answer is
+taken only when the key was already canonical (a fixed point of the core's printer);
+otherwise the Python reference confirms it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sproutsdb.solver.cgt.ident import nim_id, tree_id
+from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.proofstore import RctRecord
+from sproutsdb.solver.sprouts import game as sprouts_game
+from sproutsdb.solver.sprouts.game import TERMINAL, SproutsGame
+
+from sproutsdb.errors import UserError
+
+
+class RequestError(UserError):
+    """A request the server refuses as sent (INVALID_ARGUMENT); nothing was changed."""
+
+
+class PreconditionError(UserError):
+    """A request that cannot be served in the server's state (FAILED_PRECONDITION)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request may carry; served by ServerInfo and quoted in every refusal."""
+
+    max_keys: int = 10_000
+    max_key_bytes: int = 4096
+    max_message_bytes: int = 64 << 20
+    max_children_positions: int = 1000
+    max_chunk: int = 20_000
+    max_rct_closure: int = 200_000
+    max_reported_conflicts: int = 1000
+    max_position_vertices: int = 1000  # spots and letter occurrences of one position
+
+    def check_count(self, what: str, n: int, limit: int | None = None) -> None:
+        limit = self.max_keys if limit is None else limit
+        if n > limit:
+            raise RequestError(f"{what}: {n:,} items in one request, the limit is {limit:,}")
+
+
+_SHORTHAND = re.compile(r"0\*([0-9]+)")
+_VERTEX = re.compile(r"[012A-Za-z]")
+_CONTENT_ID = re.compile(r"\*(?:0|[1-9][0-9]{0,18})|rct1:[0-9a-f]{32}")
+_CACHE_LIMIT = 200_000
+
+
+class Validator:
+    """Canonical keys of positions and checks of content ids and records, thread-safe."""
+
+    def __init__(self, game: SproutsGame, limits: Limits) -> None:
+        self.game = game
+        self.limits = limits
+        self._core = sprouts_game._core
+        self._cache: dict[str, str] = {}  # text -> canonical key (confirmed)
+        self._lock = threading.Lock()
+
+    # --- positions ------------------------------------------------------------------------
+
+    def canonical(self, text: object, index: int | None = None, *, strict: bool = False) -> str:
+        """The canonical key of a position; RequestError with the parser's message.
+
+        strict (for writes): an answer of the compiled core that differs from the text
+        is confirmed by the Python reference before it is used as a key.
+        """
+        where = "" if index is None else f"key {index}: "
+        if not isinstance(text, str):
+            raise RequestError(f"{where}a position is text, got {type(text).__name__}")
+        cached = self._cache.get(text)
+        if cached is not None:
+            return cached
+        size = len(text.encode())
+        if size == 0:
+            raise RequestError(f"{where}the empty string is not a position (the empty "
+                               f"position is written {TERMINAL!r})")
+        if size > self.limits.max_key_bytes:
+            raise RequestError(f"{where}a position of {size:,} bytes; the limit is "
+                               f"{self.limits.max_key_bytes:,} bytes")
+        vertices = len(_VERTEX.findall(text)) + sum(
+            int(m) if len(m) < 10 else 1 << 40 for m in _SHORTHAND.findall(text))
+        if vertices > self.limits.max_position_vertices:
+            raise RequestError(
+                f"{where}a position of {vertices:,} spots and letters ({text[:40]!r}...); the "
+                f"limit is {self.limits.max_position_vertices:,}")
+        key = self._core_canonical(text)
+        if key is not None and key != text and not strict:
+            return key  # good enough for a read; not cached, as it is unconfirmed
+        if key is None or key != text:
+            try:
+                key = self.game.canonical(text)
+            except NotationError as error:
+                raise RequestError(f"{where}{error}") from None
+            except RecursionError:
+                raise RequestError(f"{where}position {text[:60]!r} is nested too deeply") from None
+        if len(self._cache) >= _CACHE_LIMIT:
+            with self._lock:
+                self._cache.clear()
+        self._cache[text] = key
+        return key
+
+    def _core_canonical(self, text: str) -> str | None:
+        core = self._core
+        if core is None:
+            return None
+        if text == TERMINAL:
+            return TERMINAL
+        lands: list[str] = []
+        try:
+            for part in text.split("+"):
+                lands.extend(core.canonical_lands(part))
+        except core.Unsupported:
+            return None
+        lands.sort()
+        return "+".join(lands) if lands else TERMINAL
+
+    def land(self, text: object, index: int | None = None) -> str:
+        """The canonical key of a position that must be one land (a nimber fact's key)."""
+        key = self.canonical(text, index, strict=True)
+        if key == TERMINAL or "+" in key:
+            where = "" if index is None else f"key {index}: "
+            what = ("the empty position (its nimber is 0 by definition)" if key == TERMINAL
+                    else f"a sum of {key.count('+') + 1} lands ({key!r})")
+            raise RequestError(
+                f"{where}nimber facts are kept per land, and {text!r:.80} is {what}; "
+                "insert the nimber of each land"
+            )
+        return key
+
+    # --- RCTs -----------------------------------------------------------------------------
+
+    def content_id(self, text: object, what: str = "content id") -> str:
+        if not isinstance(text, str) or not _CONTENT_ID.fullmatch(text):
+            raise RequestError(
+                f"{what} {text!r:.80} is not an RCT content id ('*n' or 'rct1:' followed "
+                "by 32 lowercase hex digits)"
+            )
+        return text
+
+    def rct_record(self, cid: str, record: RctRecord, index: int | None = None) -> None:
+        """Check what can be checked of one record alone: ids, order, id = digest."""
+        where = f"key {index} ({cid}): " if index is not None else f"{cid}: "
+        for child in record.children:
+            self.content_id(child, f"{where}child")
+        if list(record.children) != sorted(record.children):
+            raise RequestError(f"{where}the children must be sorted")
+        if len(set(record.children)) != len(record.children):
+            raise RequestError(f"{where}the children must be distinct")
+        if record.plus1_of is not None:
+            self.content_id(record.plus1_of, f"{where}plus1_of")
+        if record.outcome not in ("L", "W"):
+            raise RequestError(f"{where}outcome must be 'L' or 'W', got {record.outcome!r}")
+        expected = nim_id(record.nim) if record.nim is not None else tree_id(record.children)
+        if cid != expected:
+            raise RequestError(
+                f"{where}the content id does not match the record: its children (and nim "
+                f"value) give {expected}"
+            )
+        if record.nim is not None and record.children != tuple(
+            sorted(nim_id(k) for k in range(record.nim))
+        ):
+            raise RequestError(f"{where}the nim-heap *{record.nim} has the children *0..*"
+                               f"{record.nim - 1}")
+        if record.height > 1_000_000:
+            raise RequestError(f"{where}height {record.height} is out of range")
+
+
+def check_parallel(what: str, keys: Sequence[object], column: str, values: Sequence[object]) -> None:
+    if len(values) != len(keys):
+        raise RequestError(
+            f"{what}: {len(keys):,} keys but {len(values):,} {column}; they must be parallel"
+        )
