@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_engine",
     "sproutsdb.tools.cmd_solve",
     "sproutsdb.tools.cmd_rct",
+    "sproutsdb.tools.cmd_serve",
 ]
 
 

@@ -17,6 +17,7 @@ from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.cli import UsageError
+from sproutsdb.tools.cmd_serve import add_client_options, remote_store_from_args, run_remote_query
 from sproutsdb.tools.progress import status_line
 
 EXIT_CONFLICT = 3
@@ -34,9 +35,10 @@ def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
 
 @contextmanager
 def solving(args: argparse.Namespace) -> Iterator[tuple[SproutsGame, NormalSolver, LmdbProofStore]]:
-    """A solver on the embedded store, flushed on every exit (Ctrl-C loses nothing proven)."""
+    """A solver on the embedded store (or the --server's), flushed on every exit (Ctrl-C
+    loses nothing proven)."""
     game = SproutsGame()
-    store = open_store(args.store)
+    store = remote_store_from_args(args) if args.server else open_store(args.store)
     with status_line(enabled=not args.quiet) as line:
         def report(p: Progress) -> None:
             line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
@@ -91,8 +93,8 @@ def run_solve(args: argparse.Namespace) -> int:
         who = "the player to move wins" if outcome == "W" else "the player to move loses"
         tail = f", nimber {nimber}" if nimber is not None else ""
         print(f"{key}: {outcome} ({who}){tail}")
-        print(f"{stored:,} new facts stored in {resolve_store_path(args.store)} "
-              f"in {seconds:.2f} s")
+        where = f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
+        print(f"{stored:,} new facts stored {where} in {seconds:.2f} s")
     return 0
 
 
@@ -112,6 +114,8 @@ def run_nimber(args: argparse.Namespace) -> int:
 
 
 def run_query(args: argparse.Namespace) -> int:
+    if args.server:
+        return run_remote_query(args)
     game = SproutsGame()
     key = game.canonical(args.position)
     lands = game.components(key)
@@ -174,7 +178,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "examples:\n"
             "  sproutsdb solve 0*8                    # outcome and nimber of 8 spots\n"
             "  sproutsdb solve --spots 11 --json\n"
-            "  sproutsdb solve '0*3+0.A|0.A' --store /data/sprouts"))
+            "  sproutsdb solve '0*3+0.A|0.A' --store /data/sprouts\n"
+            "  sproutsdb solve 0*9 --server 127.0.0.1:50051   # on a shared server"))
     p.add_argument("position", nargs="?", metavar="POS", help="position in GLOP notation")
     p.add_argument("--spots", type=int, metavar="N", help="solve the starting position 0*N")
     p.add_argument("--outcome-only", action="store_true",
@@ -183,6 +188,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help='print {"position", "outcome", "nimber", "stored", "seconds"}')
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     _store_option(p)
+    add_client_options(p)
     p.set_defaults(handler=run_solve)
 
     p = subparsers.add_parser(
@@ -195,6 +201,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help='one {"position", "nimber"} object per line')
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     _store_option(p)
+    add_client_options(p)
     p.set_defaults(handler=run_nimber)
 
     p = subparsers.add_parser(
@@ -202,8 +209,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="print what the store knows about a position",
         description=("Print the canonical form of a position, the stored nimber of each of\n"
                      "its lands with status and provenance, and the outcome when all are known."),
-        epilog="examples:\n  sproutsdb query 0*8\n  sproutsdb query '0.AB|AB+0*2' --json")
+        epilog=("examples:\n  sproutsdb query 0*8\n  sproutsdb query '0.AB|AB+0*2' --json\n"
+                "  sproutsdb query 0*6 --server 127.0.0.1:50051"))
     p.add_argument("position", metavar="POS")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _store_option(p)
+    add_client_options(p, writes=False)
     p.set_defaults(handler=run_query)

@@ -1,0 +1,283 @@
+"""The service commands: `serve` (the gRPC server) and `stats`; helpers for `--server`.
+
+`sproutsdb serve` serves an embedded store to many solvers; `solve`, `nimber` and `query`
+take `--server ADDR` to use such a server instead of a local store (see cmd_solve), and
+`stats` reports on either. grpc is imported only when a command needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from sproutsdb.tools.cli import UsageError
+
+TOKEN_ENV = "SPROUTSDB_TOKEN"
+
+
+# --- client side: --server ADDR -------------------------------------------------------------
+
+
+def add_client_options(parser: argparse.ArgumentParser, *, writes: bool = True) -> None:
+    """--server, and for commands that write --token-file; --tls-ca for TLS servers."""
+    parser.add_argument("--server", metavar="ADDR", default=None,
+                        help="use the sproutsdb server at HOST:PORT instead of a local store")
+    if writes:
+        parser.add_argument("--token-file", metavar="F", default=None,
+                            help=f"file holding the server's write token (default: ${TOKEN_ENV})")
+    parser.add_argument("--tls-ca", metavar="PEM", default=None,
+                        help="connect with TLS, trusting this CA certificate (PEM)")
+
+
+def _client_token(args: argparse.Namespace) -> str | None:
+    path = getattr(args, "token_file", None)
+    if path:
+        from sproutsdb.server.auth import read_token_file
+
+        return read_token_file(path)
+    return os.environ.get(TOKEN_ENV) or None
+
+
+def client_from_args(args: argparse.Namespace) -> Any:
+    """A Client for --server (with the token and TLS options)."""
+    from sproutsdb.client import Client
+
+    ca = None
+    if getattr(args, "tls_ca", None):
+        try:
+            ca = Path(args.tls_ca).read_bytes()
+        except OSError as error:
+            raise UsageError(f"cannot read --tls-ca {args.tls_ca}: {error.strerror}") from None
+    return Client(args.server, _client_token(args), tls_ca=ca, timeout=30.0)
+
+
+def remote_store_from_args(args: argparse.Namespace) -> Any:
+    """The RemoteProofStore of --server, checked to be answering and of the same game."""
+    from sproutsdb.client import RemoteProofStore
+    from sproutsdb.solver.sprouts.canon import CANON_VERSION
+
+    client = client_from_args(args)
+    info = client.server_info()
+    if info["game"] != "sprouts" or info["canon_version"] != CANON_VERSION:
+        client.close()
+        raise UsageError(
+            f"server {args.server} keeps {info['game']!r} positions with canon_version "
+            f"{info['canon_version']}; this sproutsdb uses 'sprouts' with canon_version "
+            f"{CANON_VERSION}")
+    return RemoteProofStore(client, owns_client=True)
+
+
+def run_remote_query(args: argparse.Namespace) -> int:
+    """`sproutsdb query POS --server ADDR`: lands' nimbers, and the position's RCT if known."""
+    from sproutsdb.solver.proofstore import FactKind
+    from sproutsdb.solver.sprouts.game import SproutsGame
+
+    game = SproutsGame()
+    key = game.canonical(args.position)
+    lands = list(game.components(key))
+    with client_from_args(args) as client:
+        nimbers = client.lookup(lands, with_records=True) if lands else None
+        misere = client.lookup([key], (FactKind.POS_RCT, FactKind.MISERE))
+        rct_id = misere.values[FactKind.POS_RCT][0]
+        rct = client.get_rcts([rct_id])[0].get(rct_id) if rct_id else None  # type: ignore[list-item]
+    report: dict[str, Any] = {"position": key, "server": args.server, "lands": []}
+    known: dict[str, int] = {}
+    for i, land in enumerate(lands):
+        assert nimbers is not None
+        record = nimbers.records[FactKind.NIMBER][i]
+        entry: dict[str, Any] = {"land": land, "nimber": None}
+        if record is not None:
+            known[land] = int(record.value)  # type: ignore[arg-type]
+            source = nimbers.provenance.get(record.provenance)
+            entry.update(nimber=record.value, status=record.status.value,
+                         provenance=None if source is None else source.describe())
+        report["lands"].append(entry)
+    if len(known) == len(lands):
+        total = 0
+        for value in known.values():
+            total ^= value
+        report["nimber"], report["outcome"] = total, ("L" if total == 0 else "W")
+    else:
+        report["nimber"] = report["outcome"] = None
+    report["misere"] = {
+        "outcome": misere.values[FactKind.MISERE][0] or (rct.outcome if rct else None),
+        "rct": rct_id,
+        "rct_height": rct.height if rct else None,
+    }
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"position {key} (server {args.server})")
+    for entry in report["lands"]:
+        if entry["nimber"] is None:
+            print(f"  land {entry['land']}: not in the store")
+        else:
+            print(f"  land {entry['land']}: nimber {entry['nimber']} ({entry['status']}; "
+                  f"{entry['provenance']})")
+    if report["nimber"] is None:
+        print(f"  outcome unknown: solve it with `sproutsdb solve {key} --server {args.server}`")
+    else:
+        print(f"  nimber {report['nimber']}, outcome {report['outcome']}")
+    m = report["misere"]
+    if m["rct"]:
+        print(f"  misère: outcome {m['outcome']}, RCT {m['rct']} (height {m['rct_height']})")
+    elif m["outcome"]:
+        print(f"  misère: outcome {m['outcome']}")
+    return 0
+
+
+# --- serve ----------------------------------------------------------------------------------
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from sproutsdb.server.auth import read_token_file
+    from sproutsdb.server.location import resolve_store_path
+    from sproutsdb.server.seed import shipped_table
+    from sproutsdb.server.service import ServeOptions, configure_logging, run_server
+
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise UsageError("give both --tls-cert and --tls-key, or neither")
+    for option, value in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key)):
+        if value is not None and not Path(value).is_file():
+            raise UsageError(f"{option} {value}: no such file")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    token = read_token_file(args.token_file) if args.token_file else None
+    seeds: list[Path] = []
+    if not args.no_seed:
+        if args.seed:
+            for name in args.seed:
+                if not Path(name).is_file():
+                    raise UsageError(f"--seed {name}: no such file")
+                seeds.append(Path(name))
+        else:
+            shipped = shipped_table()
+            if shipped is not None:
+                seeds.append(shipped)
+    configure_logging(args.log_level, args.log_format)
+    store_path = resolve_store_path(args.store)
+    options = ServeOptions(
+        store=str(store_path), listen=args.listen, token=token,
+        tls_cert=Path(args.tls_cert) if args.tls_cert else None,
+        tls_key=Path(args.tls_key) if args.tls_key else None,
+        seed=seeds, workers=args.workers)
+
+    def ready(server: Any) -> None:
+        host = args.listen.rpartition(":")[0]
+        address = f"{host}:{server.port}"
+        tables = ", ".join(f"{e.root} ({e.counts.get('rcts', 0):,} RCTs)"
+                           for e in server.service.tables.entries.values()) or "none"
+        print(f"sproutsdb serve: listening on {address} (store {store_path}; RCT tables: "
+              f"{tables}; writes {'need the token' if token else 'open to all'})", flush=True)
+        print(f"  query it:  sproutsdb query 0*6 --server {address}", flush=True)
+        print(f"  solve:     sproutsdb solve 0*8 --server {address}", flush=True)
+        print(f"  stats:     sproutsdb stats --server {address}", flush=True)
+        print("  stop:      Ctrl-C (in-flight writes are committed first)", flush=True)
+
+    return run_server(options, ready=ready)
+
+
+# --- stats ----------------------------------------------------------------------------------
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    if args.server:
+        with client_from_args(args) as client:
+            report = {"server": client.server_info(), **client.stats()}
+    else:
+        from sproutsdb.tools.cmd_solve import open_store
+
+        with open_store(args.store, readonly=True) as store:
+            report = store.stats()
+    if args.json:
+        print(json.dumps(report, indent=None, default=str))
+        return 0
+    if args.server:
+        info = report["server"]
+        print(f"server {args.server}: sproutsdb {info['server_version']}, {info['game']} "
+              f"canon_version {info['canon_version']}, engine {info['engine']}, up "
+              f"{report['uptime_seconds']:,.0f} s")
+        print(f"  store {report['store_path']} ({report['store_bytes']:,} bytes used)")
+    else:
+        print(f"store {report['path']}: {report['game']} canon_version "
+              f"{report['canon_version']} ({report['used_bytes']:,} bytes used)")
+    facts = report["facts"] if args.server else report["counts"]
+    for table, n in facts.items():
+        print(f"  {table:9} {n:>12,} facts ({report['verified'].get(table, 0):,} verified)")
+    if args.server:
+        print(f"  requests  {sum(report['requests'].values()):,} "
+              f"({', '.join(f'{k} {v:,}' for k, v in sorted(report['requests'].items()))})")
+        if report["errors"]:
+            print(f"  errors    {', '.join(f'{k} {v:,}' for k, v in report['errors'].items())}")
+        print(f"  lookups   {report['keys_looked_up']:,} keys, {report['keys_found']:,} found")
+        print(f"  inserts   {report['facts_offered']:,} offered, {report['facts_inserted']:,} "
+              f"new, {report['facts_unchanged']:,} unchanged, {report['conflicts']:,} conflicts")
+        c = report["commit_ms"]
+        print(f"  commits   {report['commits']:,}; insert latency p50 {c['p50']} ms, "
+              f"p99 {c['p99']} ms, max {c['max']} ms")
+    return 0
+
+
+# --- registration ---------------------------------------------------------------------------
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `serve` and `stats` to the `sproutsdb` parser."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser(
+        "serve", formatter_class=fmt,
+        help="serve a store over gRPC to many solvers (reads open, writes with a token)",
+        description=(
+            "Serve the store over gRPC (proto/sproutsdb/v1): batch lookups and inserts,\n"
+            "RCTs and the S6 table, children, export, stats, health and reflection.\n"
+            "A store without RCTs is first seeded from the RCT table the project ships\n"
+            "(data/s6.rcttable) or from --seed FILE. Reads are open to all; with\n"
+            "--token-file, writes need `authorization: Bearer <token>`. SIGTERM or Ctrl-C\n"
+            "stops taking calls, lets in-flight writes commit, and closes the store."),
+        epilog=(
+            "examples:\n"
+            "  sproutsdb serve                                  # ./sproutsdb-data on "
+            "127.0.0.1:50051\n"
+            "  sproutsdb serve --store /data/sprouts --listen 0.0.0.0:50051 \\\n"
+            "      --token-file ~/.sproutsdb-token --tls-cert cert.pem --tls-key key.pem"))
+    p.add_argument("--store", metavar="DIR", default=None,
+                   help="store directory (default: $SPROUTSDB_STORE or ./sproutsdb-data)")
+    p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:50051",
+                   help="address to listen on (default 127.0.0.1:50051; port 0 picks one)")
+    p.add_argument("--token-file", metavar="F", default=None,
+                   help="writes need the token in this file (reads stay open)")
+    p.add_argument("--tls-cert", metavar="C", default=None, help="TLS certificate (PEM)")
+    p.add_argument("--tls-key", metavar="K", default=None, help="TLS private key (PEM)")
+    p.add_argument("--seed", metavar="FILE", action="append", default=None,
+                   help="RCT table to seed an RCT-less store from and to stream "
+                        "(default: the shipped data/s6.rcttable)")
+    p.add_argument("--no-seed", action="store_true", help="serve no RCT table, seed nothing")
+    p.add_argument("--workers", type=int, default=16, metavar="N",
+                   help="RPC worker threads (default 16)")
+    p.add_argument("--log-level", default="info",
+                   choices=["debug", "info", "warning", "error"], help="default info")
+    p.add_argument("--log-format", default="json", choices=["json", "text"],
+                   help="structured JSON lines on stderr (default) or plain text")
+    p.set_defaults(handler=run_serve)
+
+    p = subparsers.add_parser(
+        "stats", formatter_class=fmt,
+        help="counts of stored facts, and a server's request counters",
+        description="Report what a store holds, or what a server holds and has served.",
+        epilog="examples:\n  sproutsdb stats --server 127.0.0.1:50051\n  sproutsdb stats --json")
+    p.add_argument("--store", metavar="DIR", default=None,
+                   help="local store directory (default: $SPROUTSDB_STORE or ./sproutsdb-data)")
+    add_client_options(p, writes=False)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=run_stats)
+
+
+__all__ = ["add_client_options", "client_from_args", "register", "remote_store_from_args",
+           "run_remote_query"]
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use: sproutsdb serve | sproutsdb stats")
