@@ -1,0 +1,261 @@
+"""Every RPC of sproutsdb.v1 against a real server subprocess on 127.0.0.1 (nothing mocked).
+
+One server per module, its store seeded from the RCT table of 0*4 built for the run.
+Bad input must get INVALID_ARGUMENT with a precise message and change nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from sproutsdb.client import Client, InvalidRequestError
+from sproutsdb.server.wire import SERVICE_NAME, pb, pb_grpc
+from sproutsdb.solver.cgt.ident import tree_id
+from sproutsdb.solver.proofstore import FactKind, RctRecord
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.rcttable import load_table
+from test_service_support import ServerProcess, build_table
+
+GAME = SproutsGame()
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_table("0*4", tmp_path_factory.mktemp("table") / "s4.rcttable")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, table: Path) -> Iterator[ServerProcess]:
+    base = tmp_path_factory.mktemp("service")
+    with ServerProcess(base / "store", "--seed", str(table)) as proc:
+        yield proc
+
+
+@pytest.fixture()
+def client(server: ServerProcess) -> Iterator[Client]:
+    with Client(server.address, timeout=30) as c:
+        yield c
+
+
+@pytest.fixture()
+def stub(server: ServerProcess) -> Iterator[object]:
+    with grpc.insecure_channel(server.address) as channel:
+        yield pb_grpc.SproutsDbStub(channel)
+
+
+def invalid(call: object) -> str:
+    """The details of an INVALID_ARGUMENT raised by a raw stub call."""
+    with pytest.raises(grpc.RpcError) as caught:
+        call()  # type: ignore[operator]
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT, caught.value.details()
+    return str(caught.value.details())
+
+
+# --- ServerInfo, health, reflection ---------------------------------------------------------
+
+
+def test_server_info_health_and_reflection(server: ServerProcess, client: Client) -> None:
+    info = client.server_info()
+    assert info["api"] == "sproutsdb.v1" and info["game"] == "sprouts"
+    assert info["canon_version"] == 1 and info["schema_version"] == 1
+    assert info["limits"]["max_keys"] == 10_000 and not info["writes_need_token"]
+    assert [t["root"] for t in info["rct_tables"]] == ["0*4"]
+    assert client.health() == "SERVING" and client.health(SERVICE_NAME) == "SERVING"
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    with grpc.insecure_channel(server.address) as channel:
+        replies = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10)
+        names = {s.name for r in replies for s in r.list_services_response.service}
+    assert {SERVICE_NAME, "grpc.health.v1.Health"} <= names
+
+
+# --- Lookup and Insert ----------------------------------------------------------------------
+
+
+def test_insert_lookup_round_trip_canonicalises(client: Client) -> None:
+    facts = {"0*5": 1, "0.0.}]!": 0, "1a1a": 2, "2ab2ba": 3}  # one in GLOP 1.x
+    done = client.insert(FactKind.NIMBER, facts)
+    assert done.canonical == ["0*5", "0*2", "1a1a", "2ab2ba"]
+    assert done.status == ["inserted"] * 4 and done.inserted == 4 and not done.conflicts
+    again = client.insert(FactKind.NIMBER, {"0*2": 0, "0*5": 1})
+    assert again.status == ["unchanged", "unchanged"] and again.inserted == 0
+    found = client.lookup(["0.0.}]!", "0*5", "0*9", "2ab2ba"], with_records=True)
+    assert found.canonical == ["0*2", "0*5", "0*9", "2ab2ba"]
+    assert found.values[FactKind.NIMBER] == [0, 1, None, 3]
+    record = found.records[FactKind.NIMBER][1]
+    assert record is not None and record.status.value == "claimed"
+    assert found.provenance[record.provenance].tool == "sproutsdb-client"
+    assert client.get(FactKind.NIMBER, ["0*5", "0*9"]) == {"0*5": 1}
+
+
+def test_conflict_is_reported_with_the_stored_value_and_never_applied(client: Client) -> None:
+    client.insert(FactKind.NIMBER, {"0.AB|AB": 2})
+    done = client.insert(FactKind.NIMBER, {"0.AB|AB": 5, "0*3": 1})
+    assert done.status == ["conflict", "inserted"]
+    (conflict,) = done.conflicts
+    assert (conflict.key, conflict.stored, conflict.offered, conflict.index) == (
+        "0.AB|AB", 2, 5, 0)
+    assert client.get(FactKind.NIMBER, ["0.AB|AB"]) == {"0.AB|AB": 2}
+    assert client.stats()["conflicts"] >= 1
+
+
+def test_misere_and_pos_rct_and_multi_kind_lookup(client: Client, table: Path) -> None:
+    client.insert(FactKind.MISERE, {"0*4": "W", "0*2+0*2": "L"})
+    t = load_table(table)
+    positions = ["0*4", "0*3", "0*2+0*2"]
+    result = client.lookup(positions, (FactKind.POS_RCT, FactKind.MISERE))
+    assert result.values[FactKind.POS_RCT] == [t.rct_id_of(p) for p in positions]
+    assert result.values[FactKind.MISERE] == ["W", None, "L"]
+    with pytest.raises(InvalidRequestError, match="content ids"):
+        client.lookup(["0*4"], (FactKind.NIMBER, FactKind.RCT))
+
+
+def test_lookup_splits_batches_larger_than_the_limit(client: Client) -> None:
+    keys = [f"0*{1 + i % 40}" for i in range(25_000)]
+    assert len(client.lookup(keys).canonical) == 25_000
+
+
+# --- RCTs -----------------------------------------------------------------------------------
+
+
+def test_get_rcts_and_closure(client: Client, table: Path) -> None:
+    t = load_table(table)
+    root = t.rct_id_of("0*4")
+    assert root is not None
+    records, missing = client.get_rcts([root, "rct1:" + "0" * 32])
+    assert records == {root: t.algebra.record(t.rct_of("0*4"))} and missing == ["rct1:" + "0" * 32]
+    closure, missing = client.get_rcts([root], closure=True)
+    assert not missing and list(closure)[-1] == root
+    heights = [r.height for r in closure.values()]
+    assert heights == sorted(heights)  # children first
+    for record in closure.values():
+        assert set(record.children) <= set(closure)
+
+
+def test_stream_rct_table_rebuilds_the_served_table(client: Client, table: Path) -> None:
+    served = client.rct_table(chunk_size=7)  # many small chunks
+    original = load_table(table)
+    assert served.header["root"] == "0*4"
+    assert {p: served.rct_id_of(p) for p in served.positions} == {
+        p: original.rct_id_of(p) for p in original.positions}
+    assert dict(served.records()) == dict(original.records())
+    with pytest.raises(Exception, match="no RCT table with root"):
+        client.rct_table("0*9")
+
+
+def test_insert_rct_records_are_checked(client: Client) -> None:
+    record = RctRecord(height=1, outcome="L", children=("*0", "*2"))  # not a nim-heap
+    cid = tree_id(record.children)
+    done = client.insert(FactKind.RCT, {cid: record})
+    assert done.status in (["inserted"], ["unchanged"])
+    assert client.get_rcts([cid])[0] == {cid: record}
+    forged = "rct1:" + "f" * 32
+    with pytest.raises(InvalidRequestError, match="does not match the record"):
+        client.insert(FactKind.RCT, {forged: record})
+    with pytest.raises(InvalidRequestError, match="not an RCT content id"):
+        client.insert(FactKind.POS_RCT, {"0*7": "nope"})
+
+
+# --- Children, Export, InsertStream ---------------------------------------------------------
+
+
+def test_children(client: Client) -> None:
+    got = client.children(["0*2", "0.0.}]!", "1a1a"])
+    assert got["0*2"] == tuple(sorted(GAME.children("0*2")))
+    assert got["0.0.}]!"] == got["0*2"]
+    assert got["1a1a"] == tuple(sorted(GAME.children("1a1a")))
+
+
+def test_export_is_chunked_and_resumable(client: Client, table: Path) -> None:
+    every = list(client.export_facts(FactKind.POS_RCT, chunk_size=100))
+    assert len(every) == load_table(table).counts["positions"]
+    assert [k for k, _ in every] == sorted(k for k, _ in every)  # store order
+    pages = client.export(FactKind.POS_RCT, chunk_size=300, limit=700)
+    first = list(pages)
+    assert [len(p.facts) for p in first] == [300, 300, 100]
+    resumed = [f for p in client.export(FactKind.POS_RCT, page_token=first[-1].next_page_token,
+                                        chunk_size=500) for f in p.facts]
+    assert [f for p in first for f in p.facts] + resumed == every
+    assert first[0].provenance and all(r.provenance in first[0].provenance
+                                       for r in first[0].records)
+
+
+def test_insert_stream_bulk(client: Client) -> None:
+    lands = sorted({land for c in GAME.children("0*5") for land in GAME.components(c)})
+    facts = [(FactKind.MISERE, f"{land}+0*2", "W") for land in lands]
+    facts += [(FactKind.NIMBER, "0*5", 1), (FactKind.NIMBER, "0*3", 9)]  # 0*3 is 1: conflict
+    result = client.insert_stream(facts, chunk_size=5)
+    assert result.facts == len(facts) and result.chunks >= len(lands) // 5
+    assert result.conflict_count == 1 and result.conflicts[0].stored == 1
+    assert result.conflicts[0].index == len(facts) - 1
+    assert client.get(FactKind.MISERE, [f"{lands[0]}+0*2"]) == {f"{lands[0]}+0*2": "W"}
+
+
+# --- bad input changes nothing --------------------------------------------------------------
+
+
+def test_unparseable_positions_are_invalid_argument(stub: object) -> None:
+    details = invalid(lambda: stub.Lookup(pb.LookupRequest(keys=["0*2", "AB|A"]), timeout=10))
+    assert details.startswith("key 1: uppercase letter 'B' seen once")
+    assert invalid(lambda: stub.Children(pb.ChildrenRequest(positions=["0.A"]), timeout=10))
+    assert "limit is 1,000" in invalid(
+        lambda: stub.Lookup(pb.LookupRequest(keys=["0*5000"]), timeout=10))
+
+
+def test_a_bad_item_rejects_the_whole_insert(client: Client, stub: object) -> None:
+    before = client.stats()["facts"]
+    request = pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=["0*6", "0*7", "AB|A"],
+                               nimbers=[0, 0, 1])
+    assert "key 2: uppercase letter" in invalid(lambda: stub.Insert(request, timeout=10))
+    for keys, nimbers, message in [
+        (["0*6", "0*3+0*2"], [0, 1], "nimber facts are kept per land"),
+        (["0*6", "!"], [0, 0], "the empty position"),
+        (["0*6", "0.0.}]!", "0*2"], [0, 0, 1], "keys 1 and 2 are the same position"),
+        (["0*6", "0*7"], [0], "2 keys but 1 nimbers"),
+    ]:
+        request = pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=keys, nimbers=nimbers)
+        assert message in invalid(lambda r=request: stub.Insert(r, timeout=10))
+    request = pb.InsertRequest(kind=pb.FACT_KIND_MISERE, keys=["0*6"], texts=["X"])
+    assert "'L' or 'W'" in invalid(lambda: stub.Insert(request, timeout=10))
+    request = pb.InsertRequest(kind=pb.FACT_KIND_MISERE, keys=["0*6"], nimbers=[1])
+    assert "take their values in texts" in invalid(lambda: stub.Insert(request, timeout=10))
+    request = pb.InsertRequest(kind=0, keys=["0*6"], nimbers=[1])
+    assert "kind must be one of" in invalid(lambda: stub.Insert(request, timeout=10))
+    assert client.get(FactKind.NIMBER, ["0*6", "0*7"]) == {}
+    assert client.stats()["facts"] == before
+
+
+def test_oversized_batches_are_refused_with_the_limit(client: Client, stub: object) -> None:
+    before = client.stats()["facts"]
+    keys = [f"0*{1 + i % 30}" for i in range(10_001)]
+    assert "10,001 items in one request, the limit is 10,000" in invalid(
+        lambda: stub.Lookup(pb.LookupRequest(keys=keys), timeout=30))
+    lands = [f"0*{i}" for i in range(1, 10_002)]
+    request = pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=lands, nimbers=[0] * len(lands))
+    assert "the limit is 10,000" in invalid(lambda: stub.Insert(request, timeout=30))
+    long = "0." * 3000 + "0"
+    request = pb.InsertRequest(kind=pb.FACT_KIND_MISERE, keys=[long], texts=["W"])
+    assert "the limit is 4,096 bytes" in invalid(lambda: stub.Insert(request, timeout=10))
+    assert client.stats()["facts"] == before
+
+
+def test_bad_page_token_and_stream_chunk_errors(client: Client, stub: object) -> None:
+    request = pb.ExportRequest(kind=pb.FACT_KIND_NIMBER, page_token="garbage!")
+    assert "not a token this server issued" in invalid(lambda: list(stub.Export(request,
+                                                                                timeout=10)))
+    with pytest.raises(InvalidRequestError, match=r"chunk 1 .*uppercase letter.*1 chunks"):
+        client.insert_stream([(FactKind.MISERE, "0*2+0*9", "W"), (FactKind.MISERE, "AB|A", "L")],
+                             chunk_size=1)
+    assert client.get(FactKind.MISERE, ["0*2+0*9"]) == {"0*2+0*9": "W"}  # chunk 0 committed
+
+
+def test_stats_counts_requests_and_facts(client: Client) -> None:
+    stats = client.stats()
+    assert stats["requests"]["Lookup"] >= 1 and stats["errors"]["INVALID_ARGUMENT"] >= 1
+    assert stats["facts"]["rct"] >= 35 and stats["facts"]["pos_rct"] == 1988
+    assert stats["commits"] >= 1 and stats["commit_ms"]["p99"] > 0
+    assert stats["uptime_seconds"] > 0
