@@ -76,25 +76,26 @@ class Validator:
         strict (for writes): an answer of the compiled core that differs from the text
         is confirmed by the Python reference before it is used as a key.
         """
-        where = "" if index is None else f"key {index}: "
-        if not isinstance(text, str):
-            raise RequestError(f"{where}a position is text, got {type(text).__name__}")
+        if type(text) is not str:
+            raise RequestError(f"{_where(index)}a position is text, got {type(text).__name__}")
         cached = self._cache.get(text)
         if cached is not None:
             return cached
-        size = len(text.encode())
-        if size == 0:
-            raise RequestError(f"{where}the empty string is not a position (the empty "
+        limits = self.limits
+        n = len(text)
+        if n == 0:
+            raise RequestError(f"{_where(index)}the empty string is not a position (the empty "
                                f"position is written {TERMINAL!r})")
-        if size > self.limits.max_key_bytes:
-            raise RequestError(f"{where}a position of {size:,} bytes; the limit is "
-                               f"{self.limits.max_key_bytes:,} bytes")
-        vertices = len(_VERTEX.findall(text)) + sum(
-            int(m) if len(m) < 10 else 1 << 40 for m in _SHORTHAND.findall(text))
-        if vertices > self.limits.max_position_vertices:
-            raise RequestError(
-                f"{where}a position of {vertices:,} spots and letters ({text[:40]!r}...); the "
-                f"limit is {self.limits.max_position_vertices:,}")
+        if n * 4 > limits.max_key_bytes and len(text.encode()) > limits.max_key_bytes:
+            raise RequestError(f"{_where(index)}a position of {len(text.encode()):,} bytes; "
+                               f"the limit is {limits.max_key_bytes:,} bytes")
+        if "*" in text or n > limits.max_position_vertices:
+            vertices = len(_VERTEX.findall(text)) + sum(
+                int(m) if len(m) < 10 else 1 << 40 for m in _SHORTHAND.findall(text))
+            if vertices > limits.max_position_vertices:
+                raise RequestError(
+                    f"{_where(index)}a position of {vertices:,} spots and letters "
+                    f"({text[:40]!r}...); the limit is {limits.max_position_vertices:,}")
         key = self._core_canonical(text)
         if key is not None and key != text and not strict:
             return key  # good enough for a read; not cached, as it is unconfirmed
@@ -102,35 +103,39 @@ class Validator:
             try:
                 key = self.game.canonical(text)
             except NotationError as error:
-                raise RequestError(f"{where}{error}") from None
+                raise RequestError(f"{_where(index)}{error}") from None
             except RecursionError:
-                raise RequestError(f"{where}position {text[:60]!r} is nested too deeply") from None
-        if len(self._cache) >= _CACHE_LIMIT:
+                raise RequestError(
+                    f"{_where(index)}position {text[:60]!r} is nested too deeply") from None
+        cache = self._cache
+        if len(cache) >= _CACHE_LIMIT:
             with self._lock:
-                self._cache.clear()
-        self._cache[text] = key
+                cache.clear()
+        cache[text] = key
         return key
 
     def _core_canonical(self, text: str) -> str | None:
         core = self._core
         if core is None:
             return None
-        if text == TERMINAL:
-            return TERMINAL
-        lands: list[str] = []
         try:
-            for part in text.split("+"):
-                lands.extend(core.canonical_lands(part))
+            if "+" not in text:
+                if text == TERMINAL:
+                    return TERMINAL
+                lands = core.canonical_lands(text)
+                if len(lands) == 1:
+                    return lands[0]  # type: ignore[no-any-return]
+            else:
+                lands = [land for part in text.split("+") for land in core.canonical_lands(part)]
         except core.Unsupported:
             return None
-        lands.sort()
-        return "+".join(lands) if lands else TERMINAL
+        return "+".join(sorted(lands)) if lands else TERMINAL
 
     def land(self, text: object, index: int | None = None) -> str:
         """The canonical key of a position that must be one land (a nimber fact's key)."""
         key = self.canonical(text, index, strict=True)
         if key == TERMINAL or "+" in key:
-            where = "" if index is None else f"key {index}: "
+            where = _where(index)
             what = ("the empty position (its nimber is 0 by definition)" if key == TERMINAL
                     else f"a sum of {key.count('+') + 1} lands ({key!r})")
             raise RequestError(
@@ -175,6 +180,10 @@ class Validator:
                                f"{record.nim - 1}")
         if record.height > 1_000_000:
             raise RequestError(f"{where}height {record.height} is out of range")
+
+
+def _where(index: int | None) -> str:
+    return "" if index is None else f"key {index}: "
 
 
 def check_parallel(what: str, keys: Sequence[object], column: str, values: Sequence[object]) -> None:
