@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: run test bench venv clean
 
-$(STAMP): pyproject.toml setup.py solver/sprouts/_core.c
+$(STAMP): pyproject.toml setup.py solver/sprouts/_core.c proto/sproutsdb/v1/sproutsdb.proto server/codegen.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
@@ -16,9 +16,11 @@ $(STAMP): pyproject.toml setup.py solver/sprouts/_core.c
 
 venv: $(STAMP)
 
-# Main job: solve 0*8 on the embedded store in ./sproutsdb-data and print its outcome and nimber.
+# Main job: serve the store in ./sproutsdb-data on 127.0.0.1:50051 (seeded on first start
+# with the shipped S6 RCT table), print how to query it; Ctrl-C stops it cleanly.
 run: $(STAMP)
-	$(BIN)/sproutsdb solve 0*8
+	$(BIN)/sproutsdb serve --store sproutsdb-data --listen 127.0.0.1:50051 \
+		--seed data/s6.rcttable --log-format text
 
 # Whole test suite (slow exhaustive runs are marked `slow` and left to bench/).
 test: $(STAMP)

@@ -13,6 +13,7 @@ import hashlib
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,15 +53,21 @@ class SeedReport:
     skipped: str = ""
 
 
-def seed_store(store: LmdbProofStore, path: Path, table: RctTable | None = None) -> SeedReport:
+def needs_seed(store: LmdbProofStore) -> bool:
+    """True when the store holds no RCT fact yet."""
+    return not (store.count(FactKind.RCT) or store.count(FactKind.POS_RCT))
+
+
+def seed_store(
+    store: LmdbProofStore, path: Path, load: Callable[[], RctTable] | None = None
+) -> SeedReport:
     """Seed `rct` and `pos_rct` of a store that has no RCT yet from the table at `path`."""
     report = SeedReport(path)
-    if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
+    if not needs_seed(store):
         report.skipped = "the store already holds RCT facts"
         return report
     start = time.perf_counter()
-    if table is None:
-        table = load_table(path)  # checksum, then every record re-derived
+    table = load() if load is not None else load_table(path)  # checksum, records re-derived
     provenance = Provenance(
         who="sproutsdb serve",
         tool="rct-table",

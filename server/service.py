@@ -42,7 +42,7 @@ from grpc_reflection.v1alpha import reflection
 from sproutsdb.server import schema
 from sproutsdb.server.auth import WriteTokenInterceptor
 from sproutsdb.server.schema import Provenance
-from sproutsdb.server.seed import TableEntry, TableShelf, seed_store
+from sproutsdb.server.seed import TableEntry, TableShelf, needs_seed, seed_store
 from sproutsdb.server.store import (
     LmdbProofStore,
     ReadOnlyStoreError,
@@ -866,7 +866,10 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         shelf = TableShelf()
         for path in options.seed:
             entry = shelf.add(path)
-            report = seed_store(store, path)
+            if needs_seed(store):
+                log.info("first start: seeding the store from %s (checksum, every record "
+                         "re-derived)", path, extra={"table": str(path)})
+            report = seed_store(store, path, load=lambda e=entry: shelf.loaded(e))
             if report.skipped:
                 log.info("not seeding from %s: %s", path, report.skipped,
                          extra={"table": str(path)})
@@ -877,6 +880,9 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
             if stop.is_set():
                 return 0
         server = Server(store, options, shelf)
+        for entry in shelf.entries.values():
+            if entry.table is not None:  # loaded to seed: keep the stream, drop the algebra
+                server.service._table_stream(entry)
         server.start()
         log.info("serving %s on port %d", store.path, server.port,
                  extra={"listen": options.listen, "port": server.port,
