@@ -2,10 +2,13 @@
 
 Batch methods take and return plain Python values (`FactKind`, `RctRecord`, ints and
 strings); batches larger than the server's limit are split transparently. Every call has
-a deadline (`timeout`) and is retried on UNAVAILABLE with exponential backoff: reads are
-harmless to repeat and inserts are idempotent (an insert acknowledged twice is UNCHANGED
-the second time). Failures surface as `ServiceError`s (a `UserError`): the CLI prints them
-as one line, e.g. "server 127.0.0.1:50051 is not answering".
+a deadline (`timeout`); unary calls are retried on UNAVAILABLE with exponential backoff
+(reads are harmless to repeat and inserts are idempotent: an insert acknowledged twice is
+UNCHANGED the second time). Streams: StreamRctTable is retried while nothing has arrived,
+`export_facts` resumes an interrupted Export from its page token, and InsertStream is not
+retried (each chunk commits on its own; re-sending the stream is harmless). Failures
+surface as `ServiceError`s (a `UserError`): the CLI prints them as one line, e.g.
+"server 127.0.0.1:50051 is not answering".
 
     with Client("127.0.0.1:50051", token=...) as db:
         db.insert(FactKind.NIMBER, {"0*5": 1})
