@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_solve",
     "sproutsdb.tools.cmd_rct",
     "sproutsdb.tools.cmd_serve",
+    "sproutsdb.tools.cmd_check",
 ]
 
 

@@ -1,0 +1,404 @@
+"""Normal-play proof checker: re-derive a position's nimber from stored facts only.
+
+A stored fact is a losing couple (land, n), i.e. "nimber(land) = n". It is accepted only
+when its own justification holds (DESIGN §3, "Nimbers are inevitable" §5):
+
+- every child couple (C, n), C a child of the land (a sum of lands), is shown winning, and
+- every nim-part option (land, k), k < n, is shown winning without using the land's own fact.
+
+A couple (C, m) is shown winning either by nim arithmetic (every land of C has a checked
+nimber and their nim-sum is not m) or by a losing option: a move in one land of C giving a
+sum whose lands all have checked nimbers with nim-sum m. Nothing is searched: children are
+recomputed by the game engine, values come only from the store (through `FactSource`), and
+the root's stored value is re-derived like any other. The recursion runs on an explicit
+stack of coroutines and every land is checked at most once per run (memoised).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+from sproutsdb.solver.game import Game
+from sproutsdb.solver.proofstore import FactKind
+
+MAX_NAMED = 20  # missing lands named per hole
+
+
+class FactSource(Protocol):
+    """Read-only access to stored facts (a ProofStore, or any view of one)."""
+
+    def get(self, kind: FactKind, keys: Sequence[str]) -> Mapping[str, Any]:
+        ...
+
+
+class Verdict(str, Enum):
+    """What checking one stored fact concluded."""
+
+    OK = "ok"                      # its justification holds on checked facts
+    INCONSISTENT = "inconsistent"  # checked facts contradict its value
+    UNPROVEN = "unproven"          # a hole below it, or it depends on a bad fact
+
+
+@dataclass(frozen=True)
+class Hole:
+    """A couple that no stored fact shows winning, and the lands whose nimbers would help."""
+
+    couple: str             # "C + *m"
+    needed_by: str          # the land whose fact needs it
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Inconsistency:
+    """A stored nimber that checked facts contradict."""
+
+    land: str
+    stored: int
+    reason: str
+
+
+@dataclass
+class CheckReport:
+    """The outcome of one check run of a root position."""
+
+    root: str
+    nimber: int | None = None          # of the root (a sum: nim-sum), when re-derived
+    outcome: str | None = None         # "W" / "L" when re-derived
+    used: dict[str, int] = field(default_factory=dict)      # facts of the proof tree
+    verified: dict[str, int] = field(default_factory=dict)  # every fact checked OK
+    missing: list[Hole] = field(default_factory=list)
+    inconsistent: list[Inconsistency] = field(default_factory=list)
+    unproven: int = 0                  # facts rejected because of a hole or bad fact below
+
+    @property
+    def ok(self) -> bool:
+        """True for a complete, consistent proof of the root."""
+        return self.outcome is not None and not self.missing and not self.inconsistent
+
+
+# A coroutine yields the land whose verdict it needs and is sent that verdict.
+Task = Generator[str, Verdict, Any]
+
+
+@dataclass
+class _Candidate:
+    deps: tuple[str, ...]
+    score: tuple[float, ...]
+
+
+class Checker:
+    """Checks stored nimber facts of `game` read from `source`; one instance, many runs.
+
+    `rng`, when given, randomises the choice among equally cheap justifications (the
+    paper's random check cycles); otherwise choices are deterministic.
+    """
+
+    def __init__(self, game: Game, source: FactSource, *, rng: random.Random | None = None,
+                 fetch_batch: int = 512) -> None:
+        self.game = game
+        self._source = source
+        self._rng = rng
+        self._stored: dict[str, int | None] = {}
+        self._verdicts: dict[str, Verdict] = {}
+        self._deps: dict[str, tuple[str, ...]] = {}
+        self._win_memo: dict[tuple[tuple[str, ...], int, str], tuple[str, ...] | None] = {}
+        self._report = CheckReport(root="")
+        self._fetch_batch = fetch_batch
+        self.lands_checked = 0
+
+    # ----------------------------------------------------------------- public API
+
+    def check(self, position: str, *, outcome_only: bool = False) -> CheckReport:
+        """Re-derive the nimber of a canonical position from stored facts; with
+        `outcome_only`, only its outcome (a win needs one losing option, as in the paper)."""
+        self._verdicts.clear()
+        self._deps.clear()
+        self._win_memo.clear()
+        self.lands_checked = 0
+        report = self._report = CheckReport(root=position)
+        lands = _cancel_pairs(list(self.game.components(position)))
+        self._fetch(lands)
+        root_task = self._root(position, lands, outcome_only)
+        self._drive(root_task)
+        for land, verdict in self._verdicts.items():
+            if verdict is Verdict.OK:
+                report.verified[land] = self._value(land)
+            elif verdict is Verdict.UNPROVEN:
+                report.unproven += 1
+        if report.outcome is not None:
+            report.used = self._closure(self._root_deps)
+        return report
+
+    def reset_choices(self, rng: random.Random | None) -> None:
+        """Use another random generator (or none) for the next run."""
+        self._rng = rng
+
+    # ----------------------------------------------------------------- driver
+
+    def _drive(self, task: Task) -> None:
+        """Run a task and the land checks it asks for on an explicit stack."""
+        stack: list[tuple[str, Task]] = [("", task)]
+        on_stack: set[str] = set()
+        value: Verdict | None = None
+        while stack:
+            try:
+                want = stack[-1][1].send(value)  # type: ignore[arg-type]
+            except StopIteration as stop:
+                land, _ = stack.pop()
+                if land:
+                    on_stack.discard(land)
+                    self._verdicts[land] = stop.value
+                    value = stop.value
+                continue
+            known = self._verdicts.get(want)
+            if known is not None:
+                value = known
+            elif want in on_stack:  # impossible when moves shrink positions; never trusted
+                value = Verdict.UNPROVEN
+            else:
+                on_stack.add(want)
+                self.lands_checked += 1
+                stack.append((want, self._check_land(want)))
+                value = None
+
+    # ----------------------------------------------------------------- the checks
+
+    def _root(self, position: str, lands: list[str], outcome_only: bool) -> Task:
+        report = self._report
+        self._root_deps: tuple[str, ...] = ()
+        missing = [land for land in lands if self._stored.get(land) is None]
+        claimed = None if missing else _xor(self._value(x) for x in lands)
+        if outcome_only and len(lands) == 1 and claimed != 0:
+            # a win needs one losing option; the root's own fact is not used
+            deps = yield from self._win(tuple(lands), 0, exclude=lands[0], needed_by=position)
+            if isinstance(deps, tuple):
+                report.outcome = "W"
+                self._root_deps = deps
+            return None
+        if not missing:
+            good = True
+            for land in lands:
+                if (yield land) is not Verdict.OK:
+                    good = False
+            if good:
+                total = 0
+                for land in lands:
+                    total ^= self._value(land)
+                report.nimber = total
+                report.outcome = "L" if total == 0 else "W"
+                self._root_deps = tuple(lands)
+            return None
+        if len(lands) > 1:  # a sum with unknown lands: it can still be shown winning
+            deps = yield from self._win(tuple(lands), 0, exclude="", needed_by=position)
+            if isinstance(deps, tuple):
+                report.outcome = "W"
+                self._root_deps = deps
+            return None
+        report.missing.append(Hole(f"{position} + *0", position, tuple(missing)))
+        return None
+
+    def _check_land(self, land: str) -> Task:
+        """The justification of the stored fact nimber(land) = n."""
+        n = self._value(land)
+        children = self.game.component_children(land)
+        self._fetch(part for child in children for part in child)
+        deps: set[str] = set()
+        verdict = Verdict.OK
+        obligations: list[tuple[tuple[str, ...], int]] = [(child, n) for child in children]
+        obligations += [((land,), k) for k in range(n)]
+        for parts, m in obligations:
+            result = yield from self._win(parts, m, exclude=land, needed_by=land)
+            if isinstance(result, Inconsistency):
+                self._report.inconsistent.append(result)
+                return Verdict.INCONSISTENT
+            if result is None:
+                verdict = Verdict.UNPROVEN
+            else:
+                deps.update(result)
+        if verdict is Verdict.OK:
+            self._deps[land] = tuple(sorted(deps))
+        return verdict
+
+    def _win(self, parts: tuple[str, ...], m: int, *, exclude: str,
+             needed_by: str) -> Generator[str, Verdict, tuple[str, ...] | Inconsistency | None]:
+        """Show the couple (parts, m) winning: the facts used, an Inconsistency when checked
+        facts show it losing (so `needed_by`'s value is wrong), or None when it cannot be."""
+        lands = tuple(_cancel_pairs(list(parts)))
+        key = (lands, m, exclude)
+        if key in self._win_memo:
+            return self._win_memo[key]
+        self._fetch(lands)
+        stored = self._stored
+        candidates, missing = self._losing_options(lands, m)
+        known = lands != (exclude,) and all(stored.get(x) is not None for x in lands)
+        if known and _xor(self._value(x) for x in lands) != m:
+            candidates.append(_Candidate(lands, self._score(lands)))  # nim arithmetic
+            candidates.sort(key=lambda c: c.score)
+        for candidate in candidates:
+            good = True
+            for x in candidate.deps:
+                if (yield x) is not Verdict.OK:
+                    good = False
+                    break
+            if good:
+                self._win_memo[key] = candidate.deps
+                return candidate.deps
+        if known and _xor(self._value(x) for x in lands) == m:
+            good = True
+            for x in lands:
+                if (yield x) is not Verdict.OK:
+                    good = False
+            if good:  # checked facts say this option of needed_by's couple is losing
+                return self._contradiction(needed_by, lands, m)
+        if not candidates and not known:
+            if lands == (exclude,):
+                found = yield from self._mex_contradiction(exclude, m)
+                if found is not None:
+                    return found
+            couple = f"{self.game.join(lands)} + *{m}"
+            named = tuple(x for x in lands if x != exclude and stored.get(x) is None)
+            named += tuple(x for x in missing if x not in named)
+            self._report.missing.append(Hole(couple, needed_by, named[:MAX_NAMED]))
+        self._win_memo[key] = None
+        return None
+
+    def _losing_options(self, lands: tuple[str, ...], m: int
+                        ) -> tuple[list[_Candidate], list[str]]:
+        """Options of (lands, m) that stored facts claim losing, cheapest first; and the
+        lands whose single missing fact keeps an option unknown (for naming holes)."""
+        stored = self._stored
+        candidates: list[_Candidate] = []
+        seen: set[tuple[str, ...]] = set()
+        missing: dict[str, None] = {}
+        for index, land in enumerate(lands):
+            if land in lands[:index]:
+                continue
+            rest = lands[:index] + lands[index + 1:]
+            children = self.game.component_children(land)
+            self._fetch(part for child in children for part in child)
+            for child in children:
+                option = tuple(_cancel_pairs([*rest, *child]))
+                if option in seen:
+                    continue
+                seen.add(option)
+                unknown = [x for x in option if stored.get(x) is None]
+                if unknown:
+                    if len(unknown) == 1:
+                        missing.setdefault(unknown[0], None)
+                    continue
+                if _xor(self._value(x) for x in option) != m:
+                    continue
+                candidates.append(_Candidate(option, self._score(option)))
+        candidates.sort(key=lambda c: c.score)
+        return candidates, list(missing)
+
+    def _score(self, deps: tuple[str, ...]) -> tuple[float, ...]:
+        """Cheapest justification first: fewest facts not yet checked OK, then fewest
+        facts, then (deterministic) shortest keys or (random cycles) a random draw."""
+        verdicts = self._verdicts
+        new = sum(1 for x in deps if verdicts.get(x) is not Verdict.OK)
+        bad = sum(1 for x in deps if verdicts.get(x) not in (None, Verdict.OK))
+        tie = self._rng.random() if self._rng is not None else float(sum(map(len, deps)))
+        return (bad, new, len(deps), tie)
+
+    def _contradiction(self, land: str, lands: tuple[str, ...], m: int) -> Inconsistency:
+        couple = f"{self.game.join(lands)} + *{m}"
+        if lands == (land,):
+            reason = f"({couple}) is losing by its own stored value"
+        else:
+            reason = f"its option ({couple}) is losing by checked facts"
+        return Inconsistency(land, self._value(land), reason)
+
+    def _mex_contradiction(self, land: str, k: int
+                           ) -> Generator[str, Verdict, Inconsistency | None]:
+        """When every child of `land` has checked nimbers and none is k < n, the mex of
+        the children is not the stored n: an inconsistency of `land`."""
+        values: set[int] = set()
+        for child in self.game.component_children(land):
+            parts = _cancel_pairs(list(child))
+            if any(self._stored.get(x) is None for x in parts):
+                return None
+            for x in parts:
+                if (yield x) is not Verdict.OK:
+                    return None
+            values.add(_xor(self._value(x) for x in parts))
+        mex = 0
+        while mex in values:
+            mex += 1
+        return Inconsistency(land, self._value(land),
+                             f"no option has nimber {k}: the mex of its checked options is {mex}")
+
+    # ----------------------------------------------------------------- helpers
+
+    def _closure(self, roots: Iterable[str]) -> dict[str, int]:
+        """The facts reachable from the root through the chosen justifications."""
+        used: dict[str, int] = {}
+        todo = list(roots)
+        while todo:
+            land = todo.pop()
+            if land in used:
+                continue
+            used[land] = self._value(land)
+            todo.extend(self._deps.get(land, ()))
+        return used
+
+    def _value(self, land: str) -> int:
+        value = self._stored.get(land)
+        if value is None:
+            raise KeyError(land)
+        return value
+
+    def _fetch(self, keys: Iterable[str]) -> None:
+        """Read the stored nimbers of lands not read yet, in batches."""
+        stored = self._stored
+        wanted = list(dict.fromkeys(k for k in keys if k not in stored))
+        for start in range(0, len(wanted), self._fetch_batch):
+            batch = wanted[start:start + self._fetch_batch]
+            found = self._source.get(FactKind.NIMBER, batch)
+            for key in batch:
+                value = found.get(key)
+                stored[key] = value if isinstance(value, int) and value >= 0 else None
+
+
+def check_with_cycles(game: Game, source: FactSource, position: str, *, cycles: int = 1,
+                      seed: int = 0, outcome_only: bool = False
+                      ) -> tuple[CheckReport, list[int]]:
+    """Check `cycles` times (the first deterministic, then random choices) and keep the
+    smallest complete proof; also return every run's proof size."""
+    checker = Checker(game, source)
+    best = checker.check(position, outcome_only=outcome_only)
+    sizes = [len(best.used)]
+    rng = random.Random(seed)
+    for _ in range(1, max(1, cycles)):
+        if not best.ok:
+            break
+        checker.reset_choices(random.Random(rng.getrandbits(64)))
+        report = checker.check(position, outcome_only=outcome_only)
+        sizes.append(len(report.used))
+        report.verified.update(best.verified)  # every OK verdict holds whatever the choices
+        if report.ok and len(report.used) < len(best.used):
+            best = report
+    return best, sizes
+
+
+def _xor(values: Iterable[int]) -> int:
+    total = 0
+    for value in values:
+        total ^= value
+    return total
+
+
+def _cancel_pairs(parts: list[str]) -> list[str]:
+    """Drop identical lands two by two: their nimbers cancel in the nim-sum."""
+    parts.sort()
+    out: list[str] = []
+    for part in parts:
+        if out and out[-1] == part:
+            out.pop()
+        else:
+            out.append(part)
+    return out

@@ -1,0 +1,61 @@
+"""`sproutsdb check` end to end: solve, check, prune, exit codes and clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_helpers import run_cli
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+
+
+def _open(path: Path) -> LmdbProofStore:
+    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, create=False)
+
+
+def test_solve_check_prune_cycles(tmp_path: Path) -> None:
+    store, pruned = tmp_path / "store", tmp_path / "pruned"
+    assert run_cli("solve", "0*6", "--store", str(store), "--quiet").returncode == 0
+    done = run_cli("check", "--store", str(store), "--root", "0*6", "--prune", str(pruned),
+                   "--cycles", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] and report["nimber"] == 0 and report["outcome"] == "L"
+    assert report["facts_used"] == min(report["cycle_sizes"])
+    assert report["missing"] == [] and report["inconsistent"] == []
+    with _open(pruned) as small:
+        assert small.count(FactKind.NIMBER) == report["facts_used"]
+        assert small.verified_count(FactKind.NIMBER) == report["facts_used"]
+    with _open(store) as big:
+        assert big.verified_count(FactKind.NIMBER) >= report["facts_used"]
+        assert big.get_records(FactKind.NIMBER, ["0*6"])["0*6"].status.value == "verified"
+    again = run_cli("check", "--store", str(pruned), "--root", "0*6", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["facts_used"] <= report["facts_used"]
+
+
+def test_a_hole_exits_1_and_names_the_position(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    assert run_cli("solve", "0*2", "--store", str(store), "--quiet").returncode == 0
+    done = run_cli("check", "--store", str(store), "--root", "0*3", "--prune", str(tmp_path / "p"))
+    assert done.returncode == 1
+    assert "missing" in done.stdout and "0*3" in done.stdout and "Traceback" not in done.stderr
+    assert not (tmp_path / "p").exists()
+
+
+def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    assert run_cli("solve", "0*2", "--store", str(store), "--quiet").returncode == 0
+    cases = [
+        ("check", "--store", str(store), "--root", "0.A"),
+        ("check", "--store", str(tmp_path / "none"), "--root", "0*2"),
+        ("check", "--store", str(store), "--root", "0*2", "--misere"),
+        ("check", "--store", str(store), "--root", "0*2", "--cycles", "0"),
+        ("check", "--store", str(store), "--root", "0*2", "--prune", str(store)),
+    ]
+    for args in cases:
+        done = run_cli(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "none").exists()

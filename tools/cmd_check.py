@@ -1,0 +1,144 @@
+"""`sproutsdb check`: verify the proof of a position held in a store, optionally prune it.
+
+The checking logic is `solver.check`; this module opens stores, marks verified facts,
+writes the pruned store and prints the report. Exit 0 only for a complete, consistent
+proof; 1 when the proof has holes or inconsistencies; 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from sproutsdb.server.location import resolve_store_path
+from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
+from sproutsdb.solver.check import CheckReport, check_with_cycles
+from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.cli import UsageError
+
+EXIT_BAD_PROOF = 1
+MARK_BATCH = 10_000
+
+
+def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
+    """An existing Sprouts store (never creates one): a UsageError when there is none."""
+    try:
+        return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
+                                   create=False, readonly=readonly)
+    except StoreNotFoundError:
+        raise UsageError(f"no store at {resolve_store_path(path)}") from None
+
+
+def new_store(path: str) -> LmdbProofStore:
+    """A new store at `path`, which must not exist or be an empty directory."""
+    where = Path(path).expanduser()
+    if where.exists() and (not where.is_dir() or any(where.iterdir())):
+        raise UsageError(f"{where} already exists and is not empty: give a new directory")
+    return LmdbProofStore.open(where, game="sprouts", canon_version=CANON_VERSION, create=True)
+
+
+def report_dict(report: CheckReport, sizes: list[int], seconds: float) -> dict[str, Any]:
+    """The JSON form of a check report."""
+    return {
+        "position": report.root,
+        "ok": report.ok,
+        "nimber": report.nimber,
+        "outcome": report.outcome,
+        "facts_used": len(report.used),
+        "facts_verified": len(report.verified),
+        "facts_unproven": report.unproven,
+        "missing": [{"couple": h.couple, "needed_by": h.needed_by, "missing": list(h.missing)}
+                    for h in report.missing],
+        "inconsistent": [{"land": i.land, "stored": i.stored, "reason": i.reason}
+                         for i in report.inconsistent],
+        "cycle_sizes": sizes,
+        "seconds": round(seconds, 3),
+    }
+
+
+def run_check(args: argparse.Namespace) -> int:
+    if args.misere:
+        raise UsageError("misère checking is not implemented yet (normal play only)")
+    if args.cycles < 1:
+        raise UsageError("--cycles must be at least 1")
+    game = SproutsGame()
+    key = game.canonical(args.root)
+    if args.prune is not None:
+        out = Path(args.prune).expanduser()
+        if out.exists() and (not out.is_dir() or any(out.iterdir())):
+            raise UsageError(f"--prune {out}: already exists and is not empty")
+    started = time.perf_counter()
+    with open_existing(args.store) as store:
+        report, sizes = check_with_cycles(game, store, key, cycles=args.cycles,
+                                          seed=args.seed, outcome_only=args.outcome_only)
+        verified = list(report.verified)
+        for start in range(0, len(verified), MARK_BATCH):
+            store.mark_verified(FactKind.NIMBER, verified[start:start + MARK_BATCH])
+    if args.prune is not None and report.ok:
+        with new_store(args.prune) as pruned:
+            items = sorted(report.used.items())
+            for start in range(0, len(items), MARK_BATCH):
+                pruned.put(FactKind.NIMBER, dict(items[start:start + MARK_BATCH]), verified=True)
+    seconds = time.perf_counter() - started
+    data = report_dict(report, sizes, seconds)
+    data["pruned"] = args.prune if args.prune is not None and report.ok else None
+    if args.json:
+        print(json.dumps(data))
+    else:
+        _print_text(data)
+    if args.prune is not None and not report.ok:
+        print("sproutsdb check: not pruned: the proof is not complete and consistent",
+              file=sys.stderr)
+    return 0 if report.ok else EXIT_BAD_PROOF
+
+
+def _print_text(data: dict[str, Any]) -> None:
+    result = ("unknown" if data["outcome"] is None else
+              f"{data['outcome']}" + ("" if data["nimber"] is None else f", nimber {data['nimber']}"))
+    verdict = "proof complete and consistent" if data["ok"] else "PROOF NOT VALID"
+    print(f"{data['position']}: {result}: {verdict}")
+    print(f"  {data['facts_used']:,} facts used, {data['facts_verified']:,} verified, "
+          f"{data['facts_unproven']:,} unproven, {data['seconds']:.2f} s")
+    if len(data["cycle_sizes"]) > 1:
+        print(f"  proof sizes over {len(data['cycle_sizes'])} cycles: {data['cycle_sizes']}")
+    for hole in data["missing"]:
+        names = ", ".join(hole["missing"]) or "(no candidate)"
+        print(f"  missing: ({hole['couple']}) needed by {hole['needed_by']} "
+              f"is not shown winning; a nimber of any of: {names}")
+    for bad in data["inconsistent"]:
+        print(f"  inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
+    if data.get("pruned"):
+        print(f"  pruned proof written to {data['pruned']}")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `check` to the `sproutsdb` parser."""
+    p = subparsers.add_parser(
+        "check", formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="verify the stored proof of a position; optionally prune the store to it",
+        description=(
+            "Re-derive the result of POS using only facts in the store: each nimber is\n"
+            "accepted only when its children (recomputed by the engine) justify it. Reports\n"
+            "missing facts (holes) and inconsistent ones. Exit 0 only for a complete,\n"
+            "consistent proof, 1 otherwise. Checked facts are marked verified."),
+        epilog=("examples:\n  sproutsdb check --store data --root 0*7\n"
+                "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json"))
+    p.add_argument("--store", metavar="DIR", default=None,
+                   help="store directory (default: $SPROUTSDB_STORE or ./sproutsdb-data)")
+    p.add_argument("--root", required=True, metavar="POS", help="position whose proof to check")
+    p.add_argument("--misere", action="store_true", help="misère play (not implemented yet)")
+    p.add_argument("--outcome-only", action="store_true",
+                   help="prove only the outcome of the root (a win needs one losing option)")
+    p.add_argument("--prune", metavar="OUT", default=None,
+                   help="write a new store holding only the facts the proof used")
+    p.add_argument("--cycles", type=int, default=1, metavar="K",
+                   help="repeat with random choices and keep the smallest proof")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random cycles")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=run_check)
