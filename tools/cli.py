@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_rct",
     "sproutsdb.tools.cmd_serve",
     "sproutsdb.tools.cmd_check",
+    "sproutsdb.tools.cmd_exchange",
 ]
 
 

@@ -1,0 +1,208 @@
+"""`sproutsdb export` / `sproutsdb import`: move facts between stores as files.
+
+The native stream (tools/exchange.py) is written to a temporary file renamed into place
+at the end, and verified completely before an import writes anything. Imports are
+idempotent and write-once: a fact already stored with another value is reported as a
+conflict (exit 3) and kept. GLOP `.spr` files are read and written by tools/glop_spr.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from sproutsdb.server import schema
+from sproutsdb.server.schema import Provenance
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.proofstore import Conflict, FactKind
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.tools.cli import UsageError
+from sproutsdb.tools.cmd_check import open_existing
+from sproutsdb.tools.exchange import KINDS, ExchangeFormatError, ExportWriter, read_stream
+from sproutsdb.tools.progress import counter_bar
+
+EXIT_CONFLICT = 3
+SHOWN_CONFLICTS = 10
+
+
+def _new_file(path: str) -> Path:
+    out = Path(path).expanduser()
+    if out.exists():
+        raise UsageError(f"{out} already exists; give a new file name (nothing is overwritten)")
+    if not out.parent.is_dir():
+        raise UsageError(f"{out.parent} is not a directory")
+    return out
+
+
+def export_store(store: LmdbProofStore, out: Path, *, quiet: bool = True) -> dict[str, int]:
+    """Write every fact of `store` to `out` (atomically: a temp file renamed at the end)."""
+    identity = store.identity
+    header = {
+        "schema": identity.schema_version,
+        "game": identity.game,
+        "canon_version": identity.canon_version,
+        "counts": {kind.value: store.count(kind) for kind in KINDS},
+        "provenance": {
+            "exported_by": asdict(Provenance(tool="sproutsdb export")),
+            "store_created": identity.created,
+            "store": {str(k): asdict(v) for k, v in store.provenance_records().items()},
+        },
+    }
+    partial = out.with_name(out.name + ".partial")
+    try:
+        with open(partial, "wb") as handle, counter_bar("facts", enabled=not quiet) as bar:
+            writer = ExportWriter(handle, header)
+            done = 0
+            for kind in KINDS:
+                def counted(kind: FactKind = kind) -> Any:
+                    nonlocal done
+                    for item in store.iter_facts(kind):
+                        done += 1
+                        if done % 10_000 == 0:
+                            bar.update_to(done)
+                        yield item
+                writer.write_facts(kind, counted())
+            writer.close()
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, out)
+    finally:
+        partial.unlink(missing_ok=True)
+    return writer.counts
+
+
+def import_file(path: Path, store: LmdbProofStore, *, quiet: bool = True,
+                header: dict[str, Any] | None = None) -> tuple[dict[str, int], list[Conflict]]:
+    """Verify `path` completely, then put its facts (write-once). Returns inserted,
+    unchanged and conflict counts, and the conflicts (all of them are kept stored).
+    `header`: the result of an earlier `validate(path)`, to read the file only twice."""
+    if header is None:
+        header = validate(path)
+    if header.get("game") != store.identity.game:
+        raise UsageError(f"{path} holds {header.get('game')!r} facts; the store is for "
+                         f"{store.identity.game!r}")
+    if header.get("canon_version") != store.identity.canon_version:
+        raise UsageError(f"{path} was written with canon_version {header.get('canon_version')}; "
+                         f"the store uses {store.identity.canon_version} (keys would not match)")
+    source = header.get("provenance", {}).get("exported_by", {})
+    provenance = Provenance(tool="sproutsdb import",
+                            comment=f"from {path.name}, exported by {source.get('who', '?')} "
+                                    f"on {source.get('when', '?')}")
+    totals = {"inserted": 0, "unchanged": 0, "conflicts": 0}
+    conflicts: list[Conflict] = []
+    with counter_bar("facts", enabled=not quiet) as bar:
+        done = 0
+        for frame, data in read_stream(path):
+            if frame != "C":
+                continue
+            kind, facts = data
+            result = store.put(kind, dict(facts), provenance=provenance)
+            totals["inserted"] += result.inserted
+            totals["unchanged"] += result.unchanged
+            totals["conflicts"] += len(result.conflicts)
+            conflicts.extend(result.conflicts[:SHOWN_CONFLICTS - len(conflicts)])
+            done += len(facts)
+            bar.update_to(done)
+    store.flush()
+    return totals, conflicts
+
+
+def validate(path: Path) -> dict[str, Any]:
+    """Read the whole file once: frames, checksums, trailer and every value must be
+    storable, so that an import never stops half-way on bad input. Returns the header."""
+    header: dict[str, Any] = {}
+    for frame, data in read_stream(path):
+        if frame == "H":
+            header = data
+        elif frame == "C":
+            kind, facts = data
+            table = schema.table_name(kind)
+            items = dict(facts)
+            if len(items) != len(facts):
+                raise ExchangeFormatError(f"{path}: a chunk of {table} facts repeats a key")
+            _, errors = schema.encode_facts(table, items)
+            if errors:
+                raise ExchangeFormatError(f"{path}: {len(errors)} {table} facts cannot be "
+                                          f"stored, e.g. {errors[0]}; nothing was imported")
+    return header
+
+
+def run_export(args: argparse.Namespace) -> int:
+    out = _new_file(args.out)
+    started = time.perf_counter()
+    with open_existing(args.store, readonly=True) as store:
+        counts = export_store(store, out, quiet=args.quiet)
+    seconds = time.perf_counter() - started
+    total = sum(counts.values())
+    report = {"file": str(out), "counts": counts, "bytes": out.stat().st_size,
+              "seconds": round(seconds, 3), "facts_per_second": round(total / max(seconds, 1e-9))}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"exported {total:,} facts ({_counts_text(counts)}) to {out} in {seconds:.2f} s")
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    path = Path(args.file).expanduser()
+    started = time.perf_counter()
+    header = validate(path)  # refuse a damaged file before creating or touching any store
+    store = LmdbProofStore.open(args.store, game="sprouts", canon_version=CANON_VERSION)
+    with store:
+        totals, conflicts = import_file(path, store, quiet=args.quiet, header=header)
+    seconds = time.perf_counter() - started
+    report = {"file": str(path), **totals, "seconds": round(seconds, 3),
+              "conflict_examples": [{"kind": c.kind.value, "key": c.key, "stored": repr(c.stored),
+                                     "offered": repr(c.offered)} for c in conflicts]}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"imported {path}: {totals['inserted']:,} new, {totals['unchanged']:,} already "
+              f"stored, {totals['conflicts']:,} conflicts in {seconds:.2f} s")
+        for c in conflicts:
+            print(f"  conflict {c.kind.value} {c.key}: stored {c.stored!r}, file says "
+                  f"{c.offered!r} (kept stored)")
+    if totals["conflicts"]:
+        print(f"sproutsdb import: {totals['conflicts']} conflicting facts were not imported",
+              file=sys.stderr)
+        return EXIT_CONFLICT
+    return 0
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n:,} {kind}" for kind, n in counts.items() if n) or "none"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add `export` and `import` to the `sproutsdb` parser."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser(
+        "export", formatter_class=fmt, help="write every fact of a store to a file",
+        description=("Write the facts of a store as a versioned, zstd-compressed, checksummed\n"
+                     "stream (header, chunks of facts, trailer). The file appears only when\n"
+                     "complete; an existing file is never overwritten."),
+        epilog="example:\n  sproutsdb export --store data --out sprouts.spdbx")
+    p.add_argument("--store", metavar="DIR", default=None, help="store directory")
+    p.add_argument("--out", required=True, metavar="FILE", help="new file to write")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=run_export)
+
+    p = subparsers.add_parser(
+        "import", formatter_class=fmt, help="add the facts of an export file to a store",
+        description=("Verify an export file completely (checksums, counts, trailer), then add\n"
+                     "its facts to the store. Idempotent: facts already stored are skipped;\n"
+                     "a different stored value is a conflict, reported and kept (exit 3).\n"
+                     "A damaged or truncated file is refused before anything is written."),
+        epilog="example:\n  sproutsdb import sprouts.spdbx --store data")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--store", metavar="DIR", default=None, help="store directory (created)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=run_import)
