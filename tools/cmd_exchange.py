@@ -3,7 +3,8 @@
 The native stream (tools/exchange.py) is written to a temporary file renamed into place
 at the end, and verified completely before an import writes anything. Imports are
 idempotent and write-once: a fact already stored with another value is reported as a
-conflict (exit 3) and kept. GLOP `.spr` files are read and written by tools/glop_spr.py.
+conflict (exit 3) and kept. GLOP/SPOTS `.spr` nimber files (tools/glop_spr.py) are read
+the same way: canonicalised whole into a staging file first, then stored.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -22,9 +24,11 @@ from sproutsdb.server.schema import Provenance
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import Conflict, FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError
 from sproutsdb.tools.cmd_check import open_existing
-from sproutsdb.tools.exchange import KINDS, ExchangeFormatError, ExportWriter, read_stream
+from sproutsdb.tools.exchange import KINDS, MAGIC, ExchangeFormatError, ExportWriter, read_stream
+from sproutsdb.tools.glop_spr import DIALECTS, Canonicalizer, read_staged, stage, write_spr
 from sproutsdb.tools.progress import counter_bar
 
 EXIT_CONFLICT = 3
@@ -133,11 +137,53 @@ def validate(path: Path) -> dict[str, Any]:
     return header
 
 
+def import_spr(path: Path, store_path: str | None, *, dialect: str, quiet: bool,
+               staging_dir: str | None = None) -> tuple[dict[str, int], list[Conflict]]:
+    """A GLOP/SPOTS `.spr` nimber database: canonicalise it all into a staging file, and
+    only then put the facts (write-once), so an unreadable line writes nothing."""
+    canon = Canonicalizer(SproutsGame(), dialect)
+    size = path.stat().st_size
+    with tempfile.TemporaryFile(prefix="sproutsdb-spr-", dir=staging_dir) as staging:
+        with open(path, "rb") as source, counter_bar("B", enabled=not quiet) as bar:
+            summary = stage(source, staging, canon, name=str(path), progress=bar.update_to)
+            bar.update_to(size)
+        staging.seek(0)
+        totals = {"inserted": 0, "unchanged": 0, "conflicts": 0, "lines": summary.lines,
+                  "sums_skipped": summary.sums, "terminal": summary.terminal,
+                  "other_sections_skipped": sum(summary.skipped.values())}
+        conflicts: list[Conflict] = []
+        provenance = Provenance(tool="sproutsdb import", comment=f"from {path.name} (.spr)")
+        store = LmdbProofStore.open(store_path, game="sprouts", canon_version=CANON_VERSION)
+        with store, counter_bar("facts", enabled=not quiet) as bar:
+            done = 0
+            for batch in read_staged(staging):
+                result = store.put(FactKind.NIMBER, batch, provenance=provenance)
+                totals["inserted"] += result.inserted
+                totals["unchanged"] += result.unchanged
+                totals["conflicts"] += len(result.conflicts)
+                conflicts.extend(result.conflicts[:SHOWN_CONFLICTS - len(conflicts)])
+                done += len(batch)
+                bar.update_to(done)
+    return totals, conflicts
+
+
+def _is_native(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(MAGIC)) == MAGIC
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+
+
 def run_export(args: argparse.Namespace) -> int:
     out = _new_file(args.out)
     started = time.perf_counter()
+    spr = args.format == "spr" or (args.format == "auto" and out.suffix == ".spr")
     with open_existing(args.store, readonly=True) as store:
-        counts = export_store(store, out, quiet=args.quiet)
+        if spr:
+            counts = {"nimber": write_spr(store.iter_facts(FactKind.NIMBER), out)}
+        else:
+            counts = export_store(store, out, quiet=args.quiet)
     seconds = time.perf_counter() - started
     total = sum(counts.values())
     report = {"file": str(out), "counts": counts, "bytes": out.stat().st_size,
@@ -152,10 +198,15 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     path = Path(args.file).expanduser()
     started = time.perf_counter()
-    header = validate(path)  # refuse a damaged file before creating or touching any store
-    store = LmdbProofStore.open(args.store, game="sprouts", canon_version=CANON_VERSION)
-    with store:
-        totals, conflicts = import_file(path, store, quiet=args.quiet, header=header)
+    native = _is_native(path) if args.format == "auto" else args.format == "native"
+    if native:
+        header = validate(path)  # refuse a damaged file before creating or touching a store
+        store = LmdbProofStore.open(args.store, game="sprouts", canon_version=CANON_VERSION)
+        with store:
+            totals, conflicts = import_file(path, store, quiet=args.quiet, header=header)
+    else:
+        totals, conflicts = import_spr(path, args.store, dialect=args.dialect, quiet=args.quiet,
+                                       staging_dir=args.staging_dir)
     seconds = time.perf_counter() - started
     report = {"file": str(path), **totals, "seconds": round(seconds, 3),
               "conflict_examples": [{"kind": c.kind.value, "key": c.key, "stored": repr(c.stored),
@@ -190,6 +241,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         epilog="example:\n  sproutsdb export --store data --out sprouts.spdbx")
     p.add_argument("--store", metavar="DIR", default=None, help="store directory")
     p.add_argument("--out", required=True, metavar="FILE", help="new file to write")
+    p.add_argument("--format", choices=("auto", "native", "spr"), default="auto",
+                   help="native stream, or a GLOP [Positions+Nimber] .spr text "
+                        "(auto: .spr by the file name)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run_export)
@@ -203,6 +257,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         epilog="example:\n  sproutsdb import sprouts.spdbx --store data")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--store", metavar="DIR", default=None, help="store directory (created)")
+    p.add_argument("--format", choices=("auto", "native", "spr"), default="auto",
+                   help="auto: native when the file starts with the export magic, else .spr")
+    p.add_argument("--dialect", choices=DIALECTS, default="auto",
+                   help=".spr letter names beyond Y: glop Z(k), spots n(k), auto both")
+    p.add_argument("--staging-dir", metavar="DIR", default=None,
+                   help="where the canonicalised .spr facts are staged (default: $TMPDIR)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run_import)

@@ -1,0 +1,81 @@
+"""GLOP / SPOTS `.spr` nimber databases: both dialects and both notations are read and
+re-canonicalised, other sections are skipped, bad lines write nothing, and a store
+exported to `.spr` and read back checks clean."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_helpers import run_cli
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
+
+GAME = SproutsGame()
+
+
+def facts(path: Path) -> dict[str, int]:
+    with LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
+                             create=False) as store:
+        return dict(store.iter_facts(FactKind.NIMBER))
+
+
+def test_spr_round_trip_checks_clean(tmp_path: Path) -> None:
+    a, b, spr = tmp_path / "a", tmp_path / "b", tmp_path / "a.spr"
+    assert run_cli("solve", "0*5", "--store", str(a), "--quiet").returncode == 0
+    assert run_cli("export", "--store", str(a), "--out", str(spr)).returncode == 0
+    lines = spr.read_text().splitlines()
+    assert lines[0] == "[Positions+Nimber]" and len(lines) == 1 + len(facts(a))
+    done = run_cli("import", str(spr), "--store", str(b), "--json")
+    assert done.returncode == 0, done.stderr
+    assert facts(b) == facts(a)
+    assert run_cli("check", "--store", str(b), "--root", "0*5").returncode == 0
+
+
+def test_both_dialects_and_notations_are_recanonicalised(tmp_path: Path) -> None:
+    spr = tmp_path / "mixed.spr"
+    spr.write_text("[Positions+Nimber]\n"
+                   "0.AB.}AB.}]! 1\n"          # GLOP 1.x
+                   "0.BA|BA 1\n"               # 2.x, not canonical: same land, same value
+                   "An(25)|An(25) 1\n"         # SPOTS: n(k) for uppercase letters beyond Y
+                   "AZ(26)|AZ(26) 1\n"         # GLOP: Z(k)
+                   "0*3+0*2 1\n"               # a sum: not one land's fact
+                   "[Misere_Complex:Losing_Position+Rcts]\n"
+                   "0*5 3-1-L\n"
+                   "\n")
+    done = run_cli("import", str(spr), "--store", str(tmp_path / "s"), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["lines"], report["sums_skipped"], report["other_sections_skipped"]) == (5, 1, 1)
+    assert facts(tmp_path / "s") == {GAME.canonical("0.AB|AB"): 1, GAME.canonical("AB|AB"): 1}
+    assert report["inserted"] == 2 and report["unchanged"] == 2
+
+
+def test_bad_lines_write_nothing(tmp_path: Path) -> None:
+    cases = {
+        "bad-position": "[Positions+Nimber]\n0*3 1\n0.A 2\n",
+        "no-nimber": "[Positions+Nimber]\n0*3\n",
+        "not-a-number": "[Positions+Nimber]\n0*3 one\n",
+        "no-section": "0*3 1\n",
+        "terminal": "[Positions+Nimber]\n! 2\n",
+        "binary": "[Positions+Nimber]\n0*3 1\n\xff\n",
+    }
+    for name, text in cases.items():
+        spr = tmp_path / f"{name}.spr"
+        spr.write_bytes(text.encode("latin-1"))
+        done = run_cli("import", str(spr), "--store", str(tmp_path / name))
+        assert done.returncode == 2, (name, done.stderr)
+        assert "line" in done.stderr and "Traceback" not in done.stderr, name
+        assert len(done.stderr.strip().splitlines()) == 1, name
+        assert not (tmp_path / name).exists(), name
+
+
+def test_contradicting_lines_are_conflicts_not_overwrites(tmp_path: Path) -> None:
+    spr = tmp_path / "c.spr"
+    spr.write_text("[Positions+Nimber]\n0*2 0\n0*2 1\n")
+    done = run_cli("import", str(spr), "--store", str(tmp_path / "s"), "--json")
+    assert done.returncode == 3
+    assert json.loads(done.stdout)["conflicts"] == 1
+    assert facts(tmp_path / "s") == {"0*2": 0}
