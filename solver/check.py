@@ -17,7 +17,7 @@ stack of coroutines and every land is checked at most once per run (memoised).
 from __future__ import annotations
 
 import random
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -108,6 +108,7 @@ class Checker:
         self._win_memo: dict[tuple[tuple[str, ...], int, str], tuple[str, ...] | None] = {}
         self._report = CheckReport(root="")
         self._fetch_batch = fetch_batch
+        self._minimise = True
         self.lands_checked = 0
 
     # ----------------------------------------------------------------- public API
@@ -118,6 +119,7 @@ class Checker:
         self._verdicts.clear()
         self._deps.clear()
         self._win_memo.clear()
+        self._minimise = True
         self.lands_checked = 0
         report = self._report = CheckReport(root=position)
         lands = _cancel_pairs(list(self.game.components(position)))
@@ -131,6 +133,32 @@ class Checker:
                 report.unproven += 1
         if report.outcome is not None:
             report.used = self._closure(self._root_deps)
+        return report
+
+    def check_facts(self, lands: Iterable[str]) -> CheckReport:
+        """Check stored facts of many lands with one memo (a whole-database check): the
+        report's `verified` holds those that checked OK, `used` stays empty."""
+        self._verdicts.clear()
+        self._deps.clear()
+        self._win_memo.clear()
+        self._minimise = False
+        self.lands_checked = 0
+        report = self._report = CheckReport(root="")
+
+        def ask(land: str) -> Task:
+            yield land
+
+        for land in lands:
+            self._fetch([land])
+            if self._stored.get(land) is None:
+                report.missing.append(Hole(f"{land} + *?", land, (land,)))
+            elif land not in self._verdicts:
+                self._drive(ask(land))
+        for land, verdict in self._verdicts.items():
+            if verdict is Verdict.OK:
+                report.verified[land] = self._value(land)
+            elif verdict is Verdict.UNPROVEN:
+                report.unproven += 1
         return report
 
     def reset_choices(self, rng: random.Random | None) -> None:
@@ -233,8 +261,32 @@ class Checker:
             return self._win_memo[key]
         self._fetch(lands)
         stored = self._stored
-        candidates, missing = self._losing_options(lands, m)
         known = lands != (exclude,) and all(stored.get(x) is not None for x in lands)
+        if known and _xor(self._value(x) for x in lands) != m:
+            # nim arithmetic: taken at once when it costs no new fact (or when not
+            # minimising), before enumerating the options of every land
+            verdicts = self._verdicts
+            if not self._minimise or all(verdicts.get(x) is Verdict.OK for x in lands):
+                good = True
+                for x in lands:
+                    if (yield x) is not Verdict.OK:
+                        good = False
+                if good:
+                    self._win_memo[key] = lands
+                    return lands
+        if not self._minimise:  # first justification that holds, options made lazily
+            for option in self._options(lands, m):
+                good = True
+                for x in option:
+                    if (yield x) is not Verdict.OK:
+                        good = False
+                        break
+                if good:
+                    self._win_memo[key] = option
+                    return option
+        candidates, missing = self._losing_options(lands, m)
+        if not self._minimise:
+            candidates = []  # all tried above
         if known and _xor(self._value(x) for x in lands) != m:
             candidates.append(_Candidate(lands, self._score(lands)))  # nim arithmetic
             candidates.sort(key=lambda c: c.score)
@@ -265,6 +317,27 @@ class Checker:
             self._report.missing.append(Hole(couple, needed_by, named[:MAX_NAMED]))
         self._win_memo[key] = None
         return None
+
+    def _options(self, lands: tuple[str, ...], m: int) -> Iterator[tuple[str, ...]]:
+        """Options of (lands, m) that stored facts claim losing, in move order."""
+        stored = self._stored
+        for index, land in enumerate(lands):
+            if land in lands[:index]:
+                continue
+            rest = lands[:index] + lands[index + 1:]
+            children = self.game.component_children(land)
+            self._fetch(part for child in children for part in child)
+            for child in children:
+                option = tuple(_cancel_pairs([*rest, *child]))
+                total = 0
+                for x in option:
+                    value = stored.get(x)
+                    if value is None:
+                        break
+                    total ^= value
+                else:
+                    if total == m:
+                        yield option
 
     def _losing_options(self, lands: tuple[str, ...], m: int
                         ) -> tuple[list[_Candidate], list[str]]:

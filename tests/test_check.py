@@ -134,3 +134,14 @@ def test_sum_root_is_the_nim_sum_of_checked_lands(tmp_path: Path) -> None:
         solver.flush()
         report = Checker(GAME, store).check(GAME.canonical("0*3+0.A|0.A"))
     assert report.ok and report.nimber == 0 and report.outcome == "L"
+
+
+def test_whole_store_check_verifies_every_fact_but_a_wrong_one(tmp_path: Path) -> None:
+    with solved(tmp_path / "s", 5) as store:
+        facts = facts_of(store)
+        report = Checker(GAME, store).check_facts(list(facts))
+    assert report.verified == facts and not report.missing and not report.inconsistent
+    wrong = {**facts, "0*4": 0}
+    report = Checker(GAME, memory(wrong)).check_facts(list(wrong))
+    assert "0*4" not in report.verified
+    assert report.inconsistent and all(i.stored == wrong[i.land] for i in report.inconsistent)

@@ -1,0 +1,124 @@
+"""Check benchmark: proof sizes after pruning with random check cycles, beside the paper's,
+and import / check throughput with the projected time for a 12 GB `.spr` database.
+
+Run on demand (not part of the test suite):
+    .venv/bin/python bench/check.py                  # normal 0*2 .. 0*11, 10 cycles
+    .venv/bin/python bench/check.py --max 9 --cycles 3
+Each 0*n is solved (outcome only, as in the paper) on a fresh LMDB store in a temp
+directory; `check --cycles K` then keeps the smallest proof of the outcome that the
+stored facts allow. The checker can only prune what the solver stored, so its sizes are
+bounded below by the solver's own tree, not by the paper's hand-tuned searches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.check import Checker, check_with_cycles
+from sproutsdb.solver.normal import NormalSolver
+from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.cmd_exchange import export_store, import_file, import_spr
+from sproutsdb.tools.glop_spr import write_spr
+
+# "Nimbers are inevitable", §6: losing couples of the pruned solution tree of 0*n.
+PAPER_NORMAL = {2: 3, 3: 6, 4: 15, 5: 15, 6: 43, 7: 65, 8: 137, 9: 58, 10: 110, 11: 113}
+# Misère 0*7..0*12: positions beyond the S6 table (not checked here yet).
+PAPER_MISERE = {7: 7, 8: 24, 9: 44, 10: 114, 11: 79, 12: 983}
+TWELVE_GB = 12 * 10**9
+
+
+def store_at(path: Path) -> LmdbProofStore:
+    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, durable=False)
+
+
+def proof_sizes(work: Path, top: int, cycles: int, budget: float) -> Path | None:
+    """Print the table of proof sizes; return the largest store made (for throughput)."""
+    game = SproutsGame()
+    print(f"normal play, outcome proofs, check --prune --cycles {cycles}")
+    print(f"{'pos':>5} {'out':>3} {'stored':>7} {'first':>6} {'best':>6} {'paper':>6} "
+          f"{'solve s':>8} {'check s':>8}")
+    started = time.perf_counter()
+    largest: Path | None = None
+    for n in range(2, top + 1):
+        if time.perf_counter() - started > budget:
+            print(f"  (stopped before 0*{n}: the {budget:.0f} s budget is spent)")
+            break
+        path = work / f"s{n}"
+        with store_at(path) as store:
+            solver = NormalSolver(game, store)
+            t0 = time.perf_counter()
+            outcome = solver.outcome(f"0*{n}")
+            solver.flush()
+            solve_s = time.perf_counter() - t0
+            stored = store.count(FactKind.NIMBER)
+            t0 = time.perf_counter()
+            best, sizes = check_with_cycles(game, store, f"0*{n}", cycles=cycles, seed=n,
+                                            outcome_only=True)
+            check_s = time.perf_counter() - t0
+        assert best.ok and best.outcome == outcome, (n, best.missing, best.inconsistent)
+        print(f"{'0*' + str(n):>5} {outcome:>3} {stored:>7} {sizes[0]:>6} {len(best.used):>6} "
+              f"{PAPER_NORMAL[n]:>6} {solve_s:>8.1f} {check_s:>8.1f}", flush=True)
+        if largest is None or stored > _count(largest):
+            largest = path
+    return largest
+
+
+def _count(path: Path) -> int:
+    with store_at(path) as store:
+        return store.count(FactKind.NIMBER)
+
+
+def throughput(work: Path, source: Path) -> None:
+    """Import (.spr and native) and full-check rates on the largest store made."""
+    game = SproutsGame()
+    with store_at(source) as store:
+        facts = store.count(FactKind.NIMBER)
+        spr, native = work / "big.spr", work / "big.spdbx"
+        write_spr(store.iter_facts(FactKind.NIMBER), spr)
+        export_store(store, native)
+        keys = [land for land, _ in store.iter_facts(FactKind.NIMBER)]
+        t0 = time.perf_counter()
+        report = Checker(game, store).check_facts(keys)  # every fact, one shared memo
+        verified = len(report.verified)
+        check_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    import_spr(spr, str(work / "from-spr"), dialect="auto", quiet=True)
+    spr_s = time.perf_counter() - t0
+    with store_at(work / "from-native") as target:
+        t0 = time.perf_counter()
+        import_file(native, target)
+        native_s = time.perf_counter() - t0
+    size = spr.stat().st_size
+    per_line = size / facts
+    lines_12gb = TWELVE_GB / per_line
+    print(f"\nthroughput on {facts:,} facts ({size / facts:.0f} bytes per .spr line):")
+    print(f"  import .spr   {facts / spr_s:>10,.0f} facts/s  -> 12 GB (~{lines_12gb / 1e6:,.0f} M "
+          f"lines) in {lines_12gb / (facts / spr_s) / 3600:,.1f} h")
+    print(f"  import native {facts / native_s:>10,.0f} facts/s")
+    print(f"  check every fact {facts / check_s:>9,.0f} facts/s, {verified:,}/{facts:,} "
+          f"verified -> 12 GB in {lines_12gb / (facts / check_s) / 3600:,.1f} h")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max", type=int, default=11, help="largest n of 0*n (≤ 11)")
+    parser.add_argument("--cycles", type=int, default=10)
+    parser.add_argument("--budget", type=float, default=300, help="seconds for the size table")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
+        work = Path(tmp)
+        largest = proof_sizes(work, min(args.max, 11), args.cycles, args.budget)
+        if largest is not None:
+            throughput(work, largest)
+    print("\nmisère 0*7..0*12 (paper, positions beyond the S6 table): "
+          + ", ".join(f"0*{n}: {v}" for n, v in PAPER_MISERE.items()) + " — not checked yet")
+
+
+if __name__ == "__main__":
+    main()
