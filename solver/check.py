@@ -17,7 +17,7 @@ stack of coroutines and every land is checked at most once per run (memoised).
 from __future__ import annotations
 
 import random
-from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -73,6 +73,7 @@ class CheckReport:
     missing: list[Hole] = field(default_factory=list)
     inconsistent: list[Inconsistency] = field(default_factory=list)
     unproven: int = 0                  # facts rejected because of a hole or bad fact below
+    trusted: int = 0                   # facts skipped as verified by an earlier check
 
     @property
     def ok(self) -> bool:
@@ -94,13 +95,18 @@ class Checker:
     """Checks stored nimber facts of `game` read from `source`; one instance, many runs.
 
     `rng`, when given, randomises the choice among equally cheap justifications (the
-    paper's random check cycles); otherwise choices are deterministic.
+    paper's random check cycles); otherwise choices are deterministic. `trusted`, when
+    given, returns which of some stored lands an earlier check already verified: those are
+    accepted without re-checking (how a whole-store check resumes); never for a root.
     """
 
     def __init__(self, game: Game, source: FactSource, *, rng: random.Random | None = None,
-                 fetch_batch: int = 512) -> None:
+                 fetch_batch: int = 512,
+                 trusted: Callable[[Sequence[str]], Iterable[str]] | None = None) -> None:
         self.game = game
         self._source = source
+        self._trusted_lookup = trusted
+        self._trusted: set[str] = set()
         self._rng = rng
         self._stored: dict[str, int | None] = {}
         self._verdicts: dict[str, Verdict] = {}
@@ -152,6 +158,8 @@ class Checker:
             self._fetch([land])
             if self._stored.get(land) is None:
                 report.missing.append(Hole(f"{land} + *?", land, (land,)))
+            elif land in self._trusted:
+                report.trusted += 1
             elif land not in self._verdicts:
                 self._drive(ask(land))
         for land, verdict in self._verdicts.items():
@@ -185,6 +193,8 @@ class Checker:
             known = self._verdicts.get(want)
             if known is not None:
                 value = known
+            elif want in self._trusted:  # verified by an earlier check (resumed runs only)
+                value = Verdict.OK
             elif want in on_stack:  # impossible when moves shrink positions; never trusted
                 value = Verdict.UNPROVEN
             else:
@@ -435,6 +445,13 @@ class Checker:
             for key in batch:
                 value = found.get(key)
                 stored[key] = value if isinstance(value, int) and value >= 0 else None
+            if self._trusted_lookup is not None and found:
+                self._trusted.update(self._trusted_lookup([k for k in batch if k in found]))
+
+    def forget(self) -> None:
+        """Drop the cached stored values and trust marks (bounds memory between batches)."""
+        self._stored.clear()
+        self._trusted.clear()
 
 
 def check_with_cycles(game: Game, source: FactSource, position: str, *, cycles: int = 1,

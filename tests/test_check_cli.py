@@ -59,3 +59,38 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
         assert done.returncode == 2, (args, done.stderr)
         assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "none").exists()
+
+
+def test_check_all_streams_in_batches_and_resumes(tmp_path: Path) -> None:
+    from sproutsdb.solver.normal import NormalSolver
+    from sproutsdb.solver.sprouts.game import SproutsGame
+    from sproutsdb.tools.cmd_check import check_store
+
+    path = tmp_path / "store"
+    with LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION) as store:
+        solver = NormalSolver(SproutsGame(), store)
+        solver.nimber("0*5")
+        solver.flush()
+        keys = [k for k, _ in store.iter_facts(FactKind.NIMBER)]
+        first = check_store(store, batch=10)  # later batches trust what earlier ones marked
+        assert first["verified_now"] + first["already_verified"] == first["facts"] == len(keys)
+        assert first["unproven"] == 0 and first["verified_now"] >= 10
+    with LmdbProofStore.open(tmp_path / "wrong", game="sprouts",
+                             canon_version=CANON_VERSION) as wrong:
+        with _open(path) as store:
+            facts = dict(store.iter_facts(FactKind.NIMBER))
+        wrong.put(FactKind.NIMBER, {**facts, "0*4": 0})
+        half = keys[: len(keys) // 2]  # as if an interrupted run had checked these
+        wrong.mark_verified(FactKind.NIMBER, [k for k in half if k != "0*4"])
+        report = check_store(wrong, batch=7)
+        # trusted: the marks of the interrupted run, and those of this run's earlier batches
+        assert report["already_verified"] >= len([k for k in half if k != "0*4"])
+        assert report["verified_now"] + report["already_verified"] < len(keys)
+        assert wrong.get_records(FactKind.NIMBER, ["0*4"])["0*4"].status.value == "claimed"
+        assert any(i["land"] == "0*4" for i in report["inconsistent"]) or report["unproven"]
+    done = run_cli("check", "--store", str(path), "--all", "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["already_verified"] == len(keys)
+    done = run_cli("check", "--store", str(tmp_path / "wrong"), "--all", "--json")
+    assert done.returncode == 1 and not json.loads(done.stdout)["ok"]
+    assert run_cli("check", "--store", str(path), "--all", "--root", "0*5").returncode == 2
+    assert run_cli("check", "--store", str(path)).returncode == 2

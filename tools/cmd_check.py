@@ -11,19 +11,24 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from sproutsdb.server.location import resolve_store_path
+from sproutsdb.server.schema import Status
 from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
-from sproutsdb.solver.check import CheckReport, check_with_cycles
+from sproutsdb.solver.check import Checker, CheckReport, check_with_cycles
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError
+from sproutsdb.tools.progress import counter_bar
 
 EXIT_BAD_PROOF = 1
 MARK_BATCH = 10_000
+CHECK_BATCH = 20_000  # facts per memo of `check --all`: bounds its memory
+SHOWN = 20
 
 
 def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
@@ -62,11 +67,83 @@ def report_dict(report: CheckReport, sizes: list[int], seconds: float) -> dict[s
     }
 
 
+def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool = True
+                ) -> dict[str, Any]:
+    """Check every nimber fact of a store in key order, `batch` facts per memo (bounded
+    memory), marking verified ones as it goes; facts already verified are trusted, so an
+    interrupted run resumes where it stopped."""
+    def trusted(keys: Sequence[str]) -> list[str]:
+        records = store.get_records(FactKind.NIMBER, keys)
+        return [k for k, r in records.items() if r.status is Status.VERIFIED]
+
+    checker = Checker(SproutsGame(), store, trusted=trusted)
+    totals: dict[str, Any] = {"facts": 0, "verified_now": 0, "already_verified": 0,
+                              "unproven": 0, "missing": [], "inconsistent": []}
+
+    def run(lands: list[str]) -> None:
+        report = checker.check_facts(lands)
+        store.mark_verified(FactKind.NIMBER, list(report.verified))
+        totals["facts"] += len(lands)
+        totals["verified_now"] += sum(1 for land in lands if land in report.verified)
+        totals["already_verified"] += report.trusted
+        totals["unproven"] += report.unproven
+        room = SHOWN - len(totals["missing"])
+        totals["missing"] += [{"couple": h.couple, "needed_by": h.needed_by,
+                               "missing": list(h.missing)} for h in report.missing[:room]]
+        room = SHOWN - len(totals["inconsistent"])
+        totals["inconsistent"] += [{"land": i.land, "stored": i.stored, "reason": i.reason}
+                                   for i in report.inconsistent[:room]]
+        totals["bad"] = totals.get("bad", 0) + len(report.missing) + len(report.inconsistent)
+        checker.forget()
+
+    pending: list[str] = []
+    with counter_bar("facts", enabled=not quiet) as bar:
+        for land, _ in store.iter_facts(FactKind.NIMBER):
+            pending.append(land)
+            if len(pending) >= batch:
+                run(pending)
+                pending = []
+                bar.update_to(totals["facts"])
+        if pending:
+            run(pending)
+    return totals
+
+
+def run_check_all(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    with open_existing(args.store) as store:
+        totals = check_store(store, quiet=args.quiet)
+    seconds = time.perf_counter() - started
+    done = totals["verified_now"] + totals["already_verified"]
+    ok = done == totals["facts"] and not totals.get("bad")
+    totals.pop("bad", None)
+    report = {"ok": ok, **totals, "seconds": round(seconds, 3),
+              "facts_per_second": round(totals["facts"] / max(seconds, 1e-9))}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"{'all facts verified' if ok else 'NOT ALL FACTS VERIFIED'}: {totals['facts']:,} "
+              f"facts, {totals['verified_now']:,} verified now, {totals['already_verified']:,} "
+              f"already verified, {totals['unproven']:,} unproven, {seconds:.2f} s")
+        for hole in totals["missing"]:
+            print(f"  missing: ({hole['couple']}) needed by {hole['needed_by']}; a nimber of "
+                  f"any of: {', '.join(hole['missing']) or '(no candidate)'}")
+        for bad in totals["inconsistent"]:
+            print(f"  inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
+    return 0 if ok else EXIT_BAD_PROOF
+
+
 def run_check(args: argparse.Namespace) -> int:
     if args.misere:
         raise UsageError("misère checking is not implemented yet (normal play only)")
     if args.cycles < 1:
         raise UsageError("--cycles must be at least 1")
+    if args.all:
+        if args.root is not None or args.prune is not None:
+            raise UsageError("--all checks every fact: give no --root and no --prune")
+        return run_check_all(args)
+    if args.root is None:
+        raise UsageError("give --root POS (or --all to check every fact of the store)")
     game = SproutsGame()
     key = game.canonical(args.root)
     if args.prune is not None:
@@ -131,7 +208,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                 "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json"))
     p.add_argument("--store", metavar="DIR", default=None,
                    help="store directory (default: $SPROUTSDB_STORE or ./sproutsdb-data)")
-    p.add_argument("--root", required=True, metavar="POS", help="position whose proof to check")
+    p.add_argument("--root", metavar="POS", help="position whose proof to check")
+    p.add_argument("--all", action="store_true",
+                   help="check every nimber fact of the store, streamed in batches; facts "
+                        "already verified are trusted, so an interrupted run resumes")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (--all)")
     p.add_argument("--misere", action="store_true", help="misère play (not implemented yet)")
     p.add_argument("--outcome-only", action="store_true",
                    help="prove only the outcome of the root (a win needs one losing option)")
