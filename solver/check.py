@@ -454,23 +454,35 @@ class Checker:
         self._trusted.clear()
 
 
+class _ProofView:
+    """The facts of one proof as a FactSource: later cycles choose only among them."""
+
+    def __init__(self, facts: Mapping[str, int]) -> None:
+        self._facts = facts
+
+    def get(self, kind: FactKind, keys: Sequence[str]) -> Mapping[str, Any]:
+        facts = self._facts if kind is FactKind.NIMBER else {}
+        return {key: facts[key] for key in keys if key in facts}
+
+
 def check_with_cycles(game: Game, source: FactSource, position: str, *, cycles: int = 1,
                       seed: int = 0, outcome_only: bool = False
                       ) -> tuple[CheckReport, list[int]]:
-    """Check `cycles` times (the first deterministic, then random choices) and keep the
-    smallest complete proof; also return every run's proof size."""
-    checker = Checker(game, source)
-    best = checker.check(position, outcome_only=outcome_only)
+    """The paper's random check cycles: a first deterministic check of the store, then
+    `cycles - 1` checks with random choices restricted to the smallest proof found so far,
+    so the proof never grows. Returns the best report (its `verified` holds every fact
+    any cycle verified) and every cycle's proof size."""
+    best = Checker(game, source).check(position, outcome_only=outcome_only)
     sizes = [len(best.used)]
     rng = random.Random(seed)
     for _ in range(1, max(1, cycles)):
         if not best.ok:
             break
-        checker.reset_choices(random.Random(rng.getrandbits(64)))
+        checker = Checker(game, _ProofView(best.used), rng=random.Random(rng.getrandbits(64)))
         report = checker.check(position, outcome_only=outcome_only)
         sizes.append(len(report.used))
-        report.verified.update(best.verified)  # every OK verdict holds whatever the choices
         if report.ok and len(report.used) < len(best.used):
+            report.verified = {**best.verified, **report.verified}
             best = report
     return best, sizes
 

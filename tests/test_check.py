@@ -120,6 +120,7 @@ def test_pruned_store_checks_clean_and_never_grows(tmp_path: Path) -> None:
         total = store.count(FactKind.NIMBER)
         best, sizes = check_with_cycles(GAME, store, "0*6", cycles=4, seed=1)
     assert best.ok and len(best.used) == min(sizes) and len(best.used) <= total
+    assert all(size <= min(sizes[:i]) for i, size in enumerate(sizes) if i)  # never grows
     with lmdb(tmp_path / "pruned") as pruned:
         pruned.put(FactKind.NIMBER, best.used, verified=True)
         again = Checker(GAME, pruned).check("0*6")
