@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_serve",
     "sproutsdb.tools.cmd_check",
     "sproutsdb.tools.cmd_exchange",
+    "sproutsdb.tools.cmd_check_table",
 ]
 
 
