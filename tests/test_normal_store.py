@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 from normal_games import grundy_moves, grundys_game, kayles, mex_table
+from sproutsdb.solver.check import Checker
 from sproutsdb.solver.normal import (
     ConflictError,
     InconsistentFactError,
@@ -58,6 +59,16 @@ def test_stored_facts_are_exactly_losing_couples_of_single_components() -> None:
         assert GAME.components(key) == (key,)
         assert value == TRUTH[int(key[1:])]
     assert store.count(FactKind.MISERE) == store.count(FactKind.RCT) == 0
+
+
+def test_stored_facts_form_a_certificate_the_checker_accepts() -> None:
+    store = MemoryProofStore()
+    solver = NormalSolver(GAME, store)
+    solver.position_nimber(ROOT)
+    report = Checker(GAME, store).check(ROOT)
+    assert report.ok and report.nimber == TRUTH[80] ^ TRUTH[61]
+    facts = stored(store)
+    assert Checker(GAME, store).check_facts(facts).verified == facts
 
 
 def test_a_second_solver_on_the_same_store_barely_searches() -> None:
