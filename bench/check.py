@@ -8,6 +8,27 @@ Each 0*n is solved (outcome only, as in the paper) on a fresh LMDB store in a te
 directory; `check --cycles K` then keeps the smallest proof of the outcome that the
 stored facts allow. The checker can only prune what the solver stored, so its sizes are
 bounded below by the solver's own tree, not by the paper's hand-tuned searches.
+
+Figures of 2026-11-22 (2-core VM shared with other jobs, C core, LMDB in a temp dir):
+
+      pos out  stored  first   best  paper
+      0*2   L       3      3      3      3
+      0*3   W       6      5      5      6
+      0*4   W      23     17     17     15
+      0*5   W      58     49     47     15
+      0*6   L     142     81     61     43
+      0*7   L     214    119    115     65
+      0*8   L    2913    751    616    137
+      0*9   W     106     77     68     58
+     0*10   W   10520   1681   1281    110
+     0*11   W     352    191    182    113
+
+    throughput on the 10,520 facts of 0*10 (18 bytes per .spr line):
+      import .spr     31-64 k facts/s -> 12 GB (~656 M lines of that length) in 3-6 h
+      import native   61-109 k facts/s
+      check every fact  0.9-1.6 k facts/s -> 12 GB in 110-200 h (one process)
+    (ranges: two runs under different load). Real 12 GB files hold larger positions, so
+    fewer, longer lines: the projection from 18-byte lines is pessimistic in lines.
 """
 
 from __future__ import annotations
