@@ -79,3 +79,43 @@ def test_contradicting_lines_are_conflicts_not_overwrites(tmp_path: Path) -> Non
     assert done.returncode == 3
     assert json.loads(done.stdout)["conflicts"] == 1
     assert facts(tmp_path / "s") == {"0*2": 0}
+
+
+def test_rct_sections_become_content_ids(tmp_path: Path) -> None:
+    from sproutsdb.tools.rcttable import load_table
+
+    table_file = tmp_path / "s3.rcttable"
+    assert run_cli("rct-table", "build", "0*3", "--out", str(table_file), "--quiet").returncode == 0
+    table = load_table(table_file)
+    algebra = table.algebra
+    handles = table.handles()
+
+    def label(handle: int) -> str:
+        return algebra.label(handle, "short")
+
+    lines = ["[Rct+Rcts_children]"]
+    for handle in handles:
+        kids = sorted(algebra.children(handle))
+        lines.append(" ".join([label(handle), *(label(k) for k in kids)]))
+    lines.append("[Position+Rct]")
+    lines += [f"{position} {label(handle)}" for position, handle in table.positions.items()]
+    spr = tmp_path / "rct.spr"
+    spr.write_text("\n".join(lines) + "\n")
+    done = run_cli("import", str(spr), "--store", str(tmp_path / "s"), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["rct_positions"] == len(table.positions)
+    with LmdbProofStore.open(tmp_path / "s", game="sprouts", canon_version=CANON_VERSION,
+                             create=False) as store:
+        stored = dict(store.iter_facts(FactKind.POS_RCT))
+        assert stored == {p: table.rct_id_of(p) for p in table.positions}
+        records = dict(store.iter_facts(FactKind.RCT))
+    assert {cid for cid, _ in table.records()} <= set(records)
+    # a label whose outcome contradicts its children is refused, nothing written
+    bad = [line for line in lines if "-" in line.split(" ")[0]][0]
+    head = bad.split(" ")[0]
+    flipped = head[:-1] + ("W" if head.endswith("L") else "L")
+    spr.write_text("\n".join(lines).replace(head, flipped) + "\n")
+    done = run_cli("import", str(spr), "--store", str(tmp_path / "t"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "t").exists()

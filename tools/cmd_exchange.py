@@ -22,13 +22,24 @@ from typing import Any
 from sproutsdb.server import schema
 from sproutsdb.server.schema import Provenance
 from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.cgt.records import export as export_records
 from sproutsdb.solver.proofstore import Conflict, FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError
 from sproutsdb.tools.cmd_check import open_existing
 from sproutsdb.tools.exchange import KINDS, MAGIC, ExchangeFormatError, ExportWriter, read_stream
-from sproutsdb.tools.glop_spr import DIALECTS, Canonicalizer, read_staged, stage, write_spr
+from sproutsdb.tools.glop_spr import (
+    DIALECTS,
+    Canonicalizer,
+    SprFormatError,
+    StageSummary,
+    read_staged,
+    stage,
+    translate_rcts,
+    write_spr,
+)
 from sproutsdb.tools.progress import counter_bar
 
 EXIT_CONFLICT = 3
@@ -148,7 +159,9 @@ def import_spr(path: Path, store_path: str | None, *, dialect: str, quiet: bool,
             summary = stage(source, staging, canon, name=str(path), progress=bar.update_to)
             bar.update_to(size)
         staging.seek(0)
+        rct_facts, pos_facts = _rct_facts(summary, str(path))  # refuses before any write
         totals = {"inserted": 0, "unchanged": 0, "conflicts": 0, "lines": summary.lines,
+                  "rcts": len(rct_facts), "rct_positions": len(pos_facts),
                   "sums_skipped": summary.sums, "terminal": summary.terminal,
                   "other_sections_skipped": sum(summary.skipped.values())}
         conflicts: list[Conflict] = []
@@ -156,8 +169,11 @@ def import_spr(path: Path, store_path: str | None, *, dialect: str, quiet: bool,
         store = LmdbProofStore.open(store_path, game="sprouts", canon_version=CANON_VERSION)
         with store, counter_bar("facts", enabled=not quiet) as bar:
             done = 0
-            for batch in read_staged(staging):
-                result = store.put(FactKind.NIMBER, batch, provenance=provenance)
+            batches = [(FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)]
+            for kind, batch in [*batches, *((FactKind.NIMBER, b) for b in read_staged(staging))]:
+                if not batch:
+                    continue
+                result = store.put(kind, batch, provenance=provenance)
                 totals["inserted"] += result.inserted
                 totals["unchanged"] += result.unchanged
                 totals["conflicts"] += len(result.conflicts)
@@ -165,6 +181,26 @@ def import_spr(path: Path, store_path: str | None, *, dialect: str, quiet: bool,
                 done += len(batch)
                 bar.update_to(done)
     return totals, conflicts
+
+
+def _rct_facts(summary: StageSummary, name: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """RCT records and position -> RCT id facts of a .spr file's RCT sections, with GLOP's
+    discovery-order labels translated to content ids (every tree rebuilt and checked)."""
+    if not summary.rct_children and not summary.rct_positions:
+        return {}, {}
+    algebra = Algebra()
+    wanted = [*summary.rct_children, *(label for _, label in summary.rct_positions)]
+    try:
+        handles = translate_rcts(summary.rct_children, wanted, algebra)
+    except SprFormatError as error:
+        raise SprFormatError(f"{name}: {error}") from None
+    records = dict(export_records(algebra.table))
+    positions: dict[str, str] = {}
+    for key, label in summary.rct_positions:
+        cid = algebra.content_id(handles[label])
+        if positions.setdefault(key, cid) != cid:
+            raise SprFormatError(f"{name}: position {key} is given two different RCTs")
+    return records, positions
 
 
 def _is_native(path: Path) -> bool:

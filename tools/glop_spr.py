@@ -16,18 +16,23 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 import zstandard
+from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.sprouts.game import SproutsGame, _core
 
 from sproutsdb.errors import UserError
 
 NIMBER_SECTION = "[Positions+Nimber]"
+RCT_CHILDREN_SECTION = "[Rct+Rcts_children]"
+POSITION_RCT_SECTION = "[Position+Rct]"
+_LABEL = re.compile(r"(\d+)-(\d+)(\+1)?-([WL])")
 DIALECTS = ("auto", "glop", "spots")
 MAX_NIMBER = 2**63 - 1
 
@@ -46,6 +51,8 @@ class StageSummary:
     terminal: int = 0         # lines of the empty position (nimber 0)
     skipped: dict[str, int] = field(default_factory=dict)  # other sections: data lines
     bytes: int = 0
+    rct_children: dict[str, tuple[str, ...]] = field(default_factory=dict)  # label -> labels
+    rct_positions: list[tuple[str, str]] = field(default_factory=list)  # canonical key, label
 
 
 class Canonicalizer:
@@ -56,6 +63,9 @@ class Canonicalizer:
             raise UserError(f"unknown .spr dialect {dialect!r}; choose one of {', '.join(DIALECTS)}")
         self._game = game
         self._spots = dialect in ("auto", "spots")
+
+    def join(self, lands: tuple[str, ...]) -> str:
+        return self._game.join(lands)
 
     def lands(self, text: str) -> tuple[str, ...]:
         if self._spots and "n(" in text:
@@ -84,11 +94,23 @@ def stage(source: BinaryIO, staging: BinaryIO, canon: Canonicalizer, *, name: st
                 continue
             if line.startswith("[") and line.endswith("]"):
                 section = line
-                if section != NIMBER_SECTION:
+                if section not in (NIMBER_SECTION, RCT_CHILDREN_SECTION, POSITION_RCT_SECTION):
                     summary.skipped.setdefault(section, 0)
                 continue
             if section is None:
                 raise SprFormatError(f"{name}: line {number}: data before any [Section] line")
+            if section == RCT_CHILDREN_SECTION:
+                label, *kids = line.split()
+                summary.rct_children[label] = tuple(kids)
+                continue
+            if section == POSITION_RCT_SECTION:
+                position, label = _split_label(line, name, number)
+                try:
+                    key = canon.join(canon.lands(position))
+                except NotationError as error:
+                    raise SprFormatError(f"{name}: line {number}: {error}") from None
+                summary.rct_positions.append((key, label))
+                continue
             if section != NIMBER_SECTION:
                 summary.skipped[section] += 1
                 continue
@@ -115,7 +137,7 @@ def stage(source: BinaryIO, staging: BinaryIO, canon: Canonicalizer, *, name: st
     finally:
         text.detach()
     writer.flush(zstandard.FLUSH_FRAME)
-    if summary.lines == 0 and not summary.skipped:
+    if summary.lines == 0 and not summary.skipped and not summary.rct_children:
         raise SprFormatError(f"{name}: no {NIMBER_SECTION} section (not a .spr database?)")
     return summary
 
@@ -155,6 +177,52 @@ def write_spr(facts: Iterator[tuple[str, int]], out: Path) -> int:
     finally:
         partial.unlink(missing_ok=True)
     return count
+
+
+def translate_rcts(children: Mapping[str, tuple[str, ...]], labels: Iterable[str],
+                   algebra: Algebra) -> dict[str, int]:
+    """Handles of GLOP's discovery-order RCT labels (`n` for nim-heaps, `h-k[+1]-O`),
+    rebuilt from `[Rct+Rcts_children]` children first; each rebuilt tree must have the
+    height and outcome its label states. SprFormatError names the first that does not."""
+    handles: dict[str, int] = {}
+    for start in labels:
+        stack = [start]
+        while stack:
+            label = stack[-1]
+            if label in handles:
+                stack.pop()
+                continue
+            if label.isdigit():
+                handles[label] = algebra.nim(int(label))
+                stack.pop()
+                continue
+            match = _LABEL.fullmatch(label)
+            if match is None:
+                raise SprFormatError(f"RCT label {label!r} is neither n nor h-k[+1]-W|L")
+            if label not in children:
+                raise SprFormatError(f"RCT {label} has no line in {RCT_CHILDREN_SECTION}")
+            todo = [kid for kid in children[label] if kid not in handles]
+            if todo:
+                if len(stack) > len(children) + 1 or any(kid in stack for kid in todo):
+                    raise SprFormatError(f"RCT {label}: its children lead back to itself")
+                stack.extend(todo)
+                continue
+            handle = algebra.reduce_children(handles[kid] for kid in children[label])
+            height = int(match.group(1)) + (1 if match.group(3) else 0)
+            if algebra.height(handle) != height or algebra.outcome(handle) != match.group(4):
+                raise SprFormatError(
+                    f"RCT {label}: its children give a tree of height {algebra.height(handle)} "
+                    f"and outcome {algebra.outcome(handle)}, not what the label says")
+            handles[label] = handle
+            stack.pop()
+    return handles
+
+
+def _split_label(line: str, name: str, number: int) -> tuple[str, str]:
+    parts = line.split()
+    if len(parts) != 2:
+        raise SprFormatError(f"{name}: line {number}: expected 'position rct', got {line!r:.80}")
+    return parts[0], parts[1]
 
 
 def _split(line: str, name: str, number: int) -> tuple[str, int]:
