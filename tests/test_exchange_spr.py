@@ -112,7 +112,7 @@ def test_rct_sections_become_content_ids(tmp_path: Path) -> None:
         records = dict(store.iter_facts(FactKind.RCT))
     assert {cid for cid, _ in table.records()} <= set(records)
     # a label whose outcome contradicts its children is refused, nothing written
-    bad = [line for line in lines if "-" in line.split(" ")[0]][0]
+    bad = next(line for line in lines if "-" in line.split(" ")[0])
     head = bad.split(" ")[0]
     flipped = head[:-1] + ("W" if head.endswith("L") else "L")
     spr.write_text("\n".join(lines).replace(head, flipped) + "\n")
