@@ -101,7 +101,7 @@ def throughput(work: Path, source: Path) -> None:
     with store_at(source) as store:
         facts = store.count(FactKind.NIMBER)
         spr, native = work / "big.spr", work / "big.spdbx"
-        write_spr(store.iter_facts(FactKind.NIMBER), spr)
+        write_spr(store.iter_facts(FactKind.NIMBER), spr)  # nimbers only
         export_store(store, native)
         keys = [land for land, _ in store.iter_facts(FactKind.NIMBER)]
         t0 = time.perf_counter()

@@ -111,6 +111,16 @@ def test_rct_sections_become_content_ids(tmp_path: Path) -> None:
         assert stored == {p: table.rct_id_of(p) for p in table.positions}
         records = dict(store.iter_facts(FactKind.RCT))
     assert {cid for cid, _ in table.records()} <= set(records)
+    # exported again with this store's own labels, read back to the same content ids
+    again = tmp_path / "again.spr"
+    assert run_cli("export", "--store", str(tmp_path / "s"), "--out", str(again)).returncode == 0
+    assert "[Rct+Rcts_children]" in again.read_text()
+    done = run_cli("import", str(again), "--store", str(tmp_path / "s2"))
+    assert done.returncode == 0, done.stderr
+    with LmdbProofStore.open(tmp_path / "s2", game="sprouts", canon_version=CANON_VERSION,
+                             create=False) as store:
+        assert dict(store.iter_facts(FactKind.POS_RCT)) == stored
+        assert dict(store.iter_facts(FactKind.RCT)) == records
     # a label whose outcome contradicts its children is refused, nothing written
     bad = next(line for line in lines if "-" in line.split(" ")[0])
     head = bad.split(" ")[0]

@@ -217,7 +217,8 @@ def run_export(args: argparse.Namespace) -> int:
     spr = args.format == "spr" or (args.format == "auto" and out.suffix == ".spr")
     with open_existing(args.store, readonly=True) as store:
         if spr:
-            counts = {"nimber": write_spr(store.iter_facts(FactKind.NIMBER), out)}
+            counts = write_spr(store.iter_facts(FactKind.NIMBER), out,
+                               store.iter_facts(FactKind.RCT), store.iter_facts(FactKind.POS_RCT))
         else:
             counts = export_store(store, out, quiet=args.quiet)
     seconds = time.perf_counter() - started

@@ -24,7 +24,9 @@ from typing import BinaryIO
 
 import zstandard
 from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.cgt.records import load as load_records
 from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.proofstore import RctRecord
 from sproutsdb.solver.sprouts.game import SproutsGame, _core
 
 from sproutsdb.errors import UserError
@@ -161,22 +163,45 @@ def read_staged(staging: BinaryIO, batch: int = 10_000) -> Iterator[dict[str, in
         yield items
 
 
-def write_spr(facts: Iterator[tuple[str, int]], out: Path) -> int:
-    """Write a `[Positions+Nimber]` file of canonical lands (atomically); returns lines."""
+def write_spr(facts: Iterator[tuple[str, int]], out: Path,
+              rcts: Iterable[tuple[str, RctRecord]] = (),
+              positions: Iterable[tuple[str, str]] = ()) -> dict[str, int]:
+    """Write a `.spr` file (atomically): `[Positions+Nimber]` lines of canonical lands, and
+    when RCT facts are given `[Rct+Rcts_children]` and `[Position+Rct]` lines with GLOP
+    short labels (nim-heaps `n`, others `h-k[+1]-O` numbered in the order met). Returns
+    the line counts per section."""
     partial = out.with_name(out.name + ".partial")
-    count = 0
+    counts = {"nimber": 0, "rct": 0, "pos_rct": 0}
     try:
         with open(partial, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(NIMBER_SECTION + "\n")
             for land, nimber in facts:
                 handle.write(f"{land} {nimber}\n")
-                count += 1
+                counts["nimber"] += 1
+            records = list(rcts)
+            if records:
+                algebra = Algebra()
+                handles = load_records(algebra, records)
+                handle.write(RCT_CHILDREN_SECTION + "\n")
+                for tree in sorted(set(handles)):
+                    kids = sorted(algebra.children(tree))
+                    labels = [algebra.label(k) for k in kids]
+                    handle.write(" ".join([algebra.label(tree), *labels]) + "\n")
+                    counts["rct"] += 1
+                by_cid = dict(zip((cid for cid, _ in records), handles))
+                handle.write(POSITION_RCT_SECTION + "\n")
+                for position, cid in positions:
+                    tree_handle = by_cid.get(cid)
+                    if tree_handle is None:
+                        raise UserError(f"position {position}: its RCT {cid} is not in the store")
+                    handle.write(f"{position} {algebra.label(tree_handle)}\n")
+                    counts["pos_rct"] += 1
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(partial, out)
     finally:
         partial.unlink(missing_ok=True)
-    return count
+    return counts
 
 
 def translate_rcts(children: Mapping[str, tuple[str, ...]], labels: Iterable[str],
