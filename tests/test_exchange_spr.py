@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
@@ -129,3 +130,50 @@ def test_rct_sections_become_content_ids(tmp_path: Path) -> None:
     done = run_cli("import", str(spr), "--store", str(tmp_path / "t"))
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert not (tmp_path / "t").exists()
+
+
+def test_an_interrupted_staging_resumes_to_the_same_facts(tmp_path: Path) -> None:
+    import io
+    from typing import BinaryIO
+
+    from sproutsdb.tools.glop_spr import Canonicalizer, read_staged, stage
+
+    positions = [f"0*{n}" for n in range(1, 8)] + ["1a1a", "2ab2ba", "0.AB|AB", "0.A|0.A"]
+    text = "[Positions+Nimber]\n" + "".join(f"{p} {i % 3}\n" for i, p in enumerate(positions))
+    text += "[Rct+Rcts_children]\n2 0 1\n"
+
+    class Interrupt(Exception):
+        pass
+
+    class Failing(Canonicalizer):
+        def lands(self, position: str) -> tuple[str, ...]:
+            if position == "1a1a":
+                raise Interrupt
+            return super().lands(position)
+
+    def run(canon: Canonicalizer, staging: BinaryIO, resume: dict | None,
+            states: list[dict]) -> object:
+        return stage(io.BytesIO(text.encode()), staging, canon, name="t.spr", resume=resume,
+                     save=states.append, every=3)
+
+    with open(tmp_path / "whole", "w+b") as whole, open(tmp_path / "part", "w+b") as staging:
+        expected = run(Canonicalizer(GAME), whole, None, [])
+        states: list[dict] = []
+        with pytest.raises(Interrupt):
+            run(Failing(GAME), staging, None, states)
+        assert states and states[-1]["line"] == 6
+        resumed = run(Canonicalizer(GAME), staging, states[-1], [])
+        assert resumed == expected
+        whole.seek(0)
+        staging.seek(0)
+        assert list(read_staged(staging)) == list(read_staged(whole))
+
+
+def test_staging_dir_is_emptied_after_an_import(tmp_path: Path) -> None:
+    spr, staging = tmp_path / "a.spr", tmp_path / "staging"
+    staging.mkdir()
+    spr.write_text("[Positions+Nimber]\n0*2 0\n0*3 1\n")
+    done = run_cli("import", str(spr), "--store", str(tmp_path / "s"), "--staging-dir", str(staging))
+    assert done.returncode == 0, done.stderr
+    assert facts(tmp_path / "s") == {"0*2": 0, "0*3": 1}
+    assert list(staging.iterdir()) == []

@@ -10,6 +10,7 @@ the same way: canonicalised whole into a staging file first, then stored.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -37,6 +38,8 @@ from sproutsdb.tools.glop_spr import (
     StageSummary,
     read_staged,
     stage,
+    summary_from_json,
+    summary_to_json,
     translate_rcts,
     write_spr,
 )
@@ -150,36 +153,85 @@ def validate(path: Path) -> dict[str, Any]:
 
 def import_spr(path: Path, store_path: str | None, *, dialect: str, quiet: bool,
                staging_dir: str | None = None) -> tuple[dict[str, int], list[Conflict]]:
-    """A GLOP/SPOTS `.spr` nimber database: canonicalise it all into a staging file, and
-    only then put the facts (write-once), so an unreadable line writes nothing."""
+    """A GLOP/SPOTS `.spr` database: canonicalise it all into a staging file, and only
+    then put the facts (write-once), so an unreadable line writes nothing. With
+    `staging_dir`, the staging file and a checkpoint stay there until the import ends, so
+    an interrupted import resumes (pass 1 from its last checkpoint; pass 2 is idempotent)."""
     canon = Canonicalizer(SproutsGame(), dialect)
+    if staging_dir is None:
+        with tempfile.TemporaryFile(prefix="sproutsdb-spr-") as staging:
+            summary = _stage_file(path, staging, canon, quiet, None, None)
+            return _store_staged(path, staging, summary, store_path, quiet)
+    where = Path(staging_dir).expanduser()
+    if not where.is_dir():
+        raise UsageError(f"--staging-dir {where} is not a directory")
+    info = path.stat()
+    tag = hashlib.sha256(f"{path.resolve()}|{info.st_size}|{info.st_mtime_ns}".encode())
+    stem = where / f"sproutsdb-spr-{tag.hexdigest()[:16]}"
+    staging_path, state_path = stem.with_suffix(".zst"), stem.with_suffix(".json")
+    state = json.loads(state_path.read_text()) if state_path.exists() else None
+    if state is not None and not staging_path.exists():
+        state = None
+    try:
+        with open(staging_path, "r+b" if state is not None else "w+b") as staging:
+            if state is not None and state.get("done"):
+                summary = summary_from_json(state["summary"])
+            else:
+                summary = _stage_file(path, staging, canon, quiet, state,
+                                      lambda data: _write_json(state_path, data))
+                _write_json(state_path, {"done": True, "summary": summary_to_json(summary)})
+            staging.seek(0)
+            result = _store_staged(path, staging, summary, store_path, quiet)
+    except SprFormatError:
+        state_path.unlink(missing_ok=True)  # bad input: nothing to resume
+        staging_path.unlink(missing_ok=True)
+        raise
+    state_path.unlink(missing_ok=True)
+    staging_path.unlink(missing_ok=True)
+    return result
+
+
+def _stage_file(path: Path, staging: Any, canon: Canonicalizer, quiet: bool,
+                state: dict[str, Any] | None, save: Any) -> StageSummary:
     size = path.stat().st_size
-    with tempfile.TemporaryFile(prefix="sproutsdb-spr-", dir=staging_dir) as staging:
-        with open(path, "rb") as source, counter_bar("B", enabled=not quiet) as bar:
-            summary = stage(source, staging, canon, name=str(path), progress=bar.update_to)
-            bar.update_to(size)
-        staging.seek(0)
-        rct_facts, pos_facts = _rct_facts(summary, str(path))  # refuses before any write
-        totals = {"inserted": 0, "unchanged": 0, "conflicts": 0, "lines": summary.lines,
-                  "rcts": len(rct_facts), "rct_positions": len(pos_facts),
-                  "sums_skipped": summary.sums, "terminal": summary.terminal,
-                  "other_sections_skipped": sum(summary.skipped.values())}
-        conflicts: list[Conflict] = []
-        provenance = Provenance(tool="sproutsdb import", comment=f"from {path.name} (.spr)")
-        store = LmdbProofStore.open(store_path, game="sprouts", canon_version=CANON_VERSION)
-        with store, counter_bar("facts", enabled=not quiet) as bar:
-            done = 0
-            batches = [(FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)]
-            for kind, batch in [*batches, *((FactKind.NIMBER, b) for b in read_staged(staging))]:
-                if not batch:
-                    continue
-                result = store.put(kind, batch, provenance=provenance)
-                totals["inserted"] += result.inserted
-                totals["unchanged"] += result.unchanged
-                totals["conflicts"] += len(result.conflicts)
-                conflicts.extend(result.conflicts[:SHOWN_CONFLICTS - len(conflicts)])
-                done += len(batch)
-                bar.update_to(done)
+    with open(path, "rb") as source, counter_bar("B", enabled=not quiet) as bar:
+        summary = stage(source, staging, canon, name=str(path), progress=bar.update_to,
+                        resume=state, save=save)
+        bar.update_to(size)
+    return summary
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(data))
+    os.replace(partial, path)
+
+
+def _store_staged(path: Path, staging: Any, summary: StageSummary, store_path: str | None,
+                  quiet: bool) -> tuple[dict[str, int], list[Conflict]]:
+    """Pass 2: the staged facts into the store, in batches (idempotent)."""
+    staging.seek(0)
+    rct_facts, pos_facts = _rct_facts(summary, str(path))  # refuses before any write
+    totals = {"inserted": 0, "unchanged": 0, "conflicts": 0, "lines": summary.lines,
+              "rcts": len(rct_facts), "rct_positions": len(pos_facts),
+              "sums_skipped": summary.sums, "terminal": summary.terminal,
+              "other_sections_skipped": sum(summary.skipped.values())}
+    conflicts: list[Conflict] = []
+    provenance = Provenance(tool="sproutsdb import", comment=f"from {path.name} (.spr)")
+    store = LmdbProofStore.open(store_path, game="sprouts", canon_version=CANON_VERSION)
+    with store, counter_bar("facts", enabled=not quiet) as bar:
+        done = 0
+        batches = [(FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)]
+        for kind, batch in [*batches, *((FactKind.NIMBER, b) for b in read_staged(staging))]:
+            if not batch:
+                continue
+            result = store.put(kind, batch, provenance=provenance)
+            totals["inserted"] += result.inserted
+            totals["unchanged"] += result.unchanged
+            totals["conflicts"] += len(result.conflicts)
+            conflicts.extend(result.conflicts[:SHOWN_CONFLICTS - len(conflicts)])
+            done += len(batch)
+            bar.update_to(done)
     return totals, conflicts
 
 

@@ -18,9 +18,9 @@ import io
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import zstandard
 from sproutsdb.solver.cgt import Algebra
@@ -81,41 +81,57 @@ class Canonicalizer:
 
 
 def stage(source: BinaryIO, staging: BinaryIO, canon: Canonicalizer, *, name: str,
-          progress: Callable[[int], None] | None = None) -> StageSummary:
-    """Pass 1: read `source`, write canonical `land\\tnimber` lines to `staging` (zstd)."""
+          progress: Callable[[int], None] | None = None,
+          resume: Mapping[str, Any] | None = None,
+          save: Callable[[dict[str, Any]], None] | None = None,
+          every: int = 200_000) -> StageSummary:
+    """Pass 1: read `source`, write canonical `land\tnimber` lines to `staging` (zstd).
+
+    With `save`, every `every` lines the staging file is completed to a zstd frame and
+    `save` is given the state (source offset, line, section, staging size, summary); a
+    later call with that state as `resume` continues from there (an interrupted import
+    resumes instead of canonicalising the whole file again).
+    """
     summary = StageSummary()
     section: str | None = None
-    writer = zstandard.ZstdCompressor(level=3).stream_writer(staging, closefd=False)
-    text = io.TextIOWrapper(source, encoding="utf-8", errors="strict", newline=None)
     number = 0
-    try:
-        for number, raw in enumerate(text, start=1):
-            line = raw.strip()
-            summary.bytes += len(raw)
-            if not line:
-                continue
-            if line.startswith("[") and line.endswith("]"):
-                section = line
-                if section not in (NIMBER_SECTION, RCT_CHILDREN_SECTION, POSITION_RCT_SECTION):
-                    summary.skipped.setdefault(section, 0)
-                continue
-            if section is None:
-                raise SprFormatError(f"{name}: line {number}: data before any [Section] line")
-            if section == RCT_CHILDREN_SECTION:
-                label, *kids = line.split()
-                summary.rct_children[label] = tuple(kids)
-                continue
-            if section == POSITION_RCT_SECTION:
-                position, label = _split_label(line, name, number)
-                try:
-                    key = canon.join(canon.lands(position))
-                except NotationError as error:
-                    raise SprFormatError(f"{name}: line {number}: {error}") from None
-                summary.rct_positions.append((key, label))
-                continue
-            if section != NIMBER_SECTION:
-                summary.skipped[section] += 1
-                continue
+    offset = 0
+    if resume is not None:
+        offset, number, section = int(resume["offset"]), int(resume["line"]), resume["section"]
+        summary = summary_from_json(resume["summary"])
+        source.seek(offset)
+        staging.truncate(int(resume["staging_bytes"]))
+        staging.seek(int(resume["staging_bytes"]))
+    writer = zstandard.ZstdCompressor(level=3).stream_writer(staging, closefd=False)
+    for raw_bytes in source:
+        number += 1
+        offset += len(raw_bytes)
+        summary.bytes = offset
+        try:
+            line = raw_bytes.decode("utf-8").strip()
+        except UnicodeDecodeError as error:
+            raise SprFormatError(f"{name}: line {number}: not UTF-8 text ({error.reason})") from None
+        if line.startswith("[") and line.endswith("]"):
+            section = line
+            if section not in (NIMBER_SECTION, RCT_CHILDREN_SECTION, POSITION_RCT_SECTION):
+                summary.skipped.setdefault(section, 0)
+        elif not line:
+            pass
+        elif section is None:
+            raise SprFormatError(f"{name}: line {number}: data before any [Section] line")
+        elif section == RCT_CHILDREN_SECTION:
+            label, *kids = line.split()
+            summary.rct_children[label] = tuple(kids)
+        elif section == POSITION_RCT_SECTION:
+            position, label = _split_label(line, name, number)
+            try:
+                key = canon.join(canon.lands(position))
+            except NotationError as error:
+                raise SprFormatError(f"{name}: line {number}: {error}") from None
+            summary.rct_positions.append((key, label))
+        elif section != NIMBER_SECTION:
+            summary.skipped[section] += 1
+        else:
             summary.lines += 1
             position, nimber = _split(line, name, number)
             try:
@@ -132,22 +148,40 @@ def stage(source: BinaryIO, staging: BinaryIO, canon: Canonicalizer, *, name: st
             else:
                 writer.write(f"{lands[0]}\t{nimber}\n".encode())
                 summary.facts += 1
-            if progress is not None and number % 10_000 == 0:
-                progress(summary.bytes)
-    except UnicodeDecodeError as error:
-        raise SprFormatError(f"{name}: line {number + 1}: not UTF-8 text ({error.reason})") from None
-    finally:
-        text.detach()
+        if progress is not None and number % 10_000 == 0:
+            progress(offset)
+        if save is not None and number % every == 0:
+            writer.flush(zstandard.FLUSH_FRAME)
+            staging.flush()
+            os.fsync(staging.fileno())
+            save({"offset": offset, "line": number, "section": section,
+                  "staging_bytes": staging.tell(), "summary": summary_to_json(summary)})
     writer.flush(zstandard.FLUSH_FRAME)
     if summary.lines == 0 and not summary.skipped and not summary.rct_children:
         raise SprFormatError(f"{name}: no {NIMBER_SECTION} section (not a .spr database?)")
     return summary
 
 
+def summary_to_json(summary: StageSummary) -> dict[str, Any]:
+    data = asdict(summary)
+    data["rct_children"] = {k: list(v) for k, v in summary.rct_children.items()}
+    data["rct_positions"] = [list(item) for item in summary.rct_positions]
+    return data
+
+
+def summary_from_json(data: Mapping[str, Any]) -> StageSummary:
+    summary = StageSummary(**{k: v for k, v in data.items()
+                              if k not in ("rct_children", "rct_positions")})
+    summary.rct_children = {k: tuple(v) for k, v in data["rct_children"].items()}
+    summary.rct_positions = [(k, v) for k, v in data["rct_positions"]]
+    return summary
+
+
 def read_staged(staging: BinaryIO, batch: int = 10_000) -> Iterator[dict[str, int]]:
     """Pass 2: the staged facts in batches (a later duplicate of a land within one batch
     is kept apart, so the store reports it as a conflict instead of losing it)."""
-    reader = zstandard.ZstdDecompressor().stream_reader(staging, closefd=False)
+    reader = zstandard.ZstdDecompressor().stream_reader(staging, closefd=False,
+                                                        read_across_frames=True)
     lines = io.TextIOWrapper(reader, encoding="utf-8")
     items: dict[str, int] = {}
     for line in lines:
