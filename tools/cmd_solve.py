@@ -73,6 +73,10 @@ def run_solve(args: argparse.Namespace) -> int:
         text = args.position
     key = game.canonical(text)
     lands = game.components(key)
+    if getattr(args, "misere", False):
+        return run_solve_misere(args, key)
+    if getattr(args, "rct_table", None):
+        raise UsageError("--rct-table is for misère play: add --misere")
     start = time.perf_counter()
     try:
         with solving(args) as (game, solver, _store):
@@ -95,6 +99,67 @@ def run_solve(args: argparse.Namespace) -> int:
         print(f"{key}: {outcome} ({who}){tail}")
         where = f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
         print(f"{stored:,} new facts stored {where} in {seconds:.2f} s")
+    return 0
+
+
+def _misere_rcts(args: argparse.Namespace, store: object) -> object:
+    """The RCT source of a misère solve: --rct-table FILE, else the server's streamed
+    table, else the store's (None, with a message, when there is none)."""
+    from sproutsdb.solver.misere import StoreRcts, TableRcts
+    from sproutsdb.tools.rcttable import load_table
+
+    if args.rct_table:
+        return TableRcts(load_table(args.rct_table))  # every record re-derived
+    if args.server:
+        client = store.client  # type: ignore[attr-defined]
+        if client.server_info().get("rct_tables"):
+            return TableRcts(client.rct_table())
+        where = f"server {args.server}"
+    else:
+        if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):  # type: ignore[attr-defined]
+            return StoreRcts(store)  # type: ignore[arg-type]
+        where = f"the store {resolve_store_path(args.store)}"
+    print(f"sproutsdb solve: no RCT table in {where}; solving without RCTs (slow beyond "
+          "0*7). Give --rct-table FILE (e.g. data/s6.rcttable) or seed the store with "
+          "`sproutsdb serve --seed data/s6.rcttable`.", file=sys.stderr)
+    return None
+
+
+def run_solve_misere(args: argparse.Namespace, key: str) -> int:
+    """`solve --misere`: the misère outcome, storing the losing nodes it proves."""
+    from sproutsdb.solver.misere import MisereSolver
+
+    game = SproutsGame()
+    start = time.perf_counter()
+    store = remote_store_from_args(args) if args.server else open_store(args.store)
+    try:
+        rcts = _misere_rcts(args, store)
+        with status_line(enabled=not args.quiet) as line:
+            def report(p: Progress) -> None:
+                line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
+                          f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
+
+            solver = MisereSolver(game, store, rcts, progress=report)  # type: ignore[arg-type]
+            try:
+                outcome = solver.outcome(key)
+            finally:
+                solver.flush()
+            stats = solver.stats
+    except ConflictError as error:
+        return _conflict("solve", error)
+    finally:
+        store.close()
+    seconds = time.perf_counter() - start
+    if args.json:
+        print(json.dumps({"position": key, "play": "misere", "outcome": outcome,
+                          "stored": stats.facts_stored, "nodes": stats.nodes,
+                          "seconds": round(seconds, 3)}))
+    else:
+        who = "the player to move wins" if outcome == "W" else "the player to move loses"
+        print(f"{key}: {outcome} in misère play ({who})")
+        where = f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
+        print(f"{stats.nodes:,} nodes searched, {stats.facts_stored:,} new losing nodes stored "
+              f"{where} in {seconds:.2f} s")
     return 0
 
 
@@ -187,6 +252,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help='print {"position", "outcome", "nimber", "stored", "seconds"}')
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    p.add_argument("--misere", action="store_true",
+                   help="misère play: the last player to move loses (prints the outcome)")
+    p.add_argument("--rct-table", metavar="FILE", default=None,
+                   help="with --misere: RCT table file from `rct-table build` (default: the "
+                        "table in the store, or the server's)")
     _store_option(p)
     add_client_options(p)
     p.set_defaults(handler=run_solve)

@@ -1,0 +1,564 @@
+"""Misère-play solver over nodes (position part, 0/1 part, RCT multiset), fed by RCTs.
+
+Plambeck-style misère search as in "Misère Sprouts and reduced canonical trees" §4. A node
+is a sum of three parts:
+
+* the position part: lands whose RCT is not known (a canonical Sprouts position);
+* the 0/1 part: the parity of the *1 summands (*1 + *1 is misère-indistinguishable from 0);
+* the RCT part: a multiset of reduced canonical trees other than 0 and *1.
+
+Every land whose RCT is known (from a loaded table, the store, or a server's stream) is
+replaced by it; *0 disappears; *1 and the *1 factor of a factored tree G = H + *1
+(``Algebra.plus1_of``) go to the 0/1 part. Moves: a Sprouts move in one land, *1 → 0, or
+one RCT replaced by one of its children. The node with no part at all is terminal, and a
+misère **win** for the player to move.
+
+Node key (the key of the ``misere`` sub-database): space-separated tokens, the canonical
+position key first (``!`` when empty), then ``*1`` when the parity is odd, then the content
+ids of the RCT multiset sorted (repeats kept). A node without parity and RCTs is keyed by
+its position key alone, so a plain position's fact sits under its canonical key. Examples::
+
+    0*12                       a plain position
+    0*2.A|0.A *1               0*2.A|0.A + *1
+    ! *1 rct1:3f… *2           *1 + {…} + *2 (no position part)
+
+Only losing nodes are stored (``"L"``), as in the paper's program; winning ones stay in
+the in-memory transposition table. The search is depth-first on an explicit stack of
+coroutines, like the normal solver's, with store reads batched per expansion and writes
+batched through a write-behind buffer (an interrupted run keeps what it flushed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from typing import NamedTuple, Protocol, cast
+
+from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.game import Game
+from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore, RctRecord
+from sproutsdb.solver.search.measures import ComponentMeasures
+from sproutsdb.solver.search.progress import Progress, ProgressFn, ProgressMeter, SolverStats
+
+__all__ = [
+    "MisereConflictError",
+    "MisereSolver",
+    "NoRcts",
+    "Node",
+    "Progress",
+    "RctSource",
+    "StoreRcts",
+    "TableRcts",
+    "brute_force_misere",
+]
+
+TERMINAL = "!"
+PARITY_TOKEN = "*1"
+ZERO, ONE = Algebra.ZERO, Algebra.ONE
+
+# A search task: a coroutine yielding sub-tasks, sent their results (True = losing node).
+Task = Generator["Task", bool, bool]
+
+
+class Node(NamedTuple):
+    """A misère search node; ``rcts`` sorted by content id, never 0 or *1 or H + *1."""
+
+    lands: tuple[str, ...]  # sorted canonical lands of unknown RCT
+    parity: int  # 0 or 1: the 0/1 part
+    rcts: tuple[int, ...]  # handles in the source's algebra
+
+
+class MisereConflictError(ConflictError):
+    """The store's outcome of a node differs from the one just proven."""
+
+
+# --------------------------------------------------------------------------- RCT sources
+
+
+class RctSource(Protocol):
+    """Where the solver learns the RCTs of lands: one algebra, batch lookups."""
+
+    algebra: Algebra
+
+    def lookup(self, lands: Sequence[str]) -> dict[str, int]:
+        """Handles of those lands whose RCT is known (absent ones are left out)."""
+        ...
+
+
+class NoRcts:
+    """No RCT known: every land stays in the position part (the reference behaviour)."""
+
+    def __init__(self, algebra: Algebra | None = None) -> None:
+        self.algebra = Algebra() if algebra is None else algebra
+
+    def lookup(self, lands: Sequence[str]) -> dict[str, int]:
+        return {}
+
+
+class TableRcts:
+    """RCTs of a loaded table (``tools.rcttable.load_table`` or ``Client.rct_table``)."""
+
+    def __init__(self, table: object) -> None:
+        self.algebra: Algebra = table.algebra  # type: ignore[attr-defined]
+        self._positions: Mapping[str, int] = table.positions  # type: ignore[attr-defined]
+
+    def lookup(self, lands: Sequence[str]) -> dict[str, int]:
+        positions = self._positions
+        return {land: positions[land] for land in lands if land in positions}
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+
+class StoreRcts:
+    """RCTs read lazily from a store's ``pos_rct`` and ``rct`` facts (a seeded store or a
+    server): one ``get`` per batch of new lands, then the records of the trees not in the
+    algebra yet, children included, each re-derived when it is loaded."""
+
+    def __init__(self, store: ProofStore, algebra: Algebra | None = None) -> None:
+        self.store = store
+        self.algebra = Algebra() if algebra is None else algebra
+        self._known: dict[str, int | None] = {}
+        self.reads = 0
+
+    def lookup(self, lands: Sequence[str]) -> dict[str, int]:
+        known = self._known
+        wanted = sorted({land for land in lands if land not in known})
+        if wanted:
+            self.reads += 1
+            found = self.store.get(FactKind.POS_RCT, wanted)
+            ids = {land: str(found[land]) for land in wanted if land in found}
+            self._load(set(ids.values()))
+            by_cid = self.algebra.table.by_cid
+            for land in wanted:
+                cid = ids.get(land)
+                known[land] = None if cid is None else by_cid[cid]
+        out: dict[str, int] = {}
+        for land in lands:
+            handle = known.get(land)
+            if handle is not None:
+                out[land] = handle
+        return out
+
+    def _load(self, cids: set[str]) -> None:
+        """Fetch and intern the records of ``cids`` and of every tree below them."""
+        by_cid = self.algebra.table.by_cid
+        records: dict[str, RctRecord] = {}
+        todo = {cid for cid in cids if cid not in by_cid}
+        while todo:
+            self.reads += 1
+            got = self.store.get(FactKind.RCT, sorted(todo))
+            missing = todo - got.keys()
+            if missing:
+                raise MisereConflictError(
+                    f"the store maps positions to RCT {min(missing)!r} "
+                    "but holds no record of it")
+            todo = set()
+            for cid, record in got.items():
+                if not isinstance(record, RctRecord):
+                    raise MisereConflictError(f"store RCT {cid!r} is {record!r}, not a record")
+                records[cid] = record
+                todo.update(c for c in record.children if c not in by_cid and c not in records)
+        if records:
+            self.algebra.load_records(records)  # RctRecordError if any record is wrong
+
+
+# --------------------------------------------------------------------------- the solver
+
+
+class MisereSolver:
+    """Proves misère outcomes of positions of a splittable game, storing losing nodes.
+
+    Trust model, as for the normal solver: facts read from the store are taken as proven,
+    except the root's, which is proven again (a different stored outcome raises
+    ``MisereConflictError``). RCTs come from ``rcts`` (default: none), whose records were
+    re-derived when loaded.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        store: ProofStore,
+        rcts: RctSource | None = None,
+        *,
+        progress: ProgressFn | None = None,
+        progress_interval: float = 0.25,
+        batch_size: int = 1000,
+        flush_seconds: float = 5.0,
+        reprove_roots: bool = True,
+        children_cache: int = 4096,
+    ) -> None:
+        self.game = game
+        self.store = store
+        self.rcts: RctSource = NoRcts() if rcts is None else rcts
+        self.algebra = self.rcts.algebra
+        self._measure = ComponentMeasures(game, children_capacity=children_cache)
+        self._meter = ProgressMeter(progress, progress_interval)
+        self._reprove_roots = reprove_roots
+        self._batch_size = batch_size
+        self._flush_seconds = flush_seconds
+        self._table: dict[str, bool] = {}  # node key -> losing?
+        self._asked: set[str] = set()  # keys already looked up in the store
+        self._pending: dict[str, str] = {}
+        self._last_flush = time.monotonic()
+        self._land_rct: dict[str, int | None] = {}
+        self._cid: dict[int, str] = {}
+        self._root = ""
+        self._stack: list[Task] = []
+        self._stats = SolverStats()
+
+    # ----------------------------------------------------------------- public API
+
+    def outcome(self, key: str) -> str:
+        """Misère outcome of a position: "L" if the player to move loses, else "W"."""
+        return self.node_outcome(self.node(key))
+
+    def node_outcome(self, node: Node) -> str:
+        """Misère outcome of a node."""
+        return "L" if self._call(node) else "W"
+
+    def outcome_plus_nim(self, key: str, g: int) -> str:
+        """Misère outcome of the position + *g."""
+        return self.node_outcome(self.add_nim(self.node(key), g))
+
+    def grundy(self, key: str, limit: int = 64) -> int:
+        """The misère Grundy value as the issue defines it: the least g with P + *g a loss.
+
+        ValueError if no g ≤ limit works.
+        """
+        node = self.node(key)
+        for g in range(limit + 1):
+            if self._call(self.add_nim(node, g)):
+                return g
+        raise ValueError(f"no g ≤ {limit} makes {key} + *g a misère loss")
+
+    def node(self, key: str) -> Node:
+        """The node of a position (any notation): lands of known RCT replaced."""
+        lands = self.game.components(self.game.canonical(key))
+        return self._make((), lands, 0, ())
+
+    def add_nim(self, node: Node, g: int) -> Node:
+        """node + *g, normalised."""
+        return self._make(node.lands, (), node.parity, node.rcts, (self.algebra.nim(g),))
+
+    def parse_node(self, text: str) -> Node:
+        """A node from its key (position, then optional *1 and content ids)."""
+        position, *tokens = text.split(" ")
+        handles = []
+        parity = 0
+        for token in tokens:
+            if token == PARITY_TOKEN:
+                parity ^= 1
+            else:
+                handles.append(self.algebra.handle(token))
+        lands = self.game.components(self.game.canonical(position))
+        return self._make((), lands, parity, (), handles)
+
+    def key(self, node: Node) -> str:
+        """Canonical string of a node (the ``misere`` sub-database key)."""
+        lands, parity, rcts = node
+        head = "+".join(lands) if lands else TERMINAL
+        if not parity and not rcts:
+            return head
+        parts = [head]
+        if parity:
+            parts.append(PARITY_TOKEN)
+        cid = self._cid
+        parts.extend(cid[h] for h in rcts)
+        return " ".join(parts)
+
+    def children(self, node: Node) -> list[Node]:
+        """The distinct children of a node."""
+        return list(self._children(node).values())
+
+    def known_outcome(self, node: Node) -> str | None:
+        """The outcome if this solver knows it without search (no store access)."""
+        value = self._static(node)
+        if value is None:
+            value = self._table.get(self.key(node))
+        return None if value is None else ("L" if value else "W")
+
+    def flush(self) -> None:
+        """Put every proven losing node still buffered; MisereConflictError on conflict."""
+        self._last_flush = time.monotonic()
+        if not self._pending:
+            return
+        batch, self._pending = self._pending, {}
+        self._stats.store_writes += 1
+        result = self.store.put(FactKind.MISERE, batch)
+        self._stats.facts_stored += result.inserted
+        self._stats.facts_unchanged += result.unchanged
+        self.store.flush()
+        if result.conflicts:
+            first = result.conflicts[0]
+            raise MisereConflictError(
+                f"conflict on misère node {first.key!r}: the store says {first.stored!r}, "
+                f"this search proved {first.offered!r}")
+
+    @property
+    def stats(self) -> SolverStats:
+        """A snapshot of the cumulative counters (``facts_stored``: new losing nodes)."""
+        return SolverStats(**vars(self._stats))
+
+    # ----------------------------------------------------------------- nodes
+
+    def _rct_of(self, lands: Iterable[str]) -> dict[str, int | None]:
+        """Known RCT (or None) of each land, asking the source once for the new ones."""
+        memo = self._land_rct
+        new = [land for land in dict.fromkeys(lands) if land not in memo]
+        if new:
+            found = self.rcts.lookup(new)
+            for land in new:
+                memo[land] = found.get(land)
+        return memo
+
+    def _make(
+        self,
+        kept: tuple[str, ...],
+        new: Iterable[str],
+        parity: int,
+        rcts: tuple[int, ...],
+        extra: Iterable[int] = (),
+    ) -> Node:
+        """Normalise kept lands (already of unknown RCT) + new lands + parity + RCTs."""
+        memo = self._land_rct
+        lands = list(kept)
+        handles = list(rcts)
+        added: list[int] = []
+        for land in new:
+            handle = memo.get(land) if land in memo else self._rct_of((land,))[land]
+            if handle is None:
+                lands.append(land)
+            else:
+                added.append(handle)
+        added.extend(extra)
+        if added:
+            algebra = self.algebra
+            for handle in added:
+                while True:
+                    if handle == ZERO:
+                        break
+                    if handle == ONE:
+                        parity ^= 1
+                        break
+                    base = algebra.plus1_of(handle)
+                    if base is None:
+                        handles.append(handle)
+                        break
+                    parity ^= 1
+                    handle = base
+            cid = self._cid
+            for handle in handles:
+                if handle not in cid:
+                    cid[handle] = algebra.content_id(handle)
+            handles.sort(key=cid.__getitem__)
+        lands.sort()
+        return Node(tuple(lands), parity, tuple(handles))
+
+    def _children(self, node: Node) -> dict[str, Node]:
+        """Distinct children by key."""
+        lands, parity, rcts = node
+        out: dict[str, Node] = {}
+        key = self.key
+        measure = self._measure
+        distinct = list(dict.fromkeys(lands))
+        land_children = {land: measure.children(land) for land in distinct}
+        self._rct_of(part for kids in land_children.values() for kid in kids for part in kid)
+        for land in distinct:
+            i = lands.index(land)
+            rest = lands[:i] + lands[i + 1:]
+            for kid in land_children[land]:
+                child = self._make(rest, kid, parity, rcts)
+                out.setdefault(key(child), child)
+        if parity:
+            child = Node(lands, 0, rcts)
+            out.setdefault(key(child), child)
+        children = self.algebra.children
+        for j, handle in enumerate(rcts):
+            if j and rcts[j - 1] == handle:
+                continue
+            rest_rcts = rcts[:j] + rcts[j + 1:]
+            for option in children(handle):
+                child = self._make(lands, (), parity, rest_rcts, (option,))
+                out.setdefault(key(child), child)
+        return out
+
+    def _static(self, node: Node) -> bool | None:
+        """Losing? decided without search: terminal, one RCT alone, or misère Nim."""
+        lands, parity, rcts = node
+        if lands:
+            return None
+        if not rcts:
+            return parity == 1  # 0 is a misère win, *1 a loss
+        algebra = self.algebra
+        if len(rcts) == 1 and not parity:
+            return algebra.outcome(rcts[0]) == "L"
+        total = parity
+        for handle in rcts:
+            n = algebra.nim_value(handle)
+            if n is None:
+                return None
+            total ^= n
+        # misère Nim (Bouton): the heaps here are all ≥ 2 (0 and *1 are normalised away)
+        return total == 0
+
+    def _size(self, node: Node) -> tuple[int, int, int, int]:
+        """Move order: fewest lives in the position part, then most lands (split
+        positions), then children whose RCT part has normal-play nim-sum 0 with the
+        parity (a guess that they lose), then least total height of the RCT part."""
+        algebra = self.algebra
+        nimber = node.parity
+        height = node.parity
+        for h in node.rcts:
+            nimber ^= algebra.nimber(h)
+            height += algebra.height(h)
+        lives = sum(self._measure.lives(land) for land in node.lands)
+        return lives, -len(node.lands), (1 if nimber else 0), height
+
+    # ----------------------------------------------------------------- search
+
+    def _call(self, root: Node) -> bool:
+        started = time.perf_counter()
+        self._meter.start(self._stats.nodes)
+        value = self._static(root)
+        if value is not None:
+            return value
+        root_key = self.key(root)
+        if self._reprove_roots:
+            self._root = root_key
+            self._asked.discard(root_key)
+            self._table.pop(root_key, None)
+        try:
+            known = self._table.get(root_key)
+            if known is not None:
+                return known
+            losing = self._drive(self._search(root, root_key))
+            if not losing and self._reprove_roots:
+                stored = self.store.get(FactKind.MISERE, [root_key]).get(root_key)
+                if stored is not None and stored != "W":
+                    raise MisereConflictError(
+                        f"conflict on misère node {root_key!r}: the store says {stored!r}, "
+                        "this search proved 'W'")
+            return losing
+        finally:
+            self._root = ""
+            self._stack = []
+            self._stats.seconds += time.perf_counter() - started
+            try:
+                self.flush()
+            finally:
+                self._meter.tick(self._stats.nodes, self._stats.facts_stored, 0, force=True)
+
+    def _drive(self, task: Task) -> bool:
+        stack = self._stack = [task]
+        stats = self._stats
+        value: bool | None = None
+        while True:
+            try:
+                sub = stack[-1].send(value)  # type: ignore[arg-type]
+            except StopIteration as stop:
+                stack.pop()
+                if not stack:
+                    return cast(bool, stop.value)
+                value = stop.value
+                continue
+            stack.append(sub)
+            value = None
+            stats.max_depth = max(stats.max_depth, len(stack))
+
+    def _fetch(self, keys: list[str]) -> None:
+        """One store read for the keys never asked (never the root being re-proven)."""
+        asked, table, root = self._asked, self._table, self._root
+        wanted = [k for k in keys if k not in asked and k not in table and k != root]
+        if not wanted:
+            return
+        asked.update(wanted)
+        self._stats.store_reads += 1
+        found = self.store.get(FactKind.MISERE, wanted)
+        for k, v in found.items():
+            if v not in ("L", "W"):
+                raise MisereConflictError(f"store misère outcome of {k!r} is {v!r}")
+            table[k] = v == "L"
+        self._stats.store_hits += len(found)
+
+    def _lookup(self, node: Node, key: str) -> bool | None:
+        value = self._static(node)
+        return self._table.get(key) if value is None else value
+
+    def _search(self, node: Node, key: str) -> Task:
+        """True iff the node is losing: every child is a win (a node with moves)."""
+        table, stats = self._table, self._stats
+        stats.nodes += 1
+        if self._meter.active:
+            self._meter.tick(stats.nodes, stats.facts_stored, len(self._stack))
+        kids = self._children(node)
+        if not kids:  # cannot happen for a non-terminal node; the misère rule anyway
+            table[key] = False
+            return False
+        self._fetch([k for k, child in kids.items() if self._static(child) is None])
+        unknown: list[tuple[str, Node]] = []
+        for child_key, child in kids.items():
+            value = self._lookup(child, child_key)
+            if value is True:
+                stats.cache_hits += 1
+                table[key] = False
+                return False
+            if value is None:
+                unknown.append((child_key, child))
+        unknown.sort(key=lambda item: self._size(item[1]))
+        for child_key, child in unknown:
+            value = table.get(child_key)
+            if value is None:
+                value = yield self._search(child, child_key)
+            if value:
+                table[key] = False
+                return False
+        self._prove_losing(key)
+        return True
+
+    def _prove_losing(self, key: str) -> None:
+        self._table[key] = True
+        self._pending[key] = "L"
+        if (len(self._pending) >= self._batch_size
+                or time.monotonic() - self._last_flush >= self._flush_seconds):
+            self.flush()
+
+
+# --------------------------------------------------------------------------- reference
+
+
+def brute_force_misere(
+    game: Game, key: str, memo: dict[str, bool] | None = None, nim: int = 0
+) -> str:
+    """Misère outcome of position + *nim by plain game-tree search (no RCT), for tests.
+
+    Explicit stack; ``memo`` maps "position#heap" to losing? and may be shared.
+    """
+    memo = {} if memo is None else memo
+    root = (game.canonical(key), nim)
+
+    def kids(state: tuple[str, int]) -> list[tuple[str, int]]:
+        position, heap = state
+        out = [(child, heap) for child in game.children(position)]
+        out.extend((position, h) for h in range(heap))
+        return out
+
+    def name(state: tuple[str, int]) -> str:
+        return f"{state[0]}#{state[1]}"
+
+    stack = [root]
+    while stack:
+        state = stack[-1]
+        if name(state) in memo:
+            stack.pop()
+            continue
+        children = kids(state)
+        missing = [c for c in children if name(c) not in memo]
+        if missing:
+            stack.extend(missing)
+            continue
+        # no moves: a misère win; else losing iff every child is winning
+        memo[name(state)] = bool(children) and not any(memo[name(c)] for c in children)
+        stack.pop()
+    return "L" if memo[name(root)] else "W"
+
