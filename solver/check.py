@@ -97,7 +97,8 @@ class Checker:
     `rng`, when given, randomises the choice among equally cheap justifications (the
     paper's random check cycles); otherwise choices are deterministic. `trusted`, when
     given, returns which of some stored lands an earlier check already verified: those are
-    accepted without re-checking (how a whole-store check resumes); never for a root.
+    accepted without re-checking by `check_facts` (how a whole-store check resumes), never
+    by `check`, which re-derives a root's proof from claimed values only.
     """
 
     def __init__(self, game: Game, source: FactSource, *, rng: random.Random | None = None,
@@ -115,6 +116,7 @@ class Checker:
         self._report = CheckReport(root="")
         self._fetch_batch = fetch_batch
         self._minimise = True
+        self._use_trust = False
         self.lands_checked = 0
 
     # ----------------------------------------------------------------- public API
@@ -126,6 +128,7 @@ class Checker:
         self._deps.clear()
         self._win_memo.clear()
         self._minimise = True
+        self._use_trust = False
         self.lands_checked = 0
         report = self._report = CheckReport(root=position)
         lands = _cancel_pairs(list(self.game.components(position)))
@@ -148,6 +151,7 @@ class Checker:
         self._deps.clear()
         self._win_memo.clear()
         self._minimise = False
+        self._use_trust = True
         self.lands_checked = 0
         report = self._report = CheckReport(root="")
 
@@ -158,7 +162,7 @@ class Checker:
             self._fetch([land])
             if self._stored.get(land) is None:
                 report.missing.append(Hole(f"{land} + *?", land, (land,)))
-            elif land in self._trusted:
+            elif self._use_trust and land in self._trusted:
                 report.trusted += 1
             elif land not in self._verdicts:
                 self._drive(ask(land))
@@ -193,7 +197,7 @@ class Checker:
             known = self._verdicts.get(want)
             if known is not None:
                 value = known
-            elif want in self._trusted:  # verified by an earlier check (resumed runs only)
+            elif self._use_trust and want in self._trusted:  # verified by an earlier check
                 value = Verdict.OK
             elif want in on_stack:  # impossible when moves shrink positions; never trusted
                 value = Verdict.UNPROVEN
