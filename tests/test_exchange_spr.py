@@ -177,3 +177,13 @@ def test_staging_dir_is_emptied_after_an_import(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert facts(tmp_path / "s") == {"0*2": 0, "0*3": 1}
     assert list(staging.iterdir()) == []
+
+
+def test_a_nim_heap_line_with_wrong_children_is_refused(tmp_path: Path) -> None:
+    spr = tmp_path / "nim.spr"
+    spr.write_text("[Rct+Rcts_children]\n0\n1 0\n2 0 1\n3 0 2\n[Position+Rct]\n0*2 3\n")
+    done = run_cli("import", str(spr), "--store", str(tmp_path / "s"))
+    assert done.returncode == 2 and "nim-heap" in done.stderr, done.stderr
+    assert not (tmp_path / "s").exists()
+    spr.write_text("[Rct+Rcts_children]\n0\n1 0\n2 0 1\n3 0 1 2\n[Position+Rct]\n0*2 3\n")
+    assert run_cli("import", str(spr), "--store", str(tmp_path / "t")).returncode == 0

@@ -251,12 +251,12 @@ def translate_rcts(children: Mapping[str, tuple[str, ...]], labels: Iterable[str
             if label in handles:
                 stack.pop()
                 continue
-            if label.isdigit():
+            if label.isdigit() and label not in children:  # a nim-heap without its line
                 handles[label] = algebra.nim(int(label))
                 stack.pop()
                 continue
-            match = _LABEL.fullmatch(label)
-            if match is None:
+            match = None if label.isdigit() else _LABEL.fullmatch(label)
+            if match is None and not label.isdigit():
                 raise SprFormatError(f"RCT label {label!r} is neither n nor h-k[+1]-W|L")
             if label not in children:
                 raise SprFormatError(f"RCT {label} has no line in {RCT_CHILDREN_SECTION}")
@@ -267,6 +267,13 @@ def translate_rcts(children: Mapping[str, tuple[str, ...]], labels: Iterable[str
                 stack.extend(todo)
                 continue
             handle = algebra.reduce_children(handles[kid] for kid in children[label])
+            if match is None:  # the nim-heap *n: its children must be *0 .. *(n-1)
+                if handle != algebra.nim(int(label)):
+                    raise SprFormatError(f"RCT {label}: its children do not give the nim-heap "
+                                         f"*{label}")
+                handles[label] = handle
+                stack.pop()
+                continue
             height = int(match.group(1)) + (1 if match.group(3) else 0)
             if algebra.height(handle) != height or algebra.outcome(handle) != match.group(4):
                 raise SprFormatError(
