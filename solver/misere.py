@@ -30,6 +30,7 @@ batched through a write-behind buffer (an interrupted run keeps what it flushed)
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from typing import NamedTuple, Protocol, cast
@@ -57,7 +58,7 @@ PARITY_TOKEN = "*1"
 ZERO, ONE = Algebra.ZERO, Algebra.ONE
 
 # A search task: a coroutine yielding sub-tasks, sent their results (True = losing node).
-Task = Generator["Task", bool, bool]
+Task = Generator["Task", "bool | None", "bool | None"]
 
 
 class Node(NamedTuple):
@@ -187,7 +188,13 @@ class MisereSolver:
         flush_seconds: float = 5.0,
         reprove_roots: bool = True,
         children_cache: int = 4096,
+        first_budget: int = 16,
+        widening: int = 4,
     ) -> None:
+        if first_budget < 1 or widening < 2:
+            raise ValueError("first_budget must be ≥ 1 and widening ≥ 2")
+        self._first_budget = first_budget
+        self._widening = widening
         self.game = game
         self.store = store
         self.rcts: RctSource = NoRcts() if rcts is None else rcts
@@ -432,7 +439,7 @@ class MisereSolver:
             known = self._table.get(root_key)
             if known is not None:
                 return known
-            losing = self._drive(self._search(root, root_key))
+            losing = self._drive(self._search(root, root_key)) is True
             if not losing and self._reprove_roots:
                 stored = self.store.get(FactKind.MISERE, [root_key]).get(root_key)
                 if stored is not None and stored != "W":
@@ -449,7 +456,7 @@ class MisereSolver:
             finally:
                 self._meter.tick(self._stats.nodes, self._stats.facts_stored, 0, force=True)
 
-    def _drive(self, task: Task) -> bool:
+    def _drive(self, task: Task) -> bool | None:
         stack = self._stack = [task]
         stats = self._stats
         value: bool | None = None
@@ -459,7 +466,7 @@ class MisereSolver:
             except StopIteration as stop:
                 stack.pop()
                 if not stack:
-                    return cast(bool, stop.value)
+                    return cast("bool | None", stop.value)
                 value = stop.value
                 continue
             stack.append(sub)
@@ -485,8 +492,15 @@ class MisereSolver:
         value = self._static(node)
         return self._table.get(key) if value is None else value
 
-    def _search(self, node: Node, key: str) -> Task:
-        """True iff the node is losing: every child is a win (a node with moves)."""
+    def _search(self, node: Node, key: str, budget: float = math.inf) -> Task:
+        """True iff the node is losing (every child a win), False if winning, None when
+        ``budget`` expansions were not enough to decide.
+
+        Budgeted iterative widening: the unknown children are tried in order with a small
+        budget each, then again with a budget four times larger, and so on, so that one
+        deep child cannot hide a shallow losing sibling (the paper chose branches by hand).
+        Only decided nodes enter the table; a re-expansion costs children, not search.
+        """
         table, stats = self._table, self._stats
         stats.nodes += 1
         if self._meter.active:
@@ -496,7 +510,7 @@ class MisereSolver:
             table[key] = False
             return False
         self._fetch([k for k, child in kids.items() if self._static(child) is None])
-        unknown: list[tuple[str, Node]] = []
+        pending: list[tuple[str, Node]] = []
         for child_key, child in kids.items():
             value = self._lookup(child, child_key)
             if value is True:
@@ -504,15 +518,26 @@ class MisereSolver:
                 table[key] = False
                 return False
             if value is None:
-                unknown.append((child_key, child))
-        unknown.sort(key=lambda item: self._size(item[1]))
-        for child_key, child in unknown:
-            value = table.get(child_key)
-            if value is None:
-                value = yield self._search(child, child_key)
-            if value:
-                table[key] = False
-                return False
+                pending.append((child_key, child))
+        pending.sort(key=lambda item: self._size(item[1]))
+        start = stats.nodes
+        step = self._first_budget
+        while pending:
+            undecided: list[tuple[str, Node]] = []
+            for child_key, child in pending:
+                value = table.get(child_key)
+                if value is None:
+                    allot = min(step, budget - (stats.nodes - start) - 1)
+                    if allot < 1:
+                        return None
+                    value = yield self._search(child, child_key, allot)
+                if value:
+                    table[key] = False
+                    return False
+                if value is None:
+                    undecided.append((child_key, child))
+            pending = undecided
+            step *= self._widening
         self._prove_losing(key)
         return True
 
