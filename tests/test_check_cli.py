@@ -50,7 +50,8 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
     cases = [
         ("check", "--store", str(store), "--root", "0.A"),
         ("check", "--store", str(tmp_path / "none"), "--root", "0*2"),
-        ("check", "--store", str(store), "--root", "0*2", "--misere"),
+        ("check", "--store", str(store), "--all", "--misere"),
+        ("check", "--store", str(store), "--root", "0*2", "--rct-table", str(store)),
         ("check", "--store", str(store), "--root", "0*2", "--cycles", "0"),
         ("check", "--store", str(store), "--root", "0*2", "--prune", str(store)),
     ]

@@ -133,11 +133,61 @@ def run_check_all(args: argparse.Namespace) -> int:
     return 0 if ok else EXIT_BAD_PROOF
 
 
+def run_check_misere(args: argparse.Namespace) -> int:
+    """`check --misere`: the misère outcome of --root from stored losing nodes."""
+    from sproutsdb.solver.check_misere import check_misere_with_cycles
+    from sproutsdb.solver.misere import MisereSolver, StoreRcts, TableRcts
+    from sproutsdb.solver.proofstore import MemoryProofStore
+    from sproutsdb.tools.rcttable import load_table
+
+    game = SproutsGame()
+    if args.prune is not None:
+        out = Path(args.prune).expanduser()
+        if out.exists() and (not out.is_dir() or any(out.iterdir())):
+            raise UsageError(f"--prune {out}: already exists and is not empty")
+    started = time.perf_counter()
+    with open_existing(args.store) as store:
+        if args.rct_table:
+            rcts: Any = TableRcts(load_table(args.rct_table))  # every record re-derived
+        elif store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
+            rcts = StoreRcts(store)
+        else:
+            rcts = None
+        # the solver class only as the engine (nodes, children, rules); it never searches
+        engine = MisereSolver(game, MemoryProofStore(), rcts)
+        report, sizes = check_misere_with_cycles(engine, store, args.root, cycles=args.cycles,
+                                                 seed=args.seed)
+        verified = list(report.verified)
+        for start in range(0, len(verified), MARK_BATCH):
+            store.mark_verified(FactKind.MISERE, verified[start:start + MARK_BATCH])
+    if args.prune is not None and report.ok:
+        with new_store(args.prune) as pruned:
+            keys = sorted(report.used)
+            for start in range(0, len(keys), MARK_BATCH):
+                pruned.put(FactKind.MISERE, {k: "L" for k in keys[start:start + MARK_BATCH]},
+                           verified=True)
+    data = report_dict(report, sizes, time.perf_counter() - started)
+    data["play"] = "misere"
+    data["pruned"] = args.prune if args.prune is not None and report.ok else None
+    if args.json:
+        print(json.dumps(data))
+    else:
+        _print_text(data)
+    if args.prune is not None and not report.ok:
+        print("sproutsdb check: not pruned: the proof is not complete and consistent",
+              file=sys.stderr)
+    return 0 if report.ok else EXIT_BAD_PROOF
+
+
 def run_check(args: argparse.Namespace) -> int:
-    if args.misere:
-        raise UsageError("misère checking is not implemented yet (normal play only)")
     if args.cycles < 1:
         raise UsageError("--cycles must be at least 1")
+    if args.misere:
+        if args.all or args.root is None or args.outcome_only:
+            raise UsageError("--misere checks one --root (no --all, no --outcome-only)")
+        return run_check_misere(args)
+    if args.rct_table is not None:
+        raise UsageError("--rct-table is for misère play: add --misere")
     if args.all:
         if args.root is not None or args.prune is not None:
             raise UsageError("--all checks every fact: give no --root and no --prune")
@@ -187,7 +237,7 @@ def _print_text(data: dict[str, Any]) -> None:
     for hole in data["missing"]:
         names = ", ".join(hole["missing"]) or "(no candidate)"
         print(f"  missing: ({hole['couple']}) needed by {hole['needed_by']} "
-              f"is not shown winning; a nimber of any of: {names}")
+              f"is not shown winning; a stored fact for any of: {names}")
     for bad in data["inconsistent"]:
         print(f"  inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
     if data.get("pruned"):
@@ -213,7 +263,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="check every nimber fact of the store, streamed in batches; facts "
                         "already verified are trusted, so an interrupted run resumes")
     p.add_argument("--quiet", action="store_true", help="no progress bar (--all)")
-    p.add_argument("--misere", action="store_true", help="misère play (not implemented yet)")
+    p.add_argument("--misere", action="store_true",
+                   help="misère play: the outcome of --root from stored losing nodes")
+    p.add_argument("--rct-table", metavar="FILE", default=None,
+                   help="with --misere: the RCT table the solve used (default: the store's "
+                        "RCTs, else none); nodes are keyed by it")
     p.add_argument("--outcome-only", action="store_true",
                    help="prove only the outcome of the root (a win needs one losing option)")
     p.add_argument("--prune", metavar="OUT", default=None,

@@ -1,0 +1,217 @@
+"""Misère proof checker: re-derive a position's misère outcome from stored losing nodes.
+
+A stored misère fact is a losing node (position part, 0/1 part, RCT multiset; see
+solver/misere.py). It is accepted only when every child of the node (recomputed by the
+engine) is shown winning: decided without search (terminal, a lone RCT, misère Nim, with
+RCT outcomes from re-derived records), or by a losing option one move below that is itself
+a checked stored fact. A stored fact for a node that its checked options show winning, or
+whose child is a checked loss, is an inconsistency. Explicit stack, memoised, no trust in
+the root's stored value, as in solver/check.py.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from sproutsdb.solver.check import CheckReport, FactSource, Hole, Inconsistency, Verdict
+from sproutsdb.solver.proofstore import FactKind
+
+MAX_NAMED = 10
+
+
+class MisereEngine(Protocol):
+    """What the checker needs from the misère solver: nodes, keys, children, static
+    outcomes (a MisereSolver used only for these, never to search)."""
+
+    def node(self, key: str) -> Any: ...
+    def key(self, node: Any) -> str: ...
+    def children(self, node: Any) -> list[Any]: ...
+    def known_outcome(self, node: Any) -> str | None: ...
+
+
+Task = Generator[tuple[str, Any], Verdict, Any]
+
+
+class MisereChecker:
+    """Checks stored losing misère nodes read from `source`; one instance per root."""
+
+    def __init__(self, engine: MisereEngine, source: FactSource, *,
+                 rng: random.Random | None = None) -> None:
+        self.engine = engine
+        self._source = source
+        self._rng = rng
+        self._stored: dict[str, bool] = {}  # key -> stored as losing
+        self._verdicts: dict[str, Verdict] = {}
+        self._deps: dict[str, tuple[str, ...]] = {}
+        self._report = CheckReport(root="")
+        self._root_deps: tuple[str, ...] = ()
+
+    def check(self, position: str) -> CheckReport:
+        """Re-derive the misère outcome of a position (the key of its root node)."""
+        engine = self.engine
+        root = engine.node(position)
+        key = engine.key(root)
+        report = self._report = CheckReport(root=key)
+        self._verdicts.clear()
+        self._deps.clear()
+        self._drive(self._root(root, key))
+        for node_key, verdict in self._verdicts.items():
+            if verdict is Verdict.OK:
+                report.verified[node_key] = 0
+            elif verdict is Verdict.UNPROVEN:
+                report.unproven += 1
+        if report.outcome is not None:
+            report.used = self._closure(self._root_deps)
+        return report
+
+    # ----------------------------------------------------------------- driver
+
+    def _drive(self, task: Task) -> None:
+        stack: list[tuple[str, Task]] = [("", task)]
+        on_stack: set[str] = set()
+        value: Verdict | None = None
+        while stack:
+            try:
+                key, node = stack[-1][1].send(value)  # type: ignore[arg-type]
+            except StopIteration as stop:
+                key_done, _ = stack.pop()
+                if key_done:
+                    on_stack.discard(key_done)
+                    self._verdicts[key_done] = stop.value
+                    value = stop.value
+                continue
+            known = self._verdicts.get(key)
+            if known is not None:
+                value = known
+            elif key in on_stack:
+                value = Verdict.UNPROVEN
+            else:
+                on_stack.add(key)
+                stack.append((key, self._check_node(node, key)))
+                value = None
+
+    # ----------------------------------------------------------------- the checks
+
+    def _root(self, root: Any, key: str) -> Task:
+        report = self._report
+        static = self.engine.known_outcome(root)
+        if static is not None:
+            report.outcome = static
+            return None
+        self._fetch([key])
+        if self._stored.get(key):
+            if (yield key, root) is Verdict.OK:
+                report.outcome = "L"
+                self._root_deps = (key,)
+            return None
+        deps = yield from self._win(root, key, needed_by=key)
+        if isinstance(deps, tuple):
+            report.outcome = "W"
+            self._root_deps = deps
+        return None
+
+    def _check_node(self, node: Any, key: str) -> Task:
+        """The justification of the stored fact "node is a misère loss"."""
+        deps: set[str] = set()
+        verdict = Verdict.OK
+        for child in self.engine.children(node):
+            result = yield from self._win(child, self.engine.key(child), needed_by=key)
+            if isinstance(result, Inconsistency):
+                self._report.inconsistent.append(result)
+                return Verdict.INCONSISTENT
+            if result is None:
+                verdict = Verdict.UNPROVEN
+            else:
+                deps.update(result)
+        if verdict is Verdict.OK:
+            self._deps[key] = tuple(sorted(deps))
+        return verdict
+
+    def _win(self, node: Any, key: str, *, needed_by: str
+             ) -> Generator[tuple[str, Any], Verdict, tuple[str, ...] | Inconsistency | None]:
+        """Show `node` winning: the facts used, an Inconsistency (`needed_by` is wrong), or
+        None when the stored facts cannot."""
+        engine = self.engine
+        static = engine.known_outcome(node)
+        if static == "W":
+            return ()
+        if static == "L":
+            return Inconsistency(needed_by, 0, f"its option {key} is a misère loss by rule")
+        grandchildren = [(engine.key(g), g) for g in engine.children(node)]
+        self._fetch([key, *(k for k, _ in grandchildren)])
+        candidates: list[tuple[tuple[float, ...], str, Any]] = []
+        for gkey, grand in grandchildren:
+            outcome = engine.known_outcome(grand)
+            if outcome == "L":
+                return ()
+            if outcome is None and self._stored.get(gkey):
+                candidates.append((self._score(gkey), gkey, grand))
+        candidates.sort(key=lambda c: c[0])
+        for _, gkey, grand in candidates:
+            if (yield gkey, grand) is Verdict.OK:
+                return (gkey,)
+        if self._stored.get(key) and (yield key, node) is Verdict.OK:
+            return Inconsistency(needed_by, 0, f"its option {key} is a checked misère loss")
+        if not candidates:
+            named = tuple(k for k, _ in grandchildren[:MAX_NAMED])
+            self._report.missing.append(Hole(key, needed_by, named))
+        return None
+
+    def _score(self, key: str) -> tuple[float, ...]:
+        new = 0 if self._verdicts.get(key) is Verdict.OK else 1
+        tie = self._rng.random() if self._rng is not None else float(len(key))
+        return (new, tie)
+
+    # ----------------------------------------------------------------- helpers
+
+    def _closure(self, roots: Iterable[str]) -> dict[str, int]:
+        used: dict[str, int] = {}
+        todo = list(roots)
+        while todo:
+            key = todo.pop()
+            if key in used:
+                continue
+            used[key] = 0
+            todo.extend(self._deps.get(key, ()))
+        return used
+
+    def _fetch(self, keys: Sequence[str]) -> None:
+        wanted = list(dict.fromkeys(k for k in keys if k not in self._stored))
+        if not wanted:
+            return
+        found: Mapping[str, Any] = self._source.get(FactKind.MISERE, wanted)
+        for key in wanted:
+            self._stored[key] = found.get(key) == "L"
+
+
+class _MisereProofView:
+    """The losing nodes of one proof as a FactSource for the next cycle."""
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self._keys = set(keys)
+
+    def get(self, kind: FactKind, keys: Sequence[str]) -> Mapping[str, Any]:
+        if kind is not FactKind.MISERE:
+            return {}
+        return {key: "L" for key in keys if key in self._keys}
+
+
+def check_misere_with_cycles(engine: MisereEngine, source: FactSource, position: str, *,
+                             cycles: int = 1, seed: int = 0) -> tuple[CheckReport, list[int]]:
+    """Random check cycles as for normal play: later cycles choose among the best proof's
+    facts only, so the proof never grows."""
+    best = MisereChecker(engine, source).check(position)
+    sizes = [len(best.used)]
+    rng = random.Random(seed)
+    for _ in range(1, max(1, cycles)):
+        if not best.ok:
+            break
+        view = _MisereProofView(best.used)
+        report = MisereChecker(engine, view, rng=random.Random(rng.getrandbits(64))).check(position)
+        sizes.append(len(report.used))
+        if report.ok and len(report.used) < len(best.used):
+            report.verified = {**best.verified, **report.verified}
+            best = report
+    return best, sizes

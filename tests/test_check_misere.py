@@ -1,0 +1,83 @@
+"""The misère checker on stores filled by the misère solver: clean proofs check, a missing
+losing node is a hole, a wrong one is an inconsistency, and pruning keeps proofs valid."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_helpers import run_cli
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.check_misere import MisereChecker, check_misere_with_cycles
+from sproutsdb.solver.misere import MisereSolver
+from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
+
+GAME = SproutsGame()
+OUTCOMES = {2: "L", 3: "L", 4: "L", 5: "W"}
+
+
+def engine() -> MisereSolver:
+    return MisereSolver(GAME, MemoryProofStore())
+
+
+def solved(spots: int) -> MemoryProofStore:
+    store = MemoryProofStore()
+    solver = MisereSolver(GAME, store)
+    assert solver.outcome(f"0*{spots}") == OUTCOMES[spots]
+    solver.flush()
+    return store
+
+
+def losing(keys: object) -> MemoryProofStore:
+    store = MemoryProofStore()
+    store.put(FactKind.MISERE, {key: "L" for key in keys})  # type: ignore[attr-defined]
+    return store
+
+
+def test_solved_stores_check_clean_and_cycles_never_grow() -> None:
+    for spots, outcome in OUTCOMES.items():
+        store = solved(spots)
+        best, sizes = check_misere_with_cycles(engine(), store, f"0*{spots}", cycles=4)
+        assert best.ok and best.outcome == outcome, (spots, best.missing, best.inconsistent)
+        assert len(best.used) == min(sizes) <= store.count(FactKind.MISERE)
+        assert all(size <= min(sizes[:i]) for i, size in enumerate(sizes) if i)
+        again = MisereChecker(engine(), losing(best.used)).check(f"0*{spots}")
+        assert again.ok and again.outcome == outcome and len(again.used) <= len(best.used)
+
+
+def test_a_missing_losing_node_is_a_hole() -> None:
+    proof = MisereChecker(engine(), solved(4)).check("0*4").used
+    failures = 0
+    for key in proof:
+        report = MisereChecker(engine(), losing(k for k in proof if k != key)).check("0*4")
+        assert report.outcome in (None, "L")  # never a wrong outcome
+        if not report.ok:
+            failures += 1
+            assert report.missing
+    assert failures >= 1
+
+
+def test_a_winning_node_stored_as_losing_is_an_inconsistency() -> None:
+    store = solved(5)
+    store.put(FactKind.MISERE, {"0*5": "L"})
+    report = MisereChecker(engine(), store).check("0*5")
+    assert not report.ok and report.outcome is None
+    assert [i.land for i in report.inconsistent] == ["0*5"]
+
+
+def test_cli_misere_check_and_prune(tmp_path: Path) -> None:
+    store, pruned = tmp_path / "store", tmp_path / "pruned"
+    done = run_cli("solve", "0*4", "--misere", "--store", str(store), "--quiet")
+    assert done.returncode == 0, done.stderr
+    done = run_cli("check", "--misere", "--store", str(store), "--root", "0*4",
+                   "--prune", str(pruned), "--cycles", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] and report["outcome"] == "L" and report["play"] == "misere"
+    with LmdbProofStore.open(pruned, game="sprouts", canon_version=CANON_VERSION,
+                             create=False) as small:
+        assert small.count(FactKind.MISERE) == report["facts_used"]
+    again = run_cli("check", "--misere", "--store", str(pruned), "--root", "0*4", "--json")
+    assert again.returncode == 0, again.stderr
