@@ -93,3 +93,15 @@ def test_mirror_images_share_a_key() -> None:
     key = game.canonical("1ABC|BCDE|ADE")
     mirrored = "CBA1|EDCB|EDA"
     assert game.canonical(mirrored) == key
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**9), spots=st.integers(2, 12))
+def test_lives_read_from_the_key_match_the_parsed_position(seed: int, spots: int) -> None:
+    for key in positions_from_playouts(seed, spots):
+        assert game.size(key) == lives_of(parse(key)), key
+
+
+def test_zero_spots_is_the_empty_position() -> None:
+    assert game.canonical("0*0") == "!"
+    assert game.size("!") == 0

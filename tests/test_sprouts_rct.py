@@ -128,7 +128,7 @@ def test_fewest_lives_without_a_nim_heap(game: SproutsGame, tree5: RctSearch) ->
 
 # -- values: normal nimbers and misère outcomes ---------------------------------------------
 
-# 0*0 is the empty position, written "!" (the parser refuses "0*0").
+# 0*0 is the empty position (the parser reads "0*0" as "!").
 NIMBERS = [
     ("!", 0), ("0*1", 0), ("0*2", 0), ("0*3", 1), ("0*4", 1), ("0*5", 1),
     ("0.AB|AB", 2), ("1a1a", 2), ("2ab2ba", 3), ("1ABC|BCDE|ADE", 1), ("22", 1),

@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.moves import raw_children
-from sproutsdb.solver.sprouts.notation import RawPosition, parse
+from sproutsdb.solver.sprouts.notation import RawPosition, key_lives, parse
 
 TERMINAL = "!"
 
@@ -90,7 +90,7 @@ class SproutsGame:
         return "+".join(lands) if lands else TERMINAL
 
     def size(self, key: str) -> int:
-        return 0 if key == TERMINAL else lives_of(parse(key))
+        return 0 if key == TERMINAL else key_lives(key)
 
     # -- moves ----------------------------------------------------------------
     def component_children(self, component: str) -> Sequence[tuple[str, ...]]:

@@ -8,6 +8,7 @@ boundary, so `1a1a.1a1a` holds two different `a` and `0.AB|AB+0.AB|AB` two diffe
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from sproutsdb.solver.game import NotationError
@@ -219,7 +220,27 @@ def parse(text: str) -> RawPosition:
     """Read a position in GLOP 2.x or 1.x notation; raise NotationError saying where it is wrong."""
     if not isinstance(text, str):
         raise NotationError(f"a position must be a string, not {type(text).__name__}")
-    return _Reader(text.strip()).read()
+    text = text.strip()
+    if text == "0*0":
+        return RawPosition()  # zero spots: the empty position, like `!`
+    return _Reader(text).read()
+
+
+_LIVES_TOKEN = re.compile(r"0\*(\d+)|@\d+|\{\d+\}|([A-Za-z])(?:\(\d+\))?|([012])")
+
+
+def key_lives(key: str) -> int:
+    """Lives of a position from its text alone (no parsing into vertices): 3/2/1 for the
+    spots 0/1/2 and one per letter, each letter being written twice."""
+    spots = letters = 0
+    for zeros, letter, spot in _LIVES_TOKEN.findall(key):
+        if zeros:
+            spots += 3 * int(zeros)
+        elif letter:
+            letters += 1
+        elif spot:
+            spots += 3 - int(spot)
+    return spots + letters // 2
 
 
 # ---------------------------------------------------------------- writing letter names
