@@ -29,6 +29,16 @@ Figures of 2026-11-22 (2-core VM shared with other jobs, C core, LMDB in a temp 
       check every fact  0.9-1.6 k facts/s -> 12 GB in 110-200 h (one process)
     (ranges: two runs under different load). Real 12 GB files hold larger positions, so
     fewer, longer lines: the projection from 18-byte lines is pessimistic in lines.
+
+    misère, solved with data/s6.rcttable, losing nodes used after 10 cycles:
+      pos out  stored  first   best  paper   solve s
+      0*7   L      14      4      4      7       1.2
+      0*8   L      24      8      8     24       0.9
+      0*9   L    1066     33     28     44      71.8
+     0*10   W    2669    103     94    114      88.0
+     0*11   W     243     43     41     79       6.1
+    (our counts are stored losing nodes, whose RCT parts are already reduced by the S6
+    table; the paper counts positions beyond the S6 table. 0*12: see the run's output.)
 """
 
 from __future__ import annotations
@@ -49,7 +59,7 @@ from sproutsdb.tools.glop_spr import write_spr
 
 # "Nimbers are inevitable", §6: losing couples of the pruned solution tree of 0*n.
 PAPER_NORMAL = {2: 3, 3: 6, 4: 15, 5: 15, 6: 43, 7: 65, 8: 137, 9: 58, 10: 110, 11: 113}
-# Misère 0*7..0*12: positions beyond the S6 table (not checked here yet).
+# Misère 0*7..0*12: positions beyond the S6 table.
 PAPER_MISERE = {7: 7, 8: 24, 9: 44, 10: 114, 11: 79, 12: 983}
 TWELVE_GB = 12 * 10**9
 
@@ -126,19 +136,58 @@ def throughput(work: Path, source: Path) -> None:
           f"verified -> 12 GB in {lines_12gb / (facts / check_s) / 3600:,.1f} h")
 
 
+def misere_sizes(table_path: Path, top: int, cycles: int, budget: float) -> None:
+    """Misère 0*7..0*top solved with the S6 RCT table, then checked with cycles: the
+    losing nodes the proof uses (the paper counts positions beyond the S6 table)."""
+    from sproutsdb.solver.check_misere import check_misere_with_cycles
+    from sproutsdb.solver.misere import MisereSolver, TableRcts
+    from sproutsdb.solver.proofstore import MemoryProofStore
+    from sproutsdb.tools.rcttable import load_table
+
+    game = SproutsGame()
+    t0 = time.perf_counter()
+    table = load_table(table_path)
+    print(f"\nmisère play with {table_path} ({time.perf_counter() - t0:.1f} s to load and "
+          f"re-derive), check --misere --prune --cycles {cycles}")
+    print(f"{'pos':>5} {'out':>3} {'stored':>7} {'first':>6} {'best':>6} {'paper':>6} "
+          f"{'solve s':>8} {'check s':>8}")
+    started = time.perf_counter()
+    for n in range(7, top + 1):
+        if time.perf_counter() - started > budget:
+            print(f"  (stopped before 0*{n}: the {budget:.0f} s budget is spent)")
+            break
+        store, rcts = MemoryProofStore(), TableRcts(table)
+        solver = MisereSolver(game, store, rcts)
+        t0 = time.perf_counter()
+        outcome = solver.outcome(f"0*{n}")
+        solver.flush()
+        solve_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        engine = MisereSolver(game, MemoryProofStore(), rcts)
+        best, sizes = check_misere_with_cycles(engine, store, f"0*{n}", cycles=cycles, seed=n)
+        check_s = time.perf_counter() - t0
+        assert best.ok and best.outcome == outcome, (n, best.missing, best.inconsistent)
+        print(f"{'0*' + str(n):>5} {outcome:>3} {store.count(FactKind.MISERE):>7} {sizes[0]:>6} "
+              f"{len(best.used):>6} {PAPER_MISERE[n]:>6} {solve_s:>8.1f} {check_s:>8.1f}",
+              flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max", type=int, default=11, help="largest n of 0*n (≤ 11)")
     parser.add_argument("--cycles", type=int, default=10)
     parser.add_argument("--budget", type=float, default=300, help="seconds for the size table")
+    parser.add_argument("--misere-max", type=int, default=12, help="largest misère 0*n (≤ 12)")
+    parser.add_argument("--table", type=Path, default=Path(__file__).parent.parent / "data"
+                        / "s6.rcttable", help="RCT table for the misère runs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
         work = Path(tmp)
         largest = proof_sizes(work, min(args.max, 11), args.cycles, args.budget)
         if largest is not None:
             throughput(work, largest)
-    print("\nmisère 0*7..0*12 (paper, positions beyond the S6 table): "
-          + ", ".join(f"0*{n}: {v}" for n, v in PAPER_MISERE.items()) + " — not checked yet")
+    if args.misere_max >= 7:
+        misere_sizes(args.table, min(args.misere_max, 12), args.cycles, args.budget)
 
 
 if __name__ == "__main__":
