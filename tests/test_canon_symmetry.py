@@ -4,12 +4,13 @@ Lands with interchangeable regions used to cost about k!*2^k leaves per orientat
 search now skips options that an automorphism of the land (found from two leaves with
 equal encodings) maps onto explored ones; keys must not change. Checked here: the pruned
 search gives the same encoding as the plain one (prune=False) on symmetric families and
-on lands of random games, and the number of leaves on the family AB|CD|...|AB.CD...
-grows linearly in k instead of factorially.
+on lands of random games, the C core gives the Python keys, and the number of leaves on
+the family AB|CD|...|AB.CD... grows linearly in k instead of factorially.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import time
 
@@ -25,6 +26,15 @@ from sproutsdb.solver.sprouts.canon import (
 )
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.sprouts.notation import parse, upper_name
+
+try:
+    from sproutsdb.solver.sprouts import _core
+except ImportError:
+    if os.environ.get("SPROUTSDB_REQUIRE_CORE") == "1":
+        raise
+    _core = None
+
+needs_core = pytest.mark.skipif(_core is None, reason="the C core is not built")
 
 
 def letters(count: int, start: int = 0) -> list[str]:
@@ -123,3 +133,42 @@ def test_lands_of_random_games_pruned_equals_plain_search() -> None:
             pruned = searched(land, True)[0]
             assert pruned == searched(land, False)[0], drawn
         assert canonical_lands(parse(drawn)) == [text], drawn
+
+
+@needs_core
+@pytest.mark.parametrize("k", range(2, 11))
+def test_core_family_equals_python(k: int) -> None:
+    text = family(k)
+    canon._MEMO.clear()
+    expected = canonical_lands(parse(text))
+    _core.clear_memo()
+    start = time.process_time()
+    got = _core.canonical_lands(text)
+    seconds = time.process_time() - start
+    print(f"k={k}: C {seconds:.4f} s")
+    assert list(got) == expected == [family_key(k)]
+
+
+@needs_core
+@pytest.mark.parametrize("k", [8, 9, 10, 12, 16])
+def test_core_large_family_is_correct(k: int) -> None:
+    # Before pruning k=8 took 70 s; now well under a second (timing printed, not asserted).
+    _core.clear_memo()
+    start = time.process_time()
+    got = _core.canonical_lands(family(k))
+    print(f"k={k}: C {time.process_time() - start:.4f} s")
+    assert got == (family_key(k),)
+
+
+@needs_core
+def test_core_equals_python_on_symmetric_lands() -> None:
+    rng = random.Random(3)
+    texts = [family(k, w) for k in range(2, 6) for w in range(2, 6)]
+    texts += ["0.AB|CD|AB.CD", "2AB|2CD|2EF|AB.CD.EF", "ABCDEFGH|AHGFEDCB",
+              "2A|2B|2C|2D|ABCD", "2A|2B|2C|2D|ADCB", "ABC|DEF|ABC.DEF.GH|GH"]
+    for text in texts:
+        for _ in range(3):
+            drawn = redraw(canonical_lands(parse(text))[0], rng, old_syntax=False)
+            canon._MEMO.clear()
+            _core.clear_memo()
+            assert list(_core.canonical_lands(drawn)) == canonical_lands(parse(drawn)), drawn

@@ -1118,6 +1118,27 @@ static int compute_colours(Arena *a, Colouring *C)
 
 /* ------------------------------------------------------------------ search (canon._Search) */
 
+/*
+ * Automorphism pruning (canon.py, "automorphism pruning", has the argument). A path is the
+ * list of choices from the root: a region, or a boundary with its candidate (index into
+ * its cands; -1 for a boundary without uppercase letters, placed as its form). Two leaves
+ * of one orientation with equal encodings give an automorphism g of the land: j-th region
+ * <-> j-th region, j-th boundary <-> j-th boundary, a rotated boundary's corners by the
+ * difference of the rotation starts, uppercase letters by name. g maps the search tree
+ * onto itself keeping leaf encodings, so at a node whose path g fixes choice by choice, an
+ * option that g maps an explored sibling onto cannot hold a lesser leaf: it is skipped
+ * (union-find over the node's options). A leaf equal to the reference leaf (the first of
+ * this orientation with the best encoding) also jumps back to the node where the two paths
+ * part: the option being explored there is the image of an explored one.
+ */
+
+#define MAX_AUTS 64            /* automorphisms kept per orientation (fewer: less pruning) */
+#define NO_JUMP 0x7fffffff
+
+typedef struct {
+    int *region, *bnd, *shift, *vertex;   /* images; shift: of the rotation start (mod n) */
+} Aut;
+
 typedef struct {
     Arena *a;
     const Land *L;
@@ -1132,7 +1153,25 @@ typedef struct {
     int *best;
     int best_len, have_best;
     unsigned steps;            /* calls so far, to look at signals now and then */
+    /* automorphism pruning */
+    int prune;
+    long leaves;               /* complete encodings reached */
+    int depth;                 /* choices on the path */
+    int *path_b, *path_id, *path_c;   /* per choice: boundary?, region or boundary, cand */
+    int have_ref, ref_depth;
+    int *ref_b, *ref_id, *ref_c, *ref_names;  /* the reference leaf: path, vertex per name */
+    int *names;                /* scratch: vertex per name */
+    int jump;                  /* depth to return to, or NO_JUMP */
+    int nauts;
+    Aut auts[MAX_AUTS];        /* each owns one malloc'ed block (freed by search_free) */
 } Search;
+
+static void search_free(Search *S)
+{
+    for (int i = 0; i < S->nauts; i++)
+        free(S->auts[i].region);
+    S->nauts = 0;
+}
 
 /* _Search._worse: the partial encoding is already greater than the best one. */
 static int worse(const Search *S, int len)
@@ -1141,6 +1180,209 @@ static int worse(const Search *S, int len)
         return 0;
     int m = len < S->best_len ? len : S->best_len;
     return seq_cmp(S->out, m, S->best, m) > 0;
+}
+
+static void push_choice(Search *S, int is_bnd, int id, int c)
+{
+    S->path_b[S->depth] = is_bnd;
+    S->path_id[S->depth] = id;
+    S->path_c[S->depth] = c;
+    S->depth++;
+}
+
+/* After a child returns at a node of depth d: 1 to return at once (a jump above d). */
+static int jumped_over(Search *S, int d)
+{
+    if (S->jump < d)
+        return 1;
+    S->jump = NO_JUMP;
+    return 0;
+}
+
+static void names_of_leaf(const Search *S, int *names)
+{
+    for (int v = 0; v < S->L->nv; v++)
+        if (S->name_of[v] >= 0)
+            names[S->name_of[v]] = v;
+}
+
+static void save_ref(Search *S)
+{
+    int d = S->depth;
+    memcpy(S->ref_b, S->path_b, sizeof(int) * (size_t)d);
+    memcpy(S->ref_id, S->path_id, sizeof(int) * (size_t)d);
+    memcpy(S->ref_c, S->path_c, sizeof(int) * (size_t)d);
+    names_of_leaf(S, S->ref_names);
+    S->ref_depth = d;
+    S->have_ref = 1;
+}
+
+/* The automorphism from the reference leaf to the current one (equal encodings). */
+static int add_aut(Search *S)
+{
+    const Land *L = S->L;
+    int *block = malloc(sizeof(int) * ((size_t)L->nr + 2 * (size_t)L->nb + (size_t)L->nv));
+    if (block == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Aut *g = &S->auts[S->nauts++];
+    g->region = block;
+    g->bnd = block + L->nr;
+    g->shift = g->bnd + L->nb;
+    g->vertex = g->shift + L->nb;
+    for (int j = 0; j < S->depth; j++) {
+        int x = S->ref_id[j], y = S->path_id[j];
+        if (!S->ref_b[j]) {
+            g->region[x] = y;
+            continue;
+        }
+        g->bnd[x] = y;
+        const Bnd *bx = &S->bnd[x];
+        if (S->ref_c[j] >= 0 && !bx->collapsed)
+            g->shift[x] = (S->bnd[y].cands[S->path_c[j]] - bx->cands[S->ref_c[j]] + bx->n) % bx->n;
+    }
+    names_of_leaf(S, S->names);
+    for (int t = 0; t < S->nnames; t++)
+        g->vertex[S->ref_names[t]] = S->names[t];
+    return 0;
+}
+
+/* A complete encoding: keep the least; a repeat of the best gives an automorphism and a
+ * jump back to where its path parts from the reference's. */
+static int at_leaf(Search *S, int len)
+{
+    S->leaves++;
+    int c = S->have_best ? seq_cmp(S->out, len, S->best, S->best_len) : -1;
+    if (c < 0) {
+        memcpy(S->best, S->out, sizeof(int) * (size_t)len);
+        S->best_len = len;
+        S->have_best = 1;
+        if (S->prune)
+            save_ref(S);
+        return 0;
+    }
+    if (c > 0 || !S->prune)
+        return 0;
+    if (!S->have_ref) {                            /* the best came from the other orientation */
+        save_ref(S);
+        return 0;
+    }
+    int j = 0;
+    while (j < S->depth && S->ref_b[j] == S->path_b[j] && S->ref_id[j] == S->path_id[j]
+           && S->ref_c[j] == S->path_c[j])
+        j++;
+    if (j == S->depth || S->ref_depth != S->depth)
+        return 0;                                  /* (cannot happen: distinct leaves) */
+    if (S->nauts < MAX_AUTS && add_aut(S) < 0)
+        return -1;
+    S->jump = j;
+    return 0;
+}
+
+/* g fixes the choice: the region, or the boundary with its rotation start / letter order. */
+static int aut_fixes(const Search *S, const Aut *g, int is_bnd, int id, int c)
+{
+    if (!is_bnd)
+        return g->region[id] == id;
+    if (g->bnd[id] != id)
+        return 0;
+    if (c < 0)
+        return 1;
+    const Bnd *bd = &S->bnd[id];
+    if (!bd->collapsed)
+        return g->shift[id] == 0;
+    const int *row = bd->cands + (long)c * bd->cand_width;
+    for (int t = 0; t < bd->nups; t++)
+        if (g->vertex[row[t]] != row[t])
+            return 0;
+    return 1;
+}
+
+/* Index among the options (ids[0..m), cands cs or NULL for regions) of g(option o), or -1. */
+static int aut_image(const Search *S, const Aut *g, const int *ids, const int *cs, int m, int o)
+{
+    if (cs == NULL) {
+        int r = g->region[ids[o]];
+        for (int k = 0; k < m; k++)
+            if (ids[k] == r)
+                return k;
+        return -1;
+    }
+    int b = ids[o], b2 = g->bnd[b];
+    const Bnd *bd = &S->bnd[b], *bd2 = &S->bnd[b2];
+    if (!bd->collapsed) {
+        int start = (bd->cands[cs[o]] + g->shift[b]) % bd->n;
+        for (int k = 0; k < m; k++)
+            if (ids[k] == b2 && bd2->cands[cs[k]] == start)
+                return k;
+        return -1;
+    }
+    const int *row = bd->cands + (long)cs[o] * bd->cand_width;
+    for (int k = 0; k < m; k++) {
+        if (ids[k] != b2)
+            continue;
+        const int *row2 = bd2->cands + (long)cs[k] * bd2->cand_width;
+        int t = 0;
+        while (t < bd->nups && g->vertex[row[t]] == row2[t])
+            t++;
+        if (t == bd->nups)
+            return k;
+    }
+    return -1;
+}
+
+/* Orbits of the options of one node under the stored automorphisms fixing its path. */
+typedef struct {
+    int m, seen;
+    const int *ids, *cs;
+    int *parent;
+    unsigned char *explored;
+} Orbits;
+
+static int orbits_init(Search *S, Orbits *O, const int *ids, const int *cs, int m)
+{
+    O->m = m;
+    O->seen = 0;
+    O->ids = ids;
+    O->cs = cs;
+    O->parent = new_ints(S->a, m);
+    O->explored = arena_alloc(S->a, (size_t)m);
+    if (O->parent == NULL || O->explored == NULL)
+        return -1;
+    for (int i = 0; i < m; i++) {
+        O->parent[i] = i;
+        O->explored[i] = 0;
+    }
+    return 0;
+}
+
+/* 1 if option i lies in the orbit of an explored option (skip it), else mark it explored. */
+static int orbit_skip(Search *S, Orbits *O, int i)
+{
+    while (O->seen < S->nauts) {
+        const Aut *g = &S->auts[O->seen++];
+        int fixes = 1;
+        for (int j = 0; j < S->depth && fixes; j++)
+            fixes = aut_fixes(S, g, S->path_b[j], S->path_id[j], S->path_c[j]);
+        if (!fixes)
+            continue;
+        for (int o = 0; o < O->m; o++) {
+            int k = aut_image(S, g, O->ids, O->cs, O->m, o);
+            if (k < 0)
+                continue;
+            int x = find_root(O->parent, o), y = find_root(O->parent, k);
+            if (x != y) {
+                O->parent[x] = y;
+                O->explored[y] |= O->explored[x];
+            }
+        }
+    }
+    int root = find_root(O->parent, i);
+    if (O->explored[root])
+        return 1;
+    O->explored[root] = 1;
+    return 0;
 }
 
 static int search_boundaries(Search *S, int r, int len);
@@ -1152,34 +1394,62 @@ static int search_regions(Search *S, int len)
      * let Ctrl-C through. */
     if ((++S->steps & 0xffff) == 0 && PyErr_CheckSignals() < 0)
         return -1;
-    if (S->regions_left == 0) {
-        if (!S->have_best || seq_cmp(S->out, len, S->best, S->best_len) < 0) {
-            memcpy(S->best, S->out, sizeof(int) * (size_t)len);
-            S->best_len = len;
-            S->have_best = 1;
-        }
-        return 0;
-    }
+    if (S->regions_left == 0)
+        return at_leaf(S, len);
     if (worse(S, len))
         return 0;
-    int first = -1;
-    for (int k = 0; k < S->L->nr; k++) {
+    const Land *L = S->L;
+    int first = -1, m = 0, k0 = 0;
+    for (int k = 0; k < L->nr; k++) {
         int r = S->order[k];
         if (S->region_used[r])
             continue;
-        if (first < 0)
+        if (first < 0) {
             first = S->colour[r];
-        else if (S->colour[r] != first)
+            k0 = k;
+        } else if (S->colour[r] != first) {
             break;
+        }
+        m++;
+    }
+    int status = -1, depth = S->depth;
+    Mark mark = arena_mark(S->a);
+    Orbits O;
+    int *ids = NULL;
+    if (S->prune && m > 1) {
+        ids = new_ints(S->a, m);
+        if (ids == NULL)
+            goto done;
+        for (int k = k0, i = 0; i < m; k++)
+            if (!S->region_used[S->order[k]])
+                ids[i++] = S->order[k];
+        if (orbits_init(S, &O, ids, NULL, m) < 0)
+            goto done;
+    }
+    for (int k = k0, i = 0; i < m; k++) {
+        int r = S->order[k];
+        if (S->region_used[r])
+            continue;
+        int skip = ids != NULL && orbit_skip(S, &O, i);
+        i++;
+        if (skip)
+            continue;
         S->region_used[r] = 1;
         S->regions_left--;
+        push_choice(S, 0, r, -1);
         int rc = search_boundaries(S, r, len);
+        S->depth--;
         S->region_used[r] = 0;
         S->regions_left++;
         if (rc < 0)
-            return -1;
+            goto done;
+        if (jumped_over(S, depth))
+            break;
     }
-    return 0;
+    status = 0;
+done:
+    arena_release(S->a, mark);
+    return status;
 }
 
 /* _Search._boundaries: place the least boundary left in region r, branching on ties. */
@@ -1198,14 +1468,18 @@ static int search_boundaries(Search *S, int r, int len)
     if (worse(S, len))
         return 0;
     Bnd *bd = &S->bnd[least];                      /* the first of the tied boundaries */
-    int n = bd->n;
+    int n = bd->n, depth = S->depth;
     if (bd->nups == 0) {
         /* Without uppercase letters a boundary encodes as its form, whatever the order. */
         memcpy(S->out + len, bd->form, sizeof(int) * (size_t)n);
         S->out[len + n] = END_BOUNDARY;
         S->bnd_used[least] = 1;
+        push_choice(S, 1, least, -1);
         int rc = search_boundaries(S, r, len + n + 1);
+        S->depth--;
         S->bnd_used[least] = 0;
+        if (rc == 0)
+            jumped_over(S, depth);
         return rc;
     }
     /* Every candidate of every tied boundary; keep the least codes. */
@@ -1220,7 +1494,9 @@ static int search_boundaries(Search *S, int r, int len)
         }
     int *enc = new_ints(S->a, (long)options * n), *newv = new_ints(S->a, (long)options * width);
     int *nnew = new_ints(S->a, options), *owner = new_ints(S->a, options);
-    if (enc == NULL || newv == NULL || nnew == NULL || owner == NULL)
+    int *cidx = new_ints(S->a, options), *kept = new_ints(S->a, options);
+    if (enc == NULL || newv == NULL || nnew == NULL || owner == NULL || cidx == NULL
+        || kept == NULL)
         goto done;
     int o = 0, chunk = 0;
     for (int b = least; b < hi; b++) {
@@ -1229,14 +1505,34 @@ static int search_boundaries(Search *S, int r, int len)
             continue;
         for (int c = 0; c < tb->ncand; c++, o++) {
             owner[o] = b;
+            cidx[o] = c;
             nnew[o] = bnd_encode(tb, tb->cands + (long)c * tb->cand_width, enc + (long)o * n,
                                  S->name_of, S->nnames, newv + (long)o * width);
             if (seq_cmp(enc + (long)o * n, n, enc + (long)chunk * n, n) < 0)
                 chunk = o;
         }
     }
-    for (o = 0; o < options; o++) {
-        if (seq_cmp(enc + (long)o * n, n, enc + (long)chunk * n, n) != 0)
+    int nkept = 0;
+    for (o = 0; o < options; o++)
+        if (seq_cmp(enc + (long)o * n, n, enc + (long)chunk * n, n) == 0)
+            kept[nkept++] = o;
+    Orbits O;
+    int *ids = NULL, *cs = NULL;
+    if (S->prune && nkept > 1) {
+        ids = new_ints(S->a, nkept);
+        cs = new_ints(S->a, nkept);
+        if (ids == NULL || cs == NULL)
+            goto done;
+        for (int i = 0; i < nkept; i++) {
+            ids[i] = owner[kept[i]];
+            cs[i] = cidx[kept[i]];
+        }
+        if (orbits_init(S, &O, ids, cs, nkept) < 0)
+            goto done;
+    }
+    for (int i = 0; i < nkept; i++) {
+        o = kept[i];
+        if (ids != NULL && orbit_skip(S, &O, i))
             continue;
         for (int t = 0; t < nnew[o]; t++)
             S->name_of[newv[(long)o * width + t]] = S->nnames + t;
@@ -1244,13 +1540,17 @@ static int search_boundaries(Search *S, int r, int len)
         memcpy(S->out + len, enc + (long)o * n, sizeof(int) * (size_t)n);
         S->out[len + n] = END_BOUNDARY;
         S->bnd_used[owner[o]] = 1;
+        push_choice(S, 1, owner[o], cidx[o]);
         int rc = search_boundaries(S, r, len + n + 1);
+        S->depth--;
         S->bnd_used[owner[o]] = 0;
         S->nnames -= nnew[o];
         for (int t = 0; t < nnew[o]; t++)
             S->name_of[newv[(long)o * width + t]] = -1;
         if (rc < 0)
             goto done;
+        if (jumped_over(S, depth))
+            break;
     }
     status = 0;
 done:
@@ -1270,6 +1570,8 @@ static int search_orientation(Arena *a, const Land *L, int mirror, int *best, in
     Bnd *bnd = arena_alloc(a, sizeof(Bnd) * (size_t)(L->nb ? L->nb : 1));
     int *firstpos = new_ints_filled(a, L->nv, -1), *seq = new_ints(a, L->nc);
     Colouring C;
+    Search S;
+    S.nauts = 0;
     C.L = L;
     C.bnd = bnd;
     C.colour = new_ints(a, L->nr);
@@ -1286,7 +1588,6 @@ static int search_orientation(Arena *a, const Land *L, int mirror, int *best, in
         }
     if (compute_colours(a, &C) < 0)
         goto done;
-    Search S;
     S.a = a;
     S.L = L;
     S.bnd = bnd;
@@ -1296,8 +1597,19 @@ static int search_orientation(Arena *a, const Land *L, int mirror, int *best, in
     S.bnd_used = arena_alloc(a, (size_t)L->nb + 1);
     S.name_of = new_ints_filled(a, L->nv, -1);
     S.out = new_ints(a, (long)L->nc + L->nb + L->nr);
+    int maxdepth = L->nr + L->nb + 1;
+    S.path_b = new_ints(a, maxdepth);
+    S.path_id = new_ints(a, maxdepth);
+    S.path_c = new_ints(a, maxdepth);
+    S.ref_b = new_ints(a, maxdepth);
+    S.ref_id = new_ints(a, maxdepth);
+    S.ref_c = new_ints(a, maxdepth);
+    S.ref_names = new_ints(a, L->nv + 1);
+    S.names = new_ints(a, L->nv + 1);
     if (S.order == NULL || S.region_used == NULL || S.bnd_used == NULL || S.name_of == NULL
-        || S.out == NULL)
+        || S.out == NULL || S.path_b == NULL || S.path_id == NULL || S.path_c == NULL
+        || S.ref_b == NULL || S.ref_id == NULL || S.ref_c == NULL || S.ref_names == NULL
+        || S.names == NULL)
         goto done;
     memset(S.region_used, 0, (size_t)L->nr + 1);
     memset(S.bnd_used, 0, (size_t)L->nb + 1);
@@ -1312,12 +1624,19 @@ static int search_orientation(Arena *a, const Land *L, int mirror, int *best, in
     S.best = best;
     S.best_len = *best_len;
     S.have_best = *have_best;
+    S.prune = 1;
+    S.leaves = 0;
+    S.depth = 0;
+    S.have_ref = 0;
+    S.ref_depth = 0;
+    S.jump = NO_JUMP;
     if (search_regions(&S, 0) < 0)
         goto done;
     *best_len = S.best_len;
     *have_best = S.have_best;
     status = 0;
 done:
+    search_free(&S);
     arena_release(a, m);
     return status;
 }
