@@ -188,7 +188,7 @@ class MisereSolver:
         flush_seconds: float = 5.0,
         reprove_roots: bool = True,
         children_cache: int = 4096,
-        first_budget: int = 16,
+        first_budget: int = 8,
         widening: int = 4,
     ) -> None:
         if first_budget < 1 or widening < 2:

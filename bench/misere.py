@@ -1,0 +1,90 @@
+"""Misère outcomes of 0*n on the S6 RCT table: wall time, nodes, stored losing nodes.
+
+    python bench/misere.py [--from 6] [--to 15] [--minutes 10] [--table data/s6.rcttable]
+
+Each n gets a fresh in-memory store (so "stored" counts the losing nodes one proof needs
+beyond the table, like the paper's Figure 10) and at most --minutes of search; a run that
+runs out of time is reported as such. The paper (Lemoine & Viennot, misère Sprouts and
+RCTs) reached 0*17 in twenty hours on a 1.8 GHz processor, keeping under 18 000 positions
+after its check algorithm; its proofs for n = 7..16 needed the numbers in PAPER_POSITIONS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+from sproutsdb.solver.misere import MisereSolver, Progress, TableRcts
+from sproutsdb.solver.proofstore import MemoryProofStore
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.rcttable import load_table
+
+FIGURE_1 = "WLLLWWLLLWWWLLLWW"  # misère outcomes of 0*1 .. 0*17
+PAPER_POSITIONS = {7: 7, 8: 24, 9: 44, 10: 114, 11: 79, 12: 983, 13: 1082, 14: 3517,
+                   15: 6906, 16: 8981, 17: 17583}
+
+
+class OutOfTime(Exception):
+    pass
+
+
+def run(n: int, table: object, minutes: float) -> dict[str, object]:
+    deadline = time.monotonic() + minutes * 60
+
+    def check(_: Progress) -> None:
+        if time.monotonic() > deadline:
+            raise OutOfTime
+
+    solver = MisereSolver(SproutsGame(), MemoryProofStore(), TableRcts(table),
+                          progress=check, progress_interval=1.0)
+    start = time.perf_counter()
+    try:
+        outcome: str | None = solver.outcome(f"0*{n}")
+    except OutOfTime:
+        outcome = None
+    seconds = time.perf_counter() - start
+    stats = solver.stats
+    return {"n": n, "outcome": outcome, "paper": FIGURE_1[n - 1], "seconds": round(seconds, 1),
+            "nodes": stats.nodes, "stored": stats.facts_stored,
+            "paper_positions": PAPER_POSITIONS.get(n)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--from", dest="first", type=int, default=6)
+    parser.add_argument("--to", dest="last", type=int, default=15)
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--table", default=str(ROOT / "data" / "s6.rcttable"))
+    parser.add_argument("--json", action="store_true", help="one JSON object per n")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    table = load_table(args.table)
+    print(f"# table {args.table}: {len(table.positions):,} positions, loaded in "
+          f"{time.perf_counter() - start:.1f} s; at most {args.minutes:g} min per n",
+          file=sys.stderr)
+    if not args.json:
+        print(f"{'n':>3} {'outcome':>8} {'paper':>6} {'seconds':>9} {'nodes':>11} "
+              f"{'stored L':>9} {'paper pos.':>10}")
+    for n in range(args.first, args.last + 1):
+        row = run(n, table, args.minutes)
+        if args.json:
+            print(json.dumps(row), flush=True)
+        else:
+            outcome = row["outcome"] or "timeout"
+            paper_pos = row["paper_positions"] if row["paper_positions"] is not None else "-"
+            print(f"{n:>3} {outcome:>8} {row['paper']:>6} {row['seconds']:>9} "
+                  f"{row['nodes']:>11,} {row['stored']:>9,} {paper_pos:>10}", flush=True)
+        if row["outcome"] is not None and row["outcome"] != row["paper"]:
+            print(f"0*{n}: outcome {row['outcome']} differs from the paper's {row['paper']}",
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
