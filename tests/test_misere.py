@@ -122,12 +122,32 @@ def test_misere_grundy_value_is_the_least_g_making_a_loss(
     assert solver.grundy("!") == 1  # 0 + *1 = *1 is the first misère loss
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("n", range(7, 13))
-def test_starting_positions_7_to_12_with_the_s6_table(game: SproutsGame, n: int) -> None:
+@pytest.mark.parametrize("budgets", [(1, 2), (3, 3), (10**9, 4)])
+def test_outcomes_do_not_depend_on_the_search_budgets(
+    game: SproutsGame, brute: dict[str, bool], s4: RctTable, budgets: tuple[int, int]
+) -> None:
+    first, widening = budgets
+    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4), first_budget=first,
+                          widening=widening)
+    positions = _tree_positions(brute)[::60]
+    assert [solver.outcome(p) for p in positions] == [
+        "L" if brute[p + "#0"] else "W" for p in positions]
+    assert solver.outcome("0*5") == "W"
+
+
+@pytest.fixture(scope="module")
+def s6() -> RctTable:
     from sproutsdb.tools.rcttable import load_table
 
-    solver = MisereSolver(game, MemoryProofStore(), TableRcts(load_table(S6_FILE)))
+    return load_table(S6_FILE)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", range(7, 13))
+def test_starting_positions_7_to_12_with_the_s6_table(
+    game: SproutsGame, s6: RctTable, n: int
+) -> None:
+    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s6))
     assert solver.outcome(f"0*{n}") == FIGURE_1[n - 1]
 
 
