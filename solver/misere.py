@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import NamedTuple, Protocol, cast
 
 from sproutsdb.solver.cgt import Algebra
@@ -51,6 +51,7 @@ __all__ = [
     "StoreRcts",
     "TableRcts",
     "brute_force_misere",
+    "plain_positions_only",
 ]
 
 TERMINAL = "!"
@@ -190,9 +191,11 @@ class MisereSolver:
         children_cache: int = 4096,
         first_budget: int = 8,
         widening: int = 4,
+        storable: Callable[[str], bool] | None = None,
     ) -> None:
         if first_budget < 1 or widening < 2:
             raise ValueError("first_budget must be ≥ 1 and widening ≥ 2")
+        self._storable = storable  # None: every node key goes to the store
         self._first_budget = first_budget
         self._widening = widening
         self.game = game
@@ -440,7 +443,8 @@ class MisereSolver:
             if known is not None:
                 return known
             losing = self._drive(self._search(root, root_key)) is True
-            if not losing and self._reprove_roots:
+            if not losing and self._reprove_roots and (
+                    self._storable is None or self._storable(root_key)):
                 stored = self.store.get(FactKind.MISERE, [root_key]).get(root_key)
                 if stored is not None and stored != "W":
                     raise MisereConflictError(
@@ -477,6 +481,8 @@ class MisereSolver:
         """One store read for the keys never asked (never the root being re-proven)."""
         asked, table, root = self._asked, self._table, self._root
         wanted = [k for k in keys if k not in asked and k not in table and k != root]
+        if self._storable is not None:
+            wanted = [k for k in wanted if self._storable(k)]
         if not wanted:
             return
         asked.update(wanted)
@@ -543,6 +549,8 @@ class MisereSolver:
 
     def _prove_losing(self, key: str) -> None:
         self._table[key] = True
+        if self._storable is not None and not self._storable(key):
+            return
         self._pending[key] = "L"
         if (len(self._pending) >= self._batch_size
                 or time.monotonic() - self._last_flush >= self._flush_seconds):
@@ -550,6 +558,13 @@ class MisereSolver:
 
 
 # --------------------------------------------------------------------------- reference
+
+
+def plain_positions_only(key: str) -> bool:
+    """A ``storable`` filter for stores that take positions only as misère keys (the gRPC
+    service validates every key as a Sprouts position): nodes with a 0/1 or RCT part stay
+    in memory."""
+    return " " not in key
 
 
 def brute_force_misere(

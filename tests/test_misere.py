@@ -292,3 +292,19 @@ def test_cli_solve_misere_says_when_the_store_has_no_table(tmp_path: Path) -> No
     assert "no RCT table" in done.stderr
     bad = run_cli("solve", "0*4", "--rct-table", "x", "--store", str(tmp_path / "s"))
     assert bad.returncode != 0 and "--misere" in bad.stderr
+
+
+def test_a_store_of_positions_only_gets_no_node_with_rcts(
+    game: SproutsGame, s4: RctTable
+) -> None:
+    from sproutsdb.solver.misere import plain_positions_only
+
+    store = MemoryProofStore()
+    solver = MisereSolver(game, store, TableRcts(s4), storable=plain_positions_only)
+    assert solver.outcome("0*5") == "W"
+    mixed = game.canonical("0.0.A.}0.A.}]!") + "+0*3"
+    assert solver.outcome(mixed) == brute_force_misere(game, mixed)
+    stored = store._facts[FactKind.MISERE]  # the in-memory store's dict
+    assert stored and all(" " not in key for key in stored)
+    again = MisereSolver(game, store, TableRcts(s4), storable=plain_positions_only)
+    assert again.outcome("0*5") == "W"

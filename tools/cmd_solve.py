@@ -127,7 +127,7 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> object:
 
 def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     """`solve --misere`: the misère outcome, storing the losing nodes it proves."""
-    from sproutsdb.solver.misere import MisereSolver
+    from sproutsdb.solver.misere import MisereSolver, plain_positions_only
 
     game = SproutsGame()
     start = time.perf_counter()
@@ -139,7 +139,10 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                 line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                           f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-            solver = MisereSolver(game, store, rcts, progress=report)  # type: ignore[arg-type]
+            # the service keys misère facts by position: nodes with RCTs stay local
+            storable = plain_positions_only if args.server else None
+            solver = MisereSolver(game, store, rcts, progress=report,  # type: ignore[arg-type]
+                                  storable=storable)
             try:
                 outcome = solver.outcome(key)
             finally:
