@@ -2,9 +2,11 @@
 
     python bench/misere.py [--from 6] [--to 15] [--minutes 10] [--table data/s6.rcttable]
 
-Each n gets a fresh in-memory store (so "stored" counts the losing nodes one proof needs
-beyond the table, like the paper's Figure 10) and at most --minutes of search; a run that
-runs out of time is reported as such. The paper (Lemoine & Viennot, misère Sprouts and
+Each n gets a fresh in-memory store and at most --minutes of search; a run that runs out
+of time is reported as such. "stored L" counts every losing node the search proved (what
+goes to the store); "proof L" the losing nodes a proof needs (the paper's check algorithm:
+every child of a losing node, one losing child of a winning node), which is what the
+paper's Figure 10 counts beyond the table. The paper (Lemoine & Viennot, misère Sprouts and
 RCTs) reached 0*17 in twenty hours on a 1.8 GHz processor, keeping under 18 000 positions
 after its check algorithm; its proofs for n = 7..16 needed the numbers in PAPER_POSITIONS.
 """
@@ -49,8 +51,9 @@ def run(n: int, table: object, minutes: float) -> dict[str, object]:
         outcome = None
     seconds = time.perf_counter() - start
     stats = solver.stats
+    proof = solver.proof_size(f"0*{n}") if outcome is not None else None
     return {"n": n, "outcome": outcome, "paper": FIGURE_1[n - 1], "seconds": round(seconds, 1),
-            "nodes": stats.nodes, "stored": stats.facts_stored,
+            "nodes": stats.nodes, "stored": stats.facts_stored, "proof": proof,
             "paper_positions": PAPER_POSITIONS.get(n)}
 
 
@@ -69,7 +72,7 @@ def main() -> int:
           file=sys.stderr)
     if not args.json:
         print(f"{'n':>3} {'outcome':>8} {'paper':>6} {'seconds':>9} {'nodes':>11} "
-              f"{'stored L':>9} {'paper pos.':>10}")
+              f"{'stored L':>9} {'proof L':>8} {'paper pos.':>10}")
     for n in range(args.first, args.last + 1):
         row = run(n, table, args.minutes)
         if args.json:
@@ -77,8 +80,10 @@ def main() -> int:
         else:
             outcome = row["outcome"] or "timeout"
             paper_pos = row["paper_positions"] if row["paper_positions"] is not None else "-"
+            proof = row["proof"] if row["proof"] is not None else "-"
             print(f"{n:>3} {outcome:>8} {row['paper']:>6} {row['seconds']:>9} "
-                  f"{row['nodes']:>11,} {row['stored']:>9,} {paper_pos:>10}", flush=True)
+                  f"{row['nodes']:>11,} {row['stored']:>9,} {proof:>8} {paper_pos:>10}",
+                  flush=True)
         if row["outcome"] is not None and row["outcome"] != row["paper"]:
             print(f"0*{n}: outcome {row['outcome']} differs from the paper's {row['paper']}",
                   file=sys.stderr)

@@ -288,6 +288,38 @@ class MisereSolver:
             value = self._table.get(self.key(node))
         return None if value is None else ("L" if value else "W")
 
+    def proof_size(self, key: str) -> int:
+        """Losing nodes a proof of the outcome of ``key`` needs, as the paper's check
+        algorithm counts them: from a losing node every child, from a winning node one
+        losing child; nodes decided statically (terminal, one RCT, misère Nim) are free.
+
+        Uses what this solver proved (call ``outcome`` first); KeyError if a node on the
+        way is not decided in memory (e.g. proven by another run and read from the store
+        would be found, a node never searched is not).
+        """
+        table = self._table
+        seen: set[str] = set()
+        stack = [self.node(key)]
+        count = 0
+        while stack:
+            node = stack.pop()
+            node_key = self.key(node)
+            if node_key in seen or self._static(node) is not None:
+                continue
+            seen.add(node_key)
+            kids = self._children(node)
+            if table[node_key]:
+                count += 1
+                stack.extend(kids.values())
+                continue
+            for child_key, child in kids.items():
+                if self._static(child) is True or table.get(child_key) is True:
+                    stack.append(child)
+                    break
+            else:
+                raise KeyError(f"no losing child of the winning node {node_key!r} is known")
+        return count
+
     def flush(self) -> None:
         """Put every proven losing node still buffered; MisereConflictError on conflict."""
         self._last_flush = time.monotonic()

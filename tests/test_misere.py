@@ -308,3 +308,11 @@ def test_a_store_of_positions_only_gets_no_node_with_rcts(
     assert stored and all(" " not in key for key in stored)
     again = MisereSolver(game, store, TableRcts(s4), storable=plain_positions_only)
     assert again.outcome("0*5") == "W"
+
+
+def test_proof_size_counts_the_losing_nodes_of_a_proof(game: SproutsGame) -> None:
+    solver = MisereSolver(game, MemoryProofStore())
+    assert solver.outcome("0*4") == "L"
+    size = solver.proof_size("0*4")
+    assert 1 <= size <= solver.stats.facts_stored
+    assert solver.proof_size("!") == 0  # terminal: decided without search
