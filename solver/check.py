@@ -23,6 +23,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from sproutsdb.solver.game import Game
+from sproutsdb.solver.nimarith import cancel_pairs, mex, nim_sum
 from sproutsdb.solver.proofstore import FactKind
 
 MAX_NAMED = 20  # missing lands named per hole
@@ -131,7 +132,7 @@ class Checker:
         self._use_trust = False
         self.lands_checked = 0
         report = self._report = CheckReport(root=position)
-        lands = _cancel_pairs(list(self.game.components(position)))
+        lands = cancel_pairs(list(self.game.components(position)))
         self._fetch(lands)
         root_task = self._root(position, lands, outcome_only)
         self._drive(root_task)
@@ -213,7 +214,7 @@ class Checker:
         report = self._report
         self._root_deps: tuple[str, ...] = ()
         missing = [land for land in lands if self._stored.get(land) is None]
-        claimed = None if missing else _xor(self._value(x) for x in lands)
+        claimed = None if missing else nim_sum(self._value(x) for x in lands)
         if outcome_only and len(lands) == 1 and claimed != 0:
             # a win needs one losing option; the root's own fact is not used
             deps = yield from self._win(tuple(lands), 0, exclude=lands[0], needed_by=position)
@@ -269,14 +270,14 @@ class Checker:
              needed_by: str) -> Generator[str, Verdict, tuple[str, ...] | Inconsistency | None]:
         """Show the couple (parts, m) winning: the facts used, an Inconsistency when checked
         facts show it losing (so `needed_by`'s value is wrong), or None when it cannot be."""
-        lands = tuple(_cancel_pairs(list(parts)))
+        lands = tuple(cancel_pairs(list(parts)))
         key = (lands, m, exclude)
         if key in self._win_memo:
             return self._win_memo[key]
         self._fetch(lands)
         stored = self._stored
         known = lands != (exclude,) and all(stored.get(x) is not None for x in lands)
-        if known and _xor(self._value(x) for x in lands) != m:
+        if known and nim_sum(self._value(x) for x in lands) != m:
             # nim arithmetic: taken at once when it costs no new fact (or when not
             # minimising), before enumerating the options of every land
             verdicts = self._verdicts
@@ -301,7 +302,7 @@ class Checker:
         candidates, missing = self._losing_options(lands, m)
         if not self._minimise:
             candidates = []  # all tried above
-        if known and _xor(self._value(x) for x in lands) != m:
+        if known and nim_sum(self._value(x) for x in lands) != m:
             candidates.append(_Candidate(lands, self._score(lands)))  # nim arithmetic
             candidates.sort(key=lambda c: c.score)
         for candidate in candidates:
@@ -313,7 +314,7 @@ class Checker:
             if good:
                 self._win_memo[key] = candidate.deps
                 return candidate.deps
-        if known and _xor(self._value(x) for x in lands) == m:
+        if known and nim_sum(self._value(x) for x in lands) == m:
             good = True
             for x in lands:
                 if (yield x) is not Verdict.OK:
@@ -342,7 +343,7 @@ class Checker:
             children = self.game.component_children(land)
             self._fetch(part for child in children for part in child)
             for child in children:
-                option = tuple(_cancel_pairs([*rest, *child]))
+                option = tuple(cancel_pairs([*rest, *child]))
                 total = 0
                 for x in option:
                     value = stored.get(x)
@@ -368,7 +369,7 @@ class Checker:
             children = self.game.component_children(land)
             self._fetch(part for child in children for part in child)
             for child in children:
-                option = tuple(_cancel_pairs([*rest, *child]))
+                option = tuple(cancel_pairs([*rest, *child]))
                 if option in seen:
                     continue
                 seen.add(option)
@@ -377,7 +378,7 @@ class Checker:
                     if len(unknown) == 1:
                         missing.setdefault(unknown[0], None)
                     continue
-                if _xor(self._value(x) for x in option) != m:
+                if nim_sum(self._value(x) for x in option) != m:
                     continue
                 candidates.append(_Candidate(option, self._score(option)))
         candidates.sort(key=lambda c: c.score)
@@ -406,18 +407,16 @@ class Checker:
         the children is not the stored n: an inconsistency of `land`."""
         values: set[int] = set()
         for child in self.game.component_children(land):
-            parts = _cancel_pairs(list(child))
+            parts = cancel_pairs(list(child))
             if any(self._stored.get(x) is None for x in parts):
                 return None
             for x in parts:
                 if (yield x) is not Verdict.OK:
                     return None
-            values.add(_xor(self._value(x) for x in parts))
-        mex = 0
-        while mex in values:
-            mex += 1
-        return Inconsistency(land, self._value(land),
-                             f"no option has nimber {k}: the mex of its checked options is {mex}")
+            values.add(nim_sum(self._value(x) for x in parts))
+        return Inconsistency(
+            land, self._value(land),
+            f"no option has nimber {k}: the mex of its checked options is {mex(values)}")
 
     # ----------------------------------------------------------------- helpers
 
@@ -490,21 +489,3 @@ def check_with_cycles(game: Game, source: FactSource, position: str, *, cycles: 
             best = report
     return best, sizes
 
-
-def _xor(values: Iterable[int]) -> int:
-    total = 0
-    for value in values:
-        total ^= value
-    return total
-
-
-def _cancel_pairs(parts: list[str]) -> list[str]:
-    """Drop identical lands two by two: their nimbers cancel in the nim-sum."""
-    parts.sort()
-    out: list[str] = []
-    for part in parts:
-        if out and out[-1] == part:
-            out.pop()
-        else:
-            out.append(part)
-    return out

@@ -16,6 +16,7 @@ from collections.abc import Callable, Generator, Iterable
 from typing import TypeVar, cast
 
 from sproutsdb.solver.game import Game
+from sproutsdb.solver.nimarith import cancel_pairs, mex
 from sproutsdb.solver.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
 from sproutsdb.solver.search.measures import ComponentMeasures
@@ -241,7 +242,7 @@ class NormalSolver:
                 continue
             unknown.append(Option(rest, m))
         if complete:
-            nimber = _mex(values)
+            nimber = mex(values)
             self._prove(component, nimber)
             return nimber == n
         for option in self._order(unknown, self._measure):
@@ -275,7 +276,7 @@ class NormalSolver:
             else:
                 n ^= value
         if len(rest) > 1:
-            rest = _cancel_pairs(rest)
+            rest = cancel_pairs(rest)
         return tuple(rest), n
 
     def _fetch(self, keys: Iterable[str]) -> None:
@@ -304,22 +305,3 @@ class NormalSolver:
         stats.store_reads = facts.reads
         stats.store_writes = facts.writes
 
-
-def _mex(values: set[int]) -> int:
-    """Least non-negative integer not in values."""
-    n = 0
-    while n in values:
-        n += 1
-    return n
-
-
-def _cancel_pairs(parts: list[str]) -> list[str]:
-    """Drop identical components two by two: their nimbers cancel in the nim-sum."""
-    parts.sort()
-    out: list[str] = []
-    for part in parts:
-        if out and out[-1] == part:
-            out.pop()
-        else:
-            out.append(part)
-    return out
