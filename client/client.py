@@ -342,6 +342,20 @@ class Client:
                 out[position] = tuple(kids.children)
         return out
 
+    def verify(self, position: str, *, outcome_only: bool = False) -> dict[str, Any]:
+        """Have the server re-derive a position's result from its stored facts alone:
+        {position, ok, nimber, outcome, facts_used, facts_checked, missing, inconsistent}."""
+        r = self._call("Verify", pb.VerifyRequest(position=position, outcome_only=outcome_only))
+        return {
+            "position": r.position, "ok": r.ok,
+            "nimber": r.nimber if r.has_nimber else None, "outcome": r.outcome or None,
+            "facts_used": r.facts_used, "facts_checked": r.facts_checked,
+            "missing": [{"couple": h.couple, "needed_by": h.needed_by,
+                         "missing": list(h.missing)} for h in r.missing],
+            "inconsistent": [{"land": i.land, "stored": i.stored, "reason": i.reason}
+                             for i in r.inconsistent],
+        }
+
     def canonical(self, positions: Iterable[str]) -> list[str]:
         """The canonical keys of positions, as the server reads them."""
         return self.lookup(positions).canonical

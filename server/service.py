@@ -78,6 +78,7 @@ from sproutsdb.server.wire import (
     rct_to_pb,
     value_to_pb,
 )
+from sproutsdb.solver.check import Checker
 from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.game import SproutsGame
@@ -604,6 +605,24 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
             response.canonical.extend("" if c == p else c for c, p in zip(canon, positions))
         for key in canon:
             response.children.add().children.extend(sorted(self.game.children(key)))
+        return response
+
+    # --- Verify ---------------------------------------------------------------------------
+
+    @_rpc
+    def Verify(self, request: Any, context: grpc.ServicerContext) -> Any:
+        key = self.validator.canonical(request.position, 0)
+        report = Checker(self.game, self.store).check(key, outcome_only=request.outcome_only)
+        response = pb.VerifyResponse(position=key, ok=report.ok,
+                                     has_nimber=report.nimber is not None,
+                                     nimber=report.nimber or 0, outcome=report.outcome or "",
+                                     facts_used=len(report.used),
+                                     facts_checked=len(report.verified))
+        for hole in report.missing:
+            response.missing.add(couple=hole.couple, needed_by=hole.needed_by,
+                                 missing=list(hole.missing))
+        for bad in report.inconsistent:
+            response.inconsistent.add(land=bad.land, stored=bad.stored, reason=bad.reason)
         return response
 
     # --- Export ---------------------------------------------------------------------------

@@ -259,3 +259,28 @@ def test_stats_counts_requests_and_facts(client: Client) -> None:
     assert stats["facts"]["rct"] >= 35 and stats["facts"]["pos_rct"] == 1988
     assert stats["commits"] >= 1 and stats["commit_ms"]["p99"] > 0
     assert stats["uptime_seconds"] > 0
+
+
+def test_verify_rederives_a_solved_position_and_names_holes(server: ServerProcess,
+                                                            client: Client) -> None:
+    from sproutsdb.client.remote import RemoteProofStore
+    from sproutsdb.solver.normal import NormalSolver
+
+    store = RemoteProofStore(client)
+    solver = NormalSolver(GAME, store)
+    assert solver.nimber("0*5") == 1
+    solver.flush()
+    report = client.verify("0.0.0.0.0.}]!")
+    assert report["position"] == "0*5"
+    assert (report["ok"], report["nimber"], report["outcome"]) == (True, 1, "W")
+    assert report["facts_used"] > 0 and not report["missing"] and not report["inconsistent"]
+
+    # A position nobody solved: the proof has holes, and Verify says where.
+    hole = client.verify("0*9")
+    assert hole["ok"] is False and hole["missing"]
+    assert {"couple", "needed_by", "missing"} <= set(hole["missing"][0])
+
+
+def test_verify_refuses_bad_positions(stub: object) -> None:
+    message = invalid(lambda: stub.Verify(pb.VerifyRequest(position="AB|A")))  # type: ignore[attr-defined]
+    assert "seen once" in message
