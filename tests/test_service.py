@@ -261,24 +261,29 @@ def test_stats_counts_requests_and_facts(client: Client) -> None:
     assert stats["uptime_seconds"] > 0
 
 
-def test_verify_rederives_a_solved_position_and_names_holes(server: ServerProcess,
-                                                            client: Client) -> None:
+def test_verify_rederives_a_solved_position_and_names_holes(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    # A server of its own: the module's shared store holds test facts chosen for other
+    # purposes, which Verify would rightly report as inconsistent.
     from sproutsdb.client.remote import RemoteProofStore
     from sproutsdb.solver.normal import NormalSolver
 
-    store = RemoteProofStore(client)
-    solver = NormalSolver(GAME, store)
-    assert solver.nimber("0*5") == 1
-    solver.flush()
-    report = client.verify("0.0.0.0.0.}]!")
-    assert report["position"] == "0*5"
-    assert (report["ok"], report["nimber"], report["outcome"]) == (True, 1, "W")
-    assert report["facts_used"] > 0 and not report["missing"] and not report["inconsistent"]
+    base = tmp_path_factory.mktemp("verify")
+    with ServerProcess(base / "store", "--no-seed") as proc, \
+            Client(proc.address, timeout=60) as client:
+        solver = NormalSolver(GAME, RemoteProofStore(client))
+        assert solver.nimber("0*5") == 1
+        solver.flush()
+        report = client.verify("0.0.0.0.0.}]!")
+        assert report["position"] == "0*5"
+        assert (report["ok"], report["nimber"], report["outcome"]) == (True, 1, "W")
+        assert report["facts_used"] > 0
+        assert not report["missing"] and not report["inconsistent"]
 
-    # A position nobody solved: the proof has holes, and Verify says where.
-    hole = client.verify("0*9")
-    assert hole["ok"] is False and hole["missing"]
-    assert {"couple", "needed_by", "missing"} <= set(hole["missing"][0])
+        # A position nobody solved: the proof has holes, and Verify says where.
+        hole = client.verify("0*9")
+        assert hole["ok"] is False and hole["missing"]
+        assert {"couple", "needed_by", "missing"} <= set(hole["missing"][0])
 
 
 def test_verify_refuses_bad_positions(stub: object) -> None:
