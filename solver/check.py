@@ -92,6 +92,51 @@ class _Candidate:
     score: tuple[float, ...]
 
 
+def _itself(want: Any) -> str:
+    return str(want)
+
+
+def _nothing_settled(key: str) -> Verdict | None:
+    return None
+
+
+def drive_checks(task: Generator[Any, Verdict, Any], verdicts: dict[str, Verdict], *,
+                 key_of: Callable[[Any], str],
+                 start: Callable[[Any], Generator[Any, Verdict, Any]],
+                 settled: Callable[[str], Verdict | None] = _nothing_settled) -> None:
+    """Run a check coroutine and every check it asks for on one explicit stack, memoised.
+
+    A coroutine yields what it needs checked and is sent its verdict. A key already on
+    the stack is UNPROVEN (a cycle, impossible when moves shrink positions, so never
+    trusted). `settled` may decide a key without checking it (facts verified earlier).
+    """
+    stack: list[tuple[str, Generator[Any, Verdict, Any]]] = [("", task)]
+    on_stack: set[str] = set()
+    value: Verdict | None = None
+    while stack:
+        try:
+            want = stack[-1][1].send(value)  # type: ignore[arg-type]
+        except StopIteration as stop:
+            key, _ = stack.pop()
+            if key:
+                on_stack.discard(key)
+                verdicts[key] = stop.value
+                value = stop.value
+            continue
+        key = key_of(want)
+        known = verdicts.get(key)
+        if known is None:
+            known = settled(key)
+        if known is not None:
+            value = known
+        elif key in on_stack:
+            value = Verdict.UNPROVEN
+        else:
+            on_stack.add(key)
+            stack.append((key, start(want)))
+            value = None
+
+
 class Checker:
     """Checks stored nimber facts of `game` read from `source`; one instance, many runs.
 
@@ -182,31 +227,16 @@ class Checker:
 
     def _drive(self, task: Task) -> None:
         """Run a task and the land checks it asks for on an explicit stack."""
-        stack: list[tuple[str, Task]] = [("", task)]
-        on_stack: set[str] = set()
-        value: Verdict | None = None
-        while stack:
-            try:
-                want = stack[-1][1].send(value)  # type: ignore[arg-type]
-            except StopIteration as stop:
-                land, _ = stack.pop()
-                if land:
-                    on_stack.discard(land)
-                    self._verdicts[land] = stop.value
-                    value = stop.value
-                continue
-            known = self._verdicts.get(want)
-            if known is not None:
-                value = known
-            elif self._use_trust and want in self._trusted:  # verified by an earlier check
-                value = Verdict.OK
-            elif want in on_stack:  # impossible when moves shrink positions; never trusted
-                value = Verdict.UNPROVEN
-            else:
-                on_stack.add(want)
-                self.lands_checked += 1
-                stack.append((want, self._check_land(want)))
-                value = None
+        drive_checks(task, self._verdicts, key_of=_itself, start=self._start_land,
+                     settled=self._settled_by_trust)
+
+    def _start_land(self, land: str) -> Task:
+        self.lands_checked += 1
+        return self._check_land(land)
+
+    def _settled_by_trust(self, land: str) -> Verdict | None:
+        """OK for a land an earlier check verified (whole-store checks only)."""
+        return Verdict.OK if self._use_trust and land in self._trusted else None
 
     # ----------------------------------------------------------------- the checks
 

@@ -15,7 +15,14 @@ import random
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from sproutsdb.solver.check import CheckReport, FactSource, Hole, Inconsistency, Verdict
+from sproutsdb.solver.check import (
+    CheckReport,
+    FactSource,
+    Hole,
+    Inconsistency,
+    Verdict,
+    drive_checks,
+)
 from sproutsdb.solver.proofstore import FactKind
 
 MAX_NAMED = 10
@@ -69,28 +76,8 @@ class MisereChecker:
     # ----------------------------------------------------------------- driver
 
     def _drive(self, task: Task) -> None:
-        stack: list[tuple[str, Task]] = [("", task)]
-        on_stack: set[str] = set()
-        value: Verdict | None = None
-        while stack:
-            try:
-                key, node = stack[-1][1].send(value)  # type: ignore[arg-type]
-            except StopIteration as stop:
-                key_done, _ = stack.pop()
-                if key_done:
-                    on_stack.discard(key_done)
-                    self._verdicts[key_done] = stop.value
-                    value = stop.value
-                continue
-            known = self._verdicts.get(key)
-            if known is not None:
-                value = known
-            elif key in on_stack:
-                value = Verdict.UNPROVEN
-            else:
-                on_stack.add(key)
-                stack.append((key, self._check_node(node, key)))
-                value = None
+        drive_checks(task, self._verdicts, key_of=lambda want: want[0],
+                     start=lambda want: self._check_node(want[1], want[0]))
 
     # ----------------------------------------------------------------- the checks
 
