@@ -31,6 +31,14 @@ class UsageError(UserError):
     """A mistake in what the user asked for; printed as one line, exit code 2."""
 
 
+def add_store_option(parser: argparse.ArgumentParser, what: str = "store directory") -> None:
+    """The one `--store DIR` option, its default told from server.location's rule."""
+    from sproutsdb.server.location import DEFAULT_DIRNAME, ENV_VAR
+
+    parser.add_argument("--store", metavar="DIR", default=None,
+                        help=f"{what} (default: ${ENV_VAR} or ./{DEFAULT_DIRNAME})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sproutsdb",

@@ -22,7 +22,7 @@ from sproutsdb.solver.check import Checker, CheckReport, check_with_cycles
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.cli import UsageError
+from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.progress import counter_bar
 
 EXIT_BAD_PROOF = 1
@@ -166,17 +166,7 @@ def run_check_misere(args: argparse.Namespace) -> int:
             for start in range(0, len(keys), MARK_BATCH):
                 pruned.put(FactKind.MISERE, {k: "L" for k in keys[start:start + MARK_BATCH]},
                            verified=True)
-    data = report_dict(report, sizes, time.perf_counter() - started)
-    data["play"] = "misere"
-    data["pruned"] = args.prune if args.prune is not None and report.ok else None
-    if args.json:
-        print(json.dumps(data))
-    else:
-        _print_text(data)
-    if args.prune is not None and not report.ok:
-        print("sproutsdb check: not pruned: the proof is not complete and consistent",
-              file=sys.stderr)
-    return 0 if report.ok else EXIT_BAD_PROOF
+    return _finish(args, report, sizes, started, play="misere")
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -212,8 +202,15 @@ def run_check(args: argparse.Namespace) -> int:
             items = sorted(report.used.items())
             for start in range(0, len(items), MARK_BATCH):
                 pruned.put(FactKind.NIMBER, dict(items[start:start + MARK_BATCH]), verified=True)
-    seconds = time.perf_counter() - started
-    data = report_dict(report, sizes, seconds)
+    return _finish(args, report, sizes, started)
+
+
+def _finish(args: argparse.Namespace, report: Any, sizes: list[int], started: float,
+            play: str | None = None) -> int:
+    """Print a root check's report (text or JSON) and return its exit status."""
+    data = report_dict(report, sizes, time.perf_counter() - started)
+    if play is not None:
+        data["play"] = play
     data["pruned"] = args.prune if args.prune is not None and report.ok else None
     if args.json:
         print(json.dumps(data))
@@ -256,8 +253,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "consistent proof, 1 otherwise. Checked facts are marked verified."),
         epilog=("examples:\n  sproutsdb check --store data --root 0*7\n"
                 "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json"))
-    p.add_argument("--store", metavar="DIR", default=None,
-                   help="store directory (default: $SPROUTSDB_STORE or ./sproutsdb-data)")
+    add_store_option(p)
     p.add_argument("--root", metavar="POS", help="position whose proof to check")
     p.add_argument("--all", action="store_true",
                    help="check every nimber fact of the store, streamed in batches; facts "

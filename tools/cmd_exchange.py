@@ -28,7 +28,7 @@ from sproutsdb.solver.cgt.records import export as export_records
 from sproutsdb.solver.proofstore import Conflict, FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.cli import UsageError
+from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.cmd_check import open_existing
 from sproutsdb.tools.exchange import KINDS, MAGIC, ExchangeFormatError, ExportWriter, read_stream
 from sproutsdb.tools.glop_spr import (
@@ -328,7 +328,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                      "stream (header, chunks of facts, trailer). The file appears only when\n"
                      "complete; an existing file is never overwritten."),
         epilog="example:\n  sproutsdb export --store data --out sprouts.spdbx")
-    p.add_argument("--store", metavar="DIR", default=None, help="store directory")
+    add_store_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="new file to write")
     p.add_argument("--format", choices=("auto", "native", "spr"), default="auto",
                    help="native stream, or a GLOP [Positions+Nimber] .spr text "
@@ -345,7 +345,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                      "A damaged or truncated file is refused before anything is written."),
         epilog="example:\n  sproutsdb import sprouts.spdbx --store data")
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--store", metavar="DIR", default=None, help="store directory (created)")
+    add_store_option(p, "store directory, created if missing")
     p.add_argument("--format", choices=("auto", "native", "spr"), default="auto",
                    help="auto: native when the file starts with the export magic, else .spr")
     p.add_argument("--dialect", choices=DIALECTS, default="auto",

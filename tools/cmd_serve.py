@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.tools.cli import UsageError
+from sproutsdb.tools.cli import UsageError, add_store_option
 
 TOKEN_ENV = "SPROUTSDB_TOKEN"
 
@@ -244,8 +244,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "127.0.0.1:50051\n"
             "  sproutsdb serve --store /data/sprouts --listen 0.0.0.0:50051 \\\n"
             "      --token-file ~/.sproutsdb-token --tls-cert cert.pem --tls-key key.pem"))
-    p.add_argument("--store", metavar="DIR", default=None,
-                   help="store directory (default: $SPROUTSDB_STORE or ./sproutsdb-data)")
+    add_store_option(p)
     p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:50051",
                    help="address to listen on (default 127.0.0.1:50051; port 0 picks one)")
     p.add_argument("--token-file", metavar="F", default=None,
@@ -269,8 +268,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="counts of stored facts, and a server's request counters",
         description="Report what a store holds, or what a server holds and has served.",
         epilog="examples:\n  sproutsdb stats --server 127.0.0.1:50051\n  sproutsdb stats --json")
-    p.add_argument("--store", metavar="DIR", default=None,
-                   help="local store directory (default: $SPROUTSDB_STORE or ./sproutsdb-data)")
+    add_store_option(p, "local store directory")
     add_client_options(p, writes=False)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run_stats)

@@ -16,7 +16,7 @@ from sproutsdb.solver.proofstore import ConflictError, FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cmd_engine import positions_from
-from sproutsdb.tools.cli import UsageError
+from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.cmd_serve import add_client_options, remote_store_from_args, run_remote_query
 from sproutsdb.tools.progress import status_line
 
@@ -226,11 +226,6 @@ def run_query(args: argparse.Namespace) -> int:
     return 0
 
 
-def _store_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", metavar="DIR", default=None,
-                        help="store directory (default: $SPROUTSDB_STORE or ./sproutsdb-data)")
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the solver commands to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
@@ -260,7 +255,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--rct-table", metavar="FILE", default=None,
                    help="with --misere: RCT table file from `rct-table build` (default: the "
                         "table in the store, or the server's)")
-    _store_option(p)
+    add_store_option(p)
     add_client_options(p)
     p.set_defaults(handler=run_solve)
 
@@ -273,7 +268,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help='one {"position", "nimber"} object per line')
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
-    _store_option(p)
+    add_store_option(p)
     add_client_options(p)
     p.set_defaults(handler=run_nimber)
 
@@ -286,6 +281,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                 "  sproutsdb query 0*6 --server 127.0.0.1:50051"))
     p.add_argument("position", metavar="POS")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    _store_option(p)
+    add_store_option(p)
     add_client_options(p, writes=False)
     p.set_defaults(handler=run_query)
