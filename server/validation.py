@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sproutsdb.solver.cgt.ident import nim_id, tree_id
+from sproutsdb.solver.cgt.ident import CONTENT_ID_SYNTAX, is_content_id, nim_id, tree_id
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.proofstore import RctRecord
 from sproutsdb.solver.sprouts import game as sprouts_game
@@ -54,7 +54,6 @@ class Limits:
 
 _SHORTHAND = re.compile(r"0\*([0-9]+)")
 _VERTEX = re.compile(r"[012A-Za-z]")
-_CONTENT_ID = re.compile(r"\*(?:0|[1-9][0-9]{0,18})|rct1:[0-9a-f]{32}")
 _CACHE_LIMIT = 200_000
 
 
@@ -147,11 +146,9 @@ class Validator:
     # --- RCTs -----------------------------------------------------------------------------
 
     def content_id(self, text: object, what: str = "content id") -> str:
-        if not isinstance(text, str) or not _CONTENT_ID.fullmatch(text):
-            raise RequestError(
-                f"{what} {text!r:.80} is not an RCT content id ('*n' or 'rct1:' followed "
-                "by 32 lowercase hex digits)"
-            )
+        if not is_content_id(text):
+            raise RequestError(f"{what} {text!r:.80} is not an RCT content id "
+                               f"({CONTENT_ID_SYNTAX})")
         return text
 
     def rct_record(self, cid: str, record: RctRecord, index: int | None = None) -> None:
