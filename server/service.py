@@ -78,7 +78,10 @@ from sproutsdb.server.wire import (
     rct_to_pb,
     value_to_pb,
 )
+from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.check import Checker
+from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.misere_keys import split_node_key
 from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.game import SproutsGame
@@ -299,6 +302,20 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
                 if key not in known_set:
                     validator.content_id(key, f"key {i}")
             return list(keys), False
+        if kind is FactKind.MISERE:
+            canon = []
+            first_use: dict[str, int] = {}  # content id -> first key naming it
+            for i, key in enumerate(keys):
+                if key in known_set:
+                    canon.append(key)
+                    continue
+                node, cids = validator.misere_node(key, i, strict=strict)
+                canon.append(node)
+                for cid in cids:
+                    first_use.setdefault(cid, i)
+            if strict:
+                self._require_rcts(first_use)
+            return canon, canon != list(keys)
         if kind is FactKind.NIMBER and strict:
             canon = [key if key in known_set else validator.land(key, i)
                      for i, key in enumerate(keys)]
@@ -306,6 +323,32 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
             canon = [key if key in known_set else validator.canonical(key, i, strict=strict)
                      for i, key in enumerate(keys)]
         return canon, canon != list(keys)
+
+    def _require_rcts(self, first_use: dict[str, int]) -> None:
+        """Every content id of misère node keys must name an RCT stored here (a nim-heap
+        *n is named by its id alone, so it needs no record)."""
+        wanted = [cid for cid in first_use if nim_value_of_id(cid) is None]
+        if not wanted:
+            return
+        found = self.store.get(FactKind.RCT, wanted)
+        missing = [cid for cid in wanted if cid not in found]
+        if missing:
+            cid = min(missing, key=first_use.__getitem__)
+            raise RequestError(
+                f"key {first_use[cid]}: content id {cid} names no RCT stored on this server; "
+                "insert its record (FACT_KIND_RCT) before misère facts of nodes holding it")
+
+    def _misere_node_among_positions(self, keys: Sequence[str]) -> None:
+        """A lookup of several kinds reads its keys as positions: say so of a node key."""
+        for i, key in enumerate(keys):
+            try:
+                _, parity, cids = split_node_key(key)
+            except NotationError:
+                continue  # the position parser will say what is wrong
+            if parity or cids:
+                raise RequestError(
+                    f"key {i}: {key!r:.80} is a misère node key (with '*1' or content ids), "
+                    "not a position; look it up with FACT_KIND_MISERE alone")
 
     # --- Lookup ---------------------------------------------------------------------------
 
@@ -321,7 +364,13 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
         known: set[str] = set()
         for values in found.values():
             known.update(values)
-        canon, changed = self._canonical_keys(kinds[0], keys, known, strict=False)
+        if len(kinds) == 1:
+            key_kind = kinds[0]
+        else:  # several kinds of facts of positions
+            if FactKind.MISERE in kinds:
+                self._misere_node_among_positions(keys)
+            key_kind = FactKind.POS_RCT
+        canon, changed = self._canonical_keys(key_kind, keys, known, strict=False)
         if changed:
             moved = list({c for c, k in zip(canon, keys) if c != k})
             for kind in kinds:
@@ -400,8 +449,9 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
             j = first.setdefault(key, i)
             if j != i:
                 if values[j] != value:
+                    what = "misère node" if kind is FactKind.MISERE else "position"
                     raise RequestError(
-                        f"keys {j} and {i} are the same position {key!r} with two different "
+                        f"keys {j} and {i} are the same {what} {key!r} with two different "
                         f"values ({values[j]!r} and {value!r}); nothing was written")
             elif key not in stored:
                 fresh[key] = value

@@ -7,6 +7,10 @@ declines (1.x syntax, genus, invalid text) goes through the Python reference, wh
 either the canonical key or the precise NotationError. For writes, the core's answer is
 taken only when the key was already canonical (a fixed point of the core's printer);
 otherwise the Python reference confirms it.
+
+Misère facts are keyed by search nodes: a position part, then optionally `*1` and RCT
+content ids, in the syntax of solver/misere_keys.py; only the position part is read (and
+canonicalised) by the engine.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 
 from sproutsdb.solver.cgt.ident import CONTENT_ID_SYNTAX, is_content_id, nim_id, tree_id
 from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.misere_keys import join_node_key, split_node_key
 from sproutsdb.solver.proofstore import RctRecord
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.game import TERMINAL, SproutsGame
@@ -142,6 +147,36 @@ class Validator:
                 "insert the nimber of each land"
             )
         return key
+
+    # --- misère nodes ---------------------------------------------------------------------
+
+    def misere_node(self, text: object, index: int | None = None, *,
+                    strict: bool = False) -> tuple[str, tuple[str, ...]]:
+        """The canonical key of a misère node and its content ids; RequestError if it is
+        malformed (solver/misere_keys.py) or its position part cannot be read.
+
+        Only the position part is canonicalised (as a position is); the parity and the
+        ids are kept. Whether the ids name stored RCTs is the caller's to check.
+        """
+        if type(text) is not str:
+            raise RequestError(f"{_where(index)}a misère node key is text, got "
+                               f"{type(text).__name__}")
+        limit = self.limits.max_key_bytes
+        if len(text) * 4 > limit and len(text.encode()) > limit:
+            raise RequestError(f"{_where(index)}a key of {len(text.encode()):,} bytes; the "
+                               f"limit is {limit:,} bytes")
+        try:
+            position, parity, cids = split_node_key(text)
+        except NotationError as error:
+            raise RequestError(f"{_where(index)}{error}") from None
+        head = self.canonical(position, index, strict=strict)
+        if head == position:
+            return text, cids
+        if head == TERMINAL and not parity and not cids:
+            raise RequestError(
+                f"{_where(index)}{position!r:.80} is the empty position, a misère win by "
+                "definition; misère facts are not kept for it")
+        return join_node_key(head, parity, cids), cids
 
     # --- RCTs -----------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ Bad input must get INVALID_ARGUMENT with a precise message and change nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -112,6 +113,37 @@ def test_misere_and_pos_rct_and_multi_kind_lookup(client: Client, table: Path) -
     assert result.values[FactKind.MISERE] == ["W", None, "L"]
     with pytest.raises(InvalidRequestError, match="content ids"):
         client.lookup(["0*4"], (FactKind.NIMBER, FactKind.RCT))
+
+
+def _table_trees(table: Path, n: int) -> list[str]:
+    """Content ids of n trees of the served table a misère node may hold (not 0, *1, or
+    H + *1), sorted."""
+    ids = [cid for cid, record in load_table(table).records()
+           if record.nim is None and record.plus1_of is None]
+    assert len(ids) >= n
+    return sorted(ids[:n])
+
+
+def test_misere_node_keys_with_rct_parts_are_stored_and_looked_up(
+    client: Client, table: Path
+) -> None:
+    a, b = _table_trees(table, 2)
+    keys = [f"0.0.}}]! *1 {a}", f"! {a} {b}", f"0*3 *2 {b} {b}", "0*5 *1"]
+    done = client.insert(FactKind.MISERE, dict.fromkeys(keys, "L"))
+    assert done.status == ["inserted"] * 4
+    canonical = [f"0*2 *1 {a}", *keys[1:]]  # the position part is canonicalised
+    assert done.canonical == canonical
+    result = client.lookup(keys + [f"0*2 *1 {a}", f"0*3 *2 {b}"], (FactKind.MISERE,))
+    assert result.canonical == canonical + [f"0*2 *1 {a}", f"0*3 *2 {b}"]
+    assert result.values[FactKind.MISERE] == ["L"] * 5 + [None]
+    assert client.insert(FactKind.MISERE, {keys[1]: "L"}).status == ["unchanged"]
+    conflict = client.insert(FactKind.MISERE, {canonical[0]: "W"}).conflicts[0]
+    assert (conflict.key, conflict.stored, conflict.offered) == (canonical[0], "L", "W")
+    exported = dict(client.export_facts(FactKind.MISERE))
+    assert all(exported[key] == "L" for key in canonical)
+    # lookups of several kinds read positions: a node key there is named as such
+    with pytest.raises(InvalidRequestError, match="key 1: .* is a misère node key"):
+        client.lookup(["0*5", keys[2]], (FactKind.POS_RCT, FactKind.MISERE))
 
 
 def test_lookup_splits_batches_larger_than_the_limit(client: Client) -> None:
@@ -227,6 +259,37 @@ def test_a_bad_item_rejects_the_whole_insert(client: Client, stub: object) -> No
     assert "kind must be one of" in invalid(lambda: stub.Insert(request, timeout=10))
     assert client.get(FactKind.NIMBER, ["0*6", "0*7"]) == {}
     assert client.stats()["facts"] == before
+
+
+def test_bad_misere_node_keys_are_refused_and_nothing_is_written(
+    client: Client, stub: object, table: Path
+) -> None:
+    (a,) = _table_trees(table, 1)
+    unknown = "rct1:" + "0" * 32
+    before = client.stats()["facts"]
+    for keys, message in [
+        (["0*7 *1", "0*7 " + " ".join(sorted([a, unknown]))],
+         f"key 1: content id {unknown} names no RCT stored"),
+        (["0*7 *1", f"0*7 *1 {a}", "0*7 *1 *1"], "key 2: '\\*1' twice at column 8"),
+        ([f"0*7 {a} *1"], "key 0: '\\*1' out of place"),
+        (["0*7 rct1:abc"], "key 0: 'rct1:abc' at column 5 .* is neither '\\*1' nor an RCT"),
+        ([f"0*7 {a}  *2"], "key 0: empty token"),
+        ([f"*2 {a}"], "key 0: a misère node key starts with its position part"),
+        ([f"0.A *1 {a}"], "key 0: uppercase letter 'A' seen once"),  # the parser's message
+        (["!"], "key 0: '!' alone is no misère node key"),
+        (["0*7 *1", "2"], "key 1: '2' is the empty position, a misère win"),  # a dead spot
+        ([f"0*3 *1 {a}", f"0.0.0.}}]! *1 {a}"], "keys 0 and 1 are the same misère node"),
+    ]:
+        texts = ["L"] * (len(keys) - 1) + ["W"]
+        request = pb.InsertRequest(kind=pb.FACT_KIND_MISERE, keys=keys, texts=texts)
+        details = invalid(lambda r=request: stub.Insert(r, timeout=10))
+        assert re.search(message, details), (message, details)
+    request = pb.LookupRequest(keys=["0*7", "0*7 *1 *1"], kinds=[pb.FACT_KIND_MISERE])
+    assert "key 1: '*1' twice" in invalid(lambda: stub.Lookup(request, timeout=10))
+    assert client.stats()["facts"] == before
+    assert client.get(FactKind.MISERE, ["0*7 *1", f"0*7 *1 {a}", f"0*3 *1 {a}"]) == {}
+    assert client.lookup([f"0*7 {unknown}"], (FactKind.MISERE,)).values[FactKind.MISERE] == [
+        None]  # a read may name any well-formed id
 
 
 def test_oversized_batches_are_refused_with_the_limit(client: Client, stub: object) -> None:
