@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 from cli_helpers import json_lines, run_cli
+from sproutsdb.solver.misere import brute_force_misere
+from sproutsdb.solver.sprouts.game import SproutsGame
 
 
 def test_solve_prints_outcome_and_nimber_and_fills_the_store(tmp_path: Path) -> None:
@@ -57,3 +59,32 @@ def test_solve_usage_errors(tmp_path: Path) -> None:
     assert run_cli("solve", "0*2", "--spots", "2", cwd=tmp_path).returncode == 2
     bad = run_cli("solve", "0.A", cwd=tmp_path)
     assert bad.returncode == 2 and "seen once" in bad.stderr
+
+
+def test_solve_misere_grundy_is_the_least_g_making_a_loss(tmp_path: Path) -> None:
+    game = SproutsGame()
+    memo: dict[str, bool] = {}
+    store = str(tmp_path / "store")
+    for position, expected in [("0*2", 0), ("0", 1), ("0.AB|AB+0", 2)]:
+        done = run_cli("solve", position, "--misere", "--grundy", "--json", "--quiet",
+                       "--store", store)
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        key = game.canonical(position)
+        assert (report["position"], report["play"], report["grundy"]) == (key, "misere",
+                                                                         expected)
+        g = report["grundy"]
+        assert brute_force_misere(game, key, memo, nim=g) == "L"
+        assert all(brute_force_misere(game, key, memo, nim=h) == "W" for h in range(g))
+        assert report["outcome"] == brute_force_misere(game, key, memo)
+    text = run_cli("solve", "0*2.1a1a", "--misere", "--grundy", "--store", store)
+    assert text.returncode == 0, text.stderr
+    assert "0*2.1a1a: W in misère play" in text.stdout
+    assert "misère Grundy value 3: 0*2.1a1a + *3 is the first misère loss" in text.stdout
+
+
+def test_grundy_without_misere_is_a_usage_error(tmp_path: Path) -> None:
+    done = run_cli("solve", "0*4", "--grundy", "--store", str(tmp_path / "s"))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "--grundy" in done.stderr
+    assert "add --misere" in done.stderr and not (tmp_path / "s").exists()

@@ -1,4 +1,5 @@
-"""Solvers sharing one server: overlapping searches at once, and RemoteProofStore in-process.
+"""Solvers sharing one server: overlapping searches at once, RemoteProofStore in-process, and
+a misère solve whose losing nodes with RCT parts are stored on the server.
 
 Two `sproutsdb` solver processes prove overlapping positions at the same time against one
 server. Both must succeed without a conflict, and every nimber the server then holds must
@@ -14,10 +15,12 @@ from pathlib import Path
 
 import pytest
 from sproutsdb.client import Client, RemoteProofStore
+from sproutsdb.solver.misere import MisereSolver, TableRcts
+from sproutsdb.solver.misere_keys import split_node_key
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, ProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from test_service_support import COMMAND, ServerProcess, child_env
+from test_service_support import COMMAND, ServerProcess, build_table, child_env, run_cli
 
 
 @pytest.fixture()
@@ -82,3 +85,42 @@ def test_remote_proof_store_serves_a_solver_in_process(server: ServerProcess) ->
         assert again.nimber("0*6") == 0
         again.flush()
         assert again.stats.facts_stored == 0
+
+
+@pytest.fixture()
+def seeded(tmp_path: Path) -> Iterator[ServerProcess]:
+    """A server seeded with the RCT table of 0*4 (built for the test)."""
+    table = build_table("0*4", tmp_path / "s4.rcttable")
+    with ServerProcess(tmp_path / "store", "--seed", str(table)) as proc:
+        yield proc
+
+
+def test_misere_solve_on_a_server_stores_nodes_with_rct_parts(seeded: ServerProcess) -> None:
+    def solve(*args: str) -> dict[str, object]:
+        done = run_cli("solve", *args, "--misere", "--server", seeded.address, "--json",
+                       "--quiet", timeout=60)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+    first = solve("0*6")
+    assert (first["outcome"], first["play"]) == ("W", "misere")
+    with Client(seeded.address) as client:
+        facts = dict(client.export_facts(FactKind.MISERE))
+        assert len(facts) == first["stored"] and set(facts.values()) == {"L"}
+        with_rcts = sorted(key for key in facts if split_node_key(key)[2])
+        assert with_rcts  # the proof of 0*6 on the S4 table needs nodes with RCT parts
+        assert client.get(FactKind.MISERE, with_rcts) == dict.fromkeys(with_rcts, "L")
+        table = client.rct_table()
+    # every stored node is a misère loss, re-proven here from the served table
+    game = SproutsGame()
+    checker = MisereSolver(game, MemoryProofStore(), TableRcts(table))
+    assert all(checker.node_outcome(checker.parse_node(key)) == "L" for key in facts)
+
+    second = solve("0*6")  # reads what the first proved
+    assert second["outcome"] == "W" and second["stored"] == 0
+    assert second["nodes"] < first["nodes"]
+
+    grundy = solve("0*5", "--grundy")  # 0*5 is a misère win, 0*5 + *1 a loss
+    assert (grundy["grundy"], grundy["outcome"]) == (1, "W")
+    with Client(seeded.address) as client:
+        assert client.get(FactKind.MISERE, ["0*5 *1"]) == {"0*5 *1": "L"}

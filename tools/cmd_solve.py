@@ -20,7 +20,10 @@ from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.cmd_serve import add_client_options, remote_store_from_args, run_remote_query
 from sproutsdb.tools.progress import status_line
 
+from sproutsdb.errors import UserError
+
 EXIT_CONFLICT = 3
+GRUNDY_LIMIT = 64  # `solve --misere --grundy` tries P + *g for g up to this
 
 
 def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
@@ -75,6 +78,9 @@ def run_solve(args: argparse.Namespace) -> int:
     lands = game.components(key)
     if getattr(args, "misere", False):
         return run_solve_misere(args, key)
+    if getattr(args, "grundy", False):
+        raise UsageError("--grundy is the misère Grundy value: add --misere (in normal play "
+                         "the nimber is printed anyway)")
     if getattr(args, "rct_table", None):
         raise UsageError("--rct-table is for misère play: add --misere")
     start = time.perf_counter()
@@ -125,9 +131,19 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> object:
     return None
 
 
+def _misere_grundy(solver: object, key: str) -> int:
+    try:
+        return solver.grundy(key, GRUNDY_LIMIT)  # type: ignore[attr-defined,no-any-return]
+    except ValueError as error:
+        if isinstance(error, UserError) or not str(error).startswith("no g"):
+            raise
+        raise UserError(f"{error} (the limit of --grundy)") from None
+
+
 def run_solve_misere(args: argparse.Namespace, key: str) -> int:
-    """`solve --misere`: the misère outcome, storing the losing nodes it proves."""
-    from sproutsdb.solver.misere import MisereSolver, plain_positions_only
+    """`solve --misere`: the misère outcome (and with --grundy the least g making
+    P + *g a misère loss), storing the losing nodes it proves."""
+    from sproutsdb.solver.misere import MisereSolver
 
     game = SproutsGame()
     start = time.perf_counter()
@@ -139,12 +155,14 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                 line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                           f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-            # the service keys misère facts by position: nodes with RCTs stay local
-            storable = plain_positions_only if args.server else None
-            solver = MisereSolver(game, store, rcts, progress=report,  # type: ignore[arg-type]
-                                  storable=storable)
+            solver = MisereSolver(game, store, rcts, progress=report)  # type: ignore[arg-type]
             try:
-                outcome = solver.outcome(key)
+                grundy = _misere_grundy(solver, key) if args.grundy else None
+                # P + *0 is P: the search for g has decided the outcome already
+                if grundy is None:
+                    outcome = solver.outcome(key)
+                else:
+                    outcome = "L" if grundy == 0 else "W"
             finally:
                 solver.flush()
             stats = solver.stats
@@ -154,12 +172,18 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
         store.close()
     seconds = time.perf_counter() - start
     if args.json:
-        print(json.dumps({"position": key, "play": "misere", "outcome": outcome,
-                          "stored": stats.facts_stored, "nodes": stats.nodes,
-                          "seconds": round(seconds, 3)}))
+        report_json: dict[str, object] = {"position": key, "play": "misere"}
+        if grundy is not None:
+            report_json["grundy"] = grundy
+        report_json.update(outcome=outcome, stored=stats.facts_stored, nodes=stats.nodes,
+                           seconds=round(seconds, 3))
+        print(json.dumps(report_json))
     else:
         who = "the player to move wins" if outcome == "W" else "the player to move loses"
         print(f"{key}: {outcome} in misère play ({who})")
+        if grundy is not None:
+            print(f"misère Grundy value {grundy}: {key} + *{grundy} is the first misère loss "
+                  f"among {key} + *g, g = 0, 1, …")
         where = f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
         print(f"{stats.nodes:,} nodes searched, {stats.facts_stored:,} new losing nodes stored "
               f"{where} in {seconds:.2f} s")
@@ -236,22 +260,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Prove the normal-play outcome of a position with the couple algorithms of\n"
             "'Nimbers are inevitable', and its nimber when it is a single land. Every\n"
             "proven nimber of a land is kept in the store, so a second run (or a run of a\n"
-            "larger position) starts from what is known; an interrupted run resumes."),
+            "larger position) starts from what is known; an interrupted run resumes.\n\n"
+            "With --misere, the misère outcome instead (the last player to move loses),\n"
+            "from the RCT table of the store, the server or --rct-table; every losing\n"
+            "node proven is stored, those with *1 or RCT parts included. --grundy adds the\n"
+            "misère Grundy value: the least g such that POS + *g is a misère loss."),
         epilog=(
             "examples:\n"
             "  sproutsdb solve 0*8                    # outcome and nimber of 8 spots\n"
             "  sproutsdb solve --spots 11 --json\n"
             "  sproutsdb solve '0*3+0.A|0.A' --store /data/sprouts\n"
-            "  sproutsdb solve 0*9 --server 127.0.0.1:50051   # on a shared server"))
+            "  sproutsdb solve 0*9 --server 127.0.0.1:50051   # on a shared server\n"
+            "  sproutsdb solve 0*9 --misere --rct-table data/s6.rcttable   # misère play\n"
+            "  sproutsdb solve 0*5 --misere --grundy --json    # least g: 0*5 + *g loses\n"
+            "  sproutsdb solve 0*9 --misere --server 127.0.0.1:50051\n"
+            "      # misère on a server: its RCT table, every losing node stored there"))
     p.add_argument("position", nargs="?", metavar="POS", help="position in GLOP notation")
     p.add_argument("--spots", type=int, metavar="N", help="solve the starting position 0*N")
     p.add_argument("--outcome-only", action="store_true",
                    help="for a single land, stop at W/L instead of finding the nimber")
     p.add_argument("--json", action="store_true",
-                   help='print {"position", "outcome", "nimber", "stored", "seconds"}')
+                   help='print {"position", "outcome", "nimber", "stored", "seconds"}; with '
+                        '--misere {"position", "play", ["grundy",] "outcome", "stored", '
+                        '"nodes", "seconds"}')
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.add_argument("--misere", action="store_true",
                    help="misère play: the last player to move loses (prints the outcome)")
+    p.add_argument("--grundy", action="store_true",
+                   help="with --misere: also print the misère Grundy value, the least g "
+                        "such that POS + *g is a misère loss (JSON: \"grundy\")")
     p.add_argument("--rct-table", metavar="FILE", default=None,
                    help="with --misere: RCT table file from `rct-table build` (default: the "
                         "table in the store, or the server's)")
