@@ -23,21 +23,24 @@ its position key alone, so a plain position's fact sits under its canonical key.
     ! *1 rct1:3f… *2           *1 + {…} + *2 (no position part)
 
 Only losing nodes are stored (``"L"``), as in the paper's program; winning ones stay in
-the in-memory transposition table. The search is depth-first on an explicit stack of
-coroutines, like the normal solver's, with store reads batched per expansion and writes
+the in-memory transposition table. The search is df-pn (``search.dfpn``: depth-first
+proof-number search) on an explicit stack of coroutines, like the normal solver's, with
+children in the move order of ``_size``, store reads batched per expansion and writes
 batched through a write-behind buffer (an interrupted run keeps what it flushed).
 """
 
 from __future__ import annotations
 
-import math
 import time
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import SimpleNamespace
 from typing import NamedTuple, Protocol, cast
 
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.game import Game
 from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore, RctRecord
+from sproutsdb.solver.search.dfpn import DfpnSearch, Task
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.progress import Progress, ProgressFn, ProgressMeter, SolverStats
 
@@ -57,9 +60,6 @@ __all__ = [
 TERMINAL = "!"
 PARITY_TOKEN = "*1"
 ZERO, ONE = Algebra.ZERO, Algebra.ONE
-
-# A search task: a coroutine yielding sub-tasks, sent their results (True = losing node).
-Task = Generator["Task", "bool | None", "bool | None"]
 
 
 class Node(NamedTuple):
@@ -189,15 +189,16 @@ class MisereSolver:
         flush_seconds: float = 5.0,
         reprove_roots: bool = True,
         children_cache: int = 4096,
-        first_budget: int = 8,
-        widening: int = 4,
+        node_cache: int = 8192,
+        epsilon: float = 0.25,
         storable: Callable[[str], bool] | None = None,
     ) -> None:
-        if first_budget < 1 or widening < 2:
-            raise ValueError("first_budget must be ≥ 1 and widening ≥ 2")
         self._storable = storable  # None: every node key goes to the store
-        self._first_budget = first_budget
-        self._widening = widening
+        self._expanded: OrderedDict[str, list[tuple[str, Node]]] = OrderedDict()
+        self._expanded_capacity = node_cache
+        space = SimpleNamespace(expand=self._expand, decided=self._decided,
+                                record=self._record, visit=self._visit)
+        self._dfpn: DfpnSearch[Node] = DfpnSearch(space, epsilon=epsilon)
         self.game = game
         self.store = store
         self.rcts: RctSource = NoRcts() if rcts is None else rcts
@@ -474,7 +475,7 @@ class MisereSolver:
             known = self._table.get(root_key)
             if known is not None:
                 return known
-            losing = self._drive(self._search(root, root_key)) is True
+            losing = self._drive(self._dfpn.solve(root, root_key)) is True
             if not losing and self._reprove_roots and (
                     self._storable is None or self._storable(root_key)):
                 stored = self.store.get(FactKind.MISERE, [root_key]).get(root_key)
@@ -526,58 +527,41 @@ class MisereSolver:
             table[k] = v == "L"
         self._stats.store_hits += len(found)
 
-    def _lookup(self, node: Node, key: str) -> bool | None:
+    def _decided(self, node: Node, key: str) -> bool | None:
+        """Losing? if known without search: statically, or proven (here or in the store)."""
         value = self._static(node)
         return self._table.get(key) if value is None else value
 
-    def _search(self, node: Node, key: str, budget: float = math.inf) -> Task:
-        """True iff the node is losing (every child a win), False if winning, None when
-        ``budget`` expansions were not enough to decide.
+    def _expand(self, node: Node, key: str) -> list[tuple[str, Node]]:
+        """Children in move order, kept in a small LRU for df-pn's re-visits; the store is
+        asked once about the new ones."""
+        cache = self._expanded
+        children = cache.get(key)
+        if children is not None:
+            cache.move_to_end(key)
+            return children
+        kids = self._children(node)
+        if not kids:
+            raise AssertionError(f"non-terminal misère node {key!r} has no children")
+        self._stats.expansions += 1
+        self._fetch([k for k, child in kids.items() if self._static(child) is None])
+        children = sorted(kids.items(), key=lambda item: self._size(item[1]))
+        cache[key] = children
+        if len(cache) > self._expanded_capacity:
+            cache.popitem(last=False)
+        return children
 
-        Budgeted iterative widening: the unknown children are tried in order with a small
-        budget each, then again with a budget four times larger, and so on, so that one
-        deep child cannot hide a shallow losing sibling (the paper chose branches by hand).
-        Only decided nodes enter the table; a re-expansion costs children, not search.
-        """
-        table, stats = self._table, self._stats
+    def _record(self, key: str, losing: bool) -> None:
+        if losing:
+            self._prove_losing(key)
+        else:
+            self._table[key] = False
+
+    def _visit(self) -> None:
+        stats = self._stats
         stats.nodes += 1
         if self._meter.active:
             self._meter.tick(stats.nodes, stats.facts_stored, len(self._stack))
-        kids = self._children(node)
-        if not kids:  # cannot happen for a non-terminal node; the misère rule anyway
-            table[key] = False
-            return False
-        self._fetch([k for k, child in kids.items() if self._static(child) is None])
-        pending: list[tuple[str, Node]] = []
-        for child_key, child in kids.items():
-            value = self._lookup(child, child_key)
-            if value is True:
-                stats.cache_hits += 1
-                table[key] = False
-                return False
-            if value is None:
-                pending.append((child_key, child))
-        pending.sort(key=lambda item: self._size(item[1]))
-        start = stats.nodes
-        step = self._first_budget
-        while pending:
-            undecided: list[tuple[str, Node]] = []
-            for child_key, child in pending:
-                value = table.get(child_key)
-                if value is None:
-                    allot = min(step, budget - (stats.nodes - start) - 1)
-                    if allot < 1:
-                        return None
-                    value = yield self._search(child, child_key, allot)
-                if value:
-                    table[key] = False
-                    return False
-                if value is None:
-                    undecided.append((child_key, child))
-            pending = undecided
-            step *= self._widening
-        self._prove_losing(key)
-        return True
 
     def _prove_losing(self, key: str) -> None:
         self._table[key] = True

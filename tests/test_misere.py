@@ -122,13 +122,14 @@ def test_misere_grundy_value_is_the_least_g_making_a_loss(
     assert solver.grundy("!") == 1  # 0 + *1 = *1 is the first misère loss
 
 
-@pytest.mark.parametrize("budgets", [(1, 2), (3, 3), (10**9, 4)])
-def test_outcomes_do_not_depend_on_the_search_budgets(
-    game: SproutsGame, brute: dict[str, bool], s4: RctTable, budgets: tuple[int, int]
+@pytest.mark.parametrize("tuning", [(0.0, 1), (0.25, 8192), (2.0, 3)])
+def test_outcomes_do_not_depend_on_the_search_tuning(
+    game: SproutsGame, brute: dict[str, bool], s4: RctTable, tuning: tuple[float, int]
 ) -> None:
-    first, widening = budgets
-    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4), first_budget=first,
-                          widening=widening)
+    """df-pn's threshold widening and the size of its children cache steer the search only."""
+    epsilon, node_cache = tuning
+    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4), epsilon=epsilon,
+                          node_cache=node_cache)
     positions = _tree_positions(brute)[::60]
     assert [solver.outcome(p) for p in positions] == [
         "L" if brute[p + "#0"] else "W" for p in positions]

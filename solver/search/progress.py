@@ -26,6 +26,7 @@ class SolverStats:
     """Cumulative counters of one solver (over all its calls)."""
 
     nodes: int = 0  # couples expanded (children generated and examined)
+    expansions: int = 0  # children generated afresh (df-pn re-visits from its cache don't count)
     facts_stored: int = 0  # new facts accepted by the store
     facts_unchanged: int = 0  # proven facts the store already had (re-proofs)
     cache_hits: int = 0  # couples decided by the transposition table, without search

@@ -1,0 +1,118 @@
+"""Depth-first proof-number search (df-pn) for win/loss questions on an acyclic game graph.
+
+Nagai's df-pn with Pawlewicz & Lew's 1 + ε threshold. For a node, φ is the proof number of
+"the player to move wins" and δ that of "the player to move loses": φ(n) = min δ(child)
+and δ(n) = Σ φ(child); a child still unseen counts 1 and 1. The search always descends into
+the child that looks cheapest to show losing, within thresholds that send it back up as
+soon as a sibling looks cheaper. So one deep child cannot hide a shallow losing sibling,
+which a fixed move order cannot promise (the misère paper's authors chose branches by hand).
+
+Only *decided* values make results: proof numbers steer the search and nothing else, so
+the bounded table of them may be cleared at any time without changing an answer. The
+engine knows nothing of games; a ``Space`` expands nodes and records decisions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from typing import Generic, Protocol, TypeVar
+
+__all__ = ["INFINITY", "DfpnSearch", "Space", "Task"]
+
+INFINITY = 1 << 62  # a proof number that can never be reached: the node is decided
+Node = TypeVar("Node")
+
+# A search task: a coroutine yielding sub-tasks, sent their results (True = losing node).
+Task = Generator["Task", "bool | None", "bool | None"]
+
+
+class Space(Protocol[Node]):
+    """What df-pn needs from a game: children, decided values, and a place to record them."""
+
+    def expand(self, node: Node, key: str) -> list[tuple[str, Node]]:
+        """The children of ``node`` in move order, by key (may be cached by the space)."""
+        ...
+
+    def decided(self, node: Node, key: str) -> bool | None:
+        """True if the node is a known loss for the player to move, False a known win."""
+        ...
+
+    def record(self, key: str, losing: bool) -> None:
+        """The node ``key`` is now decided."""
+        ...
+
+    def visit(self) -> None:
+        """Called once per node visit (statistics, progress; may raise to stop)."""
+        ...
+
+
+class DfpnSearch(Generic[Node]):
+    """df-pn over a ``Space``; ``solve`` is a coroutine for an explicit-stack driver."""
+
+    def __init__(self, space: Space[Node], *, epsilon: float = 0.25,
+                 capacity: int = 1 << 22) -> None:
+        if epsilon < 0:
+            raise ValueError("epsilon must be ≥ 0")
+        self.space = space
+        self.epsilon = epsilon
+        self.capacity = capacity
+        self.numbers: dict[str, tuple[int, int]] = {}  # undecided key -> (φ, δ)
+
+    def solve(self, root: Node, key: str) -> Task:
+        """True iff ``root`` is a loss for the player to move (it must not be decided)."""
+        space = self.space
+        while (value := space.decided(root, key)) is None:
+            yield self._mid(root, key, INFINITY, INFINITY)
+        return value
+
+    def _numbers(self, node: Node, key: str) -> tuple[int, int]:
+        value = self.space.decided(node, key)
+        if value is None:
+            return self.numbers.get(key, (1, 1))
+        return (INFINITY, 0) if value else (0, INFINITY)
+
+    def _mid(self, node: Node, key: str, phi_limit: int, delta_limit: int) -> Task:
+        """Search ``node`` until it is decided or its (φ, δ) reaches a limit."""
+        space, numbers = self.space, self.numbers
+        space.visit()
+        children = space.expand(node, key)
+        while True:
+            delta = 0
+            phi = second = INFINITY
+            best_index, best_phi = -1, 0
+            winning: list[int] = []
+            for index, (child_key, child) in enumerate(children):
+                child_phi, child_delta = self._numbers(child, child_key)
+                if child_delta == 0:  # a losing child: node is a win
+                    phi = 0
+                    break
+                if child_phi == 0:  # a winning child adds nothing to either number
+                    winning.append(index)
+                    continue
+                delta += child_phi
+                if child_delta < phi:
+                    second, phi = phi, child_delta
+                    best_index, best_phi = index, child_phi
+                elif child_delta < second:
+                    second = child_delta
+            if phi == 0 or delta == 0:  # a losing child, or every child winning
+                losing = phi != 0
+                numbers.pop(key, None)
+                space.record(key, losing)
+                return losing
+            for index in reversed(winning):  # decided for good: never look at them again
+                del children[index]
+                if index < best_index:
+                    best_index -= 1
+            delta = min(delta, INFINITY - 1)
+            if phi >= phi_limit or delta >= delta_limit:
+                if len(numbers) >= self.capacity:
+                    numbers.clear()
+                numbers[key] = (phi, delta)
+                return None
+            child_key, child = children[best_index]
+            widened = second if second >= INFINITY else max(
+                second + 1, math.ceil(second * (1 + self.epsilon)))
+            yield self._mid(child, child_key, delta_limit - delta + best_phi,
+                            min(phi_limit, widened))
