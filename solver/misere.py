@@ -13,14 +13,9 @@ replaced by it; *0 disappears; *1 and the *1 factor of a factored tree G = H + *
 one RCT replaced by one of its children. The node with no part at all is terminal, and a
 misère **win** for the player to move.
 
-Node key (the key of the ``misere`` sub-database): space-separated tokens, the canonical
-position key first (``!`` when empty), then ``*1`` when the parity is odd, then the content
-ids of the RCT multiset sorted (repeats kept). A node without parity and RCTs is keyed by
-its position key alone, so a plain position's fact sits under its canonical key. Examples::
-
-    0*12                       a plain position
-    0*2.A|0.A *1               0*2.A|0.A + *1
-    ! *1 rct1:3f… *2           *1 + {…} + *2 (no position part)
+Node key (the key of the ``misere`` sub-database): the canonical position key (``!`` when
+empty), then ``*1`` when the parity is odd, then the sorted content ids of the RCT part;
+``solver.misere_keys`` owns that syntax. A plain position's fact sits under its own key.
 
 Only losing nodes are stored (``"L"``), as in the paper's program; winning ones stay in
 the in-memory transposition table. The search is df-pn (``search.dfpn``: depth-first
@@ -33,12 +28,13 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import NamedTuple, Protocol, cast
 
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.game import Game
+from sproutsdb.solver.misere_keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
 from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore, RctRecord
 from sproutsdb.solver.search.dfpn import DfpnSearch, Task
 from sproutsdb.solver.search.measures import ComponentMeasures
@@ -54,11 +50,8 @@ __all__ = [
     "StoreRcts",
     "TableRcts",
     "brute_force_misere",
-    "plain_positions_only",
 ]
 
-TERMINAL = "!"
-PARITY_TOKEN = "*1"
 ZERO, ONE = Algebra.ZERO, Algebra.ONE
 
 
@@ -191,9 +184,7 @@ class MisereSolver:
         children_cache: int = 4096,
         node_cache: int = 8192,
         epsilon: float = 0.25,
-        storable: Callable[[str], bool] | None = None,
     ) -> None:
-        self._storable = storable  # None: every node key goes to the store
         self._expanded: OrderedDict[str, list[tuple[str, Node]]] = OrderedDict()
         self._expanded_capacity = node_cache
         space = SimpleNamespace(expand=self._expand, decided=self._decided,
@@ -253,22 +244,18 @@ class MisereSolver:
         return self._make(node.lands, (), node.parity, node.rcts, (self.algebra.nim(g),))
 
     def parse_node(self, text: str) -> Node:
-        """A node from its key (position, then optional *1 and content ids)."""
-        position, *tokens = text.split(" ")
-        handles = []
-        parity = 0
-        for token in tokens:
-            if token == PARITY_TOKEN:
-                parity ^= 1
-            else:
-                handles.append(self.algebra.handle(token))
+        """A node from its key (NotationError if malformed), normalised: its position part
+        may be in any notation and hold lands of known RCT."""
+        position, parity, cids = split_node_key(text)
+        handles = [self.algebra.handle(cid) for cid in cids]
         lands = self.game.components(self.game.canonical(position))
         return self._make((), lands, parity, (), handles)
 
     def key(self, node: Node) -> str:
-        """Canonical string of a node (the ``misere`` sub-database key)."""
+        """Canonical string of a node (the ``misere`` sub-database key; the syntax of
+        ``misere_keys``, built here directly because the search makes millions)."""
         lands, parity, rcts = node
-        head = "+".join(lands) if lands else TERMINAL
+        head = "+".join(lands) if lands else EMPTY_POSITION
         if not parity and not rcts:
             return head
         parts = [head]
@@ -476,8 +463,7 @@ class MisereSolver:
             if known is not None:
                 return known
             losing = self._drive(self._dfpn.solve(root, root_key)) is True
-            if not losing and self._reprove_roots and (
-                    self._storable is None or self._storable(root_key)):
+            if not losing and self._reprove_roots:
                 stored = self.store.get(FactKind.MISERE, [root_key]).get(root_key)
                 if stored is not None and stored != "W":
                     raise MisereConflictError(
@@ -514,8 +500,6 @@ class MisereSolver:
         """One store read for the keys never asked (never the root being re-proven)."""
         asked, table, root = self._asked, self._table, self._root
         wanted = [k for k in keys if k not in asked and k not in table and k != root]
-        if self._storable is not None:
-            wanted = [k for k in wanted if self._storable(k)]
         if not wanted:
             return
         asked.update(wanted)
@@ -565,8 +549,6 @@ class MisereSolver:
 
     def _prove_losing(self, key: str) -> None:
         self._table[key] = True
-        if self._storable is not None and not self._storable(key):
-            return
         self._pending[key] = "L"
         if (len(self._pending) >= self._batch_size
                 or time.monotonic() - self._last_flush >= self._flush_seconds):
@@ -574,13 +556,6 @@ class MisereSolver:
 
 
 # --------------------------------------------------------------------------- reference
-
-
-def plain_positions_only(key: str) -> bool:
-    """A ``storable`` filter for stores that take positions only as misère keys (the gRPC
-    service validates every key as a Sprouts position): nodes with a 0/1 or RCT part stay
-    in memory."""
-    return " " not in key
 
 
 def brute_force_misere(
