@@ -30,15 +30,18 @@ Figures of 2026-11-22 (2-core VM shared with other jobs, C core, LMDB in a temp 
     (ranges: two runs under different load). Real 12 GB files hold larger positions, so
     fewer, longer lines: the projection from 18-byte lines is pessimistic in lines.
 
-    misère, solved with data/s6.rcttable, losing nodes used after 10 cycles:
-      pos out  stored  first   best  paper   solve s
-      0*7   L      14      4      4      7       1.2
-      0*8   L      24      8      8     24       0.9
-      0*9   L    1066     33     28     44      71.8
-     0*10   W    2669    103     94    114      88.0
-     0*11   W     243     43     41     79       6.1
+    misère, solved by df-pn with data/s6.rcttable, losing nodes used after 10 cycles:
+      pos out  stored  first   best  paper  solve s  check s
+      0*7   L       4      4      4      7      0.0      0.0
+      0*8   L      11     10     10     24      0.1      0.0
+      0*9   L      40     26     24     44      0.5      0.2
+     0*10   W      96     59     59    114      0.9      0.5
+     0*11   W      54     41     39     79      0.7      0.4
+     0*12   W   1 561    577    545    983     28.0     12.0
     (our counts are stored losing nodes, whose RCT parts are already reduced by the S6
-    table; the paper counts positions beyond the S6 table. 0*12: see the run's output.)
+    table; the paper counts positions beyond the S6 table. Before df-pn, the budgeted
+    widening search stored 14, 24, 1 066, 2 669, 243 nodes for 0*7..0*11 and did not
+    finish 0*12.)
 """
 
 from __future__ import annotations
@@ -60,7 +63,8 @@ from sproutsdb.tools.glop_spr import write_spr
 # "Nimbers are inevitable", §6: losing couples of the pruned solution tree of 0*n.
 PAPER_NORMAL = {2: 3, 3: 6, 4: 15, 5: 15, 6: 43, 7: 65, 8: 137, 9: 58, 10: 110, 11: 113}
 # Misère 0*7..0*12: positions beyond the S6 table.
-PAPER_MISERE = {7: 7, 8: 24, 9: 44, 10: 114, 11: 79, 12: 983}
+PAPER_MISERE = {7: 7, 8: 24, 9: 44, 10: 114, 11: 79, 12: 983, 13: 1082, 14: 3517, 15: 6906,
+                16: 8981, 17: 17583}
 TWELVE_GB = 12 * 10**9
 
 
@@ -168,7 +172,7 @@ def misere_sizes(table_path: Path, top: int, cycles: int, budget: float) -> None
         check_s = time.perf_counter() - t0
         assert best.ok and best.outcome == outcome, (n, best.missing, best.inconsistent)
         print(f"{'0*' + str(n):>5} {outcome:>3} {store.count(FactKind.MISERE):>7} {sizes[0]:>6} "
-              f"{len(best.used):>6} {PAPER_MISERE[n]:>6} {solve_s:>8.1f} {check_s:>8.1f}",
+              f"{len(best.used):>6} {PAPER_MISERE.get(n, '-'):>6} {solve_s:>8.1f} {check_s:>8.1f}",
               flush=True)
 
 
@@ -177,7 +181,8 @@ def main() -> None:
     parser.add_argument("--max", type=int, default=11, help="largest n of 0*n (≤ 11)")
     parser.add_argument("--cycles", type=int, default=10)
     parser.add_argument("--budget", type=float, default=300, help="seconds for the size table")
-    parser.add_argument("--misere-max", type=int, default=12, help="largest misère 0*n (≤ 12)")
+    parser.add_argument("--misere-max", type=int, default=12,
+                        help="largest misère 0*n (0*13 and 0*14 take 1-3 min each to solve)")
     parser.add_argument("--table", type=Path, default=Path(__file__).parent.parent / "data"
                         / "s6.rcttable", help="RCT table for the misère runs")
     args = parser.parse_args()
@@ -187,7 +192,7 @@ def main() -> None:
         if largest is not None:
             throughput(work, largest)
     if args.misere_max >= 7:
-        misere_sizes(args.table, min(args.misere_max, 12), args.cycles, args.budget)
+        misere_sizes(args.table, args.misere_max, args.cycles, args.budget)
 
 
 if __name__ == "__main__":
