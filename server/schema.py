@@ -541,3 +541,10 @@ def record_key(skey: bytes, raw: bytes) -> str:
     if long_key is None:
         raise CorruptRecordError("digest key without the full key in its record")
     return long_key.decode()
+
+
+def check_long_key(raw: bytes, long_key: bytes, fact_key: str) -> None:
+    """Refuse the record found under a digest key unless it holds that full key (reads and
+    writes of long keys both check it, so a digest clash is never taken for the fact)."""
+    if split_record(raw).long_key != long_key:
+        raise CorruptRecordError(f"digest key of {fact_key[:60]!r}... holds another key's record")

@@ -31,7 +31,6 @@ from sproutsdb.server.schema import (
     FLAG_VERIFIED,
     LONG_KEY_PREFIX,
     MAX_DIRECT_KEY_BYTES,
-    CorruptRecordError,
     EncodedFact,
     FactRecord,
     InvalidFactError,
@@ -207,7 +206,7 @@ class _Txn:
         """The committed record of a key, after checking a digest key really holds it."""
         raw: bytes | None = self.txn.get(skey, db=self.dbs[table])  # type: ignore[assignment]
         if raw is not None and long_key is not None:
-            _check_long_key(raw, long_key, fact_key)
+            schema.check_long_key(raw, long_key, fact_key)
         return raw
 
     def apply_put(self, op: _PutOp) -> PutResult:
@@ -275,11 +274,6 @@ class _Txn:
                     key = key_of(table)
                     now = schema.decode_meta_int(self.txn.get(key, db=meta))
                     self.txn.put(key, schema.encode_meta_int(now + delta), db=meta)
-
-
-def _check_long_key(raw: bytes, long_key: bytes, fact_key: str) -> None:
-    if schema.split_record(raw).long_key != long_key:
-        raise CorruptRecordError(f"digest key of {fact_key[:60]!r}... holds another key's record")
 
 
 class _Writer:
@@ -715,7 +709,7 @@ class LmdbProofStore:
                         continue
                     raw = get(long_skey)
                     if raw is not None:
-                        _check_long_key(raw, skey, key)
+                        schema.check_long_key(raw, skey, key)
                 else:
                     raw = get(skey)
                 if raw is not None:
