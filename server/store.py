@@ -23,7 +23,6 @@ from typing import Any, Union
 
 import lmdb
 
-from sproutsdb.errors import UserError
 from sproutsdb.server import schema
 from sproutsdb.server.location import ENV_VAR, resolve_store_path
 from sproutsdb.server.schema import (
@@ -37,6 +36,17 @@ from sproutsdb.server.schema import (
     Provenance,
     Status,
     table_name,
+)
+from sproutsdb.server.store_errors import (
+    NotAStoreError,
+    ReadOnlyStoreError,
+    SchemaVersionError,
+    StoreClosedError,
+    StoreError,
+    StoreFullError,
+    StoreInUseError,
+    StoreMismatchError,
+    StoreNotFoundError,
 )
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 
@@ -67,45 +77,6 @@ ITER_CHUNK = 1024  # facts read per read transaction while iterating
 LOGGED_CONFLICTS = 20  # per put; the rest are summarised in one line
 
 Kind = Union[FactKind, str]
-
-
-# --- errors ---------------------------------------------------------------------------------
-
-
-class StoreError(UserError):
-    """A store that cannot be used as asked; the message says what to do."""
-
-
-class StoreNotFoundError(StoreError):
-    """No store at the path and the caller did not ask to create one."""
-
-
-class NotAStoreError(StoreError):
-    """The path holds something that is not a sproutsdb store."""
-
-
-class StoreMismatchError(StoreError):
-    """The store holds another game or another canonical-form version than the program."""
-
-
-class SchemaVersionError(StoreError):
-    """The store was written with a schema this program cannot read or write."""
-
-
-class ReadOnlyStoreError(StoreError):
-    """A write on a store opened read-only."""
-
-
-class StoreClosedError(StoreError):
-    """A call on a store after close()."""
-
-
-class StoreInUseError(StoreError):
-    """The store is already open in this process (LMDB allows one handle per process)."""
-
-
-class StoreFullError(StoreError):
-    """The store reached its map_size."""
 
 
 @dataclass
