@@ -14,10 +14,9 @@ import queue
 import sys
 import threading
 import weakref
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
@@ -27,10 +26,8 @@ from sproutsdb.server import schema
 from sproutsdb.server.location import ENV_VAR, resolve_store_path
 from sproutsdb.server.schema import (
     DECODERS,
-    FLAG_VERIFIED,
     LONG_KEY_PREFIX,
     MAX_DIRECT_KEY_BYTES,
-    EncodedFact,
     FactRecord,
     InvalidFactError,
     Provenance,
@@ -48,6 +45,7 @@ from sproutsdb.server.store_errors import (
     StoreMismatchError,
     StoreNotFoundError,
 )
+from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp, WriteTxn
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 
 log = logging.getLogger(__name__)
@@ -79,15 +77,6 @@ LOGGED_CONFLICTS = 20  # per put; the rest are summarised in one line
 Kind = Union[FactKind, str]
 
 
-@dataclass
-class MarkResult:
-    """Outcome of mark_verified: newly verified, already verified, and keys not stored."""
-
-    verified: int = 0
-    already: int = 0
-    missing: list[str] = field(default_factory=list)
-
-
 @dataclass(frozen=True)
 class StoreIdentity:
     """What a store says about itself in `meta`."""
@@ -102,149 +91,11 @@ class StoreIdentity:
 
 
 @dataclass(frozen=True)
-class _PutOp:
-    table: str
-    facts: Sequence[EncodedFact]
-    provenance: Provenance
-    verified: bool
-
-    @property
-    def size(self) -> int:
-        return len(self.facts)
-
-
-@dataclass(frozen=True)
-class _MarkOp:
-    table: str
-    keys: Sequence[str]
-    provenance: Provenance
-
-    @property
-    def size(self) -> int:
-        return len(self.keys)
-
-
-@dataclass(frozen=True)
 class _Barrier:
     size: int = 0
 
 
-_Op = Union[_PutOp, _MarkOp, _Barrier]
-
-
-def _as_kind(table: str) -> FactKind:
-    """The FactKind of a table (the children cache keeps its plain name in Conflicts)."""
-    try:
-        return FactKind(table)
-    except ValueError:
-        return table  # type: ignore[return-value]
-
-
-class _Txn:
-    """One write transaction of the writer: facts, per-kind count deltas, provenance ids."""
-
-    def __init__(self, txn: lmdb.Transaction, dbs: Mapping[str, Any], known: dict[bytes, int]):
-        self.txn = txn
-        self.dbs = dbs
-        self.known = known  # committed provenance JSON -> id (owned by the writer)
-        self.new_provenance: dict[bytes, int] = {}
-        self.counts: dict[str, int] = defaultdict(int)
-        self.verified: dict[str, int] = defaultdict(int)
-
-    def provenance_id(self, provenance: Provenance) -> int:
-        """The id of a provenance record, storing it in this transaction if it is new."""
-        blob = provenance.to_json()
-        pid = self.known.get(blob) or self.new_provenance.get(blob)
-        if pid is not None:
-            return pid
-        db = self.dbs[schema.PROVENANCE]
-        for key, value in self.txn.cursor(db=db):  # another process may have stored it
-            if value == blob:
-                self.new_provenance[blob] = int(key)
-                return int(key)
-        meta = self.dbs[schema.META]
-        pid = schema.decode_meta_int(self.txn.get(schema.META_PROVENANCE_NEXT, db=meta)) or 1
-        if pid > schema.MAX_PROVENANCE_ID:
-            raise StoreFullError("the store ran out of provenance ids")
-        self.txn.put(schema.provenance_key(pid), blob, db=db)
-        self.txn.put(schema.META_PROVENANCE_NEXT, schema.encode_meta_int(pid + 1), db=meta)
-        self.new_provenance[blob] = pid
-        return pid
-
-    def stored(
-        self, table: str, fact_key: str, skey: bytes, long_key: bytes | None
-    ) -> bytes | None:
-        """The committed record of a key, after checking a digest key really holds it."""
-        raw: bytes | None = self.txn.get(skey, db=self.dbs[table])  # type: ignore[assignment]
-        if raw is not None and long_key is not None:
-            schema.check_long_key(raw, long_key, fact_key)
-        return raw
-
-    def apply_put(self, op: _PutOp) -> PutResult:
-        txn, db, table = self.txn, self.dbs[op.table], op.table
-        pid = self.provenance_id(op.provenance)
-        verifier = pid if op.verified else None
-        head = schema.record_head(pid, verifier)
-        decode = DECODERS[table]
-        put = txn.put
-        result = PutResult()
-        inserted = unchanged = 0
-        for fact in op.facts:
-            if fact.long_key is None:
-                if put(fact.skey, head + fact.payload, db=db, overwrite=False):
-                    inserted += 1
-                    continue
-            elif put(fact.skey, schema.pack_record(fact, pid, verifier), db=db, overwrite=False):
-                inserted += 1
-                continue
-            raw = self.stored(table, fact.key, fact.skey, fact.long_key)
-            assert raw is not None
-            off = schema.payload_offset(raw)
-            if raw[off:] == fact.payload or decode(raw, off) == fact.value:
-                unchanged += 1
-                if op.verified and not raw[0] & FLAG_VERIFIED:
-                    put(fact.skey, schema.with_verifier(raw, pid), db=db)
-                    self.verified[table] += 1
-            else:
-                result.conflicts.append(
-                    Conflict(_as_kind(table), fact.key, decode(raw, off), fact.value)
-                )
-        result.inserted, result.unchanged = inserted, unchanged
-        self.counts[table] += inserted
-        if op.verified:
-            self.verified[table] += inserted
-        return result
-
-    def apply_mark(self, op: _MarkOp) -> MarkResult:
-        txn, db, table = self.txn, self.dbs[op.table], op.table
-        result = MarkResult()
-        pid: int | None = None
-        for key in op.keys:
-            skey, long_key = schema.storage_key(key)
-            raw = self.stored(table, key, skey, long_key)
-            if raw is None:
-                result.missing.append(key)
-            elif raw[0] & FLAG_VERIFIED:
-                result.already += 1
-            else:
-                if pid is None:
-                    pid = self.provenance_id(op.provenance)
-                txn.put(skey, schema.with_verifier(raw, pid), db=db)
-                result.verified += 1
-        self.verified[table] += result.verified
-        return result
-
-    def write_counts(self) -> None:
-        meta = self.dbs[schema.META]
-        for deltas, key_of in (
-            (self.counts, schema.meta_count_key),
-            (self.verified, schema.meta_verified_key),
-        ):
-            for table, delta in deltas.items():
-                if delta:
-                    key = key_of(table)
-                    now = schema.decode_meta_int(self.txn.get(key, db=meta))
-                    self.txn.put(key, schema.encode_meta_int(now + delta), db=meta)
+_Op = Union[PutOp, MarkOp, _Barrier]
 
 
 class _Writer:
@@ -327,12 +178,12 @@ class _Writer:
     def _transact(self, ops: list[_Op]) -> list[Any]:
         txn = self._env.begin(write=True)
         try:
-            work = _Txn(txn, self._dbs, self._provenance_ids)
+            work = WriteTxn(txn, self._dbs, self._provenance_ids)
             results: list[Any] = []
             for op in ops:
-                if isinstance(op, _PutOp):
+                if isinstance(op, PutOp):
                     results.append(work.apply_put(op))
-                elif isinstance(op, _MarkOp):
+                elif isinstance(op, MarkOp):
                     results.append(work.apply_mark(op))
                 else:
                     results.append(None)
@@ -817,7 +668,7 @@ class LmdbProofStore:
             )
         if not facts:
             return PutResult()
-        op = _PutOp(
+        op = PutOp(
             table, facts, provenance if provenance is not None else self.provenance, verified
         )
         result: PutResult = writer.submit(op).result()
@@ -840,7 +691,7 @@ class LmdbProofStore:
         wanted = list(keys)
         for key in wanted:
             schema.storage_key(key)  # validate before queueing
-        op = _MarkOp(table, wanted, provenance if provenance is not None else self.provenance)
+        op = MarkOp(table, wanted, provenance if provenance is not None else self.provenance)
         result: MarkResult = writer.submit(op).result()
         return result
 
