@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import sys
-import threading
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
@@ -45,7 +42,8 @@ from sproutsdb.server.store_errors import (
     StoreMismatchError,
     StoreNotFoundError,
 )
-from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp, WriteTxn
+from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp
+from sproutsdb.server.store_writer import Barrier, GroupCommitWriter, shutdown
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 
 log = logging.getLogger(__name__)
@@ -70,7 +68,6 @@ __all__ = [
 
 DEFAULT_MAP_SIZE = (1 << 40) if sys.maxsize > 2**32 else (1 << 30)  # sparse: costs no disk
 MAX_READERS = 1024
-MAX_GROUP_FACTS = 100_000  # the writer stops draining once a transaction holds this many
 ITER_CHUNK = 1024  # facts read per read transaction while iterating
 LOGGED_CONFLICTS = 20  # per put; the rest are summarised in one line
 
@@ -85,117 +82,6 @@ class StoreIdentity:
     game: str
     canon_version: int
     created: str
-
-
-# --- the writer thread ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Barrier:
-    size: int = 0
-
-
-_Op = Union[PutOp, MarkOp, _Barrier]
-
-
-class _Writer:
-    """The single writer thread: group commit of queued operations, ack after commit."""
-
-    def __init__(self, env: lmdb.Environment, dbs: Mapping[str, Any], name: str):
-        self._env = env
-        self._dbs = dbs
-        self._queue: queue.SimpleQueue[tuple[_Op, Future[Any]] | None] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._closed = False
-        self._provenance_ids: dict[bytes, int] = {}
-        self.commits = 0
-        self.operations = 0
-        self._thread = threading.Thread(
-            target=self._run, name=f"sproutsdb-writer {name}", daemon=True
-        )
-        self._thread.start()
-
-    @property
-    def pending(self) -> int:
-        return self._queue.qsize()
-
-    def submit(self, op: _Op) -> Future[Any]:
-        future: Future[Any] = Future()
-        with self._lock:
-            if self._closed:
-                raise StoreClosedError("the store is closed")
-            self._queue.put((op, future))
-        return future
-
-    def stop(self) -> None:
-        """Commit everything queued so far, then end the thread."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            self._queue.put(None)
-        if threading.current_thread() is not self._thread:
-            self._thread.join()
-
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            group: list[tuple[_Op, Future[Any]]] = []
-            size = 0
-            while item is not None:
-                group.append(item)
-                size += item[0].size
-                if size >= MAX_GROUP_FACTS:
-                    break
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-            if group:
-                self._commit(group)
-            if item is None:
-                return
-
-    def _commit(self, group: list[tuple[_Op, Future[Any]]]) -> None:
-        """Apply a group in one transaction; if it fails, retry each operation on its own."""
-        try:
-            results = self._transact([op for op, _ in group])
-        except BaseException as error:  # noqa: BLE001 - handed to the waiting callers
-            if len(group) > 1:
-                for one in group:
-                    self._commit([one])
-                return
-            if isinstance(error, lmdb.MapFullError):
-                error = StoreFullError(
-                    f"the store is full (map_size {self._env.info()['map_size']} bytes); "
-                    "reopen it with a larger map_size"
-                )
-            group[0][1].set_exception(error)
-            return
-        for (_, future), result in zip(group, results, strict=True):
-            future.set_result(result)
-
-    def _transact(self, ops: list[_Op]) -> list[Any]:
-        txn = self._env.begin(write=True)
-        try:
-            work = WriteTxn(txn, self._dbs, self._provenance_ids)
-            results: list[Any] = []
-            for op in ops:
-                if isinstance(op, PutOp):
-                    results.append(work.apply_put(op))
-                elif isinstance(op, MarkOp):
-                    results.append(work.apply_mark(op))
-                else:
-                    results.append(None)
-            work.write_counts()
-        except BaseException:
-            txn.abort()
-            raise
-        txn.commit()
-        self._provenance_ids.update(work.new_provenance)
-        self.commits += 1
-        self.operations += len(ops)
-        return results
 
 
 # --- opening --------------------------------------------------------------------------------
@@ -346,16 +232,6 @@ def _refuse_bare_string(keys: object) -> None:
         raise InvalidFactError(f"expected a sequence of keys, got the single string {keys!r:.80}")
 
 
-def _shutdown(writer: _Writer | None, env: lmdb.Environment) -> None:
-    """Commit queued writes, stop the writer, close LMDB (also run by the finaliser)."""
-    if writer is not None:
-        if threading.current_thread() is writer._thread:  # finaliser run by the writer's GC
-            threading.Thread(target=_shutdown, args=(writer, env)).start()
-            return
-        writer.stop()
-    env.close()
-
-
 # --- the store ------------------------------------------------------------------------------
 
 
@@ -381,8 +257,8 @@ class LmdbProofStore:
         self.provenance = provenance
         self._env: lmdb.Environment | None = env
         self._dbs = dbs
-        self._writer = None if readonly else _Writer(env, dbs, str(path))
-        self._finalizer = weakref.finalize(self, _shutdown, self._writer, env)
+        self._writer = None if readonly else GroupCommitWriter(env, dbs, str(path))
+        self._finalizer = weakref.finalize(self, shutdown, self._writer, env)
 
     @classmethod
     def open(
@@ -477,7 +353,7 @@ class LmdbProofStore:
         """Return once every put accepted so far is committed and on disk."""
         env = self._require_env()
         if self._writer is not None:
-            self._writer.submit(_Barrier()).result()
+            self._writer.submit(Barrier()).result()
             if not self.durable:
                 env.sync(True)
 
@@ -721,7 +597,7 @@ class LmdbProofStore:
             raise StoreClosedError(f"store {self.path} is closed")
         return env
 
-    def _require_writer(self) -> _Writer:
+    def _require_writer(self) -> GroupCommitWriter:
         self._require_env()
         if self._writer is None:
             raise ReadOnlyStoreError(
