@@ -4,6 +4,11 @@ Reads run in the caller's thread on short read transactions. Writes are validate
 encoded in the caller's thread, then queued to a single writer thread that drains every
 pending batch into one write transaction (group commit) and wakes each caller only once
 that transaction has committed. Byte formats live in server/schema.py, not here.
+
+This module is the facade; each job lives in a module of its own:
+store_open (directory, environment, sub-databases, identity checks), store_writer (the
+writer thread), store_txn (what one write transaction does), store_reads (read paths)
+and store_errors (the StoreError family).
 """
 
 from __future__ import annotations
@@ -17,11 +22,9 @@ from typing import Any, Union
 
 import lmdb
 
-from sproutsdb.server import schema
+from sproutsdb.server import schema, store_reads
 from sproutsdb.server.schema import (
     DECODERS,
-    LONG_KEY_PREFIX,
-    MAX_DIRECT_KEY_BYTES,
     FactRecord,
     InvalidFactError,
     Provenance,
@@ -64,7 +67,6 @@ __all__ = [
     "InvalidFactError",
 ]
 
-ITER_CHUNK = 1024  # facts read per read transaction while iterating
 LOGGED_CONFLICTS = 20  # per put; the rest are summarised in one line
 
 Kind = Union[FactKind, str]
@@ -74,9 +76,6 @@ def _refuse_bare_string(keys: object) -> None:
     """A str is an iterable of one-letter keys: almost surely a caller's mistake."""
     if isinstance(keys, str | bytes):
         raise InvalidFactError(f"expected a sequence of keys, got the single string {keys!r:.80}")
-
-
-# --- the store ------------------------------------------------------------------------------
 
 
 class LmdbProofStore:
@@ -203,28 +202,7 @@ class LmdbProofStore:
     def _fetch(self, table: str, keys: Iterable[str]) -> list[tuple[str, bytes]]:
         env = self._require_env()
         _refuse_bare_string(keys)
-        found: list[tuple[str, bytes]] = []
-        with env.begin(db=self._dbs[table]) as txn:
-            get = txn.get
-            for key in keys:
-                try:
-                    skey = key.encode()
-                except (AttributeError, UnicodeEncodeError):
-                    if not isinstance(key, str):
-                        raise InvalidFactError(f"fact keys are strings, got {key!r:.80}") from None
-                    continue
-                if len(skey) > MAX_DIRECT_KEY_BYTES or not skey:
-                    long_skey = schema.lookup_key(key)
-                    if long_skey is None:
-                        continue
-                    raw = get(long_skey)
-                    if raw is not None:
-                        schema.check_long_key(raw, skey, key)
-                else:
-                    raw = get(skey)
-                if raw is not None:
-                    found.append((key, raw))
-        return found
+        return store_reads.fetch(env, self._dbs[table], keys)
 
     def count(self, kind: Kind) -> int:
         """Number of facts of a kind (kept in meta, in the same transaction as the facts)."""
@@ -235,9 +213,7 @@ class LmdbProofStore:
         return self._meta_int(schema.meta_verified_key(table_name(kind)))
 
     def _meta_int(self, key: bytes) -> int:
-        env = self._require_env()
-        with env.begin(db=self._dbs[schema.META]) as txn:
-            return schema.decode_meta_int(txn.get(key))
+        return store_reads.meta_int(self._require_env(), self._dbs[schema.META], key)
 
     def iter_records(
         self, kind: Kind, start_after: str | None = None
@@ -261,47 +237,16 @@ class LmdbProofStore:
             yield key, decode(raw, schema.payload_offset(raw))
 
     def _scan(self, table: str, start_after: str | None) -> Iterator[tuple[str, bytes]]:
-        last = None if start_after is None else schema.storage_key(start_after)[0]
-        while True:
-            env = self._require_env()
-            chunk: list[tuple[bytes, bytes]] = []
-            with env.begin(db=self._dbs[table]) as txn:
-                cursor = txn.cursor()
-                if last is None:
-                    more = cursor.first()
-                else:
-                    more = cursor.set_range(last)
-                    if more and cursor.key() == last:
-                        more = cursor.next()
-                while more and len(chunk) < ITER_CHUNK:
-                    chunk.append(cursor.item())
-                    more = cursor.next()
-            for skey, raw in chunk:
-                key = skey.decode() if skey[:1] != LONG_KEY_PREFIX else schema.record_key(skey, raw)
-                yield key, raw
-            if not more or not chunk:
-                return
-            last = chunk[-1][0]
+        return store_reads.scan(self._require_env, self._dbs[table], start_after)
 
     def provenance_records(self) -> dict[int, Provenance]:
         """Every provenance record of the store by id."""
-        env = self._require_env()
-        with env.begin(db=self._dbs[schema.PROVENANCE]) as txn:
-            return {int(k): Provenance.from_json(v) for k, v in txn.cursor()}
+        return store_reads.provenance_records(self._require_env(), self._dbs[schema.PROVENANCE])
 
     def stats(self) -> dict[str, Any]:
         """Counts per kind, identity, and LMDB/writer figures for reports and Stats RPCs."""
         env = self._require_env()
-        with env.begin(db=self._dbs[schema.META]) as txn:
-            counts = {
-                t: schema.decode_meta_int(txn.get(schema.meta_count_key(t)))
-                for t in schema.FACT_TABLES
-            }
-            verified = {
-                t: schema.decode_meta_int(txn.get(schema.meta_verified_key(t)))
-                for t in schema.FACT_TABLES
-            }
-            provenance = txn.stat(self._dbs[schema.PROVENANCE])["entries"]
+        counts, verified, provenance = store_reads.fact_counts(env, self._dbs)
         info, stat = env.info(), env.stat()
         data_file = self.path / "data.mdb"
         return {
