@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from sproutsdb.server.location import resolve_store_path
-from sproutsdb.server.schema import Status
 from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
-from sproutsdb.solver.check import Checker, CheckReport, check_with_cycles
+from sproutsdb.solver.check import CheckReport, check_with_cycles
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
@@ -28,7 +27,6 @@ from sproutsdb.tools.progress import counter_bar
 EXIT_BAD_PROOF = 1
 MARK_BATCH = 10_000
 CHECK_BATCH = 20_000  # facts per memo of `check --all`: bounds its memory
-SHOWN = 20
 
 
 def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
@@ -67,52 +65,52 @@ def report_dict(report: CheckReport, sizes: list[int], seconds: float) -> dict[s
     }
 
 
-def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool = True
-                ) -> dict[str, Any]:
+def default_jobs() -> int:
+    """The CPUs this process may run on (its affinity), else the machine's count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool = True,
+                jobs: int = 1) -> dict[str, Any]:
     """Check every nimber fact of a store in key order, `batch` facts per memo (bounded
     memory), marking verified ones as it goes; facts already verified are trusted, so an
-    interrupted run resumes where it stopped."""
-    def trusted(keys: Sequence[str]) -> list[str]:
-        records = store.get_records(FactKind.NIMBER, keys)
-        return [k for k, r in records.items() if r.status is Status.VERIFIED]
+    interrupted run resumes where it stopped.
 
-    checker = Checker(SproutsGame(), store, trusted=trusted)
-    totals: dict[str, Any] = {"facts": 0, "verified_now": 0, "already_verified": 0,
-                              "unproven": 0, "missing": [], "inconsistent": []}
+    With `jobs` > 1, batches are checked by that many worker processes (never more than
+    there are batches) and this process alone writes; the totals are the same as with one.
+    `unproven` counts the facts of the store neither verified nor inconsistent; `missing`
+    and `inconsistent` list the first SHOWN of each, sorted by land.
+    """
+    from sproutsdb.tools.parallel_check import CheckPool, Tally, batches, check_batch, new_checker
 
-    def run(lands: list[str]) -> None:
-        report = checker.check_facts(lands)
-        store.mark_verified(FactKind.NIMBER, list(report.verified))
-        totals["facts"] += len(lands)
-        totals["verified_now"] += sum(1 for land in lands if land in report.verified)
-        totals["already_verified"] += report.trusted
-        totals["unproven"] += report.unproven
-        room = SHOWN - len(totals["missing"])
-        totals["missing"] += [{"couple": h.couple, "needed_by": h.needed_by,
-                               "missing": list(h.missing)} for h in report.missing[:room]]
-        room = SHOWN - len(totals["inconsistent"])
-        totals["inconsistent"] += [{"land": i.land, "stored": i.stored, "reason": i.reason}
-                                   for i in report.inconsistent[:room]]
-        totals["bad"] = totals.get("bad", 0) + len(report.missing) + len(report.inconsistent)
-        checker.forget()
-
-    pending: list[str] = []
+    if batch < 1 or jobs < 1:
+        raise UsageError("the batch size and the number of jobs must be at least 1")
+    jobs = max(1, min(jobs, -(-store.count(FactKind.NIMBER) // batch)))
+    tally = Tally()
     with counter_bar("facts", enabled=not quiet) as bar:
-        for land, _ in store.iter_facts(FactKind.NIMBER):
-            pending.append(land)
-            if len(pending) >= batch:
-                run(pending)
-                pending = []
-                bar.update_to(totals["facts"])
-        if pending:
-            run(pending)
-    return totals
+        def done(lands: list[str], digest: Any) -> None:
+            tally.add(store, lands, digest)
+            bar.update_to(tally.facts)
+
+        work = batches(store, batch)
+        if jobs == 1:
+            checker = new_checker(store)
+            for lands in work:
+                done(lands, check_batch(checker, lands))
+        else:
+            with CheckPool(str(store.path), jobs) as pool:
+                pool.run(work, done)
+    return {**tally.as_dict(), "jobs": jobs}
 
 
 def run_check_all(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    jobs = default_jobs() if args.jobs is None else args.jobs
     with open_existing(args.store) as store:
-        totals = check_store(store, quiet=args.quiet)
+        totals = check_store(store, batch=args.batch, quiet=args.quiet, jobs=jobs)
     seconds = time.perf_counter() - started
     done = totals["verified_now"] + totals["already_verified"]
     ok = done == totals["facts"] and not totals.get("bad")
@@ -124,7 +122,8 @@ def run_check_all(args: argparse.Namespace) -> int:
     else:
         print(f"{'all facts verified' if ok else 'NOT ALL FACTS VERIFIED'}: {totals['facts']:,} "
               f"facts, {totals['verified_now']:,} verified now, {totals['already_verified']:,} "
-              f"already verified, {totals['unproven']:,} unproven, {seconds:.2f} s")
+              f"already verified, {totals['unproven']:,} unproven, {seconds:.2f} s, "
+              f"{totals['jobs']} job{'s' if totals['jobs'] > 1 else ''}")
         for hole in totals["missing"]:
             print(f"  missing: ({hole['couple']}) needed by {hole['needed_by']}; a nimber of "
                   f"any of: {', '.join(hole['missing']) or '(no candidate)'}")
@@ -172,6 +171,8 @@ def run_check_misere(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise UsageError("--cycles must be at least 1")
+    if args.jobs is not None and (not args.all or args.misere or args.jobs < 1):
+        raise UsageError("--jobs N (N ≥ 1) is for --all")
     if args.misere:
         if args.all or args.root is None or args.outcome_only:
             raise UsageError("--misere checks one --root (no --all, no --outcome-only)")
@@ -252,12 +253,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "missing facts (holes) and inconsistent ones. Exit 0 only for a complete,\n"
             "consistent proof, 1 otherwise. Checked facts are marked verified."),
         epilog=("examples:\n  sproutsdb check --store data --root 0*7\n"
-                "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json"))
+                "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json\n"
+                "  sproutsdb check --store big --all --jobs 8   # every fact, 8 processes; "
+                "rerun to resume"))
     add_store_option(p)
     p.add_argument("--root", metavar="POS", help="position whose proof to check")
     p.add_argument("--all", action="store_true",
                    help="check every nimber fact of the store, streamed in batches; facts "
                         "already verified are trusted, so an interrupted run resumes")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="with --all: check batches in N worker processes, each reading the "
+                        "store; this process alone marks facts verified (default: the CPUs "
+                        f"available to this process, here {default_jobs()}; 1: no workers)")
+    p.add_argument("--batch", type=int, default=CHECK_BATCH, help=argparse.SUPPRESS)
     p.add_argument("--quiet", action="store_true", help="no progress bar (--all)")
     p.add_argument("--misere", action="store_true",
                    help="misère play: the outcome of --root from stored losing nodes")

@@ -1,0 +1,229 @@
+"""`sproutsdb check --all --jobs N`: worker processes give the same results as one process,
+report holes and wrong nimbers alike, resume, and leave no process behind when stopped.
+Real stores made by `solve`, real worker processes, nothing mocked."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from cli_helpers import COMMAND, run_cli
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.check import Checker
+from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.parallel_check import SHOWN
+
+pytestmark = pytest.mark.timeout(300)
+
+TIMING = ("seconds", "facts_per_second", "jobs")
+GAME = SproutsGame()
+
+
+def _open(path: Path, *, readonly: bool = False) -> LmdbProofStore:
+    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, create=False,
+                               readonly=readonly)
+
+
+def _solved(tmp_path: Path, spots: int) -> Path:
+    path = tmp_path / f"solved{spots}"
+    assert run_cli("solve", f"0*{spots}", "--store", str(path), "--quiet").returncode == 0
+    return path
+
+
+def _copy(path: Path, to: Path) -> Path:
+    shutil.copytree(path, to)  # no process has it open: a plain copy is a consistent store
+    return to
+
+
+def _check_all(path: Path, jobs: int, batch: int = 20) -> tuple[int, dict]:
+    done = run_cli("check", "--store", str(path), "--all", "--json", "--quiet",
+                   "--jobs", str(jobs), "--batch", str(batch))
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def _statuses(path: Path) -> dict[str, str]:
+    with _open(path, readonly=True) as store:
+        return {k: r.status.value for k, r in store.iter_records(FactKind.NIMBER)}
+
+
+def _untimed(report: dict) -> dict:
+    return {k: v for k, v in report.items() if k not in TIMING}
+
+
+def test_two_jobs_verify_what_one_job_verifies_and_resume(tmp_path: Path) -> None:
+    solved = _solved(tmp_path, 7)
+    one, two = _copy(solved, tmp_path / "one"), _copy(solved, tmp_path / "two")
+    code1, report1 = _check_all(one, jobs=1)
+    code2, report2 = _check_all(two, jobs=2)
+    assert code1 == code2 == 0
+    assert report1["jobs"] == 1 and report2["jobs"] == 2
+    assert report2["facts"] > 5 * 20  # several batches per worker
+    assert _untimed(report1) == _untimed(report2)
+    assert report2["ok"] and report2["verified_now"] + report2["already_verified"] == 214
+    statuses = _statuses(two)
+    assert statuses == _statuses(one) and set(statuses.values()) == {"verified"}
+    # a second run trusts every mark of the first: nothing left to derive
+    code, again = _check_all(two, jobs=2)
+    assert code == 0 and again["already_verified"] == again["facts"] == report2["facts"]
+    assert again["verified_now"] == 0
+
+
+def _whole_check(facts: dict[str, int]):
+    source = MemoryProofStore()
+    source.put(FactKind.NIMBER, facts)
+    return Checker(GAME, source).check_facts(list(facts))
+
+
+def _corrupted(facts: dict[str, int]) -> tuple[dict[str, int], str, str]:
+    """The facts with one nimber changed to that of one of its options (a contradiction the
+    checker names) and another needed fact deleted (a hole that names it among the first
+    SHOWN holes in key order, those a report lists)."""
+    changed = next(land for land in sorted(facts) for child in GAME.component_children(land)
+                   if len(child) == 1 and facts.get(child[0], facts[land]) != facts[land])
+    option = next(child[0] for child in GAME.component_children(changed)
+                  if len(child) == 1 and facts.get(child[0], facts[changed]) != facts[changed])
+    wrong = {**facts, changed: facts[option]}
+    for deleted in sorted(facts, key=lambda land: (-len(land), land)):
+        if deleted == changed:
+            continue
+        holed = {k: v for k, v in wrong.items() if k != deleted}
+        report = _whole_check(holed)
+        holes = sorted({(h.needed_by, h.couple, h.missing) for h in report.missing})[:SHOWN]
+        if (any(deleted in missing for _, _, missing in holes)
+                and changed in {bad.land for bad in report.inconsistent}):
+            return holed, changed, deleted
+    raise AssertionError("no fact whose deletion leaves a hole")
+
+
+def test_a_wrong_nimber_and_a_deleted_fact_are_reported_alike(tmp_path: Path) -> None:
+    with _open(_solved(tmp_path, 7), readonly=True) as store:
+        wrong, changed, deleted = _corrupted(dict(store.iter_facts(FactKind.NIMBER)))
+    with LmdbProofStore.open(tmp_path / "wrong", game="sprouts", canon_version=CANON_VERSION,
+                             durable=False) as store:
+        store.put(FactKind.NIMBER, wrong)
+    one = _copy(tmp_path / "wrong", tmp_path / "one")
+    two = _copy(tmp_path / "wrong", tmp_path / "two")
+    code1, report1 = _check_all(one, jobs=1, batch=15)
+    code2, report2 = _check_all(two, jobs=2, batch=15)
+    assert code1 == code2 == 1 and not report1["ok"] and not report2["ok"]
+    assert _untimed(report1) == _untimed(report2)
+    assert any(i["land"] == changed for i in report2["inconsistent"])
+    assert any(deleted in hole["missing"] for hole in report2["missing"])
+    assert report2["missing"] == sorted(report2["missing"],
+                                        key=lambda h: (h["needed_by"], h["couple"]))
+    assert report2["inconsistent"] == sorted(report2["inconsistent"], key=lambda i: i["land"])
+    statuses = _statuses(two)
+    assert statuses == _statuses(one) and statuses[changed] == "claimed"
+    assert report2["verified_now"] + report2["already_verified"] == sum(
+        1 for s in statuses.values() if s == "verified")
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found.update(int(p) for p in (task / "children").read_text().split())
+        except OSError:
+            pass
+    return found
+
+
+def _gone(pid: int, within: float = 10) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _start_check(path: Path) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if k != "SPROUTSDB_STORE"}
+    return subprocess.Popen([*COMMAND, "check", "--store", str(path), "--all", "--jobs", "2",
+                             "--batch", "10", "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _is_worker(pid: int) -> bool:
+    try:
+        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _when_marking(process: subprocess.Popen[str], path: Path) -> set[int]:
+    """Wait until the run has marked facts with two workers up; every child's pid."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()
+        children = _children(process.pid)
+        with _open(path, readonly=True) as store:
+            marked = store.verified_count(FactKind.NIMBER)
+        if sum(map(_is_worker, children)) >= 2 and marked:
+            return children
+        time.sleep(0.02)
+    raise AssertionError("the check never started marking")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_ctrl_c_stops_every_worker_and_keeps_the_marks(tmp_path: Path) -> None:
+    path = _solved(tmp_path, 8)
+    with _open(path, readonly=True) as store:
+        total = store.count(FactKind.NIMBER)
+    process = _start_check(path)
+    try:
+        children = _when_marking(process, path)
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert err.strip().splitlines() == ["sproutsdb check: interrupted"]
+    assert all(_gone(pid) for pid in children)
+    with _open(path, readonly=True) as store:
+        kept = store.verified_count(FactKind.NIMBER)
+    assert 0 < kept < total
+    code, report = _check_all(path, jobs=2, batch=500)
+    assert code == 0 and report["already_verified"] >= kept
+    assert report["already_verified"] + report["verified_now"] == total
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_a_worker_killed_stops_the_run_with_one_line(tmp_path: Path) -> None:
+    path = _solved(tmp_path, 8)
+    process = _start_check(path)
+    try:
+        children = _when_marking(process, path)
+        os.kill(max(filter(_is_worker, children)), signal.SIGKILL)
+        _out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "check worker" in lines[0] and "Traceback" not in err
+    assert all(_gone(pid) for pid in children)
+    code, report = _check_all(path, jobs=2, batch=500)
+    assert code == 0 and report["ok"]
+
+
+def test_jobs_is_for_check_all(tmp_path: Path) -> None:
+    path = _solved(tmp_path, 4)
+    for args in (("--all", "--jobs", "0"), ("--root", "0*4", "--jobs", "2"),
+                 ("--root", "0*4", "--misere", "--jobs", "2")):
+        done = run_cli("check", "--store", str(path), *args)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, args
+    done = run_cli("check", "--help")
+    assert "--jobs N" in done.stdout and "--all --jobs 8" in done.stdout
