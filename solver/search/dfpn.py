@@ -2,7 +2,7 @@
 
 Nagai's df-pn with Pawlewicz & Lew's 1 + ε threshold. For a node, φ is the proof number of
 "the player to move wins" and δ that of "the player to move loses": φ(n) = min δ(child)
-and δ(n) = Σ φ(child); a child still unseen counts 1 and 1. The search always descends into
+and δ(n) = Σ φ(child); a child still unseen counts what the space estimates (df-pn+). The search always descends into
 the child that looks cheapest to show losing, within thresholds that send it back up as
 soon as a sibling looks cheaper. So one deep child cannot hide a shallow losing sibling,
 which a fixed move order cannot promise (the misère paper's authors chose branches by hand).
@@ -22,6 +22,7 @@ __all__ = ["INFINITY", "DfpnSearch", "Space", "Task"]
 
 INFINITY = 1 << 62  # a proof number that can never be reached: the node is decided
 Node = TypeVar("Node")
+Child = tuple[str, Node, tuple[int, int]]  # key, node, initial (φ, δ) while unseen
 
 # A search task: a coroutine yielding sub-tasks, sent their results (True = losing node).
 Task = Generator["Task", "bool | None", "bool | None"]
@@ -30,8 +31,10 @@ Task = Generator["Task", "bool | None", "bool | None"]
 class Space(Protocol[Node]):
     """What df-pn needs from a game: children, decided values, and a place to record them."""
 
-    def expand(self, node: Node, key: str) -> list[tuple[str, Node]]:
-        """The children of ``node`` in move order, by key (may be cached by the space)."""
+    def expand(self, node: Node, key: str) -> list[Child[Node]]:
+        """The children of ``node`` in move order with their keys and initial proof
+        numbers (≥ 1: e.g. δ grows with the child's size); the space may cache the list,
+        which the search prunes in place."""
         ...
 
     def decided(self, node: Node, key: str) -> bool | None:
@@ -66,10 +69,10 @@ class DfpnSearch(Generic[Node]):
             yield self._mid(root, key, INFINITY, INFINITY)
         return value
 
-    def _numbers(self, node: Node, key: str) -> tuple[int, int]:
+    def _numbers(self, node: Node, key: str, initial: tuple[int, int]) -> tuple[int, int]:
         value = self.space.decided(node, key)
         if value is None:
-            return self.numbers.get(key, (1, 1))
+            return self.numbers.get(key, initial)
         return (INFINITY, 0) if value else (0, INFINITY)
 
     def _mid(self, node: Node, key: str, phi_limit: int, delta_limit: int) -> Task:
@@ -82,8 +85,8 @@ class DfpnSearch(Generic[Node]):
             phi = second = INFINITY
             best_index, best_phi = -1, 0
             winning: list[int] = []
-            for index, (child_key, child) in enumerate(children):
-                child_phi, child_delta = self._numbers(child, child_key)
+            for index, (child_key, child, initial) in enumerate(children):
+                child_phi, child_delta = self._numbers(child, child_key, initial)
                 if child_delta == 0:  # a losing child: node is a win
                     phi = 0
                     break
@@ -111,7 +114,7 @@ class DfpnSearch(Generic[Node]):
                     numbers.clear()
                 numbers[key] = (phi, delta)
                 return None
-            child_key, child = children[best_index]
+            child_key, child, _ = children[best_index]
             widened = second if second >= INFINITY else max(
                 second + 1, math.ceil(second * (1 + self.epsilon)))
             yield self._mid(child, child_key, delta_limit - delta + best_phi,
