@@ -132,15 +132,19 @@ class LmdbProofStore:
             durable=durable,
             map_size=map_size,
         )
-        return cls(
-            opened.path,
-            opened.env,
-            opened.dbs,
-            opened.identity,
-            readonly=readonly,
-            durable=durable,
-            provenance=provenance if provenance is not None else Provenance(),
-        )
+        try:
+            return cls(
+                opened.path,
+                opened.env,
+                opened.dbs,
+                opened.identity,
+                readonly=readonly,
+                durable=durable,
+                provenance=provenance if provenance is not None else Provenance(),
+            )
+        except BaseException:  # e.g. the writer thread could not start: free the env
+            opened.env.close()
+            raise
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -322,6 +326,8 @@ class LmdbProofStore:
         writer = self._require_writer()
         _refuse_bare_string(keys)
         wanted = list(keys)
+        if not wanted:
+            return MarkResult()  # nothing to mark: no empty commit (and fsync)
         for key in wanted:
             schema.storage_key(key)  # validate before queueing
         op = MarkOp(table, wanted, provenance if provenance is not None else self.provenance)

@@ -113,20 +113,33 @@ def open_environment(
     return OpenedEnvironment(where, env, dbs, identity)
 
 
-def _read_identity(txn: lmdb.Transaction, meta_db: Any) -> StoreIdentity | None:
-    """The identity recorded in `meta`, or None where there is none (not a store yet)."""
+def _read_identity(txn: lmdb.Transaction, meta_db: Any, where: Path) -> StoreIdentity | None:
+    """The identity recorded in `meta`, or None where there is none (not a store yet);
+    NotAStoreError when a record is garbled (not text, or a version that is no number)."""
 
     def text(key: bytes) -> str | None:
         raw = txn.get(key, db=meta_db)
-        return None if raw is None else bytes(raw).decode()
+        if raw is None:
+            return None
+        try:
+            return bytes(raw).decode()
+        except UnicodeDecodeError:
+            raise _not_a_store(where, f"its meta record {key!r} is not text") from None
+
+    def number(key: bytes, value: str) -> int:
+        try:
+            return int(value)
+        except ValueError:
+            raise _not_a_store(
+                where, f"its meta record {key!r} is {value!r:.40}, not a number") from None
 
     version = text(schema.META_SCHEMA_VERSION)
     if version is None:
         return None
     return StoreIdentity(
-        int(version),
+        number(schema.META_SCHEMA_VERSION, version),
         text(schema.META_GAME) or "",
-        int(text(schema.META_CANON_VERSION) or -1),
+        number(schema.META_CANON_VERSION, text(schema.META_CANON_VERSION) or "-1"),
         text(schema.META_CREATED) or "",
     )
 
@@ -193,7 +206,7 @@ def _open_dbs(
             meta_db = env.open_db(schema.META.encode(), txn=txn, create=fresh)
         except lmdb.NotFoundError:
             raise _not_a_store(where) from None
-        identity = _read_identity(txn, meta_db)
+        identity = _read_identity(txn, meta_db, where)
         if identity is None:
             if not fresh:
                 raise _not_a_store(where)
@@ -214,6 +227,7 @@ def _open_dbs_readonly(
 ) -> tuple[dict[str, Any], StoreIdentity]:
     """The read-only variant: nothing may be created, so every sub-database must exist."""
     dbs: dict[str, Any] = {}
+    identity: StoreIdentity | None = None
     for name in schema.SUBDBS:  # meta first: a store of another identity is refused early
         try:
             dbs[name] = env.open_db(name.encode(), create=False)
@@ -221,7 +235,7 @@ def _open_dbs_readonly(
             raise _not_a_store(where, f"it lacks the {name!r} sub-database") from None
         if name == schema.META:
             with env.begin(db=dbs[name]) as txn:
-                identity = _read_identity(txn, dbs[name])
+                identity = _read_identity(txn, dbs[name], where)
             if identity is None:
                 raise _not_a_store(where)
             _check_identity(where, identity, game, canon_version)

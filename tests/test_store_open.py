@@ -58,14 +58,38 @@ def test_another_canon_version_is_refused(tmp_path: Path, readonly: bool) -> Non
     assert "version 1" in message and "version 2" in message and "re-key" in message
 
 
-def bump_schema(path: Path, version: int) -> None:
+def bump_schema(path: Path, version: int | bytes) -> None:
     env = lmdb.open(str(path), max_dbs=schema.MAX_DBS)
     try:
         meta = env.open_db(schema.META.encode())
+        raw = version if isinstance(version, bytes) else str(version).encode()
         with env.begin(write=True) as txn:
-            txn.put(schema.META_SCHEMA_VERSION, str(version).encode(), db=meta)
+            txn.put(schema.META_SCHEMA_VERSION, raw, db=meta)
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("readonly", [False, True])
+@pytest.mark.parametrize("garbage", [b"one", b"\xff\xfe"])
+def test_a_garbled_meta_record_is_not_a_store(
+    tmp_path: Path, readonly: bool, garbage: bytes
+) -> None:
+    make_store(tmp_path / "s")
+    bump_schema(tmp_path / "s", garbage)
+    with pytest.raises(NotAStoreError, match=r"not a sproutsdb store: its meta record"):
+        LmdbProofStore.open(tmp_path / "s", game="sprouts", canon_version=1, readonly=readonly)
+    bump_schema(tmp_path / "s", schema.SCHEMA_VERSION)  # the refused open released the env
+    with LmdbProofStore.open(tmp_path / "s", game="sprouts", canon_version=1) as store:
+        assert store.get(FactKind.NIMBER, ["0*2"]) == {"0*2": 0}
+
+
+def test_marking_nothing_verified_commits_nothing(tmp_path: Path) -> None:
+    make_store(tmp_path / "s")
+    with LmdbProofStore.open(tmp_path / "s", game="sprouts", canon_version=1) as store:
+        before = store._env.info()["last_txnid"]  # type: ignore[union-attr]
+        result = store.mark_verified(FactKind.NIMBER, [])
+        assert (result.verified, result.already, result.missing) == (0, 0, [])
+        assert store._env.info()["last_txnid"] == before  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("readonly", [False, True])
