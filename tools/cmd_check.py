@@ -22,6 +22,14 @@ from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
+from sproutsdb.tools.parallel_check import (
+    CheckPool,
+    Tally,
+    check_batch,
+    chunks,
+    lives_order,
+    new_checker,
+)
 from sproutsdb.tools.progress import counter_bar
 
 EXIT_BAD_PROOF = 1
@@ -75,27 +83,27 @@ def default_jobs() -> int:
 
 def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool = True,
                 jobs: int = 1) -> dict[str, Any]:
-    """Check every nimber fact of a store in key order, `batch` facts per memo (bounded
-    memory), marking verified ones as it goes; facts already verified are trusted, so an
-    interrupted run resumes where it stopped.
+    """Check every nimber fact of a store, fewest lives first (see `lives_order`), `batch`
+    facts per memo (bounded memory), marking verified ones as it goes; facts already
+    verified are trusted, so an interrupted run resumes where it stopped.
 
     With `jobs` > 1, batches are checked by that many worker processes (never more than
     there are batches) and this process alone writes; the totals are the same as with one.
-    `unproven` counts the facts of the store neither verified nor inconsistent; `missing`
-    and `inconsistent` list the first SHOWN of each, sorted by land.
+    `already_verified` counts the facts marked before this run, `unproven` those neither
+    verified nor inconsistent; `missing` and `inconsistent` list the first SHOWN of each,
+    sorted by land.
     """
-    from sproutsdb.tools.parallel_check import CheckPool, Tally, batches, check_batch, new_checker
-
     if batch < 1 or jobs < 1:
         raise UsageError("the batch size and the number of jobs must be at least 1")
     jobs = max(1, min(jobs, -(-store.count(FactKind.NIMBER) // batch)))
     tally = Tally()
-    with counter_bar("facts", enabled=not quiet) as bar:
+    with (lives_order(store, quiet=quiet) as keys,
+          counter_bar("facts", enabled=not quiet) as bar):
         def done(lands: list[str], digest: Any) -> None:
             tally.add(store, lands, digest)
             bar.update_to(tally.facts)
 
-        work = batches(store, batch)
+        work = chunks(keys, batch)
         if jobs == 1:
             checker = new_checker(store)
             for lands in work:
@@ -115,6 +123,7 @@ def run_check_all(args: argparse.Namespace) -> int:
     done = totals["verified_now"] + totals["already_verified"]
     ok = done == totals["facts"] and not totals.get("bad")
     totals.pop("bad", None)
+    totals.pop("derived", None)  # work done, which depends on the jobs: for benchmarks
     report = {"ok": ok, **totals, "seconds": round(seconds, 3),
               "facts_per_second": round(totals["facts"] / max(seconds, 1e-9))}
     if args.json:
@@ -259,8 +268,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     add_store_option(p)
     p.add_argument("--root", metavar="POS", help="position whose proof to check")
     p.add_argument("--all", action="store_true",
-                   help="check every nimber fact of the store, streamed in batches; facts "
-                        "already verified are trusted, so an interrupted run resumes")
+                   help="check every nimber fact of the store in batches, fewest lives first "
+                        "(sorted through compressed temporary files in $TMPDIR); facts already "
+                        "verified are trusted, so an interrupted run resumes")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --all: check batches in N worker processes, each reading the "
                         "store; this process alone marks facts verified (default: the CPUs "

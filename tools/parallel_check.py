@@ -1,37 +1,46 @@
 """Batches of a whole-store check (`sproutsdb check --all`), in this process or in workers.
 
-A batch is a list of stored lands, checked with one `Checker` memo; its result is a compact
-`BatchDigest`. `Tally` adds digests up in key order: it reads which lands of the batch were
-already verified, marks the batch's verified facts in the store and keeps the first
-`SHOWN` holes and inconsistencies sorted by key. The same two pieces serve `--jobs 1` (in
-this process) and `--jobs N`: `CheckPool` starts N worker processes (`spawn`: no open LMDB
-environment or writer thread crosses a fork), each opens the store read-only once and
-builds one Checker; the parent streams batches to idle workers, at most 2×N batches in
-flight, and alone writes.
+The lands are taken fewest lives first (`lives_order`), so that a land's dependencies,
+which have fewer lives, are checked and marked before it. A batch is a list of lands
+checked with one `Checker` memo; its result is a compact `BatchDigest`. `Tally` adds
+digests up in order: it reads which lands of the batch were already verified, marks the
+batch's verified facts in the store and keeps the first `SHOWN` holes and inconsistencies
+sorted by key. The same pieces serve `--jobs 1` (in this process) and `--jobs N`:
+`CheckPool` starts N worker processes (`spawn`: no open LMDB environment or writer thread
+crosses a fork), each opens the store read-only once and builds one Checker; the parent
+sends batches to idle workers (at most 2×N not yet done; a batch waits for the batches of
+fewer lives before it to be marked) and alone writes.
 
 Why the results do not depend on N: a fact's verdict depends only on the stored facts and on
 the marks made before the run (a fact marked during the run was re-derived by this run, so
 trusting it or re-deriving it gives the same verdict); holes and inconsistencies are
 reported by the check of the fact they belong to, which is never trusted, so deduplicating
-and sorting them gives the same list. A worker does not see the marks of batches running
-beside it and so re-derives some facts twice: the price of parallelism, not of results.
+and sorting them gives the same list; and the parent tallies batches in the same order
+whatever N is.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import signal
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Any, Self
+from pathlib import Path
+from typing import Any, BinaryIO, Self
 
+import zstandard
 from sproutsdb.server.schema import Status
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.solver.sprouts.notation import key_lives
+from sproutsdb.tools.progress import counter_bar
 
 from sproutsdb.errors import UserError
 
@@ -56,6 +65,7 @@ class BatchDigest:
     missing: list[dict[str, Any]] = field(default_factory=list)       # smallest SHOWN
     inconsistent: list[dict[str, Any]] = field(default_factory=list)  # smallest SHOWN
     bad: int = 0                 # distinct holes and inconsistencies found
+    derived: int = 0             # facts the batch re-derived (more than its own: a cost)
 
 
 def _hole_key(hole: dict[str, Any]) -> tuple[Any, ...]:
@@ -95,14 +105,83 @@ def check_batch(checker: Checker, lands: list[str]) -> BatchDigest:
                      for i in report.inconsistent), _inconsistency_key, None)
     return BatchDigest(facts=len(lands), ok=ok, unproven=len(lands) - ok - len(wrong),
                        verified=list(report.verified), missing=holes[:SHOWN],
-                       inconsistent=bads[:SHOWN], bad=len(holes) + len(bads))
+                       inconsistent=bads[:SHOWN], bad=len(holes) + len(bads),
+                       derived=checker.lands_checked)
 
 
-def batches(store: LmdbProofStore, size: int) -> Iterator[list[str]]:
-    """The store's nimber lands in key order, `size` at a time (streamed, never all)."""
+SPILL_CHUNK = 4096  # keys per level held in memory while sorting by lives
+
+
+class LevelSpill:
+    """Keys grouped by lives in temporary files, read back fewest lives first, each level
+    in the order the keys were added. Memory holds at most SPILL_CHUNK keys per level;
+    the files hold the keys once, as zstd-compressed pickled chunks."""
+
+    def __init__(self, where: Path, chunk: int = SPILL_CHUNK) -> None:
+        self._where = where
+        self._chunk = chunk
+        self._pending: dict[int, list[str]] = {}
+        self._files: dict[int, BinaryIO] = {}
+        self._compress = zstandard.ZstdCompressor(level=1)
+
+    def add(self, lives: int, key: str) -> None:
+        pending = self._pending.setdefault(lives, [])
+        pending.append(key)
+        if len(pending) >= self._chunk:
+            self._write(lives)
+
+    def _write(self, lives: int) -> None:
+        file = self._files.get(lives)
+        if file is None:
+            file = self._files[lives] = open(self._where / f"lives-{lives}", "w+b")  # noqa: SIM115
+        data = self._compress.compress(pickle.dumps(self._pending[lives], protocol=5))
+        file.write(len(data).to_bytes(8, "little"))
+        file.write(data)
+        self._pending[lives] = []
+
+    def in_order(self) -> Iterator[str]:
+        """Every key added, level by level (then closes the files)."""
+        decompress = zstandard.ZstdDecompressor()
+        try:
+            for lives in sorted(self._pending):
+                file = self._files.pop(lives, None)
+                if file is not None:
+                    file.flush()
+                    file.seek(0)
+                    while size := int.from_bytes(file.read(8), "little"):
+                        yield from pickle.loads(decompress.decompress(file.read(size)))
+                    file.close()
+                yield from self._pending[lives]
+        finally:
+            for file in self._files.values():
+                file.close()
+
+
+@contextmanager
+def lives_order(store: LmdbProofStore, *, quiet: bool = True, chunk: int = SPILL_CHUNK
+                ) -> Iterator[Iterator[str]]:
+    """The store's nimber lands, fewest lives first and in key order within each number of
+    lives. Every fact a land's check needs has fewer lives, so batches taken in this order
+    find their dependencies checked and marked by earlier batches: they are independent,
+    which is what lets workers run side by side, and a batch's memo holds little beyond its
+    own lands. (In key order, the first batches, '0*…', the big positions, re-derive most of
+    the store.) One pass over the store spills the keys to temporary files (TMPDIR, zstd: a
+    fraction of the keys' size); nothing holds the whole store in memory."""
+    with tempfile.TemporaryDirectory(prefix="sproutsdb-check-") as where:
+        spill = LevelSpill(Path(where), chunk)
+        with counter_bar("facts sorted by lives", enabled=not quiet) as bar:
+            for count, (land, _) in enumerate(store.iter_facts(FactKind.NIMBER), 1):
+                spill.add(key_lives(land), land)
+                if count % 65536 == 0:
+                    bar.update_to(count)
+        yield spill.in_order()
+
+
+def chunks(keys: Iterable[str], size: int) -> Iterator[list[str]]:
+    """Consecutive lists of `size` keys (the last one shorter)."""
     pending: list[str] = []
-    for land, _ in store.iter_facts(FactKind.NIMBER):
-        pending.append(land)
+    for key in keys:
+        pending.append(key)
         if len(pending) >= size:
             yield pending
             pending = []
@@ -121,12 +200,14 @@ class Tally:
     missing: list[dict[str, Any]] = field(default_factory=list)
     inconsistent: list[dict[str, Any]] = field(default_factory=list)
     bad: int = 0
+    derived: int = 0  # facts re-derived, counted once per batch that derived them
 
     def add(self, store: LmdbProofStore, lands: list[str], digest: BatchDigest) -> None:
         """Count a batch as a one-process run would, then mark what it verified.
 
-        `already_verified` counts the lands marked before this batch (by an earlier run or
-        an earlier batch), read from the store: a worker may have re-derived some of them.
+        `already_verified` counts the lands of the batch marked before it was tallied, read
+        from the store (in lives order, by an earlier run only: earlier batches verify
+        lands of fewer lives); the others that check OK are `verified_now`.
         """
         records = store.get_records(FactKind.NIMBER, lands)
         already = sum(1 for r in records.values() if r.status is Status.VERIFIED)
@@ -139,11 +220,13 @@ class Tally:
         self.inconsistent = smallest([*self.inconsistent, *digest.inconsistent],
                                      _inconsistency_key)
         self.bad += digest.bad
+        self.derived += digest.derived
 
     def as_dict(self) -> dict[str, Any]:
         return {"facts": self.facts, "verified_now": self.verified_now,
                 "already_verified": self.already_verified, "unproven": self.unproven,
-                "missing": self.missing, "inconsistent": self.inconsistent, "bad": self.bad}
+                "missing": self.missing, "inconsistent": self.inconsistent, "bad": self.bad,
+                "derived": self.derived}
 
 
 # ----------------------------------------------------------------------------- workers
@@ -258,28 +341,38 @@ class CheckPool:
             worker.conn.close()
         self._workers = []
 
-    def run(self, work: Iterator[list[str]],
-            done: Callable[[list[str], BatchDigest], None]) -> None:
-        """Check every batch of `work`; call `done(lands, digest)` in the order of `work`,
-        with at most 2 × jobs batches dispatched and not yet done."""
+    def run(self, work: Iterator[list[str]], done: Callable[[list[str], BatchDigest], None],
+            *, level: Callable[[str], int] = key_lives) -> None:
+        """Check every batch of `work`; call `done(lands, digest)` in the order of `work`.
+
+        At most 2 × jobs batches are dispatched and not yet done, and a batch waits until
+        every batch before it holding lands of a lower `level` than its highest is done
+        (marked): `work` comes level by level (`lives_order`), a land's dependencies are
+        of lower levels, so a worker finds them marked instead of re-deriving them.
+        """
         window = 2 * len(self._workers)
         idle = list(reversed(self._workers))
         busy: dict[int, _Worker] = {}
         lands_of: dict[int, list[str]] = {}  # sent and not yet done
         results: dict[int, BatchDigest] = {}
         next_seq = next_done = 0
+        peeked: list[str] | None = None
         exhausted = False
         while True:
             while idle and not exhausted and next_seq - next_done < window:
-                lands = next(work, None)
-                if lands is None:
-                    exhausted = True
-                    break
+                if peeked is None:
+                    peeked = next(work, None)
+                    if peeked is None:
+                        exhausted = True
+                        break
+                if lands_of and level(lands_of[next_done][0]) < level(peeked[-1]):
+                    break  # its dependencies may be in batches not marked yet
                 worker = idle.pop()
                 worker.seq = next_seq
-                worker.conn.send((next_seq, lands))
+                worker.conn.send((next_seq, peeked))
                 busy[next_seq] = worker
-                lands_of[next_seq] = lands
+                lands_of[next_seq] = peeked
+                peeked = None
                 next_seq += 1
             if next_done in results:
                 done(lands_of.pop(next_done), results.pop(next_done))
