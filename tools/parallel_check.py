@@ -114,7 +114,7 @@ SPILL_CHUNK = 4096  # keys per level held in memory while sorting by lives
 
 class LevelSpill:
     """Keys grouped by lives in temporary files, read back fewest lives first, each level
-    in the order the keys were added. Memory holds at most SPILL_CHUNK keys per level;
+    in the order the keys were added. Memory holds fewer than `chunk` keys per level;
     the files hold the keys once, as zstd-compressed pickled chunks."""
 
     def __init__(self, where: Path, chunk: int = SPILL_CHUNK) -> None:
@@ -144,7 +144,7 @@ class LevelSpill:
         decompress = zstandard.ZstdDecompressor()
         try:
             for lives in sorted(self._pending):
-                file = self._files.pop(lives, None)
+                file = self._files.get(lives)
                 if file is not None:
                     file.flush()
                     file.seek(0)
@@ -191,7 +191,7 @@ def chunks(keys: Iterable[str], size: int) -> Iterator[list[str]]:
 
 @dataclass
 class Tally:
-    """The totals of a whole-store check, fed one batch at a time in key order."""
+    """The totals of a whole-store check, fed one batch at a time in the order checked."""
 
     facts: int = 0
     verified_now: int = 0
@@ -369,7 +369,7 @@ class CheckPool:
                     break  # its dependencies may be in batches not marked yet
                 worker = idle.pop()
                 worker.seq = next_seq
-                worker.conn.send((next_seq, peeked))
+                self._send(worker, (next_seq, peeked))
                 busy[next_seq] = worker
                 lands_of[next_seq] = peeked
                 peeked = None
@@ -394,14 +394,23 @@ class CheckPool:
                 worker.seq = None
                 idle.append(worker)
 
+    def _send(self, worker: _Worker, task: tuple[int, list[str]]) -> None:
+        try:
+            worker.conn.send(task)
+        except OSError:  # it died between two batches
+            raise self._stopped(worker) from None
+
     def _receive(self, worker: _Worker) -> tuple[int, BatchDigest]:
-        name = f"check worker {worker.process.pid}"
         try:
             seq, good, payload = worker.conn.recv()
         except (EOFError, OSError):
-            worker.process.join(timeout=2)
-            raise CheckWorkerError(f"{name} stopped (exit code {worker.process.exitcode}) "
-                                   "while checking a batch") from None
+            raise self._stopped(worker) from None
         if not good:
-            raise CheckWorkerError(f"{name} failed: {payload}")
+            raise CheckWorkerError(f"check worker {worker.process.pid} failed: {payload}")
         return seq, payload
+
+    @staticmethod
+    def _stopped(worker: _Worker) -> CheckWorkerError:
+        worker.process.join(timeout=2)
+        return CheckWorkerError(f"check worker {worker.process.pid} stopped (exit code "
+                                f"{worker.process.exitcode}); facts marked so far stay marked")
