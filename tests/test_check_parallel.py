@@ -21,7 +21,7 @@ from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.sprouts.notation import key_lives
 from sproutsdb.tools.cmd_check import check_store
-from sproutsdb.tools.parallel_check import SHOWN, lives_order
+from sproutsdb.tools.parallel_check import SHOWN, level_batches, lives_order
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -131,10 +131,16 @@ def test_a_wrong_nimber_and_a_deleted_fact_are_reported_alike(tmp_path: Path) ->
 def test_lives_order_spills_every_key_once_fewest_lives_first(tmp_path: Path) -> None:
     with _open(_solved(tmp_path, 7), readonly=True) as store:
         keys = [k for k, _ in store.iter_facts(FactKind.NIMBER)]
-        with lives_order(store, chunk=7) as ordered:  # several spilled chunks per level
-            got = list(ordered)
-    assert got == sorted(keys, key=lambda k: (key_lives(k), k))
+        with lives_order(store, chunk=7) as spill:  # several spilled chunks per level
+            batches = list(level_batches(spill, 10, jobs=3))
+    assert [k for b in batches for k in b] == sorted(keys, key=lambda k: (key_lives(k), k))
     assert len({key_lives(k) for k in keys}) > 5 and len(keys) > 100
+    levels = [key_lives(b[0]) for b in batches]
+    assert all(len(b) <= 10 and {key_lives(k) for k in b} == {lv} for b, lv in zip(batches, levels))
+    for level in set(levels):  # each level in a multiple of 3 batches of equal sizes
+        sizes = [len(b) for b, lv in zip(batches, levels) if lv == level]
+        assert len(sizes) % 3 == 0 or max(sizes) == 1, sizes
+        assert max(sizes) - min(sizes) <= 1, sizes
 
 
 def test_workers_find_dependencies_marked_and_derive_each_fact_once(tmp_path: Path) -> None:

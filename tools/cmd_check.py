@@ -26,7 +26,7 @@ from sproutsdb.tools.parallel_check import (
     CheckPool,
     Tally,
     check_batch,
-    chunks,
+    level_batches,
     lives_order,
     new_checker,
 )
@@ -97,13 +97,13 @@ def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool 
         raise UsageError("the batch size and the number of jobs must be at least 1")
     jobs = max(1, min(jobs, -(-store.count(FactKind.NIMBER) // batch)))
     tally = Tally()
-    with (lives_order(store, quiet=quiet) as keys,
+    with (lives_order(store, quiet=quiet) as spill,
           counter_bar("facts", enabled=not quiet) as bar):
         def done(lands: list[str], digest: Any) -> None:
             tally.add(store, lands, digest)
             bar.update_to(tally.facts)
 
-        work = chunks(keys, batch)
+        work = level_batches(spill, batch, jobs)
         if jobs == 1:
             checker = new_checker(store)
             for lands in work:

@@ -28,6 +28,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, BinaryIO, Self
@@ -121,12 +122,14 @@ class LevelSpill:
         self._where = where
         self._chunk = chunk
         self._pending: dict[int, list[str]] = {}
+        self._counts: dict[int, int] = {}
         self._files: dict[int, BinaryIO] = {}
         self._compress = zstandard.ZstdCompressor(level=1)
 
     def add(self, lives: int, key: str) -> None:
         pending = self._pending.setdefault(lives, [])
         pending.append(key)
+        self._counts[lives] = self._counts.get(lives, 0) + 1
         if len(pending) >= self._chunk:
             self._write(lives)
 
@@ -139,34 +142,46 @@ class LevelSpill:
         file.write(data)
         self._pending[lives] = []
 
-    def in_order(self) -> Iterator[str]:
-        """Every key added, level by level (then closes the files)."""
+    def levels(self) -> Iterator[tuple[int, Iterator[str]]]:
+        """(number of keys, the keys) of each level, fewest lives first; then closes the
+        files. Each level's keys must be read before the next level is asked for."""
         decompress = zstandard.ZstdDecompressor()
+
+        def keys(lives: int) -> Iterator[str]:
+            file = self._files.get(lives)
+            if file is not None:
+                file.flush()
+                file.seek(0)
+                while size := int.from_bytes(file.read(8), "little"):
+                    yield from pickle.loads(decompress.decompress(file.read(size)))
+                file.close()
+            yield from self._pending[lives]
+
         try:
             for lives in sorted(self._pending):
-                file = self._files.get(lives)
-                if file is not None:
-                    file.flush()
-                    file.seek(0)
-                    while size := int.from_bytes(file.read(8), "little"):
-                        yield from pickle.loads(decompress.decompress(file.read(size)))
-                    file.close()
-                yield from self._pending[lives]
+                yield self._counts[lives], keys(lives)
         finally:
             for file in self._files.values():
                 file.close()
 
+    def in_order(self) -> Iterator[str]:
+        """Every key added, level by level."""
+        for _, keys in self.levels():
+            yield from keys
+
 
 @contextmanager
 def lives_order(store: LmdbProofStore, *, quiet: bool = True, chunk: int = SPILL_CHUNK
-                ) -> Iterator[Iterator[str]]:
-    """The store's nimber lands, fewest lives first and in key order within each number of
-    lives. Every fact a land's check needs has fewer lives, so batches taken in this order
-    find their dependencies checked and marked by earlier batches: they are independent,
-    which is what lets workers run side by side, and a batch's memo holds little beyond its
-    own lands. (In key order, the first batches, '0*…', the big positions, re-derive most of
-    the store.) One pass over the store spills the keys to temporary files (TMPDIR, zstd: a
-    fraction of the keys' size); nothing holds the whole store in memory."""
+                ) -> Iterator[LevelSpill]:
+    """The store's nimber lands by number of lives, in key order within each number.
+
+    Every fact a land's check needs has fewer lives, so batches taken fewest lives first
+    find their dependencies checked and marked by earlier batches: the batches of one
+    number of lives are independent, which is what lets workers run side by side, and a
+    batch's memo holds little beyond its own lands. (In key order, the first batches,
+    '0*…', the big positions, re-derive most of the store.) One pass over the store spills
+    the keys to temporary files (TMPDIR, zstd: a fraction of the keys' size); nothing
+    holds the whole store in memory."""
     with tempfile.TemporaryDirectory(prefix="sproutsdb-check-") as where:
         spill = LevelSpill(Path(where), chunk)
         with counter_bar("facts sorted by lives", enabled=not quiet) as bar:
@@ -174,19 +189,20 @@ def lives_order(store: LmdbProofStore, *, quiet: bool = True, chunk: int = SPILL
                 spill.add(key_lives(land), land)
                 if count % 65536 == 0:
                     bar.update_to(count)
-        yield spill.in_order()
+        yield spill
 
 
-def chunks(keys: Iterable[str], size: int) -> Iterator[list[str]]:
-    """Consecutive lists of `size` keys (the last one shorter)."""
-    pending: list[str] = []
-    for key in keys:
-        pending.append(key)
-        if len(pending) >= size:
-            yield pending
-            pending = []
-    if pending:
-        yield pending
+def level_batches(spill: LevelSpill, size: int, jobs: int = 1) -> Iterator[list[str]]:
+    """Batches of at most `size` lands, each of one number of lives, fewest first. With
+    several jobs, a level comes in a multiple of `jobs` batches of equal size, so that the
+    workers finish it together (the next level waits for it)."""
+    for count, keys in spill.levels():
+        parts = -(-count // size)
+        if jobs > 1:
+            parts = min(count, -(-parts // jobs) * jobs)
+        whole, extra = divmod(count, parts)
+        for part in range(parts):
+            yield list(islice(keys, whole + (part < extra)))
 
 
 @dataclass
