@@ -25,6 +25,7 @@ Figures of 2026-11-22 (2-core VM shared with one or two other jobs; seconds are 
      13        L      L     31.6   16,681    13,144       315      276       1,082  unfinished
      14        L      L     93.3   57,876    47,402       658      510       3,517  unfinished
      15  timeout      L    600.6  489,217   425,297     6,028        -       6,906  unfinished
+     15        L      L    709.9  677,212   591,302     8,500    5,105       6,906  (--minutes 40)
 
 The depth-first baseline finishes none of them in a minute (it sinks into one deep branch
 of 0*7 already). The budgeted-widening search that df-pn replaced needed 36,911 visits
