@@ -37,6 +37,7 @@ from sproutsdb.solver.game import Game
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
 from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore, RctRecord
 from sproutsdb.solver.search.dfpn import DfpnSearch, Task
+from sproutsdb.solver.search.driver import run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.progress import Progress, ProgressFn, ProgressMeter, SolverStats
 
@@ -481,21 +482,8 @@ class MisereSolver:
                 self._meter.tick(self._stats.nodes, self._stats.facts_stored, 0, force=True)
 
     def _drive(self, task: Task) -> bool | None:
-        stack = self._stack = [task]
-        stats = self._stats
-        value: bool | None = None
-        while True:
-            try:
-                sub = stack[-1].send(value)  # type: ignore[arg-type]
-            except StopIteration as stop:
-                stack.pop()
-                if not stack:
-                    return cast("bool | None", stop.value)
-                value = stop.value
-                continue
-            stack.append(sub)
-            value = None
-            stats.max_depth = max(stats.max_depth, len(stack))
+        """Run a task and all its sub-tasks on the explicit stack."""
+        return cast("bool | None", run_tasks(task, self._stack, self._stats))
 
     def _fetch(self, keys: list[str]) -> None:
         """One store read for the keys never asked (never the root being re-proven)."""

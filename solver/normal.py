@@ -18,6 +18,7 @@ from typing import TypeVar, cast
 from sproutsdb.solver.game import Game
 from sproutsdb.solver.nimarith import cancel_pairs, mex
 from sproutsdb.solver.proofstore import ConflictError, ProofStore
+from sproutsdb.solver.search.driver import run_tasks
 from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.ordering import Option, OrderFn, engine_order, fewest_lives_first
@@ -152,22 +153,8 @@ class NormalSolver:
                 self._meter.tick(self._stats.nodes, self._facts.inserted, 0, force=True)
 
     def _drive(self, task: Task) -> int:
-        """Run a task and all its sub-tasks on an explicit stack (the only loop of control)."""
-        stack = self._stack = [task]
-        stats = self._stats
-        value: bool | int | None = None
-        while True:
-            try:
-                sub = stack[-1].send(value)  # type: ignore[arg-type]
-            except StopIteration as stop:
-                stack.pop()
-                if not stack:
-                    return cast(int, stop.value)
-                value = stop.value
-                continue
-            stack.append(sub)
-            value = None
-            stats.max_depth = max(stats.max_depth, len(stack))
+        """Run a task and all its sub-tasks on the explicit stack."""
+        return cast(int, run_tasks(task, self._stack, self._stats))
 
     # ----------------------------------------------------------------- the algorithms
 

@@ -7,7 +7,8 @@ from functools import lru_cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sproutsdb.solver.search.dfpn import DfpnSearch, Task
+from sproutsdb.solver.search.dfpn import DfpnSearch
+from sproutsdb.solver.search.driver import run_tasks
 
 
 class GraphSpace:
@@ -34,19 +35,7 @@ class GraphSpace:
         self.visits += 1
 
     def losing(self, root: int) -> bool:
-        stack: list[Task] = [self.search.solve(root, str(root))]
-        value: bool | None = None
-        while True:
-            try:
-                sub = stack[-1].send(value)  # type: ignore[arg-type]
-            except StopIteration as stop:
-                stack.pop()
-                if not stack:
-                    return bool(stop.value)
-                value = stop.value
-                continue
-            stack.append(sub)
-            value = None
+        return bool(run_tasks(self.search.solve(root, str(root)), []))
 
 
 @st.composite
