@@ -48,7 +48,7 @@ def graphs(draw: st.DrawFn) -> tuple[list[list[int]], list[int]]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(graphs(), st.sampled_from([1 << 22, 3]))
+@given(graphs(), st.sampled_from([1 << 22, 3, 1]))
 def test_dfpn_agrees_with_recursion(graph: tuple[list[list[int]], list[int]],
                                     capacity: int) -> None:
     """Every node df-pn decides (roots and everything on the way) is decided right, also
@@ -62,3 +62,22 @@ def test_dfpn_agrees_with_recursion(graph: tuple[list[list[int]], list[int]],
     space = GraphSpace(edges, estimates, capacity)
     assert space.losing(0) == losing(0)
     assert all(value == losing(int(key)) for key, value in space.decisions.items())
+
+
+def test_a_table_cleared_all_the_time_cannot_make_df_pn_loop() -> None:
+    """A graph on which df-pn livelocked when a cleared table made a parent forget what
+    its children had come back with (a search that never ended)."""
+    edges = [[5, 8, 13, 14], [], [4, 5, 7], [9, 12, 15], [5, 8, 10], [10, 12, 16],
+             [8, 14, 17], [11, 12], [11, 12, 17], [12, 15], [], [14, 15, 17],
+             [13, 15, 16, 17], [15, 16, 17], [16, 17], [16], [17], []]
+    estimates = [5, 4, 6, 7, 5, 6, 8, 6, 3, 6, 6, 7, 4, 2, 1, 5, 1, 9]
+    space = GraphSpace(edges, estimates, capacity=3)
+    space.visit = lambda: _count_visits(space)  # type: ignore[method-assign]
+    assert space.losing(0) is True  # every move of 0 reaches a node that can move to a loss
+    assert space.visits < 1000
+
+
+def _count_visits(space: GraphSpace) -> None:
+    space.visits += 1
+    if space.visits > 100_000:
+        raise AssertionError("df-pn is looping")

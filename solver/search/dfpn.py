@@ -70,23 +70,33 @@ class DfpnSearch(Generic[Node]):
         return value
 
     def _numbers(self, node: Node, key: str, initial: tuple[int, int]) -> tuple[int, int]:
+        """(φ, δ) of a child: decided, else the table's, else ``initial`` (which the caller
+        sets to the child's last known numbers)."""
         value = self.space.decided(node, key)
         if value is None:
             return self.numbers.get(key, initial)
         return (INFINITY, 0) if value else (0, INFINITY)
 
     def _mid(self, node: Node, key: str, phi_limit: int, delta_limit: int) -> Task:
-        """Search ``node`` until it is decided or its (φ, δ) reaches a limit."""
+        """Search ``node`` until it is decided or its (φ, δ) reaches a limit.
+
+        The numbers each searched child came back with are also kept in this frame: when
+        the full table is cleared, the frames on the stack keep what they learnt, so no
+        parent can send the same child down again and again with unchanged limits (the
+        livelock of df-pn under table replacement).
+        """
         space, numbers = self.space, self.numbers
         space.visit()
         children = space.expand(node, key)
+        learnt: dict[str, tuple[int, int]] = {}
         while True:
             delta = 0
             phi = second = INFINITY
             best_index, best_phi = -1, 0
             winning: list[int] = []
             for index, (child_key, child, initial) in enumerate(children):
-                child_phi, child_delta = self._numbers(child, child_key, initial)
+                child_phi, child_delta = self._numbers(
+                    child, child_key, learnt.get(child_key, initial))
                 if child_delta == 0:  # a losing child: node is a win
                     phi = 0
                     break
@@ -114,8 +124,9 @@ class DfpnSearch(Generic[Node]):
                     numbers.clear()
                 numbers[key] = (phi, delta)
                 return None
-            child_key, child, _ = children[best_index]
+            child_key, child, initial = children[best_index]
             widened = second if second >= INFINITY else max(
                 second + 1, math.ceil(second * (1 + self.epsilon)))
             yield self._mid(child, child_key, delta_limit - delta + best_phi,
                             min(phi_limit, widened))
+            learnt[child_key] = self._numbers(child, child_key, learnt.get(child_key, initial))
