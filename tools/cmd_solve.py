@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 from sproutsdb.server.location import resolve_store_path
 from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
@@ -17,7 +17,7 @@ from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.cli import UsageError, add_store_option
-from sproutsdb.tools.cmd_serve import add_client_options, remote_store_from_args, run_remote_query
+from sproutsdb.tools.cmd_serve import add_client_options, client_from_args, remote_store_from_args
 from sproutsdb.tools.progress import status_line
 
 from sproutsdb.errors import UserError
@@ -205,48 +205,174 @@ def run_nimber(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_query(args: argparse.Namespace) -> int:
-    if args.server:
-        return run_remote_query(args)
-    game = SproutsGame()
-    key = game.canonical(args.position)
-    lands = game.components(key)
-    with open_store(args.store, readonly=True) as store:
-        records = store.get_records(FactKind.NIMBER, list(lands))
-        provenance = store.provenance_records()
-    known = {land: records[land].value for land in lands if land in records}
-    report: dict[str, object] = {"position": key, "lands": []}
+def _derive_from_rcts(source: Any, lands: list[str], rct_ids: dict[str, str]
+                      ) -> tuple[Any, dict[str, int]] | None:
+    """(algebra, {land: handle}) of the lands whose RCT the store (or server) maps them
+    to, read with StoreRcts (records re-derived); None, with a warning, when the store's
+    RCT records are missing or wrong. Reads only: nothing is ever written."""
+    from sproutsdb.solver.cgt.records import RctRecordError
+    from sproutsdb.solver.misere import MisereConflictError, StoreRcts
+
+    wanted = [land for land in lands if land in rct_ids]
+    if not wanted:
+        return None
+    rcts = StoreRcts(source)
+    try:
+        handles = rcts.lookup(wanted)
+    except (MisereConflictError, RctRecordError) as error:
+        print(f"sproutsdb query: cannot read the RCTs of the store: {error}", file=sys.stderr)
+        return None
+    return rcts.algebra, handles
+
+
+def _query_report(key: str, lands: list[str], records: dict[str, Any],
+                  provenance: dict[int, Any], rct_ids: dict[str, str],
+                  misere: str | None, source: Any) -> dict[str, Any]:
+    """The report of `query`: stored facts first; values derived from stored RCTs are
+    added under keys of their own (``*_from_rct``), never in place of stored ones."""
+    lands_out: list[dict[str, Any]] = []
+    report: dict[str, Any] = {"position": key, "lands": lands_out}
+    known: dict[str, int] = {}
     for land in lands:
-        entry: dict[str, object] = {"land": land, "nimber": known.get(land)}
-        if land in records:
-            record = records[land]
-            entry["status"] = getattr(record.status, "value", record.status)
-            source = provenance.get(record.provenance)
-            entry["provenance"] = None if source is None else source.describe()
-        report["lands"].append(entry)  # type: ignore[union-attr]
+        entry: dict[str, Any] = {"land": land, "nimber": None}
+        record = records.get(land)
+        if record is not None:
+            known[land] = int(record.value)
+            source_of = provenance.get(record.provenance)
+            entry.update(nimber=record.value,
+                         status=getattr(record.status, "value", record.status),
+                         provenance=None if source_of is None else source_of.describe())
+        entry["rct"] = rct_ids.get(land)
+        report["lands"].append(entry)
     if len(known) == len(lands):
         total = 0
         for value in known.values():
-            total ^= int(value)  # type: ignore[arg-type]
-        report["nimber"] = total
-        report["outcome"] = "L" if total == 0 else "W"
+            total ^= value
+        report["nimber"], report["outcome"] = total, ("L" if total == 0 else "W")
     else:
-        report["nimber"] = None
-        report["outcome"] = None
+        report["nimber"] = report["outcome"] = None
+
+    position_rct = rct_ids.get(key)
+    derived = _derive_from_rcts(source, lands, rct_ids)
+    algebra: Any = None
+    handles: dict[str, int] = {}
+    if derived is not None:
+        algebra, handles = derived
+    from_rct: dict[str, int] = {}
+    for entry in report["lands"]:
+        land = entry["land"]
+        handle = handles.get(land)
+        if handle is not None:
+            entry["rct_height"] = algebra.height(handle)
+            if entry["nimber"] is None:
+                from_rct[land] = algebra.nimber(handle)
+                entry["nimber_from_rct"] = from_rct[land]
+    if report["nimber"] is None and all(land in known or land in from_rct for land in lands):
+        total = 0
+        for land in lands:
+            total ^= known.get(land, from_rct.get(land, 0))
+        report["nimber_from_rct"] = total
+        report["outcome_from_rct"] = "L" if total == 0 else "W"
+
+    misere_from_rct = None
+    height = None
+    if position_rct is not None and key in handles:
+        height = algebra.height(handles[key])
+        if misere is None:
+            misere_from_rct = algebra.outcome(handles[key])
+            report["misere_outcome_from_rct"] = misere_from_rct
+    report["misere"] = {
+        "outcome": misere if misere is not None else misere_from_rct,
+        "stored": misere,
+        "from_rct": misere is None and misere_from_rct is not None,
+        "rct": position_rct,
+        "rct_height": height,
+    }
+    return report
+
+
+def _print_query(report: dict[str, Any], header: str, solve_hint: str) -> None:
+    print(header)
+    for entry in report["lands"]:
+        rct = f"RCT {entry['rct']}" if entry.get("rct") else None
+        if entry.get("rct_height") is not None:
+            rct = f"{rct} (height {entry['rct_height']})"
+        if entry["nimber"] is not None:
+            tail = f"; {rct}" if rct else ""
+            print(f"  land {entry['land']}: nimber {entry['nimber']} ({entry['status']}; "
+                  f"{entry['provenance']}){tail}")
+        elif "nimber_from_rct" in entry:
+            print(f"  land {entry['land']}: no stored nimber; {rct}: nimber "
+                  f"{entry['nimber_from_rct']} from its RCT")
+        elif rct:
+            print(f"  land {entry['land']}: no stored nimber; {rct}")
+        else:
+            print(f"  land {entry['land']}: not in the store")
+    if report["nimber"] is not None:
+        print(f"  nimber {report['nimber']}, outcome {report['outcome']}")
+    elif "nimber_from_rct" in report:
+        print(f"  nimber {report['nimber_from_rct']}, outcome {report['outcome_from_rct']} "
+              "(from the lands' RCTs, not a stored proof)")
+    else:
+        print(f"  outcome unknown: solve it with `{solve_hint}`")
+    m = report["misere"]
+    assert isinstance(m, dict)
+    if m["stored"] is not None:
+        print(f"  misère: outcome {m['stored']} (stored)")
+    elif m["from_rct"]:
+        print(f"  misère: outcome {m['outcome']} from its RCT {m['rct']} "
+              f"(height {m['rct_height']})")
+
+
+def run_query(args: argparse.Namespace) -> int:
+    """`sproutsdb query POS`: the stored nimber, RCT id of each land and the stored misère
+    outcome of the position; nimbers and misère outcome derived from stored RCTs (never
+    written back) where the store holds no fact."""
+    if args.server:
+        return _run_remote_query(args)
+    game = SproutsGame()
+    key = game.canonical(args.position)
+    lands = list(game.components(key))
+    with open_store(args.store, readonly=True) as store:
+        records: dict[str, Any] = dict(store.get_records(FactKind.NIMBER, lands))
+        provenance = store.provenance_records()
+        rct_ids = {k: str(v) for k, v in
+                   store.get(FactKind.POS_RCT, sorted(set(lands) | {key})).items()}
+        misere = store.get(FactKind.MISERE, [key]).get(key)
+        report = _query_report(key, lands, records, provenance, rct_ids,
+                               None if misere is None else str(misere), store)
     if args.json:
         print(json.dumps(report))
         return 0
-    print(f"position {key}")
-    for entry in report["lands"]:  # type: ignore[union-attr]
-        if entry["nimber"] is None:
-            print(f"  land {entry['land']}: not in the store")
-        else:
-            print(f"  land {entry['land']}: nimber {entry['nimber']} ({entry['status']}; "
-                  f"{entry['provenance']})")
-    if report["nimber"] is None:
-        print("  outcome unknown: solve it with `sproutsdb solve`")
-    else:
-        print(f"  nimber {report['nimber']}, outcome {report['outcome']}")
+    _print_query(report, f"position {key}", "sproutsdb solve")
+    return 0
+
+
+def _run_remote_query(args: argparse.Namespace) -> int:
+    """`sproutsdb query POS --server ADDR`: the same lookups through the client (MISERE
+    looked up alone, as the service requires of misère keys)."""
+    game = SproutsGame()
+    key = game.canonical(args.position)
+    lands = list(game.components(key))
+    with client_from_args(args) as client:
+        records: dict[str, Any] = {}
+        provenance: dict[int, Any] = {}
+        if lands:
+            nimbers = client.lookup(lands, with_records=True)
+            records = {land: r for land, r in zip(lands, nimbers.records[FactKind.NIMBER])
+                       if r is not None}
+            provenance = dict(nimbers.provenance)
+        rct_ids = {k: str(v) for k, v in
+                   client.get(FactKind.POS_RCT, sorted(set(lands) | {key})).items()}
+        misere = client.get(FactKind.MISERE, [key]).get(key)
+        report = _query_report(key, lands, records, provenance, rct_ids,
+                               None if misere is None else str(misere), client)
+    report = {"position": report.pop("position"), "server": args.server, **report}
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    _print_query(report, f"position {key} (server {args.server})",
+                 f"sproutsdb solve {key} --server {args.server}")
     return 0
 
 

@@ -1,0 +1,128 @@
+"""`sproutsdb query`: RCT ids of lands and stored misère facts, besides stored nimbers.
+
+A store seeded from a small RCT table (as `sproutsdb serve --seed` does) knows the RCT of
+each land of the game tree of 0*4 and nothing else: query shows the RCT and the nimber and
+misère outcome read from it, labelled as such, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_cli
+from sproutsdb.server.seed import seed_store
+from sproutsdb.solver.misere import brute_force_misere
+from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.rctsearch import game_tree_rcts
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.cmd_solve import open_store
+from sproutsdb.tools.rcttable import make_header, table_from_positions, write_table
+
+GAME = SproutsGame()
+SPOT_NIMBERS = {3: 1, 4: 1}  # normal-play nimbers of 0*3 and 0*4
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store seeded with the RCT table of the game tree of 0*4 (no nimber, no misère)."""
+    folder = tmp_path_factory.mktemp("seeded")
+    root = GAME.canonical("0*4")
+    search = game_tree_rcts(GAME, root)
+    table = table_from_positions(search.algebra, search.positions())
+    path = folder / "s4.rcttable"
+    write_table(path, table, make_header(table, game="sprouts", root=root))
+    store = open_store(str(folder / "store"))
+    try:
+        report = seed_store(store, path)
+        assert report.positions > 0 and not report.skipped
+    finally:
+        store.close()
+    return folder / "store"
+
+
+def _counts(store_path: Path) -> dict[str, int]:
+    store = open_store(str(store_path), readonly=True)
+    try:
+        return {kind.value: store.count(kind) for kind in FactKind}
+    finally:
+        store.close()
+
+
+def test_query_of_a_seeded_land_shows_its_rct_and_what_it_tells(seeded: Path) -> None:
+    before = _counts(seeded)
+    done = run_cli("query", "0*4", "--json", "--store", str(seeded))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["position"] == "0*4"
+    # stored facts only under the old keys: no nimber is stored
+    assert (report["nimber"], report["outcome"]) == (None, None)
+    (land,) = report["lands"]
+    assert land["nimber"] is None and land["rct"]
+    assert land["nimber_from_rct"] == SPOT_NIMBERS[4]
+    assert (report["nimber_from_rct"], report["outcome_from_rct"]) == (1, "W")
+    expected = brute_force_misere(GAME, "0*4", {})
+    assert report["misere_outcome_from_rct"] == expected
+    assert report["misere"] == {"outcome": expected, "stored": None, "from_rct": True,
+                                "rct": land["rct"], "rct_height": land["rct_height"]}
+    text = run_cli("query", "0*4", "--store", str(seeded))
+    assert text.returncode == 0, text.stderr
+    assert f"land 0*4: no stored nimber; RCT {land['rct']}" in text.stdout
+    assert "nimber 1 from its RCT" in text.stdout
+    assert "(from the lands' RCTs, not a stored proof)" in text.stdout
+    assert f"misère: outcome {expected} from its RCT {land['rct']}" in text.stdout
+    assert "not in the store" not in text.stdout
+    assert _counts(seeded) == before  # query writes nothing
+
+
+def test_query_of_a_sum_of_seeded_lands(seeded: Path) -> None:
+    done = run_cli("query", "0*3+0*4", "--json", "--store", str(seeded))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert {land["land"]: land["nimber_from_rct"] for land in report["lands"]} == {
+        "0*3": SPOT_NIMBERS[3], "0*4": SPOT_NIMBERS[4]}
+    assert all(land["rct"] for land in report["lands"])
+    assert (report["nimber_from_rct"], report["outcome_from_rct"]) == (0, "L")
+    assert "misere_outcome_from_rct" not in report  # only of a single land
+    assert report["misere"]["outcome"] is None
+
+
+def test_query_shows_a_stored_misere_fact(tmp_path: Path) -> None:
+    store = str(tmp_path / "store")
+    solved = run_cli("solve", "0*4", "--misere", "--quiet", "--store", store)
+    assert solved.returncode == 0, solved.stderr
+    done = run_cli("query", "0*4", "--json", "--store", store)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["misere"]["stored"] == "L" and report["misere"]["outcome"] == "L"
+    assert report["misere"]["from_rct"] is False
+    assert report["lands"][0]["rct"] is None and report["nimber"] is None
+    text = run_cli("query", "0*4", "--store", store).stdout
+    assert "misère: outcome L (stored)" in text and "land 0*4: not in the store" in text
+
+
+def test_remote_query_mirrors_the_local_one(tmp_path: Path) -> None:
+    from test_service_support import ServerProcess, build_table
+
+    table = build_table("0*4", tmp_path / "s4.rcttable")
+    with ServerProcess(tmp_path / "store", "--seed", str(table)) as server:
+        done = run_cli("query", "0*3+0*4", "--json", "--server", server.address)
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert report["server"] == server.address and report["nimber"] is None
+        assert all(land["rct"] for land in report["lands"])
+        assert (report["nimber_from_rct"], report["outcome_from_rct"]) == (0, "L")
+        text = run_cli("query", "0*4", "--server", server.address)
+        assert text.returncode == 0, text.stderr
+        assert "land 0*4: no stored nimber; RCT " in text.stdout
+        assert "misère: outcome L from its RCT " in text.stdout
+    # without a table the misère solver stores the root 0*4 (a loss): query shows it
+    with ServerProcess(tmp_path / "bare", "--no-seed") as server:
+        solved = run_cli("solve", "0*4", "--misere", "--quiet", "--server", server.address)
+        assert solved.returncode == 0, solved.stderr
+        done = run_cli("query", "0*4", "--json", "--server", server.address)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["misere"]["stored"] == "L"
+        text = run_cli("query", "0*4", "--server", server.address)
+        assert "misère: outcome L (stored)" in text.stdout
