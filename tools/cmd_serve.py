@@ -71,68 +71,6 @@ def remote_store_from_args(args: argparse.Namespace) -> Any:
     return RemoteProofStore(client, owns_client=True)
 
 
-def run_remote_query(args: argparse.Namespace) -> int:
-    """`sproutsdb query POS --server ADDR`: lands' nimbers, and the position's RCT if known."""
-    from sproutsdb.solver.proofstore import FactKind
-    from sproutsdb.solver.sprouts.game import SproutsGame
-
-    game = SproutsGame()
-    key = game.canonical(args.position)
-    lands = list(game.components(key))
-    with client_from_args(args) as client:
-        nimbers = client.lookup(lands, with_records=True) if lands else None
-        misere = client.lookup([key], (FactKind.POS_RCT, FactKind.MISERE))
-        rct_id = misere.values[FactKind.POS_RCT][0]
-        rct = client.get_rcts([rct_id])[0].get(rct_id) if rct_id else None  # type: ignore[list-item]
-    report: dict[str, Any] = {"position": key, "server": args.server, "lands": []}
-    known: dict[str, int] = {}
-    for i, land in enumerate(lands):
-        assert nimbers is not None
-        record = nimbers.records[FactKind.NIMBER][i]
-        entry: dict[str, Any] = {"land": land, "nimber": None}
-        if record is not None:
-            known[land] = int(record.value)  # type: ignore[arg-type]
-            source = nimbers.provenance.get(record.provenance)
-            entry.update(nimber=record.value, status=record.status.value,
-                         provenance=None if source is None else source.describe())
-        report["lands"].append(entry)
-    if len(known) == len(lands):
-        total = 0
-        for value in known.values():
-            total ^= value
-        report["nimber"], report["outcome"] = total, ("L" if total == 0 else "W")
-    else:
-        report["nimber"] = report["outcome"] = None
-    report["misere"] = {
-        "outcome": misere.values[FactKind.MISERE][0] or (rct.outcome if rct else None),
-        "rct": rct_id,
-        "rct_height": rct.height if rct else None,
-    }
-    if args.json:
-        print(json.dumps(report))
-        return 0
-    print(f"position {key} (server {args.server})")
-    for entry in report["lands"]:
-        if entry["nimber"] is None:
-            print(f"  land {entry['land']}: not in the store")
-        else:
-            print(f"  land {entry['land']}: nimber {entry['nimber']} ({entry['status']}; "
-                  f"{entry['provenance']})")
-    if report["nimber"] is None:
-        print(f"  outcome unknown: solve it with `sproutsdb solve {key} --server {args.server}`")
-    else:
-        print(f"  nimber {report['nimber']}, outcome {report['outcome']}")
-    m = report["misere"]
-    if m["rct"]:
-        print(f"  misère: outcome {m['outcome']}, RCT {m['rct']} (height {m['rct_height']})")
-    elif m["outcome"]:
-        print(f"  misère: outcome {m['outcome']}")
-    return 0
-
-
-# --- serve ----------------------------------------------------------------------------------
-
-
 def run_serve(args: argparse.Namespace) -> int:
     from sproutsdb.server.auth import read_token_file
     from sproutsdb.server.location import resolve_store_path
@@ -274,8 +212,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_stats)
 
 
-__all__ = ["add_client_options", "client_from_args", "register", "remote_store_from_args",
-           "run_remote_query"]
+__all__ = ["add_client_options", "client_from_args", "register", "remote_store_from_args"]
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit("use: sproutsdb serve | sproutsdb stats")
