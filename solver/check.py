@@ -363,9 +363,9 @@ class Checker:
         self._win_memo[key] = None
         return None
 
-    def _options(self, lands: tuple[str, ...], m: int) -> Iterator[tuple[str, ...]]:
-        """Options of (lands, m) that stored facts claim losing, in move order."""
-        stored = self._stored
+    def _each_option(self, lands: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        """Every option of the sum ``lands`` (a move in one land, equal lands cancelled) in
+        move order, the stored facts of each land's children fetched in one read."""
         for index, land in enumerate(lands):
             if land in lands[:index]:
                 continue
@@ -373,16 +373,21 @@ class Checker:
             children = self.game.component_children(land)
             self._fetch(part for child in children for part in child)
             for child in children:
-                option = tuple(cancel_pairs([*rest, *child]))
-                total = 0
-                for x in option:
-                    value = stored.get(x)
-                    if value is None:
-                        break
-                    total ^= value
-                else:
-                    if total == m:
-                        yield option
+                yield tuple(cancel_pairs([*rest, *child]))
+
+    def _options(self, lands: tuple[str, ...], m: int) -> Iterator[tuple[str, ...]]:
+        """Options of (lands, m) that stored facts claim losing, in move order."""
+        stored = self._stored
+        for option in self._each_option(lands):
+            total = 0
+            for x in option:
+                value = stored.get(x)
+                if value is None:
+                    break
+                total ^= value
+            else:
+                if total == m:
+                    yield option
 
     def _losing_options(self, lands: tuple[str, ...], m: int
                         ) -> tuple[list[_Candidate], list[str]]:
@@ -392,25 +397,18 @@ class Checker:
         candidates: list[_Candidate] = []
         seen: set[tuple[str, ...]] = set()
         missing: dict[str, None] = {}
-        for index, land in enumerate(lands):
-            if land in lands[:index]:
+        for option in self._each_option(lands):
+            if option in seen:
                 continue
-            rest = lands[:index] + lands[index + 1:]
-            children = self.game.component_children(land)
-            self._fetch(part for child in children for part in child)
-            for child in children:
-                option = tuple(cancel_pairs([*rest, *child]))
-                if option in seen:
-                    continue
-                seen.add(option)
-                unknown = [x for x in option if stored.get(x) is None]
-                if unknown:
-                    if len(unknown) == 1:
-                        missing.setdefault(unknown[0], None)
-                    continue
-                if nim_sum(self._value(x) for x in option) != m:
-                    continue
-                candidates.append(_Candidate(option, self._score(option)))
+            seen.add(option)
+            unknown = [x for x in option if stored.get(x) is None]
+            if unknown:
+                if len(unknown) == 1:
+                    missing.setdefault(unknown[0], None)
+                continue
+            if nim_sum(self._value(x) for x in option) != m:
+                continue
+            candidates.append(_Candidate(option, self._score(option)))
         candidates.sort(key=lambda c: c.score)
         return candidates, list(missing)
 
