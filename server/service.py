@@ -20,6 +20,7 @@ and close the store.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import itertools
 import json
@@ -173,29 +174,38 @@ def _status_of(error: BaseException) -> tuple[grpc.StatusCode, str]:
     return grpc.StatusCode.INTERNAL, f"internal error; the server logged it as incident #{incident}"
 
 
+@contextlib.contextmanager
+def _served(service: SproutsDbService, name: str, context: grpc.ServicerContext, *,
+            timed: bool) -> Iterator[None]:
+    """One RPC's frame: count it, map an exception to its status code (context.abort),
+    and with ``timed`` log its duration at debug level."""
+    service.metrics.begin(name)
+    start = time.perf_counter()
+    code: str | None = None
+    try:
+        yield
+    except Exception as error:  # noqa: BLE001 - every failure becomes a status
+        status, message = _status_of(error)
+        code = status.name
+        log.info("%s failed: %s %s", name, code, message,
+                 extra={"rpc": name, "code": code, "peer": context.peer()})
+        context.abort(status, message)
+    finally:
+        service.metrics.end(code)
+        if timed and log.isEnabledFor(logging.DEBUG):
+            log.debug("%s", name, extra={"rpc": name, "code": code or "OK",
+                                         "ms": round((time.perf_counter() - start) * 1e3, 3),
+                                         "peer": context.peer()})
+
+
 def _rpc(method: Callable[..., Any]) -> Callable[..., Any]:
     """Count the call, map exceptions to status codes, log at debug level."""
     name = method.__name__
 
     @functools.wraps(method)
     def wrapper(self: SproutsDbService, request: Any, context: grpc.ServicerContext) -> Any:
-        self.metrics.begin(name)
-        start = time.perf_counter()
-        code: str | None = None
-        try:
+        with _served(self, name, context, timed=True):
             return method(self, request, context)
-        except Exception as error:  # noqa: BLE001 - every failure becomes a status
-            status, message = _status_of(error)
-            code = status.name
-            log.info("%s failed: %s %s", name, code, message,
-                     extra={"rpc": name, "code": code, "peer": context.peer()})
-            context.abort(status, message)
-        finally:
-            self.metrics.end(code)
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug("%s", name, extra={"rpc": name, "code": code or "OK",
-                                             "ms": round((time.perf_counter() - start) * 1e3, 3),
-                                             "peer": context.peer()})
 
     return wrapper
 
@@ -206,18 +216,8 @@ def _rpc_stream(method: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[
 
     @functools.wraps(method)
     def wrapper(self: SproutsDbService, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-        self.metrics.begin(name)
-        code: str | None = None
-        try:
+        with _served(self, name, context, timed=False):
             yield from method(self, request, context)
-        except Exception as error:  # noqa: BLE001
-            status, message = _status_of(error)
-            code = status.name
-            log.info("%s failed: %s %s", name, code, message,
-                     extra={"rpc": name, "code": code, "peer": context.peer()})
-            context.abort(status, message)
-        finally:
-            self.metrics.end(code)
 
     return wrapper
 
