@@ -1,16 +1,20 @@
 """Canonical form of Sprouts positions: game-preserving reductions, then a unique key.
 
 `normalize` applies the reductions of DESIGN §2 (dead spots and dead regions removed, a
+letter whose two occurrences stand next to each other on a boundary becomes one `2`, a
 letter whose other occurrence vanished becomes `2`, a region with at most 3 lives
 collapses to one boundary, the position split into independent lands). `canonical_land`
-then picks one string per isomorphism class of a land: invariant under renaming of
-letters, rotation of boundaries, reordering of boundaries and regions, and mirror image.
+then picks one string per class of a land: invariant under renaming of letters, rotation
+of boundaries, reordering of boundaries and regions, and the mirror image of any one
+region (a move sees only its own region, so mirroring one region keeps the game).
 
 How the key is chosen: colours of regions are refined from the boundaries they hold and
-the regions their uppercase letters lead to (an invariant of the land); the key is the
-lexicographically least encoding among all orderings that respect the colours, found by a
-greedy search that branches only on exact ties. Every step depends only on invariants,
-so isomorphic lands get the same key, and different lands different keys. Branches that an
+the regions their uppercase letters lead to (an invariant of the land); each region keeps
+the orientations whose boundary forms are least; the key is the lexicographically least
+encoding among the orderings that respect the colours (smallest colour classes first, so
+regions seen once name the letters the others are told apart by), found by a greedy
+search that branches only on exact ties. Every step depends only on invariants, so
+equivalent lands get the same key, and different lands different keys. Branches that an
 automorphism of the land maps onto explored ones are skipped (see "automorphism pruning"):
 the key is the same, found without exploring every symmetric ordering.
 """
@@ -21,7 +25,7 @@ from itertools import permutations
 
 from sproutsdb.solver.sprouts.notation import RawPosition, lower_name, upper_name
 
-CANON_VERSION = 1
+CANON_VERSION = 2
 
 # Codes of vertex occurrences in an encoding (a tuple of ints compared lexicographically).
 ZERO, ONE, TWO = 0, 1, 2
@@ -51,6 +55,28 @@ class Land:
         self.other_region: dict[tuple[int, int], int] = {}  # (vertex, region) -> other region
 
 
+def _drop_adjacent_repeats(boundary: list[int]) -> list[int]:
+    """One occurrence of each vertex seen twice side by side (cyclically) on a boundary.
+
+    With dead spots gone, such a letter hangs on a tail with nothing alive between its
+    sides: it is one 1-life spot seen once (`1aa` is `12`). Deleting one occurrence never
+    makes two other occurrences adjacent, so one pass reaches the fixed point."""
+    n = len(boundary)
+    if n < 2:
+        return boundary
+    first: dict[int, int] = {}
+    drop: set[int] = set()
+    for i, v in enumerate(boundary):
+        j = first.get(v)
+        if j is None:
+            first[v] = i
+        elif i - j == 1 or (j == 0 and i == n - 1):
+            drop.add(i)
+    if not drop:
+        return boundary
+    return [v for i, v in enumerate(boundary) if i not in drop]
+
+
 def normalize(raw: RawPosition) -> list[Land]:
     """Apply the game-preserving reductions and split the position into its lands."""
     lives = raw.lives
@@ -62,7 +88,7 @@ def normalize(raw: RawPosition) -> list[Land]:
         seen: set[int] = set()
         total = 0
         for boundary in region:
-            alive = [v for v in boundary if lives[v] > 0]
+            alive = _drop_adjacent_repeats([v for v in boundary if lives[v] > 0])
             if alive:
                 kept.append(alive)
                 for v in alive:
@@ -70,6 +96,10 @@ def normalize(raw: RawPosition) -> list[Land]:
                         seen.add(v)
                         total += lives[v]
         if total >= 2:
+            if total <= 3 and g == 0:
+                # At most 3 lives: one boundary whose order does not matter, so a letter
+                # seen twice in it may stand side by side, and is one `2` (as above).
+                kept = [list(dict.fromkeys(v for boundary in kept for v in boundary))]
             regions.append(kept)
             genus.append(g)
             region_lives.append(total)
@@ -102,10 +132,7 @@ def normalize(raw: RawPosition) -> list[Land]:
             land = lands[root] = Land()
         local_index[r] = len(land.regions)
         collapsed = region_lives[r] <= 3 and genus[r] == 0
-        region = regions[r]
-        if collapsed and len(region) > 1:
-            region = [[v for boundary in region for v in boundary]]
-        land.regions.append(region)
+        land.regions.append(regions[r])
         land.genus.append(genus[r])
         land.collapsed.append(collapsed)
     for v, occurrences in where.items():
@@ -240,17 +267,30 @@ class _Boundary:
         return tuple(codes), new
 
 
-def _refine(land: Land, bounds: list[list[_Boundary]]) -> list[int]:
+def _sorted_forms(region: list[_Boundary]) -> tuple[tuple[int, ...], ...]:
+    return tuple(sorted(bd.form for bd in region))
+
+
+def _region_form(views: list[list[_Boundary]]) -> tuple[tuple[int, ...], ...]:
+    """A region's boundary forms in its least orientation (invariant under its mirror)."""
+    return min(_sorted_forms(region) for region in views)
+
+
+def _refine_views(land: Land, views: list[list[list[_Boundary]]], colour: list[int]) -> None:
+    for r, region_views in enumerate(views):
+        for region in region_views:
+            for bd in region:
+                bd.refine(r, land, colour)
+
+
+def _refine(land: Land, views: list[list[list[_Boundary]]]) -> list[int]:
     """Colour the regions by iterated refinement (an invariant of the land)."""
-    count = len(bounds)
+    count = len(views)
     colour = [0] * count
     distinct = 1
     while True:
-        for r, region in enumerate(bounds):
-            for bd in region:
-                bd.refine(r, land, colour)
-        forms = [(colour[r], land.genus[r], tuple(sorted(bd.form for bd in bounds[r])))
-                 for r in range(count)]
+        _refine_views(land, views, colour)
+        forms = [(colour[r], land.genus[r], _region_form(views[r])) for r in range(count)]
         ranks = {f: i for i, f in enumerate(sorted(set(forms)))}
         new_colour = [ranks[f] for f in forms]
         if len(ranks) == distinct:
@@ -258,9 +298,7 @@ def _refine(land: Land, bounds: list[list[_Boundary]]) -> list[int]:
         colour = new_colour
         distinct = len(ranks)
         if distinct == count:
-            for r, region in enumerate(bounds):
-                for bd in region:
-                    bd.refine(r, land, colour)
+            _refine_views(land, views, colour)
             return colour
 
 
@@ -270,35 +308,39 @@ def _refine(land: Land, bounds: list[list[_Boundary]]) -> list[int]:
 # every automorphic branch: about k!*2^k leaves. The search prunes those branches, McKay
 # style, without changing any key.
 #
-# Leaves and automorphisms. A leaf of one _Search (one orientation) is reached by a path of
-# choices: regions ('r', r) and boundaries ('b', r, b, cand) with cand the rotation start,
-# the order of a bag's uppercase letters, or None for a boundary without uppercase letters
-# (placed as its form). Its encoding describes the land completely: each code stands for
-# one corner (spot codes, LOWER + distance to the partner corner, UPPER + name, the same
-# name for both corners of an uppercase letter), boundaries and regions are delimited, so
-# the corners of the encoding and the structure between them (which corners are one
-# vertex, cyclic order of a boundary, the region of each boundary, genus, spot lives) can be
-# read back. When two leaves L1, L2 give equal encodings, matching the i-th corner of L1
-# with the i-th corner of L2 is therefore an automorphism g of the land in this
-# orientation: regions j-th placed <-> j-th placed, boundaries likewise, a rotated
-# boundary's corners by the difference of the rotation starts, uppercase letters by name.
+# Leaves and automorphisms. A leaf of the search is reached by a path of choices: regions
+# ('r', r, o) with o the region's orientation (0 as written, 1 mirrored) and boundaries
+# ('b', r, b, o, cand) with cand the rotation start in that orientation, the order of a
+# bag's uppercase letters, or None for a boundary without uppercase letters (placed as its
+# form). Its encoding describes the land completely, up to the mirror image of each region:
+# each code stands for one corner (spot codes, LOWER + distance to the partner corner,
+# UPPER + name, the same name for both corners of an uppercase letter), boundaries and
+# regions are delimited, so the corners of the encoding and the structure between them
+# (which corners are one vertex, cyclic order of a boundary up to its region's mirror, the
+# region of each boundary, genus, spot lives) can be read back. When two leaves L1, L2 give
+# equal encodings, matching the i-th corner of L1 with the i-th corner of L2 is therefore
+# an automorphism g of the land under the per-region mirrors: regions j-th placed <-> j-th
+# placed (mirrored when their orientations differ), boundaries likewise, a rotated
+# boundary's corners by x -> a + s*x (s = -1 when mirrored), uppercase letters by name.
 #
-# Why pruning is sound. Everything the search reads (colours, forms, candidates, the codes
-# of an option given the names so far) is defined by invariants of the land, so g maps the
-# search tree onto itself: the node reached by a path P goes to the node reached by g(P),
-# the options of a node to the options of its image, with equal codes, so a subtree and its
-# image have the same leaf encodings. If g fixes every choice of the path to a node N (a
-# region, a boundary with its rotation start or letter order, hence every name given so
-# far), g maps N to itself and an option c' of N to an option g(c') of N with the same set
-# of leaf encodings. So an option in the orbit of an already explored sibling, under the
-# group generated by stored automorphisms that fix N's path, cannot hold a leaf less than
-# the ones already weighed: it is skipped (union-find over N's options). And when a leaf
-# equals the reference leaf (the first leaf of this search with the best encoding), the
-# automorphism between them fixes their common path, up to the node N where they part, and
-# maps the explored option of N that leads to the reference onto the option being explored:
-# the rest of that option is skipped at once (back-jump to N). `_worse` cuts only options
-# strictly worse than the best, as before; the least encoding is unchanged, whatever order
-# the options are tried in. At most MAX_AUTOMORPHISMS are stored (fewer only prunes less).
+# Why pruning is sound. Everything the search reads (colours, forms of both orientations,
+# the orientations a region keeps, candidates, the codes of an option given the names so
+# far) is defined by invariants of the land, so g maps the search tree onto itself: the
+# node reached by a path P goes to the node reached by g(P), the options of a node to the
+# options of its image, with equal codes, so a subtree and its image have the same leaf
+# encodings. If g fixes every choice of the path to a node N (a region with its
+# orientation, a boundary with its rotation start or letter order, hence every name given
+# so far), g maps N to itself and an option c' of N to an option g(c') of N with the same
+# set of leaf encodings. So an option in the orbit of an already explored sibling, under
+# the group generated by stored automorphisms that fix N's path, cannot hold a leaf less
+# than the ones already weighed: it is skipped (union-find over N's options). And when a
+# leaf equals the reference leaf (the first leaf with the best encoding), the automorphism
+# between them fixes their common path, up to the node N where they part, and maps the
+# explored option of N that leads to the reference onto the option being explored: the
+# rest of that option is skipped at once (back-jump to N). `_worse` and the first-chunk
+# cut among a colour class's regions drop only options strictly worse than others; the
+# least encoding is unchanged, whatever order the options are tried in. At most
+# MAX_AUTOMORPHISMS are stored (fewer only prunes less).
 
 PRUNE = True            # module switch: False gives the plain search (tests compare both)
 MAX_AUTOMORPHISMS = 64
@@ -308,77 +350,95 @@ _NO_JUMP = 1 << 30
 class _Automorphism:
     """g from the paths and names of two leaves with equal encodings."""
 
-    __slots__ = ("boundary", "region", "shift", "vertex")
+    __slots__ = ("boundary", "flip", "region", "corner", "vertex")
 
     def __init__(self, search: _Search, p1: list, n1: list[int], p2: list,
                  n2: list[int]) -> None:
         self.region: dict[int, int] = {}
+        self.flip: dict[int, int] = {}
         self.boundary: dict[tuple[int, int], tuple[int, int]] = {}
-        self.shift: dict[tuple[int, int], tuple[int, int]] = {}  # (delta of start, length)
+        self.corner: dict[tuple[int, int], tuple[int, int, int]] = {}  # (a, s, length)
         self.vertex = dict(zip(n1, n2))
         for x, y in zip(p1, p2):
             if x[0] == 'r':
                 self.region[x[1]] = y[1]
+                self.flip[x[1]] = x[2] ^ y[2]
             else:
                 self.boundary[(x[1], x[2])] = (y[1], y[2])
-                if type(x[3]) is int:
-                    n = len(search.bounds[x[1]][x[2]].base)
-                    self.shift[(x[1], x[2])] = ((y[3] - x[3]) % n, n)
+                if type(x[4]) is int:
+                    n = len(search.views[x[1]][0][x[2]].base)
+                    c1, d1 = _absolute(x[3], x[4], n)
+                    c2, d2 = _absolute(y[3], y[4], n)
+                    s = d1 * d2
+                    self.corner[(x[1], x[2])] = ((c2 - s * c1) % n, s, n)
 
     def fixes(self, choice: tuple) -> bool:
-        if choice[0] == 'r':
-            return self.region[choice[1]] == choice[1]
-        b = (choice[1], choice[2])
-        if self.boundary[b] != b:
-            return False
-        cand = choice[3]
-        if cand is None:
-            return True
-        if type(cand) is int:
-            return self.shift[b][0] == 0
-        vertex = self.vertex
-        return all(vertex[v] == v for v in cand)
+        return self.image(choice) == choice
 
     def image(self, choice: tuple) -> tuple:
         if choice[0] == 'r':
-            return ('r', self.region[choice[1]])
-        b = (choice[1], choice[2])
-        r2, b2 = self.boundary[b]
-        cand = choice[3]
+            r = choice[1]
+            return ('r', self.region[r], choice[2] ^ self.flip[r])
+        _, r, b, o, cand = choice
+        r2, b2 = self.boundary[(r, b)]
+        o2 = o ^ self.flip[r]
         if cand is None:
-            return ('b', r2, b2, None)
+            return ('b', r2, b2, o2, None)
         if type(cand) is int:
-            delta, n = self.shift[b]
-            return ('b', r2, b2, (cand + delta) % n)
+            a, s, n = self.corner[(r, b)]
+            c, d = _absolute(o, cand, n)
+            return ('b', r2, b2, o2, _relative(o2, (a + s * c) % n, n))
         vertex = self.vertex
-        return ('b', r2, b2, tuple(vertex[v] for v in cand))
+        return ('b', r2, b2, o2, tuple(vertex[v] for v in cand))
+
+
+def _absolute(o: int, start: int, n: int) -> tuple[int, int]:
+    """The corner (as written) where a rotation starts, and the direction it walks."""
+    return (start, 1) if o == 0 else (n - 1 - start, -1)
+
+
+def _relative(o: int, corner: int, n: int) -> int:
+    """The rotation start, in orientation o, of the rotation that begins at `corner`."""
+    return corner if o == 0 else n - 1 - corner
 
 
 class _Search:
-    """Greedy least-encoding search over colour-respecting orderings, branching on ties,
-    skipping options that an automorphism of the land maps onto explored ones (see the
-    notes on automorphism pruning above for why the result is unchanged)."""
+    """Greedy least-encoding search over colour-respecting orderings and the orientations
+    each region keeps, branching on ties, skipping options that an automorphism of the
+    land maps onto explored ones (see the notes on automorphism pruning above for why the
+    result is unchanged)."""
 
-    def __init__(self, land: Land, regions: list[list[list[int]]], best: list[int] | None,
-                 prune: bool | None = None) -> None:
+    def __init__(self, land: Land, prune: bool | None = None) -> None:
         self.land = land
-        self.bounds = [[_Boundary(b, land, land.collapsed[r]) for b in region]
-                       for r, region in enumerate(regions)]
-        self.best = best
+        # views[r][o]: the boundaries of region r in orientation o (bags have one view).
+        self.views = [
+            [[_Boundary(b, land, True) for b in region]] if land.collapsed[r] else
+            [[_Boundary(b, land, False) for b in region],
+             [_Boundary(b[::-1], land, False) for b in region]]
+            for r, region in enumerate(land.regions)]
+        self.best: list[int] | None = None
         self.prune = PRUNE if prune is None else prune
         self.leaves = 0                      # complete encodings reached
         self.path: list[tuple] = []          # choices from the root to the current node
         self.ref: tuple[list, list[int]] | None = None  # (path, names) of the reference leaf
         self.automorphisms: list[_Automorphism] = []
-        if len(regions) == 1:
+        if len(self.views) == 1:
             self.colour = [0]
-            for bd in self.bounds[0]:
-                bd.refine(0, land, self.colour)
+            _refine_views(land, self.views, self.colour)
         else:
-            self.colour = _refine(land, self.bounds)
+            self.colour = _refine(land, self.views)
+        self.orientations = []
+        for views in self.views:
+            least = _region_form(views)
+            self.orientations.append([o for o, region in enumerate(views)
+                                      if _sorted_forms(region) == least])
 
     def run(self) -> list[int]:
-        order = sorted(range(len(self.bounds)), key=self.colour.__getitem__)
+        colour = self.colour
+        size = [0] * len(colour)
+        for c in colour:
+            size[c] += 1
+        order = sorted(range(len(colour)), key=lambda r: (size[colour[r]], colour[r]))
         self._regions(order, {}, [])
         assert self.best is not None
         return self.best
@@ -402,9 +462,7 @@ class _Search:
         if not self.prune or out != self.best:
             return _NO_JUMP
         named = sorted(names, key=names.__getitem__)
-        if self.ref is None:            # the best came from the other orientation
-            self.ref = (list(self.path), named)
-            return _NO_JUMP
+        assert self.ref is not None
         p1, n1 = self.ref
         p2 = self.path
         depth = 0
@@ -414,29 +472,44 @@ class _Search:
             self.automorphisms.append(_Automorphism(self, p1, n1, p2, named))
         return depth
 
+    def _first_chunk(self, region: list[_Boundary], names: dict[int, int]) -> tuple[int, ...]:
+        """The codes a region starts with when placed now: its least boundary, named."""
+        least = min(bd.form for bd in region)
+        tied = [bd for bd in region if bd.form == least]
+        if not tied[0].ups:
+            return least
+        return min(bd.encode(cand, names)[0] for bd in tied for cand in bd.cands)
+
     def _regions(self, remaining: list[int], names: dict[int, int], out: list[int]) -> int:
         if not remaining:
             return self._leaf(names, out)
         if self._worse(out):
             return _NO_JUMP
         first = self.colour[remaining[0]]
-        options = [r for r in remaining if self.colour[r] == first]
-        orbits = (_Orbits(self, [('r', r) for r in options])
+        options = [(r, o) for r in remaining if self.colour[r] == first
+                   for o in self.orientations[r]]
+        if len(options) > 1:
+            # Regions of one class start at the same place: only the least start can win.
+            chunks = [self._first_chunk(self.views[r][o], names) for r, o in options]
+            least = min(chunks)
+            options = [opt for opt, chunk in zip(options, chunks) if chunk == least]
+        orbits = (_Orbits(self, [('r', r, o) for r, o in options])
                   if self.prune and len(options) > 1 else None)
         path = self.path
         depth = len(path)
-        for i, r in enumerate(options):
+        for i, (r, o) in enumerate(options):
             if orbits is not None and orbits.skip(i):
                 continue
             rest = [x for x in remaining if x != r]
-            path.append(('r', r))
-            jump = self._boundaries(r, list(range(len(self.bounds[r]))), rest, names, out)
+            path.append(('r', r, o))
+            jump = self._boundaries(r, o, list(range(len(self.views[r][o]))), rest, names,
+                                    out)
             path.pop()
             if jump < depth:
                 return jump
         return _NO_JUMP
 
-    def _boundaries(self, r: int, left: list[int], rest_regions: list[int],
+    def _boundaries(self, r: int, o: int, left: list[int], rest_regions: list[int],
                     names: dict[int, int], out: list[int]) -> int:
         if not left:
             genus = self.land.genus[r]
@@ -444,7 +517,7 @@ class _Search:
             return self._regions(rest_regions, names, out + tail)
         if self._worse(out):
             return _NO_JUMP
-        region = self.bounds[r]
+        region = self.views[r][o]
         least = min(region[b].form for b in left)
         tied = [b for b in left if region[b].form == least]
         bd = region[tied[0]]
@@ -452,8 +525,8 @@ class _Search:
         if not bd.ups:
             # Boundaries without uppercase letters encode as their form, whatever the order.
             rest = [x for x in left if x != tied[0]]
-            path.append(('b', r, tied[0], None))
-            jump = self._boundaries(r, rest, rest_regions, names,
+            path.append(('b', r, tied[0], o, None))
+            jump = self._boundaries(r, o, rest, rest_regions, names,
                                     out + list(least) + [END_BOUNDARY])
             path.pop()
             return jump
@@ -463,9 +536,9 @@ class _Search:
             for cand in bd.cands:
                 enc, new = bd.encode(cand, names)
                 options.append((enc, b, cand, new))
-        chunk = min(o[0] for o in options)
-        kept = [o for o in options if o[0] == chunk]
-        orbits = (_Orbits(self, [('b', r, b, cand) for _, b, cand, _ in kept])
+        chunk = min(opt[0] for opt in options)
+        kept = [opt for opt in options if opt[0] == chunk]
+        orbits = (_Orbits(self, [('b', r, b, o, cand) for _, b, cand, _ in kept])
                   if self.prune and len(kept) > 1 else None)
         tail = out + list(chunk) + [END_BOUNDARY]
         depth = len(path)
@@ -473,8 +546,9 @@ class _Search:
             if orbits is not None and orbits.skip(i):
                 continue
             merged = {**names, **new} if new else names
-            path.append(('b', r, b, cand))
-            jump = self._boundaries(r, [x for x in left if x != b], rest_regions, merged, tail)
+            path.append(('b', r, b, o, cand))
+            jump = self._boundaries(r, o, [x for x in left if x != b], rest_regions, merged,
+                                    tail)
             path.pop()
             if jump < depth:
                 return jump
@@ -526,12 +600,8 @@ class _Orbits:
 
 
 def encode_land(land: Land, prune: bool | None = None) -> list[int]:
-    """The canonical encoding of a land: least over both orientations (prune: see PRUNE)."""
-    forward = _Search(land, land.regions, None, prune).run()
-    if all(land.collapsed):
-        return forward  # bags of corners have no orientation
-    mirrored = [[b[::-1] for b in region] for region in land.regions]
-    return _Search(land, mirrored, forward, prune).run()
+    """The canonical encoding of a land (prune: see PRUNE)."""
+    return _Search(land, prune).run()
 
 
 def format_encoding(encoding: list[int]) -> str:
