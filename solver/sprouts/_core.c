@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CANON_VERSION 1
+#define CANON_VERSION 2
 
 /* Codes of corners in an encoding: the same numbers as canon.py. */
 #define LOWER_PAIR 99          /* a lowercase letter in a collapsed region (twice) */
@@ -642,6 +642,51 @@ static int find_root(int *parent, int x)
     return x;
 }
 
+/* canon._drop_adjacent_repeats on the open boundary cv[start..nc): one corner of each
+ * vertex seen twice side by side (cyclically). firstpos: per vertex, all -1 (kept so). */
+static void drop_adjacent_repeats(Raw *q, int start, int *firstpos)
+{
+    int n = q->nc - start, kept = 0;
+    int *cv = q->cv + start;
+    if (n < 2)
+        return;
+    for (int i = 0; i < n; i++) {
+        int v = cv[i], j = firstpos[v];
+        if (j < 0)
+            firstpos[v] = i;
+        else if (i - j == 1 || (j == 0 && i == n - 1))
+            cv[i] = -1 - v;                /* dropped (marked, restored below) */
+    }
+    for (int i = 0; i < n; i++) {
+        int v = cv[i];
+        if (v < 0)
+            v = -1 - v;
+        firstpos[v] = -1;
+        if (cv[i] >= 0)
+            cv[kept++] = cv[i];
+    }
+    q->nc = start + kept;
+}
+
+/* A region of at most 3 lives (boundaries first_b.. of q): one boundary holding each of its
+ * vertices once, in order of first corner (canon.normalize). */
+static void collapse_region(Raw *q, int first_b, int *firstpos)
+{
+    int start = q->bc[first_b], kept = 0;
+    for (int c = start; c < q->nc; c++) {
+        int v = q->cv[c];
+        if (firstpos[v] < 0) {
+            firstpos[v] = 0;
+            q->cv[start + kept++] = v;
+        }
+    }
+    for (int c = start; c < start + kept; c++)
+        firstpos[q->cv[c]] = -1;
+    q->nc = start + kept;
+    q->nb = first_b;
+    raw_end_boundary(q);
+}
+
 /* canon.normalize: reductions, then the independent lands, in order of their first region. */
 static int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
 {
@@ -652,6 +697,9 @@ static int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
     int *region_lives = new_ints(a, p->nr);
     int *stamp = new_ints_filled(a, nv, -1);
     if (region_lives == NULL || stamp == NULL || raw_init(a, &q, p->nr, p->nb, p->nc) < 0)
+        return -1;
+    int *firstpos = new_ints_filled(a, nv, -1);
+    if (firstpos == NULL)
         return -1;
     for (int r = 0; r < p->nr; r++) {
         int first_b = q.nb, total = 0;
@@ -668,10 +716,14 @@ static int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
                     }
                 }
             }
-            if (alive)
+            if (alive) {
+                drop_adjacent_repeats(&q, q.bc[q.nb], firstpos);
                 raw_end_boundary(&q);
+            }
         }
         if (total >= 2) {
+            if (total <= 3)
+                collapse_region(&q, first_b, firstpos);
             region_lives[q.nr] = total;
             raw_end_region(&q);
         } else {                       /* dead region: forget its boundaries */
@@ -1024,38 +1076,73 @@ static int bnd_encode(const Bnd *bd, const int *cand, int *out, int *name_of, in
 
 /* ------------------------------------------------------------------ colours (canon._refine) */
 
+/*
+ * Every boundary has two views: bnd[b] as written and bnd[nb + b] read backwards (the
+ * region mirrored). A region's form is its sorted boundary forms in its least view; a
+ * collapsed region (a bag) has no orientation and only its first view is ever searched.
+ */
 typedef struct {
     const Land *L;
-    Bnd *bnd;                  /* all boundaries, region by region (bnd[L->rb[r]] ...) */
+    Bnd *bnd;                  /* 2 * nb views: bnd[o * nb + b] */
     int *colour;               /* per region */
-    int *sorted_b;             /* per region: its boundaries sorted by form */
+    int *sorted_b;             /* per view of a region: its boundaries sorted by form */
+    int *least_view;           /* per region: 0 or 1, the view with the least sorted forms */
 } Colouring;
 
 static int form_cmp(const Bnd *x, const Bnd *y) { return seq_cmp(x->form, x->n, y->form, y->n); }
 
-/* (colour[r], genus, tuple(sorted forms)) compared as Python compares the tuples. */
-static int region_sig_cmp(const Colouring *C, const int *colour, int r1, int r2)
+/* tuple(sorted forms) of region r1 in view o1 against region r2 in view o2. */
+static int view_cmp(const Colouring *C, int r1, int o1, int r2, int o2)
 {
-    if (colour[r1] != colour[r2])
-        return colour[r1] < colour[r2] ? -1 : 1;
     const int *rb = C->L->rb;
+    int nb = C->L->nb;
     int n1 = rb[r1 + 1] - rb[r1], n2 = rb[r2 + 1] - rb[r2];
+    const int *s1 = C->sorted_b + o1 * nb + rb[r1], *s2 = C->sorted_b + o2 * nb + rb[r2];
     for (int t = 0; t < n1 && t < n2; t++) {
-        int c = form_cmp(&C->bnd[C->sorted_b[rb[r1] + t]], &C->bnd[C->sorted_b[rb[r2] + t]]);
+        int c = form_cmp(&C->bnd[s1[t]], &C->bnd[s2[t]]);
         if (c)
             return c;
     }
     return (n1 > n2) - (n1 < n2);
 }
 
+/* (colour[r], genus, _region_form) compared as Python compares the tuples. */
+static int region_sig_cmp(const Colouring *C, const int *colour, int r1, int r2)
+{
+    if (colour[r1] != colour[r2])
+        return colour[r1] < colour[r2] ? -1 : 1;
+    return view_cmp(C, r1, C->least_view[r1], r2, C->least_view[r2]);
+}
+
 static void refine_all(Colouring *C, int *scratch)
 {
-    for (int b = 0; b < C->L->nb; b++)
+    for (int b = 0; b < 2 * C->L->nb; b++)
         bnd_refine(&C->bnd[b], C->L, C->colour, scratch);
 }
 
+/* The boundaries of each view of each region sorted by form, and each region's least view. */
+static void sort_views(Colouring *C)
+{
+    const Land *L = C->L;
+    for (int o = 0; o < 2; o++)
+        for (int r = 0; r < L->nr; r++) {
+            int *s = C->sorted_b + o * L->nb + L->rb[r];
+            int nbr = L->rb[r + 1] - L->rb[r];
+            for (int t = 0; t < nbr; t++)
+                s[t] = o * L->nb + L->rb[r] + t;
+            for (int x = 1; x < nbr; x++)
+                for (int y = x; y > 0 && form_cmp(&C->bnd[s[y - 1]], &C->bnd[s[y]]) > 0; y--) {
+                    int tmp = s[y];
+                    s[y] = s[y - 1];
+                    s[y - 1] = tmp;
+                }
+        }
+    for (int r = 0; r < L->nr; r++)
+        C->least_view[r] = !L->collapsed[r] && view_cmp(C, r, 1, r, 0) < 0;
+}
+
 /* canon._refine (and the one-region case of _Search.__init__): colours of the regions by
- * iterated refinement; on return every boundary is refined under the returned colours. */
+ * iterated refinement; on return every view is refined and sorted under the returned colours. */
 static int compute_colours(Arena *a, Colouring *C)
 {
     const Land *L = C->L;
@@ -1069,24 +1156,14 @@ static int compute_colours(Arena *a, Colouring *C)
         C->colour[r] = 0;
     if (count == 1) {
         refine_all(C, scratch);
+        sort_views(C);
         arena_release(a, m);
         return 0;
     }
     int distinct = 1;
     for (;;) {
         refine_all(C, scratch);
-        for (int r = 0; r < count; r++) {       /* boundaries of each region by form */
-            int *s = C->sorted_b + L->rb[r];
-            int nbr = L->rb[r + 1] - L->rb[r];
-            for (int t = 0; t < nbr; t++)
-                s[t] = L->rb[r] + t;
-            for (int x = 1; x < nbr; x++)
-                for (int y = x; y > 0 && form_cmp(&C->bnd[s[y - 1]], &C->bnd[s[y]]) > 0; y--) {
-                    int tmp = s[y];
-                    s[y] = s[y - 1];
-                    s[y - 1] = tmp;
-                }
-        }
+        sort_views(C);
         for (int r = 0; r < count; r++)
             order[r] = r;
         for (int x = 1; x < count; x++)           /* regions by signature */
@@ -1109,6 +1186,7 @@ static int compute_colours(Arena *a, Colouring *C)
         distinct = ranks;
         if (distinct == count) {
             refine_all(C, scratch);
+            sort_views(C);
             break;
         }
     }
@@ -1120,32 +1198,37 @@ static int compute_colours(Arena *a, Colouring *C)
 
 /*
  * Automorphism pruning (canon.py, "automorphism pruning", has the argument). A path is the
- * list of choices from the root: a region, or a boundary with its candidate (index into
- * its cands; -1 for a boundary without uppercase letters, placed as its form). Two leaves
- * of one orientation with equal encodings give an automorphism g of the land: j-th region
- * <-> j-th region, j-th boundary <-> j-th boundary, a rotated boundary's corners by the
- * difference of the rotation starts, uppercase letters by name. g maps the search tree
- * onto itself keeping leaf encodings, so at a node whose path g fixes choice by choice, an
- * option that g maps an explored sibling onto cannot hold a lesser leaf: it is skipped
- * (union-find over the node's options). A leaf equal to the reference leaf (the first of
- * this orientation with the best encoding) also jumps back to the node where the two paths
+ * list of choices from the root: a region with its view (0 as written, 1 mirrored), or a
+ * boundary view o * nb + b with its candidate (index into its cands; -1 for a boundary
+ * without uppercase letters, placed as its form). Two leaves with equal encodings give an
+ * automorphism g of the land under the per-region mirrors: j-th region <-> j-th region
+ * (mirrored when the views differ), j-th boundary <-> j-th boundary, a rotated boundary's
+ * corners by x -> a + s*x as written (s = -1 when mirrored), uppercase letters by name. g
+ * maps the search tree onto itself keeping leaf encodings, so at a node whose path g fixes
+ * choice by choice, an option that g maps an explored sibling onto cannot hold a lesser
+ * leaf: it is skipped (union-find over the node's options). A leaf equal to the reference
+ * leaf (the first with the best encoding) also jumps back to the node where the two paths
  * part: the option being explored there is the image of an explored one.
  */
 
-#define MAX_AUTS 64            /* automorphisms kept per orientation (fewer: less pruning) */
+#define MAX_AUTS 64            /* automorphisms kept (fewer: less pruning) */
 #define NO_JUMP 0x7fffffff
 
 typedef struct {
-    int *region, *bnd, *shift, *vertex;   /* images; shift: of the rotation start (mod n) */
+    int *region, *flip;        /* per region: image, and 1 when g mirrors it */
+    int *bnd, *ca, *cs;        /* per boundary as written: image, corner map x -> ca + cs*x */
+    int *vertex;
 } Aut;
 
 typedef struct {
     Arena *a;
     const Land *L;
-    Bnd *bnd;
+    Bnd *bnd;                  /* 2 * nb views */
     const int *colour;
-    int *order;                /* regions sorted by colour (stable) */
-    unsigned char *region_used, *bnd_used;
+    const int *least_view;
+    const Colouring *C;
+    int *order;                /* regions by (size of their colour class, colour), stable */
+    unsigned char *region_used, *bnd_used;   /* bnd_used: per boundary as written */
     int regions_left;
     int *name_of;              /* uppercase vertex -> index, or -1 */
     int nnames;
@@ -1157,7 +1240,7 @@ typedef struct {
     int prune;
     long leaves;               /* complete encodings reached */
     int depth;                 /* choices on the path */
-    int *path_b, *path_id, *path_c;   /* per choice: boundary?, region or boundary, cand */
+    int *path_b, *path_id, *path_c;   /* per choice: boundary?, region or view, view or cand */
     int have_ref, ref_depth;
     int *ref_b, *ref_id, *ref_c, *ref_names;  /* the reference leaf: path, vertex per name */
     int *names;                /* scratch: vertex per name */
@@ -1217,30 +1300,44 @@ static void save_ref(Search *S)
     S->have_ref = 1;
 }
 
+/* canon._absolute: the corner as written where the rotation `start` of view o begins. */
+static inline int corner_of(int o, int start, int n) { return o == 0 ? start : n - 1 - start; }
+
 /* The automorphism from the reference leaf to the current one (equal encodings). */
 static int add_aut(Search *S)
 {
     const Land *L = S->L;
-    int *block = malloc(sizeof(int) * ((size_t)L->nr + 2 * (size_t)L->nb + (size_t)L->nv));
+    int nb = L->nb;
+    int *block = malloc(sizeof(int) * (2 * (size_t)L->nr + 3 * (size_t)nb + (size_t)L->nv + 1));
     if (block == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     Aut *g = &S->auts[S->nauts++];
     g->region = block;
-    g->bnd = block + L->nr;
-    g->shift = g->bnd + L->nb;
-    g->vertex = g->shift + L->nb;
+    g->flip = g->region + L->nr;
+    g->bnd = g->flip + L->nr;
+    g->ca = g->bnd + nb;
+    g->cs = g->ca + nb;
+    g->vertex = g->cs + nb;
     for (int j = 0; j < S->depth; j++) {
         int x = S->ref_id[j], y = S->path_id[j];
         if (!S->ref_b[j]) {
             g->region[x] = y;
+            g->flip[x] = S->ref_c[j] ^ S->path_c[j];
             continue;
         }
-        g->bnd[x] = y;
-        const Bnd *bx = &S->bnd[x];
-        if (S->ref_c[j] >= 0 && !bx->collapsed)
-            g->shift[x] = (S->bnd[y].cands[S->path_c[j]] - bx->cands[S->ref_c[j]] + bx->n) % bx->n;
+        int bx = x % nb, by = y % nb, ox = x / nb, oy = y / nb;
+        g->bnd[bx] = by;
+        const Bnd *vx = &S->bnd[x];
+        if (S->ref_c[j] >= 0 && !vx->collapsed) {
+            int n = vx->n;
+            int cx = corner_of(ox, vx->cands[S->ref_c[j]], n);
+            int cy = corner_of(oy, S->bnd[y].cands[S->path_c[j]], n);
+            int s = ox == oy ? 1 : -1;
+            g->cs[bx] = s;
+            g->ca[bx] = ((cy - s * cx) % n + n) % n;
+        }
     }
     names_of_leaf(S, S->names);
     for (int t = 0; t < S->nnames; t++)
@@ -1262,12 +1359,8 @@ static int at_leaf(Search *S, int len)
             save_ref(S);
         return 0;
     }
-    if (c > 0 || !S->prune)
+    if (c > 0 || !S->prune || !S->have_ref)
         return 0;
-    if (!S->have_ref) {                            /* the best came from the other orientation */
-        save_ref(S);
-        return 0;
-    }
     int j = 0;
     while (j < S->depth && S->ref_b[j] == S->path_b[j] && S->ref_id[j] == S->path_id[j]
            && S->ref_c[j] == S->path_c[j])
@@ -1280,18 +1373,36 @@ static int at_leaf(Search *S, int len)
     return 0;
 }
 
-/* g fixes the choice: the region, or the boundary with its rotation start / letter order. */
+/* The view g maps view `id` (o * nb + b) onto, and for a rotation the start it maps
+ * candidate c's start onto (-1 for a bag or a boundary placed as its form). */
+static int aut_view(const Search *S, const Aut *g, int id, int c, int *start)
+{
+    int nb = S->L->nb, b = id % nb, o = id / nb;
+    const Bnd *bd = &S->bnd[id];
+    int o2 = o ^ g->flip[bd->region];
+    *start = -1;
+    if (c >= 0 && !bd->collapsed) {
+        int n = bd->n;
+        int x = ((g->ca[b] + g->cs[b] * corner_of(o, bd->cands[c], n)) % n + n) % n;
+        *start = corner_of(o2, x, n);      /* corner_of is its own inverse */
+    }
+    return o2 * nb + g->bnd[b];
+}
+
+/* g fixes the choice: the region with its view, or the boundary view with its rotation
+ * start / letter order. */
 static int aut_fixes(const Search *S, const Aut *g, int is_bnd, int id, int c)
 {
     if (!is_bnd)
-        return g->region[id] == id;
-    if (g->bnd[id] != id)
+        return g->region[id] == id && g->flip[id] == 0;
+    int start;
+    if (aut_view(S, g, id, c, &start) != id)
         return 0;
     if (c < 0)
         return 1;
     const Bnd *bd = &S->bnd[id];
     if (!bd->collapsed)
-        return g->shift[id] == 0;
+        return start == bd->cands[c];
     const int *row = bd->cands + (long)c * bd->cand_width;
     for (int t = 0; t < bd->nups; t++)
         if (g->vertex[row[t]] != row[t])
@@ -1299,28 +1410,39 @@ static int aut_fixes(const Search *S, const Aut *g, int is_bnd, int id, int c)
     return 1;
 }
 
-/* Index among the options (ids[0..m), cands cs or NULL for regions) of g(option o), or -1. */
-static int aut_image(const Search *S, const Aut *g, const int *ids, const int *cs, int m, int o)
+/* Orbits of the options of one node under the stored automorphisms fixing its path.
+ * Options are regions with their views (ids, cs = views) or boundary views with their
+ * candidates (ids, cs = cands). */
+typedef struct {
+    int m, seen, is_bnd;
+    const int *ids, *cs;
+    int *parent;
+    unsigned char *explored;
+} Orbits;
+
+/* Index among the options of g(option o), or -1. */
+static int aut_image(const Search *S, const Aut *g, const Orbits *O, int o)
 {
-    if (cs == NULL) {
-        int r = g->region[ids[o]];
+    const int *ids = O->ids, *cs = O->cs;
+    int m = O->m;
+    if (!O->is_bnd) {
+        int r = g->region[ids[o]], v = cs[o] ^ g->flip[ids[o]];
         for (int k = 0; k < m; k++)
-            if (ids[k] == r)
+            if (ids[k] == r && cs[k] == v)
                 return k;
         return -1;
     }
-    int b = ids[o], b2 = g->bnd[b];
-    const Bnd *bd = &S->bnd[b], *bd2 = &S->bnd[b2];
+    int start, id2 = aut_view(S, g, ids[o], cs[o], &start);
+    const Bnd *bd = &S->bnd[ids[o]], *bd2 = &S->bnd[id2];
     if (!bd->collapsed) {
-        int start = (bd->cands[cs[o]] + g->shift[b]) % bd->n;
         for (int k = 0; k < m; k++)
-            if (ids[k] == b2 && bd2->cands[cs[k]] == start)
+            if (ids[k] == id2 && bd2->cands[cs[k]] == start)
                 return k;
         return -1;
     }
     const int *row = bd->cands + (long)cs[o] * bd->cand_width;
     for (int k = 0; k < m; k++) {
-        if (ids[k] != b2)
+        if (ids[k] != id2)
             continue;
         const int *row2 = bd2->cands + (long)cs[k] * bd2->cand_width;
         int t = 0;
@@ -1332,18 +1454,11 @@ static int aut_image(const Search *S, const Aut *g, const int *ids, const int *c
     return -1;
 }
 
-/* Orbits of the options of one node under the stored automorphisms fixing its path. */
-typedef struct {
-    int m, seen;
-    const int *ids, *cs;
-    int *parent;
-    unsigned char *explored;
-} Orbits;
-
-static int orbits_init(Search *S, Orbits *O, const int *ids, const int *cs, int m)
+static int orbits_init(Search *S, Orbits *O, int is_bnd, const int *ids, const int *cs, int m)
 {
     O->m = m;
     O->seen = 0;
+    O->is_bnd = is_bnd;
     O->ids = ids;
     O->cs = cs;
     O->parent = new_ints(S->a, m);
@@ -1368,7 +1483,7 @@ static int orbit_skip(Search *S, Orbits *O, int i)
         if (!fixes)
             continue;
         for (int o = 0; o < O->m; o++) {
-            int k = aut_image(S, g, O->ids, O->cs, O->m, o);
+            int k = aut_image(S, g, O, o);
             if (k < 0)
                 continue;
             int x = find_root(O->parent, o), y = find_root(O->parent, k);
@@ -1385,13 +1500,51 @@ static int orbit_skip(Search *S, Orbits *O, int i)
     return 0;
 }
 
-static int search_boundaries(Search *S, int r, int len);
+/* The least unused boundary view of region r in view o (first in order among ties). */
+static int least_left(const Search *S, int r, int o)
+{
+    const Land *L = S->L;
+    int least = -1;
+    for (int b = L->rb[r]; b < L->rb[r + 1]; b++)
+        if (!S->bnd_used[b]
+            && (least < 0 || form_cmp(&S->bnd[o * L->nb + b], &S->bnd[least]) < 0))
+            least = o * L->nb + b;
+    return least;
+}
+
+/* _Search._first_chunk: the codes region r starts with in view o when placed now (into
+ * buf, room for the longest boundary); returns their count. scratch: as much room. */
+static int first_chunk(Search *S, int r, int o, int *buf, int *scratch, int *newv)
+{
+    const Land *L = S->L;
+    int least = least_left(S, r, o);
+    Bnd *bd = &S->bnd[least];
+    int n = bd->n, have = 0;
+    if (bd->nups == 0) {
+        memcpy(buf, bd->form, sizeof(int) * (size_t)n);
+        return n;
+    }
+    for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
+        Bnd *tb = &S->bnd[o * L->nb + b];
+        if (S->bnd_used[b] || form_cmp(tb, bd) != 0)
+            continue;
+        for (int c = 0; c < tb->ncand; c++) {
+            bnd_encode(tb, tb->cands + (long)c * tb->cand_width, scratch, S->name_of,
+                       S->nnames, newv);
+            if (!have || seq_cmp(scratch, n, buf, n) < 0)
+                memcpy(buf, scratch, sizeof(int) * (size_t)n);
+            have = 1;
+        }
+    }
+    return n;
+}
+
+static int search_boundaries(Search *S, int r, int o, int len);
 
 /* _Search._regions */
 static int search_regions(Search *S, int len)
 {
-    /* Lands with many interchangeable regions take factorial time (as in the reference):
-     * let Ctrl-C through. */
+    /* Lands with many interchangeable regions may take long: let Ctrl-C through. */
     if ((++S->steps & 0xffff) == 0 && PyErr_CheckSignals() < 0)
         return -1;
     if (S->regions_left == 0)
@@ -1399,7 +1552,7 @@ static int search_regions(Search *S, int len)
     if (worse(S, len))
         return 0;
     const Land *L = S->L;
-    int first = -1, m = 0, k0 = 0;
+    int first = -1, k0 = 0, k1 = 0;
     for (int k = 0; k < L->nr; k++) {
         int r = S->order[k];
         if (S->region_used[r])
@@ -1410,34 +1563,65 @@ static int search_regions(Search *S, int len)
         } else if (S->colour[r] != first) {
             break;
         }
-        m++;
+        k1 = k + 1;
     }
     int status = -1, depth = S->depth;
     Mark mark = arena_mark(S->a);
-    Orbits O;
-    int *ids = NULL;
-    if (S->prune && m > 1) {
-        ids = new_ints(S->a, m);
-        if (ids == NULL)
-            goto done;
-        for (int k = k0, i = 0; i < m; k++)
-            if (!S->region_used[S->order[k]])
-                ids[i++] = S->order[k];
-        if (orbits_init(S, &O, ids, NULL, m) < 0)
-            goto done;
-    }
-    for (int k = k0, i = 0; i < m; k++) {
+    int *ids = new_ints(S->a, 2L * (k1 - k0)), *views = new_ints(S->a, 2L * (k1 - k0));
+    if (ids == NULL || views == NULL)
+        goto done;
+    int m = 0;
+    for (int k = k0; k < k1; k++) {
         int r = S->order[k];
         if (S->region_used[r])
             continue;
-        int skip = ids != NULL && orbit_skip(S, &O, i);
-        i++;
-        if (skip)
+        for (int o = 0; o < 2; o++) {
+            /* the views a region keeps: its least, or both when they tie (not for bags) */
+            if (L->collapsed[r] ? o == 1
+                : (o != S->least_view[r] && view_cmp(S->C, r, o, r, S->least_view[r]) != 0))
+                continue;
+            ids[m] = r;
+            views[m++] = o;
+        }
+    }
+    if (m > 1) {
+        /* Regions of one class start at the same place: only the least start can win. */
+        int width = 1;
+        for (int b = 0; b < L->nb; b++)
+            if (S->bnd[b].n > width)
+                width = S->bnd[b].n;
+        int *chunks = new_ints(S->a, (long)m * width), *lens = new_ints(S->a, m);
+        int *scratch = new_ints(S->a, width), *newv = new_ints(S->a, width);
+        if (chunks == NULL || lens == NULL || scratch == NULL || newv == NULL)
+            goto done;
+        int least = 0;
+        for (int i = 0; i < m; i++) {
+            lens[i] = first_chunk(S, ids[i], views[i], chunks + (long)i * width, scratch, newv);
+            if (seq_cmp(chunks + (long)i * width, lens[i], chunks + (long)least * width,
+                        lens[least]) < 0)
+                least = i;
+        }
+        int kept = 0;
+        for (int i = 0; i < m; i++)
+            if (seq_cmp(chunks + (long)i * width, lens[i], chunks + (long)least * width,
+                        lens[least]) == 0) {
+                ids[kept] = ids[i];
+                views[kept++] = views[i];
+            }
+        m = kept;
+    }
+    Orbits O;
+    int orbits = S->prune && m > 1;
+    if (orbits && orbits_init(S, &O, 0, ids, views, m) < 0)
+        goto done;
+    for (int i = 0; i < m; i++) {
+        if (orbits && orbit_skip(S, &O, i))
             continue;
+        int r = ids[i];
         S->region_used[r] = 1;
         S->regions_left--;
-        push_choice(S, 0, r, -1);
-        int rc = search_boundaries(S, r, len);
+        push_choice(S, 0, r, views[i]);
+        int rc = search_boundaries(S, r, views[i], len);
         S->depth--;
         S->region_used[r] = 0;
         S->regions_left++;
@@ -1452,15 +1636,13 @@ done:
     return status;
 }
 
-/* _Search._boundaries: place the least boundary left in region r, branching on ties. */
-static int search_boundaries(Search *S, int r, int len)
+/* _Search._boundaries: place the least boundary left in region r (view o), branching on
+ * ties. */
+static int search_boundaries(Search *S, int r, int o, int len)
 {
     const Land *L = S->L;
-    int lo = L->rb[r], hi = L->rb[r + 1];
-    int least = -1;
-    for (int b = lo; b < hi; b++)
-        if (!S->bnd_used[b] && (least < 0 || form_cmp(&S->bnd[b], &S->bnd[least]) < 0))
-            least = b;
+    int nb = L->nb, lo = L->rb[r], hi = L->rb[r + 1];
+    int least = least_left(S, r, o);
     if (least < 0) {                               /* region done (plane: no genus code) */
         S->out[len] = END_REGION;
         return search_regions(S, len + 1);
@@ -1473,11 +1655,11 @@ static int search_boundaries(Search *S, int r, int len)
         /* Without uppercase letters a boundary encodes as its form, whatever the order. */
         memcpy(S->out + len, bd->form, sizeof(int) * (size_t)n);
         S->out[len + n] = END_BOUNDARY;
-        S->bnd_used[least] = 1;
+        S->bnd_used[least % nb] = 1;
         push_choice(S, 1, least, -1);
-        int rc = search_boundaries(S, r, len + n + 1);
+        int rc = search_boundaries(S, r, o, len + n + 1);
         S->depth--;
-        S->bnd_used[least] = 0;
+        S->bnd_used[least % nb] = 0;
         if (rc == 0)
             jumped_over(S, depth);
         return rc;
@@ -1486,36 +1668,39 @@ static int search_boundaries(Search *S, int r, int len)
     int status = -1;
     Mark m = arena_mark(S->a);
     int options = 0, width = 1;                    /* width: most new names per option */
-    for (int b = least; b < hi; b++)
-        if (!S->bnd_used[b] && form_cmp(&S->bnd[b], bd) == 0) {
-            options += S->bnd[b].ncand;
-            if (S->bnd[b].nups > width)
-                width = S->bnd[b].nups;
+    for (int b = least % nb; b < hi; b++) {
+        const Bnd *tb = &S->bnd[o * nb + b];
+        if (!S->bnd_used[b] && form_cmp(tb, bd) == 0) {
+            options += tb->ncand;
+            if (tb->nups > width)
+                width = tb->nups;
         }
+    }
+    (void)lo;
     int *enc = new_ints(S->a, (long)options * n), *newv = new_ints(S->a, (long)options * width);
     int *nnew = new_ints(S->a, options), *owner = new_ints(S->a, options);
     int *cidx = new_ints(S->a, options), *kept = new_ints(S->a, options);
     if (enc == NULL || newv == NULL || nnew == NULL || owner == NULL || cidx == NULL
         || kept == NULL)
         goto done;
-    int o = 0, chunk = 0;
-    for (int b = least; b < hi; b++) {
-        Bnd *tb = &S->bnd[b];
+    int x = 0, chunk = 0;
+    for (int b = least % nb; b < hi; b++) {
+        Bnd *tb = &S->bnd[o * nb + b];
         if (S->bnd_used[b] || form_cmp(tb, bd) != 0)
             continue;
-        for (int c = 0; c < tb->ncand; c++, o++) {
-            owner[o] = b;
-            cidx[o] = c;
-            nnew[o] = bnd_encode(tb, tb->cands + (long)c * tb->cand_width, enc + (long)o * n,
-                                 S->name_of, S->nnames, newv + (long)o * width);
-            if (seq_cmp(enc + (long)o * n, n, enc + (long)chunk * n, n) < 0)
-                chunk = o;
+        for (int c = 0; c < tb->ncand; c++, x++) {
+            owner[x] = o * nb + b;
+            cidx[x] = c;
+            nnew[x] = bnd_encode(tb, tb->cands + (long)c * tb->cand_width, enc + (long)x * n,
+                                 S->name_of, S->nnames, newv + (long)x * width);
+            if (seq_cmp(enc + (long)x * n, n, enc + (long)chunk * n, n) < 0)
+                chunk = x;
         }
     }
     int nkept = 0;
-    for (o = 0; o < options; o++)
-        if (seq_cmp(enc + (long)o * n, n, enc + (long)chunk * n, n) == 0)
-            kept[nkept++] = o;
+    for (x = 0; x < options; x++)
+        if (seq_cmp(enc + (long)x * n, n, enc + (long)chunk * n, n) == 0)
+            kept[nkept++] = x;
     Orbits O;
     int *ids = NULL, *cs = NULL;
     if (S->prune && nkept > 1) {
@@ -1527,26 +1712,26 @@ static int search_boundaries(Search *S, int r, int len)
             ids[i] = owner[kept[i]];
             cs[i] = cidx[kept[i]];
         }
-        if (orbits_init(S, &O, ids, cs, nkept) < 0)
+        if (orbits_init(S, &O, 1, ids, cs, nkept) < 0)
             goto done;
     }
     for (int i = 0; i < nkept; i++) {
-        o = kept[i];
+        x = kept[i];
         if (ids != NULL && orbit_skip(S, &O, i))
             continue;
-        for (int t = 0; t < nnew[o]; t++)
-            S->name_of[newv[(long)o * width + t]] = S->nnames + t;
-        S->nnames += nnew[o];
-        memcpy(S->out + len, enc + (long)o * n, sizeof(int) * (size_t)n);
+        for (int t = 0; t < nnew[x]; t++)
+            S->name_of[newv[(long)x * width + t]] = S->nnames + t;
+        S->nnames += nnew[x];
+        memcpy(S->out + len, enc + (long)x * n, sizeof(int) * (size_t)n);
         S->out[len + n] = END_BOUNDARY;
-        S->bnd_used[owner[o]] = 1;
-        push_choice(S, 1, owner[o], cidx[o]);
-        int rc = search_boundaries(S, r, len + n + 1);
+        S->bnd_used[owner[x] % nb] = 1;
+        push_choice(S, 1, owner[x], cidx[x]);
+        int rc = search_boundaries(S, r, o, len + n + 1);
         S->depth--;
-        S->bnd_used[owner[o]] = 0;
-        S->nnames -= nnew[o];
-        for (int t = 0; t < nnew[o]; t++)
-            S->name_of[newv[(long)o * width + t]] = -1;
+        S->bnd_used[owner[x] % nb] = 0;
+        S->nnames -= nnew[x];
+        for (int t = 0; t < nnew[x]; t++)
+            S->name_of[newv[(long)x * width + t]] = -1;
         if (rc < 0)
             goto done;
         if (jumped_over(S, depth))
@@ -1558,16 +1743,15 @@ done:
     return status;
 }
 
-/*
- * _Search(land, regions, best).run() for one orientation (mirror: every boundary read
- * backwards). best/best_len/have_best carry the least encoding found so far in and out.
- */
-static int search_orientation(Arena *a, const Land *L, int mirror, int *best, int *best_len,
-                              int *have_best)
+/* canon.encode_land: _Search(land).run(), into *enc (arena) of *len codes. */
+static int encode_land(Arena *a, const Land *L, int **enc, int *len)
 {
-    int status = -1;
+    int status = -1, nb = L->nb;
+    int *best = new_ints(a, (long)L->nc + L->nb + L->nr);
+    if (best == NULL)
+        return -1;
     Mark m = arena_mark(a);
-    Bnd *bnd = arena_alloc(a, sizeof(Bnd) * (size_t)(L->nb ? L->nb : 1));
+    Bnd *bnd = arena_alloc(a, sizeof(Bnd) * (size_t)(nb ? 2 * nb : 1));
     int *firstpos = new_ints_filled(a, L->nv, -1), *seq = new_ints(a, L->nc);
     Colouring C;
     Search S;
@@ -1575,23 +1759,29 @@ static int search_orientation(Arena *a, const Land *L, int mirror, int *best, in
     C.L = L;
     C.bnd = bnd;
     C.colour = new_ints(a, L->nr);
-    C.sorted_b = new_ints(a, L->nb);
-    if (bnd == NULL || firstpos == NULL || seq == NULL || C.colour == NULL || C.sorted_b == NULL)
+    C.sorted_b = new_ints(a, 2L * nb);
+    C.least_view = new_ints(a, L->nr);
+    int *size = new_ints_filled(a, L->nr, 0);
+    if (bnd == NULL || firstpos == NULL || seq == NULL || C.colour == NULL || C.sorted_b == NULL
+        || C.least_view == NULL || size == NULL)
         goto done;
-    for (int r = 0; r < L->nr; r++)
-        for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
-            int lo = L->bc[b], n = L->bc[b + 1] - lo;
-            for (int t = 0; t < n; t++)
-                seq[t] = L->cv[mirror ? lo + n - 1 - t : lo + t];
-            if (bnd_init(a, &bnd[b], L, r, seq, n, firstpos) < 0)
-                goto done;
-        }
+    for (int o = 0; o < 2; o++)
+        for (int r = 0; r < L->nr; r++)
+            for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
+                int lo = L->bc[b], n = L->bc[b + 1] - lo;
+                for (int t = 0; t < n; t++)
+                    seq[t] = L->cv[o ? lo + n - 1 - t : lo + t];
+                if (bnd_init(a, &bnd[o * nb + b], L, r, seq, n, firstpos) < 0)
+                    goto done;
+            }
     if (compute_colours(a, &C) < 0)
         goto done;
     S.a = a;
     S.L = L;
     S.bnd = bnd;
+    S.C = &C;
     S.colour = C.colour;
+    S.least_view = C.least_view;
     S.order = new_ints(a, L->nr);
     S.region_used = arena_alloc(a, (size_t)L->nr + 1);
     S.bnd_used = arena_alloc(a, (size_t)L->nb + 1);
@@ -1613,17 +1803,28 @@ static int search_orientation(Arena *a, const Land *L, int mirror, int *best, in
         goto done;
     memset(S.region_used, 0, (size_t)L->nr + 1);
     memset(S.bnd_used, 0, (size_t)L->nb + 1);
-    int k = 0;                                     /* sorted(range(R), key=colour): stable */
-    for (int c = 0; c < L->nr; c++)
-        for (int r = 0; r < L->nr; r++)
-            if (S.colour[r] == c)
-                S.order[k++] = r;
+    /* sorted(range(R), key=(size of the colour class, colour)): stable */
+    for (int r = 0; r < L->nr; r++)
+        size[S.colour[r]]++;
+    for (int r = 0; r < L->nr; r++) {
+        int y = r;
+        S.order[y] = r;
+        while (y > 0) {
+            int p = S.order[y - 1], q = S.order[y];
+            int kp = size[S.colour[p]], kq = size[S.colour[q]];
+            if (kp < kq || (kp == kq && S.colour[p] <= S.colour[q]))
+                break;
+            S.order[y - 1] = q;
+            S.order[y] = p;
+            y--;
+        }
+    }
     S.regions_left = L->nr;
     S.nnames = 0;
     S.steps = 0;
     S.best = best;
-    S.best_len = *best_len;
-    S.have_best = *have_best;
+    S.best_len = 0;
+    S.have_best = 0;
     S.prune = 1;
     S.leaves = 0;
     S.depth = 0;
@@ -1632,30 +1833,13 @@ static int search_orientation(Arena *a, const Land *L, int mirror, int *best, in
     S.jump = NO_JUMP;
     if (search_regions(&S, 0) < 0)
         goto done;
-    *best_len = S.best_len;
-    *have_best = S.have_best;
+    *enc = best;
+    *len = S.best_len;
     status = 0;
 done:
     search_free(&S);
     arena_release(a, m);
     return status;
-}
-
-/* canon.encode_land: the least encoding over both orientations. */
-static int encode_land(Arena *a, const Land *L, int **enc, int *len)
-{
-    int have = 0, n = 0;
-    int *best = new_ints(a, (long)L->nc + L->nb + L->nr);
-    if (best == NULL || search_orientation(a, L, 0, best, &n, &have) < 0)
-        return -1;
-    int all_collapsed = 1;
-    for (int r = 0; r < L->nr; r++)
-        all_collapsed &= L->collapsed[r];
-    if (!all_collapsed && search_orientation(a, L, 1, best, &n, &have) < 0)
-        return -1;             /* (bags of corners have no orientation) */
-    *enc = best;
-    *len = n;
-    return 0;
 }
 
 /* ------------------------------------------------------------------ printing (format_encoding) */
