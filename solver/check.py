@@ -12,6 +12,12 @@ sum whose lands all have checked nimbers with nim-sum m. Nothing is searched: ch
 recomputed by the game engine, values come only from the store (through `FactSource`), and
 the root's stored value is re-derived like any other. The recursion runs on an explicit
 stack of coroutines and every land is checked at most once per run (memoised).
+
+A root is checked for the strongest statement the store supports: its nimber when every
+land of it has a stored fact, otherwise its outcome (a win is one option of value 0).
+With `derive_lives` K > 0, a land with no stored fact and at most K lives takes its
+nimber from the rules (`rules_nimber.SmallLands`): such lands are reported apart
+(`derived`) and are never verified, used or written as stored facts.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any, Protocol
 from sproutsdb.solver.game import Game
 from sproutsdb.solver.nimarith import cancel_pairs, mex, nim_sum
 from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.rules_nimber import SmallLands
 
 MAX_NAMED = 20  # missing lands named per hole
 
@@ -70,6 +77,7 @@ class CheckReport:
     nimber: int | None = None          # of the root (a sum: nim-sum), when re-derived
     outcome: str | None = None         # "W" / "L" when re-derived
     used: dict[str, int] = field(default_factory=dict)      # facts of the proof tree
+    derived: dict[str, int] = field(default_factory=dict)   # small lands taken from the rules
     verified: dict[str, int] = field(default_factory=dict)  # every fact checked OK
     missing: list[Hole] = field(default_factory=list)
     inconsistent: list[Inconsistency] = field(default_factory=list)
@@ -80,6 +88,13 @@ class CheckReport:
     def ok(self) -> bool:
         """True for a complete, consistent proof of the root."""
         return self.outcome is not None and not self.missing and not self.inconsistent
+
+    @property
+    def proved(self) -> str | None:
+        """Which statement the check proved: "nimber", "outcome", or None (no proof)."""
+        if not self.ok:
+            return None
+        return "outcome" if self.nimber is None else "nimber"
 
 
 # A coroutine yields the land whose verdict it needs and is sent that verdict.
@@ -144,14 +159,18 @@ class Checker:
     paper's random check cycles); otherwise choices are deterministic. `trusted`, when
     given, returns which of some stored lands an earlier check already verified: those are
     accepted without re-checking by `check_facts` (how a whole-store check resumes), never
-    by `check`, which re-derives a root's proof from claimed values only.
+    by `check`, which re-derives a root's proof from claimed values only. `derive_lives`
+    K > 0 takes lands with no stored fact and at most K lives from the rules (see above).
     """
 
     def __init__(self, game: Game, source: FactSource, *, rng: random.Random | None = None,
                  fetch_batch: int = 512,
-                 trusted: Callable[[Sequence[str]], Iterable[str]] | None = None) -> None:
+                 trusted: Callable[[Sequence[str]], Iterable[str]] | None = None,
+                 derive_lives: int = 0) -> None:
         self.game = game
         self._source = source
+        self._small = SmallLands(game, derive_lives)
+        self._derived: dict[str, int] = {}  # lands of `_stored` whose value is the rules'
         self._trusted_lookup = trusted
         self._trusted: set[str] = set()
         self._rng = rng
@@ -168,37 +187,27 @@ class Checker:
     # ----------------------------------------------------------------- public API
 
     def check(self, position: str, *, outcome_only: bool = False) -> CheckReport:
-        """Re-derive the nimber of a canonical position from stored facts; with
-        `outcome_only`, only its outcome (a win needs one losing option, as in the paper)."""
-        self._verdicts.clear()
-        self._deps.clear()
-        self._win_memo.clear()
-        self._minimise = True
-        self._use_trust = False
-        self.lands_checked = 0
+        """Re-derive the strongest result on a canonical position the store supports: its
+        nimber when every land has a stored fact, otherwise its outcome (a win needs one
+        losing option, as in the paper). `outcome_only` proves only the outcome even when
+        the nimber of a single-land winning root is stored (a smaller proof)."""
+        self._start_run(minimise=True, use_trust=False)
         report = self._report = CheckReport(root=position)
         lands = cancel_pairs(list(self.game.components(position)))
         self._fetch(lands)
         root_task = self._root(position, lands, outcome_only)
         self._drive(root_task)
-        for land, verdict in self._verdicts.items():
-            if verdict is Verdict.OK:
-                report.verified[land] = self._value(land)
-            elif verdict is Verdict.UNPROVEN:
-                report.unproven += 1
+        self._collect_verdicts(report)
         if report.outcome is not None:
             report.used = self._closure(self._root_deps)
+            report.derived = self._derived_among(self._root_deps, *report.used)
         return report
 
     def check_facts(self, lands: Iterable[str]) -> CheckReport:
         """Check stored facts of many lands with one memo (a whole-database check): the
-        report's `verified` holds those that checked OK, `used` stays empty."""
-        self._verdicts.clear()
-        self._deps.clear()
-        self._win_memo.clear()
-        self._minimise = False
-        self._use_trust = True
-        self.lands_checked = 0
+        report's `verified` holds those that checked OK, `derived` the small lands their
+        justifications took from the rules, `used` stays empty."""
+        self._start_run(minimise=False, use_trust=True)
         report = self._report = CheckReport(root="")
 
         def ask(land: str) -> Task:
@@ -212,12 +221,38 @@ class Checker:
                 report.trusted += 1
             elif land not in self._verdicts:
                 self._drive(ask(land))
+        self._collect_verdicts(report)
+        report.derived = self._derived_among((), *report.verified)
+        return report
+
+    def _start_run(self, *, minimise: bool, use_trust: bool) -> None:
+        """Forget the previous run's verdicts and choices (stored values stay cached)."""
+        self._verdicts.clear()
+        self._deps.clear()
+        self._win_memo.clear()
+        self._verdicts.update(dict.fromkeys(self._derived, Verdict.OK))
+        self._minimise = minimise
+        self._use_trust = use_trust
+        self.lands_checked = 0
+
+    def _collect_verdicts(self, report: CheckReport) -> None:
+        """Fill `verified` and `unproven` from the run's verdicts; derived lands are
+        never stored facts, so never verified."""
         for land, verdict in self._verdicts.items():
+            if land in self._derived:
+                continue
             if verdict is Verdict.OK:
                 report.verified[land] = self._value(land)
             elif verdict is Verdict.UNPROVEN:
                 report.unproven += 1
-        return report
+
+    def _derived_among(self, roots: Iterable[str], *lands: str) -> dict[str, int]:
+        """The derived lands among `roots` and the justifications of `lands`, sorted."""
+        derived = self._derived
+        found = {x for x in roots if x in derived}
+        for land in lands:
+            found.update(x for x in self._deps.get(land, ()) if x in derived)
+        return {x: derived[x] for x in sorted(found)}
 
     def reset_choices(self, rng: random.Random | None) -> None:
         """Use another random generator (or none) for the next run."""
@@ -235,22 +270,30 @@ class Checker:
         return self._check_land(land)
 
     def _settled_by_trust(self, land: str) -> Verdict | None:
-        """OK for a land an earlier check verified (whole-store checks only)."""
-        return Verdict.OK if self._use_trust and land in self._trusted else None
+        """OK for a land derived from the rules, or one an earlier check verified
+        (whole-store checks only)."""
+        if land in self._derived or (self._use_trust and land in self._trusted):
+            return Verdict.OK
+        return None
 
     # ----------------------------------------------------------------- the checks
 
     def _root(self, position: str, lands: list[str], outcome_only: bool) -> Task:
+        """The nimber of the root when all its lands have values, else its outcome: a win
+        is one option shown losing (for a single land, its own fact is not used); a loss
+        needs the stored couple (root, 0), so an unstored single land that is no win is a
+        hole named after it."""
         report = self._report
         self._root_deps: tuple[str, ...] = ()
         missing = [land for land in lands if self._stored.get(land) is None]
         claimed = None if missing else nim_sum(self._value(x) for x in lands)
-        if outcome_only and len(lands) == 1 and claimed != 0:
-            # a win needs one losing option; the root's own fact is not used
+        if len(lands) == 1 and (missing or (outcome_only and claimed != 0)):
             deps = yield from self._win(tuple(lands), 0, exclude=lands[0], needed_by=position)
             if isinstance(deps, tuple):
                 report.outcome = "W"
                 self._root_deps = deps
+            elif missing:
+                self._name_root_hole(position)
             return None
         if not missing:
             good = True
@@ -265,14 +308,24 @@ class Checker:
                 report.outcome = "L" if total == 0 else "W"
                 self._root_deps = tuple(lands)
             return None
-        if len(lands) > 1:  # a sum with unknown lands: it can still be shown winning
-            deps = yield from self._win(tuple(lands), 0, exclude="", needed_by=position)
-            if isinstance(deps, tuple):
-                report.outcome = "W"
-                self._root_deps = deps
-            return None
-        report.missing.append(Hole(f"{position} + *0", position, tuple(missing)))
+        # a sum with unknown lands: it can still be shown winning
+        deps = yield from self._win(tuple(lands), 0, exclude="", needed_by=position)
+        if isinstance(deps, tuple):
+            report.outcome = "W"
+            self._root_deps = deps
         return None
+
+    def _name_root_hole(self, position: str) -> None:
+        """A root with no stored fact that is not shown winning: its hole names the root
+        first (a stored loss would settle it), then the lands that would show a win."""
+        holes = self._report.missing
+        couple = f"{position} + *0"
+        for index, hole in enumerate(holes):
+            if hole.couple == couple and hole.needed_by == position:
+                others = tuple(x for x in hole.missing if x != position)
+                holes[index] = Hole(couple, position, ((position,) + others)[:MAX_NAMED])
+                return
+        holes.append(Hole(couple, position, (position,)))
 
     def _check_land(self, land: str) -> Task:
         """The justification of the stored fact nimber(land) = n."""
@@ -432,7 +485,10 @@ class Checker:
     def _mex_contradiction(self, land: str, k: int
                            ) -> Generator[str, Verdict, Inconsistency | None]:
         """When every child of `land` has checked nimbers and none is k < n, the mex of
-        the children is not the stored n: an inconsistency of `land`."""
+        the children is not the stored n: an inconsistency of `land`. Nothing when
+        `land` has no stored value (an unstored root: its loss is not claimed)."""
+        if self._stored.get(land) is None:
+            return None
         values: set[int] = set()
         for child in self.game.component_children(land):
             parts = cancel_pairs(list(child))
@@ -449,12 +505,13 @@ class Checker:
     # ----------------------------------------------------------------- helpers
 
     def _closure(self, roots: Iterable[str]) -> dict[str, int]:
-        """The facts reachable from the root through the chosen justifications."""
+        """The stored facts reachable from the root through the chosen justifications
+        (lands derived from the rules are not facts: they are left out)."""
         used: dict[str, int] = {}
         todo = list(roots)
         while todo:
             land = todo.pop()
-            if land in used:
+            if land in used or land in self._derived:
                 continue
             used[land] = self._value(land)
             todo.extend(self._deps.get(land, ()))
@@ -476,12 +533,18 @@ class Checker:
             for key in batch:
                 value = found.get(key)
                 stored[key] = value if isinstance(value, int) and value >= 0 else None
+                derived = None if stored[key] is not None else self._small.nimber(key)
+                if derived is not None:  # no stored fact, few lives: the rules' value
+                    stored[key] = self._derived[key] = derived
+                    self._verdicts[key] = Verdict.OK
             if self._trusted_lookup is not None and found:
                 self._trusted.update(self._trusted_lookup([k for k in batch if k in found]))
 
     def forget(self) -> None:
-        """Drop the cached stored values and trust marks (bounds memory between batches)."""
+        """Drop the cached stored values and trust marks (bounds memory between batches);
+        the rules' values of small lands stay memoised in `SmallLands`."""
         self._stored.clear()
+        self._derived.clear()
         self._trusted.clear()
 
 
@@ -497,19 +560,21 @@ class _ProofView:
 
 
 def check_with_cycles(game: Game, source: FactSource, position: str, *, cycles: int = 1,
-                      seed: int = 0, outcome_only: bool = False
+                      seed: int = 0, outcome_only: bool = False, derive_lives: int = 0
                       ) -> tuple[CheckReport, list[int]]:
     """The paper's random check cycles: a first deterministic check of the store, then
     `cycles - 1` checks with random choices restricted to the smallest proof found so far,
     so the proof never grows. Returns the best report (its `verified` holds every fact
     any cycle verified) and every cycle's proof size."""
-    best = Checker(game, source).check(position, outcome_only=outcome_only)
+    best = Checker(game, source, derive_lives=derive_lives).check(position,
+                                                                   outcome_only=outcome_only)
     sizes = [len(best.used)]
     rng = random.Random(seed)
     for _ in range(1, max(1, cycles)):
         if not best.ok:
             break
-        checker = Checker(game, _ProofView(best.used), rng=random.Random(rng.getrandbits(64)))
+        checker = Checker(game, _ProofView(best.used), rng=random.Random(rng.getrandbits(64)),
+                          derive_lives=derive_lives)
         report = checker.check(position, outcome_only=outcome_only)
         sizes.append(len(report.used))
         if report.ok and len(report.used) < len(best.used):

@@ -63,14 +63,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
+    except BrokenPipeError:
+        # before OSError, its parent: a reader that stopped early (`| head`) is no error
+        # of the command, whose output was not wrong; exit status 2 said it was bad input
+        _silence_stdout()
+        return 0
     except (UserError, OSError) as error:
         print(f"sproutsdb {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"sproutsdb {args.command}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so flushing it at exit cannot raise again (Python docs)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """`sproutsdb check`: verify the proof of a position held in a store, optionally prune it.
 
 The checking logic is `solver.check`; this module opens stores, marks verified facts,
-writes the pruned store and prints the report. Exit 0 only for a complete, consistent
-proof; 1 when the proof has holes or inconsistencies; 2 for bad input.
+writes the pruned store and prints the report. A root is proven as strongly as the store
+allows: its nimber when its lands' facts are stored, else its outcome (`proved` says
+which). Exit 0 only for a complete, consistent proof; 1 when the proof has holes or
+inconsistencies; 2 for bad input.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +39,15 @@ from sproutsdb.tools.progress import counter_bar
 EXIT_BAD_PROOF = 1
 MARK_BATCH = 10_000
 CHECK_BATCH = 20_000  # facts per memo of `check --all`: bounds its memory
+DERIVED_SHOWN = 10    # lands derived from the rules named in a report
+# Lands with no stored fact and at most this many lives are taken from the rules (SPOTS
+# evaluates such lands on the fly and may not store them). Measured: import each of
+# ../shared/certificates/spots/*.spr into a fresh store and run `sproutsdb check --root
+# 0*N --derive-lives K --json` (N = 10, 12, 16) for K = 0, 1, 2, …; the default is the
+# smallest K for which all three exit 0. With canonical form v2 (main f4a6a37, Python
+# reference canon) every K from 0 to 6 checks all three, so the default derives nothing.
+# TODO(lead): measure again once the C core ports v2 and when new certificates arrive.
+DEFAULT_DERIVE_LIVES = 0
 
 
 def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
@@ -59,9 +72,12 @@ def report_dict(report: CheckReport, sizes: list[int], seconds: float) -> dict[s
     return {
         "position": report.root,
         "ok": report.ok,
+        "proved": getattr(report, "proved", "outcome" if report.ok else None),
         "nimber": report.nimber,
         "outcome": report.outcome,
         "facts_used": len(report.used),
+        "derived": len(getattr(report, "derived", {})),
+        "derived_lands": list(getattr(report, "derived", {}))[:DERIVED_SHOWN],
         "facts_verified": len(report.verified),
         "facts_unproven": report.unproven,
         "missing": [{"couple": h.couple, "needed_by": h.needed_by, "missing": list(h.missing)}
@@ -82,7 +98,7 @@ def default_jobs() -> int:
 
 
 def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool = True,
-                jobs: int = 1) -> dict[str, Any]:
+                jobs: int = 1, derive_lives: int = 0) -> dict[str, Any]:
     """Check every nimber fact of a store, fewest lives first (see `lives_order`), `batch`
     facts per memo (bounded memory), marking verified ones as it goes; facts already
     verified are trusted, so an interrupted run resumes where it stopped.
@@ -91,7 +107,9 @@ def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool 
     there are batches) and this process alone writes; the totals are the same as with one.
     `already_verified` counts the facts marked before this run, `unproven` those neither
     verified nor inconsistent; `missing` and `inconsistent` list the first SHOWN of each,
-    sorted by land.
+    sorted by land. With `derive_lives` K, unstored lands of at most K lives are taken
+    from the rules; `derived` counts those the verified facts used (`derived_lands`: the
+    first few).
     """
     if batch < 1 or jobs < 1:
         raise UsageError("the batch size and the number of jobs must be at least 1")
@@ -105,11 +123,11 @@ def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool 
 
         work = level_batches(spill, batch, jobs)
         if jobs == 1:
-            checker = new_checker(store)
+            checker = new_checker(store, derive_lives=derive_lives)
             for lands in work:
                 done(lands, check_batch(checker, lands))
         else:
-            with CheckPool(str(store.path), jobs) as pool:
+            with CheckPool(str(store.path), jobs, derive_lives=derive_lives) as pool:
                 pool.run(work, done)
     return {**tally.as_dict(), "jobs": jobs}
 
@@ -118,27 +136,50 @@ def run_check_all(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     jobs = default_jobs() if args.jobs is None else args.jobs
     with open_existing(args.store) as store:
-        totals = check_store(store, batch=args.batch, quiet=args.quiet, jobs=jobs)
+        totals = check_store(store, batch=args.batch, quiet=args.quiet, jobs=jobs,
+                             derive_lives=args.derive_lives)
     seconds = time.perf_counter() - started
     done = totals["verified_now"] + totals["already_verified"]
     ok = done == totals["facts"] and not totals.get("bad")
     totals.pop("bad", None)
-    totals.pop("derived", None)  # work done, which depends on the jobs: for benchmarks
+    totals.pop("rechecked", None)  # work done, which depends on the jobs: for benchmarks
     report = {"ok": ok, **totals, "seconds": round(seconds, 3),
               "facts_per_second": round(totals["facts"] / max(seconds, 1e-9))}
-    if args.json:
-        print(json.dumps(report))
-    else:
-        print(f"{'all facts verified' if ok else 'NOT ALL FACTS VERIFIED'}: {totals['facts']:,} "
-              f"facts, {totals['verified_now']:,} verified now, {totals['already_verified']:,} "
-              f"already verified, {totals['unproven']:,} unproven, {seconds:.2f} s, "
-              f"{totals['jobs']} job{'s' if totals['jobs'] > 1 else ''}")
-        for hole in totals["missing"]:
-            print(f"  missing: ({hole['couple']}) needed by {hole['needed_by']}; a nimber of "
-                  f"any of: {', '.join(hole['missing']) or '(no candidate)'}")
-        for bad in totals["inconsistent"]:
-            print(f"  inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
-    return 0 if ok else EXIT_BAD_PROOF
+    code = 0 if ok else EXIT_BAD_PROOF
+    with _reader_may_stop():
+        if args.json:
+            print(json.dumps(report))
+        else:
+            _print_all_text(report, seconds)
+    return code
+
+
+def _print_all_text(report: dict[str, Any], seconds: float) -> None:
+    """The text form of a whole-store check's report."""
+    print(f"{'all facts verified' if report['ok'] else 'NOT ALL FACTS VERIFIED'}: "
+          f"{report['facts']:,} facts, {report['verified_now']:,} verified now, "
+          f"{report['already_verified']:,} already verified, {report['unproven']:,} unproven, "
+          f"{seconds:.2f} s, {report['jobs']} job{'s' if report['jobs'] > 1 else ''}")
+    for hole in report["missing"]:
+        print(f"  missing: ({hole['couple']}) needed by {hole['needed_by']}; a nimber of "
+              f"any of: {', '.join(hole['missing']) or '(no candidate)'}")
+    if report.get("derived"):
+        print(f"  {report['derived']:,} lands derived from the rules, not stored: "
+              f"{', '.join(report['derived_lands'])}")
+    for bad in report["inconsistent"]:
+        print(f"  inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
+
+
+@contextmanager
+def _reader_may_stop() -> Iterator[None]:
+    """Printing a report to a reader that stops early (`| head`) keeps the exit status of
+    the check (it would otherwise end as an OSError, exit 2: bad input)."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def run_check_misere(args: argparse.Namespace) -> int:
@@ -182,10 +223,15 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError("--cycles must be at least 1")
     if args.jobs is not None and (not args.all or args.misere or args.jobs < 1):
         raise UsageError("--jobs N (N ≥ 1) is for --all")
+    if args.derive_lives is not None and args.derive_lives < 0:
+        raise UsageError("--derive-lives K needs K ≥ 0 (0: derive nothing)")
     if args.misere:
-        if args.all or args.root is None or args.outcome_only:
-            raise UsageError("--misere checks one --root (no --all, no --outcome-only)")
+        if args.all or args.root is None or args.outcome_only or args.derive_lives is not None:
+            raise UsageError("--misere checks one --root (no --all, no --outcome-only, "
+                             "no --derive-lives)")
         return run_check_misere(args)
+    if args.derive_lives is None:
+        args.derive_lives = DEFAULT_DERIVE_LIVES
     if args.rct_table is not None:
         raise UsageError("--rct-table is for misère play: add --misere")
     if args.all:
@@ -203,7 +249,8 @@ def run_check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     with open_existing(args.store) as store:
         report, sizes = check_with_cycles(game, store, key, cycles=args.cycles,
-                                          seed=args.seed, outcome_only=args.outcome_only)
+                                          seed=args.seed, outcome_only=args.outcome_only,
+                                          derive_lives=args.derive_lives)
         verified = list(report.verified)
         for start in range(0, len(verified), MARK_BATCH):
             store.mark_verified(FactKind.NIMBER, verified[start:start + MARK_BATCH])
@@ -222,10 +269,11 @@ def _finish(args: argparse.Namespace, report: Any, sizes: list[int], started: fl
     if play is not None:
         data["play"] = play
     data["pruned"] = args.prune if args.prune is not None and report.ok else None
-    if args.json:
-        print(json.dumps(data))
-    else:
-        _print_text(data)
+    with _reader_may_stop():
+        if args.json:
+            print(json.dumps(data))
+        else:
+            _print_text(data)
     if args.prune is not None and not report.ok:
         print("sproutsdb check: not pruned: the proof is not complete and consistent",
               file=sys.stderr)
@@ -236,9 +284,13 @@ def _print_text(data: dict[str, Any]) -> None:
     result = ("unknown" if data["outcome"] is None else
               f"{data['outcome']}" + ("" if data["nimber"] is None else f", nimber {data['nimber']}"))
     verdict = "proof complete and consistent" if data["ok"] else "PROOF NOT VALID"
-    print(f"{data['position']}: {result}: {verdict}")
+    proved = f" ({data['proved']} proven)" if data.get("proved") else ""
+    print(f"{data['position']}: {result}: {verdict}{proved}")
     print(f"  {data['facts_used']:,} facts used, {data['facts_verified']:,} verified, "
           f"{data['facts_unproven']:,} unproven, {data['seconds']:.2f} s")
+    if data.get("derived"):
+        print(f"  {data['derived']:,} lands derived from the rules, not stored: "
+              f"{', '.join(data['derived_lands'])}")
     if len(data["cycle_sizes"]) > 1:
         print(f"  proof sizes over {len(data['cycle_sizes'])} cycles: {data['cycle_sizes']}")
     for hole in data["missing"]:
@@ -258,9 +310,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="verify the stored proof of a position; optionally prune the store to it",
         description=(
             "Re-derive the result of POS using only facts in the store: each nimber is\n"
-            "accepted only when its children (recomputed by the engine) justify it. Reports\n"
-            "missing facts (holes) and inconsistent ones. Exit 0 only for a complete,\n"
-            "consistent proof, 1 otherwise. Checked facts are marked verified."),
+            "accepted only when its children (recomputed by the engine) justify it. The\n"
+            "strongest statement is proven: the nimber of POS when its lands' facts are\n"
+            "stored, else its outcome (a win: one option of value 0; a loss needs (POS, 0)\n"
+            "stored). Reports missing facts (holes) and inconsistent ones. Exit 0 only for\n"
+            "a complete, consistent proof, 1 otherwise. Checked facts are marked verified;\n"
+            "lands derived from the rules (--derive-lives) are never stored or marked."),
         epilog=("examples:\n  sproutsdb check --store data --root 0*7\n"
                 "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json\n"
                 "  sproutsdb check --store big --all --jobs 8   # every fact, 8 processes; "
@@ -283,7 +338,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="with --misere: the RCT table the solve used (default: the store's "
                         "RCTs, else none); nodes are keyed by it")
     p.add_argument("--outcome-only", action="store_true",
-                   help="prove only the outcome of the root (a win needs one losing option)")
+                   help="prove only the outcome even when the root's nimber is stored (a win "
+                        "needs one losing option: a smaller proof); without it, a root with "
+                        "no stored fact is already checked for its outcome")
+    p.add_argument("--derive-lives", type=int, default=None, metavar="K",
+                   help="take lands the proof needs that have no stored fact and at most K "
+                        "lives from the rules (a mex search), as certificate writers evaluate "
+                        "them on the fly; reported as derived, never stored or marked "
+                        f"(default {DEFAULT_DERIVE_LIVES}; 0: off; also with --all)")
     p.add_argument("--prune", metavar="OUT", default=None,
                    help="write a new store holding only the facts the proof used")
     p.add_argument("--cycles", type=int, default=1, metavar="K",

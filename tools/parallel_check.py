@@ -66,7 +66,8 @@ class BatchDigest:
     missing: list[dict[str, Any]] = field(default_factory=list)       # smallest SHOWN
     inconsistent: list[dict[str, Any]] = field(default_factory=list)  # smallest SHOWN
     bad: int = 0                 # distinct holes and inconsistencies found
-    derived: int = 0             # facts the batch re-derived (more than its own: a cost)
+    rechecked: int = 0           # facts the batch re-derived (more than its own: a cost)
+    derived_lands: list[str] = field(default_factory=list)  # from the rules, for its facts
 
 
 def _hole_key(hole: dict[str, Any]) -> tuple[Any, ...]:
@@ -84,13 +85,14 @@ def smallest(items: Iterable[dict[str, Any]], key: Callable[[dict[str, Any]], tu
     return [distinct[k] for k in sorted(distinct)[:limit]]
 
 
-def new_checker(store: LmdbProofStore) -> Checker:
-    """A Checker of the store's nimber facts that trusts facts already marked verified."""
+def new_checker(store: LmdbProofStore, *, derive_lives: int = 0) -> Checker:
+    """A Checker of the store's nimber facts that trusts facts already marked verified
+    (and takes unstored lands of at most `derive_lives` lives from the rules)."""
     def trusted(keys: Sequence[str]) -> list[str]:
         records = store.get_records(FactKind.NIMBER, keys)
         return [k for k, r in records.items() if r.status is Status.VERIFIED]
 
-    return Checker(SproutsGame(), store, trusted=trusted)
+    return Checker(SproutsGame(), store, trusted=trusted, derive_lives=derive_lives)
 
 
 def check_batch(checker: Checker, lands: list[str]) -> BatchDigest:
@@ -107,7 +109,7 @@ def check_batch(checker: Checker, lands: list[str]) -> BatchDigest:
     return BatchDigest(facts=len(lands), ok=ok, unproven=len(lands) - ok - len(wrong),
                        verified=list(report.verified), missing=holes[:SHOWN],
                        inconsistent=bads[:SHOWN], bad=len(holes) + len(bads),
-                       derived=checker.lands_checked)
+                       rechecked=checker.lands_checked, derived_lands=list(report.derived))
 
 
 SPILL_CHUNK = 4096  # keys per level held in memory while sorting by lives
@@ -216,7 +218,8 @@ class Tally:
     missing: list[dict[str, Any]] = field(default_factory=list)
     inconsistent: list[dict[str, Any]] = field(default_factory=list)
     bad: int = 0
-    derived: int = 0  # facts re-derived, counted once per batch that derived them
+    rechecked: int = 0  # facts re-derived, counted once per batch that derived them
+    derived: set[str] = field(default_factory=set)  # lands taken from the rules (few)
 
     def add(self, store: LmdbProofStore, lands: list[str], digest: BatchDigest) -> None:
         """Count a batch as a one-process run would, then mark what it verified.
@@ -236,13 +239,15 @@ class Tally:
         self.inconsistent = smallest([*self.inconsistent, *digest.inconsistent],
                                      _inconsistency_key)
         self.bad += digest.bad
-        self.derived += digest.derived
+        self.rechecked += digest.rechecked
+        self.derived.update(digest.derived_lands)
 
     def as_dict(self) -> dict[str, Any]:
         return {"facts": self.facts, "verified_now": self.verified_now,
                 "already_verified": self.already_verified, "unproven": self.unproven,
                 "missing": self.missing, "inconsistent": self.inconsistent, "bad": self.bad,
-                "derived": self.derived}
+                "rechecked": self.rechecked, "derived": len(self.derived),
+                "derived_lands": sorted(self.derived)[:SHOWN]}
 
 
 # ----------------------------------------------------------------------------- workers
@@ -254,7 +259,7 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def _worker_main(conn: Connection, path: str) -> None:
+def _worker_main(conn: Connection, path: str, derive_lives: int = 0) -> None:
     """A worker: open the store read-only once, then check the batches it is sent.
 
     Messages in: (seq, lands) or None (stop). Out: (seq, True, BatchDigest) or
@@ -266,7 +271,7 @@ def _worker_main(conn: Connection, path: str) -> None:
     try:
         store = LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
                                     create=False, readonly=True)
-        checker = new_checker(store)
+        checker = new_checker(store, derive_lives=derive_lives)
     except Exception as error:  # noqa: BLE001 (reported with the first batch)
         failure = _describe(error)
     try:
@@ -302,7 +307,7 @@ class CheckPool:
     """`jobs` worker processes checking batches of one store; a context manager that
     leaves no process behind, whether the run ends, fails or is interrupted."""
 
-    def __init__(self, path: str, jobs: int) -> None:
+    def __init__(self, path: str, jobs: int, *, derive_lives: int = 0) -> None:
         context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._clean = False
@@ -313,7 +318,8 @@ class CheckPool:
         try:
             for number in range(jobs):
                 parent_end, child_end = context.Pipe()
-                process = context.Process(target=_worker_main, args=(child_end, path),
+                process = context.Process(target=_worker_main,
+                                          args=(child_end, path, derive_lives),
                                           name=f"sproutsdb-check-{number}", daemon=True)
                 self._workers.append(_Worker(process, parent_end))
                 process.start()
