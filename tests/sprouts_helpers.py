@@ -31,9 +31,13 @@ def split_position(key: str) -> list[list[list[list[str]]]]:
     return lands
 
 
-def redraw(key: str, rng: random.Random, old_syntax: bool | None = None) -> str:
+def redraw(key: str, rng: random.Random, old_syntax: bool | None = None,
+           region_mirrors: bool = False, repeats: bool = False) -> str:
     """The same position drawn another way: letters renamed, boundaries rotated and
-    reordered, regions and lands reordered, possibly mirrored, in 2.x or 1.x syntax."""
+    reordered, regions and lands reordered, possibly mirrored, in 2.x or 1.x syntax.
+    With region_mirrors each region is mirrored on its own draw (canon v2: a region's
+    orientation is independent of its neighbours'); with repeats some 1-life spots `2`
+    become a pair of adjacent occurrences `xx` of a fresh lowercase letter (the same spot)."""
     lands = split_position(key)
     if old_syntax is None:
         old_syntax = rng.random() < 0.5
@@ -46,6 +50,8 @@ def redraw(key: str, rng: random.Random, old_syntax: bool | None = None) -> str:
         upper_map = dict(zip(uppers, fresh)) if len(uppers) <= 26 else {u: u for u in uppers}
         regions = []
         for region in land:
+            if region_mirrors:
+                mirror = rng.random() < 0.5
             boundaries = []
             for boundary in region:
                 lowers = sorted({t for t in boundary if t[0].islower()})
@@ -53,6 +59,8 @@ def redraw(key: str, rng: random.Random, old_syntax: bool | None = None) -> str:
                 rng.shuffle(pool)
                 lower_map = dict(zip(lowers, pool)) if len(lowers) <= 26 else {x: x for x in lowers}
                 tokens = [upper_map.get(t, lower_map.get(t, t)) for t in boundary]
+                if repeats:
+                    tokens = _expand_twos(tokens, rng)
                 if mirror:
                     tokens.reverse()
                 k = rng.randrange(len(tokens))
@@ -70,6 +78,20 @@ def redraw(key: str, rng: random.Random, old_syntax: bool | None = None) -> str:
             "".join("".join(b + "." for b in region) + "}" for region in land) + "]"
             for land in out_lands) + "!"
     return "+".join("|".join(".".join(region) for region in land) for land in out_lands)
+
+
+def _expand_twos(tokens: list[str], rng: random.Random) -> list[str]:
+    """Replace some `2` tokens of a boundary by `xx`, x a lowercase letter unused on it."""
+    free = [chr(97 + i) for i in range(26) if chr(97 + i) not in tokens]
+    rng.shuffle(free)
+    out: list[str] = []
+    for token in tokens:
+        if token == "2" and free and rng.random() < 0.5:
+            letter = free.pop()
+            out.extend((letter, letter))
+        else:
+            out.append(token)
+    return out
 
 
 def random_playout(game: SproutsGame, start: str, rng: random.Random, moves: int) -> list[str]:

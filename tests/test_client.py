@@ -61,7 +61,7 @@ def test_cli_query_and_stats_over_grpc(tmp_path: Path) -> None:
         stats = run_cli("stats", "--server", server.address, "--json")
         assert stats.returncode == 0, stats.stderr
         report = json.loads(stats.stdout)
-        assert report["facts"]["pos_rct"] == 1988 and report["facts"]["nimber"] > 0
+        assert report["facts"]["pos_rct"] == 1505 and report["facts"]["nimber"] > 0
         assert report["server"]["rct_tables"][0]["root"] == "0*4"
         human = run_cli("stats", "--server", server.address).stdout
         assert "requests" in human and "commits" in human

@@ -10,6 +10,7 @@ import pytest
 import zstandard
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools import rcttable
 from sproutsdb.tools.rcttable import (
@@ -79,9 +80,9 @@ def test_round_trip_keeps_every_position_id(s4_file: Path, s4: RctSearch) -> Non
 
 def test_header_and_counts(s4_file: Path) -> None:
     table = load_table(s4_file)
-    assert (table.game, table.root, table.canon_version) == ("sprouts", "0*4", 1)
+    assert (table.game, table.root, table.canon_version) == ("sprouts", "0*4", CANON_VERSION)
     assert table.counts == {
-        "positions": 1988,
+        "positions": 1505,
         "rcts": 35,
         "position_rcts": 35,
         "nim_heaps": 6,

@@ -14,7 +14,7 @@ def test_build_then_info(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     out = tmp_path / "s3.rcttable"
     assert main(["rct-table", "build", "0.0.0.}]!", "--out", str(out), "--quiet"]) == 0
     said = capsys.readouterr().out
-    assert "181 positions, 7 RCTs" in said
+    assert "148 positions, 7 RCTs" in said
     assert main(["rct-table", "info", str(out), "--json", "--check", "--quiet"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["root"] == "0*3" and info["game"] == "sprouts" and info["check"] == "ok"

@@ -27,9 +27,10 @@ def test_canonical_tree_count_of_six_spots() -> None:
 
 
 def test_position_counts_are_stable() -> None:
-    # Distinct canonical positions (sums) in the trees of S_2..S_4 with canon_version 1.
-    # These measure the canonical form's quality (fewer is better); a change here means
+    # Distinct canonical positions (sums) in the trees of S_2..S_5 with canon_version 2
+    # (version 1: 20, 181, 1 988, 24 835). These measure the canonical form's quality
+    # (fewer is better; GLOP 2.2's S5 base has 22 902 distinct keys); a change here means
     # the canonical form changed and canon_version must be bumped.
     game = SproutsGame()
-    got = [explore(game, f"0*{n}")[0].positions for n in (2, 3, 4)]
-    assert got == [20, 181, 1988]
+    got = [explore(game, f"0*{n}")[0].positions for n in (2, 3, 4, 5)]
+    assert got == [18, 148, 1505, 17_457]

@@ -1541,6 +1541,19 @@ static int first_chunk(Search *S, int r, int o, int *buf, int *scratch, int *new
 
 static int search_boundaries(Search *S, int r, int o, int len);
 
+/* Region r holds an uppercase letter that already has a name. */
+static int touches_named(const Search *S, int r)
+{
+    const Land *L = S->L;
+    for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
+        const Bnd *bd = &S->bnd[b];
+        for (int t = 0; t < bd->nups; t++)
+            if (S->name_of[bd->up_v[t]] >= 0)
+                return 1;
+    }
+    return 0;
+}
+
 /* _Search._regions */
 static int search_regions(Search *S, int len)
 {
@@ -1552,10 +1565,16 @@ static int search_regions(Search *S, int len)
     if (worse(S, len))
         return 0;
     const Land *L = S->L;
+    /* The next class: regions with an already named letter first (regions sharing no
+     * letter are never combined independently: that is exponential), then by (size of
+     * colour class, colour); both are invariants of the path so far. */
+    int touching = 0;
+    for (int k = 0; k < L->nr && !touching; k++)
+        touching = !S->region_used[S->order[k]] && touches_named(S, S->order[k]);
     int first = -1, k0 = 0, k1 = 0;
     for (int k = 0; k < L->nr; k++) {
         int r = S->order[k];
-        if (S->region_used[r])
+        if (S->region_used[r] || (touching && !touches_named(S, r)))
             continue;
         if (first < 0) {
             first = S->colour[r];
@@ -1573,7 +1592,7 @@ static int search_regions(Search *S, int len)
     int m = 0;
     for (int k = k0; k < k1; k++) {
         int r = S->order[k];
-        if (S->region_used[r])
+        if (S->region_used[r] || (touching && !touches_named(S, r)))
             continue;
         for (int o = 0; o < 2; o++) {
             /* the views a region keeps: its least, or both when they tie (not for bags) */

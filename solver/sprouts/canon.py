@@ -427,6 +427,9 @@ class _Search:
             _refine_views(land, self.views, self.colour)
         else:
             self.colour = _refine(land, self.views)
+        # Uppercase letters of each region: once a letter has a name, the regions holding
+        # it are placed before the others (see _regions).
+        self.letters = [sorted({v for bd in views[0] for _, v in bd.ups}) for views in self.views]
         self.orientations = []
         for views in self.views:
             least = _region_form(views)
@@ -485,8 +488,13 @@ class _Search:
             return self._leaf(names, out)
         if self._worse(out):
             return _NO_JUMP
-        first = self.colour[remaining[0]]
-        options = [(r, o) for r in remaining if self.colour[r] == first
+        # The next class: regions with an already named letter first (so that regions
+        # sharing no letter are never combined independently: that is exponential), then
+        # by (size of colour class, colour). Both are invariants of the path so far.
+        touching = [r for r in remaining if any(v in names for v in self.letters[r])]
+        pool = touching or remaining
+        first = self.colour[pool[0]]
+        options = [(r, o) for r in pool if self.colour[r] == first
                    for o in self.orientations[r]]
         if len(options) > 1:
             # Regions of one class start at the same place: only the least start can win.
