@@ -18,7 +18,7 @@ def test_build_then_info(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["rct-table", "info", str(out), "--json", "--check", "--quiet"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["root"] == "0*3" and info["game"] == "sprouts" and info["check"] == "ok"
-    assert info["counts"]["positions"] == 181 and info["counts"]["rcts"] == 7
+    assert info["counts"]["positions"] == 148 and info["counts"]["rcts"] == 7
     assert info["bytes"] == out.stat().st_size
     assert info["provenance"]["command"] == "rct-table build"
     table = load_table(out)
