@@ -3,6 +3,9 @@
 Run on demand (not part of the test suite):
     .venv/bin/python bench/solve.py                 # n = 5..12, 10 minutes per n at most
     .venv/bin/python bench/solve.py --max-n 10 --limit 120
+    .venv/bin/python bench/solve.py --min-n 8 --baseline bench/baselines/solve-canon-v1.json
+--save keeps the figures as JSON; --baseline prints the node and time ratios to a saved run
+(e.g. the release with canon v1, run with that release's interpreter and --save).
 For each n: wall seconds, couples expanded (nodes) and losing couples stored, on a fresh
 durable store; then the same question on the now warm store, as the in-process baseline
 of the warm/fresh ratio. The paper's program kept 140 losing couples for 0*11 and 475 for
@@ -13,6 +16,7 @@ of the warm/fresh ratio. The paper's program kept 140 losing couples for 0*11 an
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -54,8 +58,13 @@ def main() -> None:
     parser.add_argument("--min-n", type=int, default=5)
     parser.add_argument("--max-n", type=int, default=12)
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per fresh run")
+    parser.add_argument("--save", type=Path, help="write the figures to this JSON file")
+    parser.add_argument("--baseline", type=Path, help="a saved run to print ratios against")
     args = parser.parse_args()
-    print(f"engine: {sprouts_game.IMPLEMENTATION}")
+    baseline = json.loads(args.baseline.read_text()) if args.baseline else {}
+    figures: dict[str, object] = {"canon_version": CANON_VERSION,
+                                  "implementation": sprouts_game.IMPLEMENTATION}
+    print(f"engine: {sprouts_game.IMPLEMENTATION}, canon_version {CANON_VERSION}")
     print(f"{'n':>3} {'outcome':>7} {'fresh s':>9} {'nodes':>9} {'stored':>8} "
           f"{'warm s':>8} {'warm nodes':>10} {'warm/fresh':>10}  paper (pruned)")
     for n in range(args.min_n, args.max_n + 1):
@@ -70,6 +79,16 @@ def main() -> None:
             paper = PAPER_PRUNED.get(n, "")
             print(f"{n:>3} {outcome:>7} {fresh:>9.2f} {nodes:>9} {stored:>8} {warm:>8.3f} "
                   f"{warm_nodes:>10} {warm / fresh:>10.4f}  {paper}", flush=True)
+            figures[f"0*{n}"] = {"outcome": outcome, "seconds": fresh, "nodes": nodes,
+                                 "stored": stored}
+            before = baseline.get(f"0*{n}")
+            if isinstance(before, dict):
+                print(f"    against canon v{baseline.get('canon_version')}: nodes "
+                      f"{before['nodes']} -> {nodes} (x{nodes / before['nodes']:.3f}), seconds "
+                      f"{before['seconds']:.2f} -> {fresh:.2f} (x{fresh / before['seconds']:.3f})",
+                      flush=True)
+            if args.save:
+                args.save.write_text(json.dumps(figures, indent=1) + "\n")
 
 
 if __name__ == "__main__":
