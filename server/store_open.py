@@ -162,13 +162,39 @@ def _check_identity(where: Path, found: StoreIdentity, game: str, canon_version:
             f"store {where} holds facts of the game {found.game!r}, but this program expects "
             f"{game!r}; use another store directory (explicit path or ${ENV_VAR})"
         )
+    if found.canon_version < canon_version:
+        raise StoreMismatchError(
+            f"store {where} is keyed by canonical form version {found.canon_version}, older "
+            f"than this program's version {canon_version}; migrate it with "
+            f"`sproutsdb rekey --store {where} --out NEW` and use NEW"
+        )
     if found.canon_version != canon_version:
         raise StoreMismatchError(
             f"store {where} is keyed by canonical form version {found.canon_version}, but this "
-            f"program uses version {canon_version}; re-key the store to version {canon_version} "
-            f"with the re-key tool, or use the sproutsdb release with canon_version "
-            f"{found.canon_version}"
+            f"program uses version {canon_version}; use the sproutsdb release with "
+            f"canon_version {found.canon_version}"
         )
+
+
+def peek_identity(path: str | os.PathLike[str] | None) -> StoreIdentity:
+    """What the store at `path` says about itself, whatever its game or canon_version
+    (for tools that migrate stores); refuses what is no store, as opening does."""
+    where = resolve_store_path(path)
+    if not (where / "data.mdb").exists():
+        raise StoreNotFoundError(f"no sproutsdb store at {where}")
+    env = _open_env(where, readonly=True, durable=False, map_size=DEFAULT_MAP_SIZE)
+    try:
+        try:
+            meta_db = env.open_db(schema.META.encode(), create=False)
+        except lmdb.NotFoundError:
+            raise _not_a_store(where) from None
+        with env.begin(db=meta_db) as txn:
+            identity = _read_identity(txn, meta_db, where)
+    finally:
+        env.close()
+    if identity is None:
+        raise _not_a_store(where)
+    return identity
 
 
 def _init_meta(txn: lmdb.Transaction, meta_db: Any, game: str, canon_version: int) -> StoreIdentity:

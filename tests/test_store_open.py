@@ -55,7 +55,17 @@ def test_another_canon_version_is_refused(tmp_path: Path, readonly: bool) -> Non
     with pytest.raises(StoreMismatchError) as caught:
         LmdbProofStore.open(tmp_path / "s", game="sprouts", canon_version=2, readonly=readonly)
     message = str(caught.value)
-    assert "version 1" in message and "version 2" in message and "re-key" in message
+    assert "version 1" in message and "version 2" in message
+    assert f"sproutsdb rekey --store {tmp_path / 's'} --out NEW" in message
+
+
+def test_a_newer_canon_version_is_refused_without_rekey(tmp_path: Path) -> None:
+    make_store(tmp_path / "s")
+    with pytest.raises(StoreMismatchError) as caught:
+        LmdbProofStore.open(tmp_path / "s", game="sprouts", canon_version=0)
+    message = str(caught.value)
+    assert "version 1" in message and "release with canon_version 1" in message
+    assert "rekey" not in message
 
 
 def bump_schema(path: Path, version: int | bytes) -> None:

@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_check",
     "sproutsdb.tools.cmd_exchange",
     "sproutsdb.tools.cmd_check_table",
+    "sproutsdb.tools.cmd_rekey",
 ]
 
 

@@ -44,6 +44,7 @@ from sproutsdb.tools.glop_spr import (
     write_spr,
 )
 from sproutsdb.tools.progress import counter_bar
+from sproutsdb.tools.rekey import rekey_function, rekey_items
 
 EXIT_CONFLICT = 3
 SHOWN_CONFLICTS = 10
@@ -105,13 +106,14 @@ def import_file(path: Path, store: LmdbProofStore, *, quiet: bool = True,
     if header.get("game") != store.identity.game:
         raise UsageError(f"{path} holds {header.get('game')!r} facts; the store is for "
                          f"{store.identity.game!r}")
-    if header.get("canon_version") != store.identity.canon_version:
-        raise UsageError(f"{path} was written with canon_version {header.get('canon_version')}; "
-                         f"the store uses {store.identity.canon_version} (keys would not match)")
-    source = header.get("provenance", {}).get("exported_by", {})
-    provenance = Provenance(tool="sproutsdb import",
-                            comment=f"from {path.name}, exported by {source.get('who', '?')} "
-                                    f"on {source.get('when', '?')}")
+    version = header.get("canon_version")
+    ours = store.identity.canon_version
+    if not isinstance(version, int) or version > ours or ours != CANON_VERSION:
+        raise UsageError(f"{path} was written with canon_version {version}; the store uses "
+                         f"{ours} (keys would not match; a newer file needs a newer sproutsdb)")
+    if version < ours:
+        return _import_rekeyed(path, store, header, quiet=quiet)
+    provenance = _import_provenance(path, header)
     totals = {"inserted": 0, "unchanged": 0, "conflicts": 0}
     conflicts: list[Conflict] = []
     with counter_bar("facts", enabled=not quiet) as bar:
@@ -125,6 +127,47 @@ def import_file(path: Path, store: LmdbProofStore, *, quiet: bool = True,
             totals["unchanged"] += result.unchanged
             totals["conflicts"] += len(result.conflicts)
             conflicts.extend(result.conflicts[:SHOWN_CONFLICTS - len(conflicts)])
+            done += len(facts)
+            bar.update_to(done)
+    store.flush()
+    return totals, conflicts
+
+
+def _import_provenance(path: Path, header: dict[str, Any], note: str = "") -> Provenance:
+    source = header.get("provenance", {}).get("exported_by", {})
+    return Provenance(tool="sproutsdb import",
+                      comment=f"from {path.name}, exported by {source.get('who', '?')} "
+                              f"on {source.get('when', '?')}{note}")
+
+
+def _import_rekeyed(path: Path, store: LmdbProofStore, header: dict[str, Any], *,
+                    quiet: bool) -> tuple[dict[str, int], list[Conflict]]:
+    """An export of an older canonical form: its facts re-keyed (tools/rekey.py), kind by
+    kind; keys that merge with different values are conflicts and neither is stored."""
+    provenance = _import_provenance(
+        path, header, f", re-keyed from canon_version {header.get('canon_version')}")
+    new_key = rekey_function(SproutsGame())
+    by_kind: dict[FactKind, list[tuple[str, Any]]] = {}
+    for frame, data in read_stream(path):
+        if frame == "C":
+            kind, facts = data
+            by_kind.setdefault(kind, []).extend(facts)
+    totals = {"inserted": 0, "unchanged": 0, "conflicts": 0}
+    conflicts: list[Conflict] = []
+    with counter_bar("facts", enabled=not quiet) as bar:
+        done = 0
+        for kind, facts in by_kind.items():
+            items, clashes = rekey_items(kind, facts, new_key)
+            totals["conflicts"] += len(clashes)
+            conflicts.extend(Conflict(kind, c.key, c.values[0][1], c.values[1][1])
+                             for c in clashes[:max(0, SHOWN_CONFLICTS - len(conflicts))])
+            pairs = list(items.items())
+            for start in range(0, len(pairs), 5_000):
+                result = store.put(kind, dict(pairs[start:start + 5_000]), provenance=provenance)
+                totals["inserted"] += result.inserted
+                totals["unchanged"] += result.unchanged
+                totals["conflicts"] += len(result.conflicts)
+                conflicts.extend(result.conflicts[:max(0, SHOWN_CONFLICTS - len(conflicts))])
             done += len(facts)
             bar.update_to(done)
     store.flush()
