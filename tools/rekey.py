@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.errors import UserError
 from sproutsdb.server import schema
 from sproutsdb.server.schema import FactRecord, Provenance, Status
 from sproutsdb.server.store import LmdbProofStore
@@ -26,6 +25,8 @@ from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_no
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+
+from sproutsdb.errors import UserError
 
 KINDS = (FactKind.NIMBER, FactKind.MISERE, FactKind.RCT, FactKind.POS_RCT)
 BATCH = 5_000
