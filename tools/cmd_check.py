@@ -41,12 +41,11 @@ MARK_BATCH = 10_000
 CHECK_BATCH = 20_000  # facts per memo of `check --all`: bounds its memory
 DERIVED_SHOWN = 10    # lands derived from the rules named in a report
 # Lands with no stored fact and at most this many lives are taken from the rules (SPOTS
-# evaluates such lands on the fly and may not store them). Measured: import each of
-# ../shared/certificates/spots/*.spr into a fresh store and run `sproutsdb check --root
-# 0*N --derive-lives K --json` (N = 10, 12, 16) for K = 0, 1, 2, …; the default is the
-# smallest K for which all three exit 0. With canonical form v2 (main f4a6a37, Python
-# reference canon) every K from 0 to 6 checks all three, so the default derives nothing.
-# TODO(lead): measure again once the C core ports v2 and when new certificates arrive.
+# evaluates such lands on the fly and may not store them). Measured: import each SPOTS
+# certificate of tests/fixtures/spots into a fresh store and run `sproutsdb check --root
+# 0*N --derive-lives K --json` (N = 10, 12, 16) for K = 0, 1, 2, ...; the default is the
+# smallest K for which all three exit 0. With canonical form v2 (Python reference and C
+# core) K = 0 checks all three, so the default derives nothing.
 DEFAULT_DERIVE_LIVES = 0
 
 
