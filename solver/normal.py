@@ -18,6 +18,8 @@ from typing import TypeVar, cast
 from sproutsdb.solver.game import Game
 from sproutsdb.solver.nimarith import cancel_pairs, mex
 from sproutsdb.solver.proofstore import ConflictError, ProofStore
+from sproutsdb.solver.normal_dfpn import CoupleSpace, couple_key
+from sproutsdb.solver.search.dfpn import DfpnSearch
 from sproutsdb.solver.search.driver import run_tasks
 from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
 from sproutsdb.solver.search.measures import ComponentMeasures
@@ -26,6 +28,7 @@ from sproutsdb.solver.search.progress import Progress, ProgressFn, ProgressMeter
 from sproutsdb.solver.search.table import InconsistentFactError, TranspositionTable
 
 __all__ = [
+    "SEARCHES",
     "ComponentMeasures",
     "ConflictError",
     "InconsistentFactError",
@@ -40,6 +43,8 @@ __all__ = [
     "engine_order",
     "fewest_lives_first",
 ]
+
+SEARCHES = ("dfs", "dfpn")  # depth-first in move order; proof-number search over couples
 
 # A search task is a coroutine: it yields sub-tasks to the driver, is sent their results
 # and returns its own (True = "this couple is losing" for couples, the nimber for nimbers).
@@ -68,6 +73,8 @@ class NormalSolver:
         flush_seconds: float = 5.0,
         reprove_roots: bool = True,
         children_cache: int = 4096,
+        search: str = "dfpn",
+        table_capacity: int = 1 << 20,
     ) -> None:
         self.game = game
         self._order = order
@@ -79,6 +86,10 @@ class NormalSolver:
         self._roots: frozenset[str] = frozenset()
         self._stack: list[Task] = []
         self._stats = SolverStats()
+        if search not in SEARCHES:
+            raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
+        self._dfpn = (DfpnSearch(CoupleSpace(self), capacity=table_capacity)
+                      if search == "dfpn" else None)
 
     # ----------------------------------------------------------------- public API
 
@@ -207,6 +218,10 @@ class NormalSolver:
         known = table.nimber(component)
         if known is not None:
             return known == n
+        if self._dfpn is not None:
+            if table.is_excluded(component, n):
+                return False
+            return bool((yield self._dfpn.solve(((component,), n), couple_key((component,), n))))
         self._expand()
         children = self._measure.children(component)
         self._fetch([part for child in children for part in child])

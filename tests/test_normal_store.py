@@ -11,6 +11,7 @@ from sproutsdb.solver.normal import (
     ConflictError,
     InconsistentFactError,
     NimberConflictError,
+    SEARCHES,
     NormalSolver,
     Progress,
     StoreFormatError,
@@ -71,16 +72,24 @@ def test_stored_facts_form_a_certificate_the_checker_accepts() -> None:
     assert Checker(GAME, store).check_facts(facts).verified == facts
 
 
-def test_a_second_solver_on_the_same_store_barely_searches() -> None:
+# Visits of a second solver that re-proves only the roots, one level above stored facts:
+# depth-first expands each root couple once; df-pn also visits each root couple (C, n) it
+# tries (n = 0, 1, ... up to the nimber), once per couple.
+SECOND_RUN_NODES = {"dfs": 20, "dfpn": 30}
+
+
+@pytest.mark.parametrize("search", SEARCHES)
+def test_a_second_solver_on_the_same_store_barely_searches(search: str) -> None:
     store = MemoryProofStore()
-    first = NormalSolver(GAME, store)
+    first = NormalSolver(GAME, store, search=search)
     expected = first.position_nimber(ROOT)
-    second = NormalSolver(GAME, store)
+    second = NormalSolver(GAME, store, search=search)
     assert second.position_nimber(ROOT) == expected
     # Only the asked components are proven again, one level above stored facts.
-    assert second.stats.nodes <= 20 and 10 * second.stats.nodes < first.stats.nodes
+    assert second.stats.nodes <= SECOND_RUN_NODES[search]
+    assert 10 * second.stats.nodes < first.stats.nodes
     assert second.stats.facts_stored == 0
-    trusting = NormalSolver(GAME, store, reprove_roots=False)
+    trusting = NormalSolver(GAME, store, reprove_roots=False, search=search)
     assert trusting.position_nimber(ROOT) == expected
     assert trusting.stats.nodes == 0
 

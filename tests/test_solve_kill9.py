@@ -11,13 +11,21 @@ from pathlib import Path
 
 from cli_helpers import COMMAND, run_cli
 from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.server.store_errors import NotAStoreError
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 
-def stored_nimbers(store_dir: Path) -> int:
+def stored_nimbers(store_dir: Path, *, creating: bool = False) -> int:
+    """Nimber facts in the store; while the solver may still be creating it, a store
+    without its meta data yet counts as empty."""
     if not (store_dir / "data.mdb").exists():
         return 0
+    if creating:
+        try:
+            return stored_nimbers(store_dir)
+        except NotAStoreError:
+            return 0
     with LmdbProofStore.open(store_dir, game="sprouts", canon_version=CANON_VERSION,
                              create=False, readonly=True) as store:
         return store.count(FactKind.NIMBER)
@@ -26,14 +34,14 @@ def stored_nimbers(store_dir: Path) -> int:
 def test_killed_solve_keeps_committed_facts_and_resumes(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     env = {k: v for k, v in os.environ.items() if k != "SPROUTSDB_STORE"}
-    child = subprocess.Popen([*COMMAND, "solve", "--spots", "8", "--quiet", "--json",
+    child = subprocess.Popen([*COMMAND, "solve", "--spots", "12", "--quiet", "--json",
                               "--store", str(store_dir)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         deadline = time.monotonic() + 120
         committed = 0
         while time.monotonic() < deadline and child.poll() is None:
-            committed = stored_nimbers(store_dir)
+            committed = stored_nimbers(store_dir, creating=True)
             if committed:
                 break
             time.sleep(0.2)
@@ -58,7 +66,7 @@ def test_killed_solve_keeps_committed_facts_and_resumes(tmp_path: Path) -> None:
     assert check.returncode == 0, check.stdout + check.stderr
 
     # Rerunning continues from the store and finishes with the published answer.
-    done = run_cli("solve", "--spots", "8", "--json", "--quiet", "--store", str(store_dir),
+    done = run_cli("solve", "--spots", "12", "--json", "--quiet", "--store", str(store_dir),
                    timeout=600)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

@@ -6,17 +6,18 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from sproutsdb.server.location import resolve_store_path
 from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
-from sproutsdb.solver.normal import NormalSolver, Progress
+from sproutsdb.solver.normal import SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.proofstore import ConflictError, FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.cli import UsageError, add_store_option
+from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.cmd_serve import add_client_options, client_from_args, remote_store_from_args
 from sproutsdb.tools.progress import status_line
 
@@ -47,7 +48,8 @@ def solving(args: argparse.Namespace) -> Iterator[tuple[SproutsGame, NormalSolve
             line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                       f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-        solver = NormalSolver(game, store, progress=report)
+        solver = NormalSolver(game, store, progress=report,
+                              search=getattr(args, "search", SEARCHES[-1]))
         try:
             yield game, solver, store
         finally:
@@ -376,6 +378,16 @@ def _run_remote_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_search_option(parser: argparse.ArgumentParser) -> None:
+    """`--search`: which normal-play search proves couples (the answers are the same)."""
+    parser.add_argument(
+        "--search", choices=SEARCHES, default="dfpn",
+        help="normal play: dfpn (default), proof-number search over couples, picks the "
+             "cheapest-looking option first and stores far fewer facts; dfs, the depth-first "
+             "search of the paper in a fixed move order (0*12: 59 s and 46 603 facts, where "
+             "dfpn takes 12 s and 4 680)")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the solver commands to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
@@ -405,6 +417,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--spots", type=int, metavar="N", help="solve the starting position 0*N")
     p.add_argument("--outcome-only", action="store_true",
                    help="for a single land, stop at W/L instead of finding the nimber")
+    add_search_option(p)
     p.add_argument("--json", action="store_true",
                    help='print {"position", "outcome", "nimber", "stored", "seconds"}; with '
                         '--misere {"position", "play", ["grundy",] "outcome", "stored", '
@@ -428,6 +441,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Compute (or read from the store) the nimber of each position.",
         epilog="examples:\n  sproutsdb nimber 0*5 1a1a '0.AB|AB'\n  sproutsdb nimber - < lands.txt --json")
     p.add_argument("positions", nargs="+", metavar="POS", help="positions, or - for stdin")
+    add_search_option(p)
     p.add_argument("--json", action="store_true",
                    help='one {"position", "nimber"} object per line')
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")

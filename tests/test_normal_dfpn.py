@@ -1,0 +1,73 @@
+"""Normal play by df-pn over couples: the published outcomes and nimbers of 0*n, the same
+nimbers as the depth-first search, and stores whose every fact the checker re-derives."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_cli
+from sprouts_helpers import random_playout
+from sproutsdb.solver.check import Checker
+from sproutsdb.solver.normal import NormalSolver
+from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.sprouts.game import SproutsGame
+
+GAME = SproutsGame()
+NIMBERS = [0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1]  # of 0*0 .. 0*10 (Nimbers are inevitable)
+
+
+def dfpn() -> NormalSolver:
+    return NormalSolver(GAME, MemoryProofStore(), search="dfpn")
+
+
+def expected_outcome(n: int) -> str:
+    """0*n is a loss for the player to move iff n mod 6 is 0, 1 or 2 (known up to 0*44)."""
+    return "L" if n % 6 in (0, 1, 2) else "W"
+
+
+@pytest.mark.parametrize("n", range(1, 12))
+def test_outcomes_of_one_to_eleven_spots(n: int) -> None:
+    assert dfpn().outcome(f"0*{n}") == expected_outcome(n)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [12, 13, 14])
+def test_outcomes_of_twelve_to_fourteen_spots(n: int) -> None:
+    assert dfpn().outcome(f"0*{n}") == expected_outcome(n)
+
+
+@pytest.mark.parametrize("n", range(11))
+def test_nimbers_of_zero_to_ten_spots(n: int) -> None:
+    assert dfpn().nimber(f"0*{n}" if n else "!") == NIMBERS[n]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_same_nimbers_as_depth_first_search_and_every_fact_checks(seed: int) -> None:
+    rng = random.Random(seed)
+    positions = random_playout(GAME, "0*7", rng, moves=6)[1:]
+    store = MemoryProofStore()
+    solver = NormalSolver(GAME, store, search="dfpn")
+    for position in positions:
+        depth_first = NormalSolver(GAME, MemoryProofStore(), search="dfs")
+        assert solver.nimber(position) == depth_first.nimber(position), position
+    facts = store.get(FactKind.NIMBER, list(store._facts[FactKind.NIMBER]))
+    assert facts
+    checker = Checker(GAME, store)
+    for land in facts:
+        assert checker.check(land).ok, land
+
+
+def test_a_dfpn_solve_leaves_a_store_that_checks_clean(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    done = run_cli("solve", "0*10", "--search", "dfpn", "--json", "--quiet",
+                   "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["outcome"], report["nimber"]) == ("W", 1)
+    checked = run_cli("check", "--store", str(store), "--all", "--json", "--quiet")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    rooted = run_cli("check", "--store", str(store), "--root", "0*10", "--json")
+    assert rooted.returncode == 0 and json.loads(rooted.stdout)["nimber"] == 1
