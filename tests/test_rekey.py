@@ -13,6 +13,7 @@ from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.tools.exchange import KINDS, ExportWriter
 
 FIXTURE = Path(__file__).parent / "fixtures" / "v1_store"
 V1_COUNTS = {"nimber": 142, "misere": 81, "rct": 7, "pos_rct": 181}
@@ -124,3 +125,43 @@ def test_importing_a_v1_export_rekeys_it(tmp_path: Path) -> None:
     with LmdbProofStore.open(store, game="sprouts", canon_version=2, readonly=True) as db:
         assert {k: db.count(FactKind(k)) for k in V2_COUNTS} == V2_COUNTS
     assert run_cli("check", "--store", str(store), "--root", "0*6").returncode == 0
+
+
+def write_export(path: Path, canon_version: int, nimbers: dict[str, int]) -> None:
+    """A native export file keyed by `canon_version` holding these nimber facts."""
+    with open(path, "wb") as handle:
+        writer = ExportWriter(handle, {
+            "schema": 1, "game": "sprouts", "canon_version": canon_version,
+            "counts": {kind.value: (len(nimbers) if kind is FactKind.NIMBER else 0)
+                       for kind in KINDS},
+            "provenance": {"exported_by": {"who": "a test", "when": "now"}}})
+        writer.write_facts(FactKind.NIMBER, nimbers.items())
+        writer.close()
+
+
+def test_keys_of_an_old_export_that_merge_with_different_values_are_not_imported(
+        tmp_path: Path) -> None:
+    export = tmp_path / "old.spdbx"
+    write_export(export, 1, {"1aa": 2, "12": 1, "0*2": 0})
+    store = tmp_path / "store"
+    done = run_cli("import", str(export), "--store", str(store), "--json", "--quiet")
+    assert done.returncode == 3
+    report = json.loads(done.stdout)
+    assert (report["inserted"], report["conflicts"]) == (1, 1)
+    (example,) = report["conflict_examples"]
+    assert example["key"] == "12" and example["stored"] is None
+    assert set(example["file_keys"]) == {"1aa", "12"}
+    text = run_cli("import", str(export), "--store", str(tmp_path / "other"), "--quiet")
+    assert "neither stored" in text.stdout and "kept stored" not in text.stdout
+    with LmdbProofStore.open(store, game="sprouts", canon_version=2, readonly=True) as db:
+        assert db.get(FactKind.NIMBER, ["12", "0*2"]) == {"0*2": 0}
+
+
+def test_an_export_of_a_newer_canon_version_is_refused_before_any_store_is_made(
+        tmp_path: Path) -> None:
+    export = tmp_path / "new.spdbx"
+    write_export(export, CANON_VERSION + 1, {"0*2": 0})
+    done = run_cli("import", str(export), "--store", str(tmp_path / "store"))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
+    assert "newer file needs a newer sproutsdb" in done.stderr
+    assert not (tmp_path / "store").exists()

@@ -44,7 +44,7 @@ from sproutsdb.tools.glop_spr import (
     write_spr,
 )
 from sproutsdb.tools.progress import counter_bar
-from sproutsdb.tools.rekey import rekey_function, rekey_items
+from sproutsdb.tools.rekey import KeyClash, rekey_function, rekey_items
 
 EXIT_CONFLICT = 3
 SHOWN_CONFLICTS = 10
@@ -97,21 +97,20 @@ def export_store(store: LmdbProofStore, out: Path, *, quiet: bool = True) -> dic
 
 
 def import_file(path: Path, store: LmdbProofStore, *, quiet: bool = True,
-                header: dict[str, Any] | None = None) -> tuple[dict[str, int], list[Conflict]]:
+                header: dict[str, Any] | None = None
+                ) -> tuple[dict[str, int], list[Conflict | KeyClash]]:
     """Verify `path` completely, then put its facts (write-once). Returns inserted,
-    unchanged and conflict counts, and the conflicts (all of them are kept stored).
+    unchanged and conflict counts, and the conflicts: with the store (the stored value is
+    kept) or, in a file of an older canonical form, between its keys that became one
+    (KeyClash: neither value is stored).
     `header`: the result of an earlier `validate(path)`, to read the file only twice."""
     if header is None:
         header = validate(path)
     if header.get("game") != store.identity.game:
         raise UsageError(f"{path} holds {header.get('game')!r} facts; the store is for "
                          f"{store.identity.game!r}")
-    version = header.get("canon_version")
-    ours = store.identity.canon_version
-    if not isinstance(version, int) or version > ours or ours != CANON_VERSION:
-        raise UsageError(f"{path} was written with canon_version {version}; the store uses "
-                         f"{ours} (keys would not match; a newer file needs a newer sproutsdb)")
-    if version < ours:
+    _check_canon_version(path, header, store.identity.canon_version)
+    if header["canon_version"] < store.identity.canon_version:
         return _import_rekeyed(path, store, header, quiet=quiet)
     provenance = _import_provenance(path, header)
     totals = {"inserted": 0, "unchanged": 0, "conflicts": 0}
@@ -133,6 +132,14 @@ def import_file(path: Path, store: LmdbProofStore, *, quiet: bool = True,
     return totals, conflicts
 
 
+def _check_canon_version(path: Path, header: dict[str, Any], ours: int) -> None:
+    """A file keyed by this canonical form or an older one (re-keyed on import) is fine."""
+    version = header.get("canon_version")
+    if not isinstance(version, int) or version > ours or ours != CANON_VERSION:
+        raise UsageError(f"{path} was written with canon_version {version}; the store uses "
+                         f"{ours} (keys would not match; a newer file needs a newer sproutsdb)")
+
+
 def _import_provenance(path: Path, header: dict[str, Any], note: str = "") -> Provenance:
     source = header.get("provenance", {}).get("exported_by", {})
     return Provenance(tool="sproutsdb import",
@@ -141,7 +148,7 @@ def _import_provenance(path: Path, header: dict[str, Any], note: str = "") -> Pr
 
 
 def _import_rekeyed(path: Path, store: LmdbProofStore, header: dict[str, Any], *,
-                    quiet: bool) -> tuple[dict[str, int], list[Conflict]]:
+                    quiet: bool) -> tuple[dict[str, int], list[Conflict | KeyClash]]:
     """An export of an older canonical form: its facts re-keyed (tools/rekey.py), kind by
     kind; keys that merge with different values are conflicts and neither is stored."""
     provenance = _import_provenance(
@@ -153,14 +160,13 @@ def _import_rekeyed(path: Path, store: LmdbProofStore, header: dict[str, Any], *
             kind, facts = data
             by_kind.setdefault(kind, []).extend(facts)
     totals = {"inserted": 0, "unchanged": 0, "conflicts": 0}
-    conflicts: list[Conflict] = []
+    conflicts: list[Conflict | KeyClash] = []
     with counter_bar("facts", enabled=not quiet) as bar:
         done = 0
         for kind, facts in by_kind.items():
             items, clashes = rekey_items(kind, facts, new_key)
             totals["conflicts"] += len(clashes)
-            conflicts.extend(Conflict(kind, c.key, c.values[0][1], c.values[1][1])
-                             for c in clashes[:max(0, SHOWN_CONFLICTS - len(conflicts))])
+            conflicts.extend(clashes[:max(0, SHOWN_CONFLICTS - len(conflicts))])
             pairs = list(items.items())
             for start in range(0, len(pairs), 5_000):
                 result = store.put(kind, dict(pairs[start:start + 5_000]), provenance=provenance)
@@ -333,6 +339,7 @@ def run_import(args: argparse.Namespace) -> int:
     native = _is_native(path) if args.format == "auto" else args.format == "native"
     if native:
         header = validate(path)  # refuse a damaged file before creating or touching a store
+        _check_canon_version(path, header, CANON_VERSION)
         store = LmdbProofStore.open(args.store, game="sprouts", canon_version=CANON_VERSION)
         with store:
             totals, conflicts = import_file(path, store, quiet=args.quiet, header=header)
@@ -341,21 +348,31 @@ def run_import(args: argparse.Namespace) -> int:
                                        staging_dir=args.staging_dir)
     seconds = time.perf_counter() - started
     report = {"file": str(path), **totals, "seconds": round(seconds, 3),
-              "conflict_examples": [{"kind": c.kind.value, "key": c.key, "stored": repr(c.stored),
-                                     "offered": repr(c.offered)} for c in conflicts]}
+              "conflict_examples": [_conflict_json(c) for c in conflicts]}
     if args.json:
         print(json.dumps(report))
     else:
         print(f"imported {path}: {totals['inserted']:,} new, {totals['unchanged']:,} already "
               f"stored, {totals['conflicts']:,} conflicts in {seconds:.2f} s")
         for c in conflicts:
-            print(f"  conflict {c.kind.value} {c.key}: stored {c.stored!r}, file says "
-                  f"{c.offered!r} (kept stored)")
+            if isinstance(c, KeyClash):
+                print(f"  conflict {c.describe()} (one key now; neither stored)")
+            else:
+                print(f"  conflict {c.kind.value} {c.key}: stored {c.stored!r}, file says "
+                      f"{c.offered!r} (kept stored)")
     if totals["conflicts"]:
         print(f"sproutsdb import: {totals['conflicts']} conflicting facts were not imported",
               file=sys.stderr)
         return EXIT_CONFLICT
     return 0
+
+
+def _conflict_json(c: Conflict | KeyClash) -> dict[str, Any]:
+    if isinstance(c, KeyClash):
+        return {"kind": c.kind.value, "key": c.key, "stored": None,
+                "file_keys": {old: repr(value) for old, value in c.values}}
+    return {"kind": c.kind.value, "key": c.key, "stored": repr(c.stored),
+            "offered": repr(c.offered)}
 
 
 def _counts_text(counts: dict[str, int]) -> str:
