@@ -17,24 +17,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import tempfile
 import time
 from pathlib import Path
 
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.normal import NormalSolver, Progress
+from sproutsdb.solver.normal import SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 PAPER_PRUNED = {11: 140, 12: 475}
+# SPOTS on one core of this machine kind, outcome of 0*n, seconds (DESIGN §7): low, high.
+SPOTS_SECONDS = {12: (21, 26), 13: (25, 25), 14: (136, 136), 15: (298, 298), 16: (38, 38),
+                 17: (15, 15), 18: (437, 437), 19: (280, 280), 20: (466, 466)}
 
 
 class OutOfTime(Exception):
     """Raised from the progress callback when a run exceeds its limit."""
 
 
-def run(store_dir: Path, key: str, limit: float) -> tuple[str, float, int, int]:
+def run(store_dir: Path, key: str, limit: float,
+        search: str = "dfpn") -> tuple[str, float, int, int]:
     """Outcome, wall seconds, nodes, facts stored; raises OutOfTime past the limit."""
     game = SproutsGame()
     started = time.perf_counter()
@@ -44,7 +49,8 @@ def run(store_dir: Path, key: str, limit: float) -> tuple[str, float, int, int]:
             raise OutOfTime
 
     with LmdbProofStore.open(store_dir, game="sprouts", canon_version=CANON_VERSION) as store:
-        solver = NormalSolver(game, store, progress=watchdog, progress_interval=1.0)
+        solver = NormalSolver(game, store, progress=watchdog, progress_interval=1.0,
+                              search=search)
         try:
             outcome = solver.outcome(key)
         finally:
@@ -58,29 +64,38 @@ def main() -> None:
     parser.add_argument("--min-n", type=int, default=5)
     parser.add_argument("--max-n", type=int, default=12)
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per fresh run")
+    parser.add_argument("--search", choices=SEARCHES, default="dfpn",
+                        help="normal-play search (default dfpn)")
     parser.add_argument("--save", type=Path, help="write the figures to this JSON file")
     parser.add_argument("--baseline", type=Path, help="a saved run to print ratios against")
     args = parser.parse_args()
     baseline = json.loads(args.baseline.read_text()) if args.baseline else {}
     figures: dict[str, object] = {"canon_version": CANON_VERSION,
                                   "implementation": sprouts_game.IMPLEMENTATION}
-    print(f"engine: {sprouts_game.IMPLEMENTATION}, canon_version {CANON_VERSION}")
+    print(f"engine: {sprouts_game.IMPLEMENTATION}, canon_version {CANON_VERSION}, "
+          f"search {args.search}")
     print(f"{'n':>3} {'outcome':>7} {'fresh s':>9} {'nodes':>9} {'stored':>8} "
           f"{'warm s':>8} {'warm nodes':>10} {'warm/fresh':>10}  paper (pruned)")
     for n in range(args.min_n, args.max_n + 1):
         with tempfile.TemporaryDirectory(prefix=f"bench-solve-{n}-") as tmp:
             store_dir = Path(tmp) / "store"
             try:
-                outcome, fresh, nodes, stored = run(store_dir, f"0*{n}", args.limit)
+                outcome, fresh, nodes, stored = run(store_dir, f"0*{n}", args.limit,
+                                                    args.search)
             except OutOfTime:
                 print(f"{n:>3} {'-':>7} {'>' + str(int(args.limit)):>9}  (stopped at the limit)")
                 continue
-            _, warm, warm_nodes, _ = run(store_dir, f"0*{n}", args.limit)
+            _, warm, warm_nodes, _ = run(store_dir, f"0*{n}", args.limit, args.search)
+            peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
             paper = PAPER_PRUNED.get(n, "")
             print(f"{n:>3} {outcome:>7} {fresh:>9.2f} {nodes:>9} {stored:>8} {warm:>8.3f} "
                   f"{warm_nodes:>10} {warm / fresh:>10.4f}  {paper}", flush=True)
             figures[f"0*{n}"] = {"outcome": outcome, "seconds": fresh, "nodes": nodes,
-                                 "stored": stored}
+                                 "stored": stored, "peak_rss_mb": peak_mb}
+            spots = SPOTS_SECONDS.get(n)
+            if spots is not None:
+                print(f"    peak RSS {peak_mb} MB (process); SPOTS {spots[0]}-{spots[1]} s: "
+                      f"ours/SPOTS {fresh / spots[1]:.2f}-{fresh / spots[0]:.2f}", flush=True)
             before = baseline.get(f"0*{n}")
             if isinstance(before, dict):
                 print(f"    against canon v{baseline.get('canon_version')}: nodes "
