@@ -71,7 +71,7 @@ class KeyClash:
 class Merged:
     """The facts of one table under their new keys."""
 
-    kept: dict[str, tuple[Any, FactRecord]] = field(default_factory=dict)  # key unchanged
+    kept: dict[str, FactRecord] = field(default_factory=dict)  # key unchanged
     moved: dict[str, Any] = field(default_factory=dict)       # only under new keys: claimed
     conflicts: list[KeyClash] = field(default_factory=list)
     read: int = 0
@@ -98,7 +98,7 @@ def merge(kind: FactKind, records: Iterable[tuple[str, FactRecord]],
         out.merged += len(group) - 1
         same = [record for old, record in group if old == key]
         if same:  # the fact itself is unchanged; others only joined it
-            out.kept[key] = (same[0].value, same[0])
+            out.kept[key] = same[0]
         else:
             out.moved[key] = group[0][1].value
     return out
@@ -181,9 +181,9 @@ def _write(new: LmdbProofStore, kind: FactKind, merged: Merged,
     for batch in _batches(list(merged.moved.items())):
         new.put(kind, dict(batch), provenance=rekeyed)
     by_origin: dict[tuple[int, int | None], list[tuple[str, Any]]] = {}
-    for key, (value, record) in merged.kept.items():
+    for key, record in merged.kept.items():
         verifier = record.verified_by if record.status is Status.VERIFIED else None
-        by_origin.setdefault((record.provenance, verifier), []).append((key, value))
+        by_origin.setdefault((record.provenance, verifier), []).append((key, record.value))
     for (pid, verifier), items in sorted(by_origin.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
         provenance = origins.get(pid, rekeyed)
         for batch in _batches(items):
@@ -204,5 +204,5 @@ def rekey_items(kind: FactKind, facts: list[tuple[str, Any]],
     records = ((key, FactRecord(value, Status.CLAIMED, 0)) for key, value in facts)
     merged = merge(kind, records, new_key)
     items = dict(merged.moved)
-    items.update((key, value) for key, (value, _) in merged.kept.items())
+    items.update((key, record.value) for key, record in merged.kept.items())
     return items, merged.conflicts
