@@ -42,6 +42,7 @@ class NimberFacts:
         batch_size: int = 1000,
         flush_seconds: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
+        absent_capacity: int = 1 << 18,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
@@ -49,7 +50,8 @@ class NimberFacts:
         self._batch_size = batch_size
         self._flush_seconds = flush_seconds
         self._clock = clock
-        self._absent: set[str] = set()
+        self._absent: set[str] = set()  # asked and not stored: not asked again (bounded)
+        self._absent_capacity = absent_capacity
         self._pending: dict[str, int] = {}
         self._last_flush = clock()
         self.reads = 0  # get batches sent
@@ -66,6 +68,8 @@ class NimberFacts:
         self.reads += 1
         found = self._store.get(FactKind.NIMBER, wanted)
         result: dict[str, int] = {}
+        if len(self._absent) + len(wanted) > self._absent_capacity:
+            self._absent.clear()
         for key in wanted:
             if key not in found:
                 self._absent.add(key)
@@ -80,11 +84,16 @@ class NimberFacts:
     def record(self, key: str, nimber: int) -> None:
         """Buffer a proven nimber; flush when the batch is full or old enough."""
         self._pending[key] = nimber
+        self._absent.discard(key)  # stored from now on: a later fetch must find it
         if (
             len(self._pending) >= self._batch_size
             or self._clock() - self._last_flush >= self._flush_seconds
         ):
             self.flush()
+
+    def forget_absent(self) -> None:
+        """Ask the store again for keys it did not have (another process may have put them)."""
+        self._absent.clear()
 
     @property
     def pending(self) -> int:

@@ -29,6 +29,10 @@ class ComponentMeasures:
         self.game = game
         self._children: OrderedDict[str, Children] = OrderedDict()
         self._children_capacity = children_capacity
+        # A large land has hundreds of children: the LRU also keeps the number of children
+        # it holds under a bound, so its memory does not depend on the size of the lands.
+        self._children_held = 0
+        self._children_held_capacity = children_capacity * 32
         self._capacity = capacity
         self._lives: dict[str, int] = {}
         self._profiles: dict[str, MoveProfile] = {}
@@ -40,10 +44,13 @@ class ComponentMeasures:
         if children is not None:
             cache.move_to_end(component)
             return children
-        children = tuple(tuple(child) for child in self.game.component_children(component))
+        found = self.game.component_children(component)
+        children = found if type(found) is tuple else tuple(tuple(child) for child in found)
         cache[component] = children
-        if len(cache) > self._children_capacity:
-            cache.popitem(last=False)
+        self._children_held += len(children)
+        while len(cache) > self._children_capacity or (
+                self._children_held > self._children_held_capacity and len(cache) > 1):
+            self._children_held -= len(cache.popitem(last=False)[1])
         return children
 
     def lives(self, component: str) -> int:

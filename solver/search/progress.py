@@ -34,6 +34,7 @@ class SolverStats:
     store_reads: int = 0  # get batches
     store_writes: int = 0  # put batches
     max_depth: int = 0  # deepest explicit stack seen
+    table_clears: int = 0  # times the in-memory table outgrew its capacity and was cleared
     seconds: float = 0.0  # wall time inside solver calls
 
 

@@ -4,6 +4,10 @@ It knows exact nimbers of components (proven here or read from the store) and th
 "nimber(C) ≠ n" facts of proven winning couples (C, n), which are never stored but save
 re-searching. Every insertion is checked against what is already known, so a wrong stored
 fact that meets a proof made here surfaces as an error instead of a wrong answer.
+
+The table is a cache, never the only copy of a proof: proven nimbers go to the store, so
+the solver may `clear` it when it outgrows its capacity (after flushing what it proved) and
+read back what it needs; only exclusions are lost, and they are re-proven if asked again.
 """
 
 from __future__ import annotations
@@ -30,6 +34,12 @@ class TranspositionTable:
     def __len__(self) -> int:
         return len(self._nimbers) + len(self._excluded)
 
+    def clear(self) -> None:
+        """Forget everything (the solver flushes proven nimbers to the store first)."""
+        self._nimbers.clear()
+        self._excluded.clear()
+        self._from_store.clear()
+
     @property
     def nimbers(self) -> dict[str, int]:
         """Component -> exact nimber; read-only by convention (the search's hot lookup)."""
@@ -46,6 +56,16 @@ class TranspositionTable:
             return known != n
         excluded = self._excluded.get(key)
         return excluded is not None and n in excluded
+
+    def couple_value(self, key: str, n: int) -> bool | None:
+        """True if (key, n) is a known losing couple, False a known winning one, else None."""
+        known = self._nimbers.get(key)
+        if known is not None:
+            return known == n
+        excluded = self._excluded.get(key)
+        if excluded is not None and n in excluded:
+            return False
+        return None
 
     def exclude(self, key: str, n: int) -> None:
         """Record a proven winning couple (key, n): nimber(key) ≠ n."""

@@ -64,9 +64,12 @@ class SproutsGame:
     terminal = TERMINAL
     canon_version = CANON_VERSION
 
-    def __init__(self, cache_size: int = 1_000_000) -> None:
+    def __init__(self, cache_size: int = 1 << 17) -> None:
+        # The memo is bounded by the number of children it holds (a large land has hundreds,
+        # a small one a few), so its memory is bounded whatever the lands: ~30 MB at most.
         self._land_children: dict[str, tuple[tuple[str, ...], ...]] = {}
         self._cache_size = cache_size
+        self._cached_children = 0
 
     # -- keys -----------------------------------------------------------------
     def parse(self, text: str) -> RawPosition:
@@ -98,8 +101,10 @@ class SproutsGame:
         if cached is not None:
             return cached
         result = land_children(component)
-        if len(self._land_children) >= self._cache_size:
+        self._cached_children += len(result) + 1
+        if self._cached_children > self._cache_size:
             self._land_children.clear()
+            self._cached_children = len(result) + 1
         self._land_children[component] = result
         return result
 
