@@ -44,6 +44,9 @@ __all__ = [
     "fewest_lives_first",
 ]
 
+# Entries of each in-memory table (nimbers and exclusions; df-pn's proof numbers) before it
+# is cleared: about 100-200 bytes each, so the default keeps a solve within a few hundred MB.
+DEFAULT_TABLE_CAPACITY = 1 << 19
 SEARCHES = ("dfs", "dfpn")  # depth-first in move order; proof-number search over couples
 
 # A search task is a coroutine: it yields sub-tasks to the driver, is sent their results
@@ -74,7 +77,8 @@ class NormalSolver:
         reprove_roots: bool = True,
         children_cache: int = 4096,
         search: str = "dfpn",
-        table_capacity: int = 1 << 20,
+        table_capacity: int = DEFAULT_TABLE_CAPACITY,
+        share_seconds: float | None = None,
     ) -> None:
         self.game = game
         self._order = order
@@ -88,6 +92,11 @@ class NormalSolver:
         self._stats = SolverStats()
         if search not in SEARCHES:
             raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
+        self._table_capacity = table_capacity
+        # With other processes writing the same store (`solve --jobs`), what was looked up
+        # and found absent is asked again every `share_seconds`, so their facts are seen.
+        self._share_seconds = share_seconds
+        self._next_share = time.monotonic() + (share_seconds or 0.0)
         self._dfpn = (DfpnSearch(CoupleSpace(self), capacity=table_capacity)
                       if search == "dfpn" else None)
 
@@ -185,8 +194,11 @@ class NormalSolver:
         """Algorithm 2: nimbers of all components but the largest, folded into n; then
         algorithm 1 on the couple that is left. Returns True iff (sum, n) is losing."""
         while len(rest) > 1:
-            yield self._nimber(min(rest, key=self._measure.lives))
-            rest, n = self._fold(rest, n)
+            smallest = min(rest, key=self._measure.lives)
+            n ^= cast(int, (yield self._nimber(smallest)))
+            others = list(rest)
+            others.remove(smallest)  # by the value returned: the table may have been cleared
+            rest, n = self._fold(others, n)
         if not rest:
             return n == 0
         last = rest[0]
@@ -198,6 +210,7 @@ class NormalSolver:
     def _nimber(self, component: str) -> Task:
         """Algorithm 3: the least n whose couple (component, n) is losing."""
         table = self._table
+        self._fetch((component,))
         n = 0
         while True:
             known = table.nimber(component)
@@ -294,8 +307,18 @@ class NormalSolver:
         self._facts.record(component, nimber)
 
     def _expand(self) -> None:
-        """Count an expansion and maybe report progress."""
+        """Count an expansion, keep the table within its capacity, maybe report progress."""
         self._stats.nodes += 1
+        if len(self._table) > self._table_capacity:
+            # Everything proven goes to the store first: the table is a cache of it.
+            self._facts.flush()
+            self._table.clear()
+            self._stats.table_clears += 1
+        if self._share_seconds is not None and time.monotonic() >= self._next_share:
+            self._next_share = time.monotonic() + self._share_seconds
+            self._facts.forget_absent()
+            if self._dfpn is not None:
+                cast(CoupleSpace, self._dfpn.space).forget_expanded()
         if self._meter.active:
             self._meter.tick(self._stats.nodes, self._facts.inserted, len(self._stack))
 

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from sproutsdb.solver.search.dfpn import Child
 from sproutsdb.solver.search.driver import run_tasks
-from sproutsdb.solver.search.ordering import Option
 
 if TYPE_CHECKING:
     from sproutsdb.solver.normal import NormalSolver
@@ -37,26 +36,68 @@ def couple_key(components: tuple[str, ...], n: int) -> str:
 class CoupleSpace:
     """The df-pn ``Space`` of one NormalSolver: its table, store buffer and move order."""
 
-    def __init__(self, solver: NormalSolver) -> None:
+    def __init__(self, solver: NormalSolver, expanded_capacity: int = 1 << 16) -> None:
         self.solver = solver
+        self._table = solver._table
         self._reduced: dict[str, Node] = {}
+        # Expanded children lists, bounded by the number of children they hold in all.
+        self._expanded: dict[str, list[Child[Node]]] = {}
+        self._expanded_size = 0
+        self._expanded_capacity = expanded_capacity
 
     # ---------------------------------------------------------------- Space protocol
     def decided(self, node: Node, key: str) -> bool | None:
+        components, n = node
+        if len(components) != 1 or key in self._reduced:
+            components, n = self._single(node, key)
+            if not components:
+                return n == 0
+            if len(components) > 1:
+                return None
+        # The hot path (once per child per df-pn step): a single couple, two dict lookups.
+        return self._table.couple_value(components[0], n)
+
+    def waiting(self, node: Node, key: str) -> tuple[Child[Node], int] | None:
+        """A sum of several lands of unknown nimber waits on the nimber of its smallest
+        land: the couple (land, k) for the least k not excluded yet (algorithms 2 and 3,
+        one couple at a time, so that df-pn can leave a costly sum for a sibling)."""
+        solver = self.solver
         components, n = self._single(node, key)
-        if not components:
-            return n == 0
-        if len(components) > 1:
+        if len(components) >= 2:
+            solver._fetch(components)
+            components, n = self._single(node, key)
+        if len(components) < 2:
+            if len(node[0]) >= 2:  # a reduced sum: what it stands for survives a cleared table
+                self._remember_reduced(key, (components, n))
             return None
-        table = self.solver._table
-        known = table.nimber(components[0])
-        if known is not None:
-            return known == n
-        if table.is_excluded(components[0], n):
-            return False
-        return None
+        lives = solver._measure.lives
+        smallest = min(components, key=lives)
+        k = 0
+        while self._table.is_excluded(smallest, k):
+            k += 1
+        return (f"{smallest} *{k}", ((smallest,), k), (1, 1 + lives(smallest) // 4)), \
+            len(components) - 2
 
     def expand(self, node: Node, key: str) -> list[Child[Node]]:
+        cached = self._expanded.get(key)
+        if cached is not None:  # df-pn re-enters a node many times: its list, pruned so far
+            return cached
+        children = self._expand(node, key)
+        self._expanded_size += len(children) + 1
+        if self._expanded_size > self._expanded_capacity:
+            self._expanded.clear()
+            self._expanded_size = len(children) + 1
+        self._expanded[key] = children
+        return children
+
+    def forget_expanded(self) -> None:
+        """Drop the kept children lists, so that the next visits read the store again."""
+        self._expanded.clear()
+        self._expanded_size = 0
+
+    def _expand(self, node: Node, key: str) -> list[Child[Node]]:
+        """The children of a couple not expanded before: (C', n) for each child C' of C
+        not known to be winning, then (C, k) for k < n; [_LOSS] if one is a known loss."""
         solver = self.solver
         components, n = self._single(node, key)
         if len(components) > 1:
@@ -65,30 +106,49 @@ class CoupleSpace:
         if value is not None:  # settled by the reduction: say so through the children
             return [] if value else [_LOSS]
         (component,) = components
-        table = solver._table
+        table = self._table
         children = solver._measure.children(component)
-        solver._fetch([part for child in children for part in child])
-        options: list[Option] = []
+        # The couple itself may be stored (a run resumed, or the table was cleared).
+        solver._fetch([component, *(part for child in children for part in child)])
+        value = table.couple_value(component, n)
+        if value is not None:
+            return [] if value else [_LOSS]
+        nimbers = table.nimbers
+        lives = solver._measure.lives
+        out: list[Child[Node]] = []
         seen: set[str] = set()
         for child in children:
-            rest, m = solver._fold(child, n)
-            if not rest:
-                if m == 0:
-                    return [_LOSS]
+            if len(child) == 1:  # most moves keep one land: no fold, no sort
+                part = child[0]
+                known = nimbers.get(part)
+                if known is not None:
+                    if known == n:
+                        return [_LOSS]
+                    continue
+                rest, m = child, n
+            else:
+                rest, m = solver._fold(child, n)
+                if not rest:
+                    if m == 0:
+                        return [_LOSS]
+                    continue
+                if len(rest) > 1:
+                    child_key = couple_key(rest, m)
+                    if child_key not in seen:
+                        seen.add(child_key)
+                        out.append((child_key, (rest, m),
+                                    (1, 1 + sum(lives(part) for part in rest) // 4)))
+                    continue
+                part = rest[0]
+            if table.is_excluded(part, m):
                 continue
-            if len(rest) == 1 and table.is_excluded(rest[0], m):
-                continue
-            child_key = couple_key(rest, m)
+            child_key = f"{part} *{m}"
             if child_key not in seen:
                 seen.add(child_key)
-                options.append(Option(rest, m))
-        out: list[Child[Node]] = []
-        for option in options:  # df-pn chooses by proof numbers: no look-ahead order
-            out.append((couple_key(option.components, option.nim),
-                        (option.components, option.nim), self._initial(option.components)))
-        for k in range(n):
+                out.append((child_key, (rest, m), (1, 1 + lives(part) // 4)))
+        for k in range(n):  # df-pn chooses by proof numbers: no look-ahead order
             if not table.is_excluded(component, k):
-                out.append((couple_key(components, k), (components, k), (1, 1)))
+                out.append((f"{component} *{k}", (components, k), (1, 1)))
         return out
 
     def record(self, key: str, losing: bool) -> None:
@@ -115,17 +175,17 @@ class CoupleSpace:
         solver = self.solver
         while len(components) > 1:
             smallest = min(components, key=solver._measure.lives)
-            run_tasks(solver._nimber(smallest), [], solver._stats)
-            components, n = solver._fold(components, n)
-        if len(self._reduced) >= _REDUCTIONS_KEPT:
-            self._reduced.clear()
-        self._reduced[key] = (components, n)
+            n ^= run_tasks(solver._nimber(smallest), [], solver._stats)
+            rest = list(components)
+            rest.remove(smallest)  # by the value returned: the table may have been cleared
+            components, n = solver._fold(rest, n)
+        self._remember_reduced(key, (components, n))
         return components, n
 
-    def _initial(self, components: tuple[str, ...]) -> tuple[int, int]:
-        """(φ, δ) of an unseen child: a loss is harder to show the more lives it has."""
-        lives = sum(self.solver._measure.lives(part) for part in components)
-        return 1, 1 + lives // 4
+    def _remember_reduced(self, key: str, reduced: Node) -> None:
+        if len(self._reduced) >= _REDUCTIONS_KEPT:
+            self._reduced.clear()
+        self._reduced[key] = reduced
 
     @staticmethod
     def _parse(key: str) -> Node:

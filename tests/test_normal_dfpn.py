@@ -71,3 +71,16 @@ def test_a_dfpn_solve_leaves_a_store_that_checks_clean(tmp_path: Path) -> None:
     assert checked.returncode == 0, checked.stdout + checked.stderr
     rooted = run_cli("check", "--store", str(store), "--root", "0*10", "--json")
     assert rooted.returncode == 0 and json.loads(rooted.stdout)["nimber"] == 1
+
+
+@pytest.mark.parametrize("search", ["dfpn", "dfs"])
+def test_a_table_far_too_small_is_cleared_and_the_answers_stay_right(search: str) -> None:
+    store = MemoryProofStore()
+    solver = NormalSolver(GAME, store, search=search, table_capacity=100)
+    assert [solver.nimber(f"0*{n}") for n in range(8)] == NIMBERS[:8]
+    assert solver.outcome("0*4+0.AB|AB") == "W"
+    assert solver.stats.table_clears > 0
+    facts = store.get(FactKind.NIMBER, list(store._facts[FactKind.NIMBER]))
+    checker = Checker(GAME, store)
+    for land in facts:
+        assert checker.check(land).ok, land

@@ -18,7 +18,7 @@ import math
 from collections.abc import Generator
 from typing import Generic, Protocol, TypeVar
 
-__all__ = ["INFINITY", "DfpnSearch", "Space", "Task"]
+__all__ = ["INFINITY", "DfpnSearch", "Space", "Task", "WaitingSpace"]
 
 INFINITY = 1 << 62  # a proof number that can never be reached: the node is decided
 Node = TypeVar("Node")
@@ -50,6 +50,17 @@ class Space(Protocol[Node]):
         ...
 
 
+class WaitingSpace(Space[Node], Protocol[Node]):
+    """A space with nodes whose children depend on a sub-question first (normal play: a
+    sum of lands waits on the nimbers of all its lands but one)."""
+
+    def waiting(self, node: Node, key: str) -> tuple[Child[Node], int] | None:
+        """The undecided sub-question ``node`` waits on and how many more it will wait on
+        after this one, or None when the node can be expanded. Deciding the sub-question
+        (recorded like any node) must bring the node closer to expandable."""
+        ...
+
+
 class DfpnSearch(Generic[Node]):
     """df-pn over a ``Space``; ``solve`` is a coroutine for an explicit-stack driver."""
 
@@ -61,6 +72,7 @@ class DfpnSearch(Generic[Node]):
         self.epsilon = epsilon
         self.capacity = capacity
         self.numbers: dict[str, tuple[int, int]] = {}  # undecided key -> (φ, δ)
+        self._waiting = getattr(space, "waiting", None)
 
     def solve(self, root: Node, key: str) -> Task:
         """True iff ``root`` is a loss for the player to move (it must not be decided)."""
@@ -87,8 +99,37 @@ class DfpnSearch(Generic[Node]):
         """
         space, numbers = self.space, self.numbers
         space.visit()
-        children = space.expand(node, key)
         learnt: dict[str, tuple[int, int]] = {}
+        if self._waiting is not None:
+            # A node that waits on sub-questions costs what the current one costs to
+            # decide either way, plus one for each still to come; it gives up, like any
+            # node, when that reaches a limit, so a costly reduction never hides a cheap
+            # sibling.
+            while (waiting := self._waiting(node, key)) is not None:
+                (sub_key, sub, initial), later = waiting
+                sub_phi, sub_delta = self._numbers(sub, sub_key,
+                                                   learnt.get(sub_key, initial))
+                cost = min(min(sub_phi, sub_delta) + later, INFINITY - 1)
+                if cost >= phi_limit or cost >= delta_limit:
+                    if len(numbers) >= self.capacity:
+                        numbers.clear()
+                    numbers[key] = (cost, cost)
+                    return None
+                # Search the sub-question until it is decided or both its numbers reach
+                # the limit: a number already past it is not a reason to stop.
+                limit = min(phi_limit, delta_limit) - later
+                yield self._mid(sub, sub_key, limit if sub_phi < limit else INFINITY,
+                                limit if sub_delta < limit else INFINITY)
+                after = self._numbers(sub, sub_key, learnt.get(sub_key, initial))
+                if after == (sub_phi, sub_delta):  # no progress: give the parent its turn
+                    numbers[key] = (phi_limit, delta_limit)
+                    return None
+                learnt[sub_key] = after
+            if (value := space.decided(node, key)) is not None:
+                numbers.pop(key, None)
+                space.record(key, value)
+                return value
+        children = space.expand(node, key)
         while True:
             delta = 0
             phi = second = INFINITY
