@@ -12,13 +12,14 @@ from typing import Any
 
 from sproutsdb.server.location import resolve_store_path
 from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
-from sproutsdb.solver.normal import SEARCHES, NormalSolver, Progress
+from sproutsdb.solver.normal import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.proofstore import ConflictError, FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.cmd_serve import add_client_options, client_from_args, remote_store_from_args
+from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.progress import status_line
 
 from sproutsdb.errors import UserError
@@ -37,19 +38,28 @@ def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
                          "(sproutsdb solve …) or name an existing store with --store DIR") from None
 
 
+def open_solve_store(args: argparse.Namespace) -> Any:
+    """The ProofStore a solve works on: the --server's, else the embedded store."""
+    return remote_store_from_args(args) if args.server else open_store(args.store)
+
+
 @contextmanager
 def solving(args: argparse.Namespace) -> Iterator[tuple[SproutsGame, NormalSolver, LmdbProofStore]]:
     """A solver on the embedded store (or the --server's), flushed on every exit (Ctrl-C
     loses nothing proven)."""
     game = SproutsGame()
-    store = remote_store_from_args(args) if args.server else open_store(args.store)
+    store = open_solve_store(args)
+    jobs = getattr(args, "jobs", 1)
     with status_line(enabled=not args.quiet) as line:
         def report(p: Progress) -> None:
             line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                       f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
         solver = NormalSolver(game, store, progress=report,
-                              search=getattr(args, "search", SEARCHES[-1]))
+                              search=getattr(args, "search", SEARCHES[-1]),
+                              table_capacity=getattr(args, "table_capacity", None)
+                              or DEFAULT_TABLE_CAPACITY,
+                              share_seconds=SHARE_SECONDS if jobs > 1 else None)
         try:
             yield game, solver, store
         finally:
@@ -85,9 +95,11 @@ def run_solve(args: argparse.Namespace) -> int:
                          "the nimber is printed anyway)")
     if getattr(args, "rct_table", None):
         raise UsageError("--rct-table is for misère play: add --misere")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
     start = time.perf_counter()
     try:
-        with solving(args) as (game, solver, _store):
+        with solving(args) as (game, solver, _store), helpers_running(args, key, args.jobs):
             if len(lands) <= 1 and not args.outcome_only:
                 nimber: int | None = solver.nimber(key)
                 outcome = "L" if nimber == 0 else "W"
@@ -100,7 +112,8 @@ def run_solve(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     if args.json:
         print(json.dumps({"position": key, "outcome": outcome, "nimber": nimber,
-                          "stored": stored, "seconds": round(seconds, 3)}))
+                          "stored": stored, "seconds": round(seconds, 3),
+                          "jobs": args.jobs}))
     else:
         who = "the player to move wins" if outcome == "W" else "the player to move loses"
         tail = f", nimber {nimber}" if nimber is not None else ""
@@ -418,8 +431,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--outcome-only", action="store_true",
                    help="for a single land, stop at W/L instead of finding the nimber")
     add_search_option(p)
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="normal play: N processes on this machine, the N - 1 helpers proving "
+                        "the root's options into the same store (or server) while the main "
+                        "search runs; the answer is the same for every N (default 1)")
+    p.add_argument("--table-capacity", type=int, default=None, metavar="N",
+                   help="entries of each in-memory table (nimbers and exclusions; df-pn "
+                        f"numbers) before it is cleared; bounds memory (default {DEFAULT_TABLE_CAPACITY:,}, "
+                        "a few hundred MB)")
     p.add_argument("--json", action="store_true",
-                   help='print {"position", "outcome", "nimber", "stored", "seconds"}; with '
+                   help='print {"position", "outcome", "nimber", "stored", "seconds", "jobs"}; with '
                         '--misere {"position", "play", ["grundy",] "outcome", "stored", '
                         '"nodes", "seconds"}')
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
