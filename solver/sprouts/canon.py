@@ -21,6 +21,8 @@ the key is the same, found without exploring every symmetric ordering.
 
 from __future__ import annotations
 
+import sys
+
 from itertools import permutations
 
 from sproutsdb.solver.sprouts.notation import RawPosition, lower_name, upper_name
@@ -519,25 +521,38 @@ class _Search:
 
     def _boundaries(self, r: int, o: int, left: list[int], rest_regions: list[int],
                     names: dict[int, int], out: list[int]) -> int:
-        if not left:
-            genus = self.land.genus[r]
-            tail = [END_REGION] if genus == 0 else [-1000 - genus, END_REGION]
-            return self._regions(rest_regions, names, out + tail)
-        if self._worse(out):
-            return _NO_JUMP
-        region = self.views[r][o]
-        least = min(region[b].form for b in left)
-        tied = [b for b in left if region[b].form == least]
-        bd = region[tied[0]]
         path = self.path
-        if not bd.ups:
-            # Boundaries without uppercase letters encode as their form, whatever the order.
-            rest = [x for x in left if x != tied[0]]
+        depth = len(path)
+        region = self.views[r][o]
+        # Boundaries without uppercase letters encode as their form, whatever the order:
+        # they are placed in a loop, not one call each (0*1000 is 1 000 boundaries).
+        while True:
+            if not left:
+                genus = self.land.genus[r]
+                tail = [END_REGION] if genus == 0 else [-1000 - genus, END_REGION]
+                jump = self._regions(rest_regions, names, out + tail)
+                del path[depth:]
+                return jump
+            if self._worse(out):
+                del path[depth:]
+                return _NO_JUMP
+            least = min(region[b].form for b in left)
+            tied = [b for b in left if region[b].form == least]
+            if region[tied[0]].ups:
+                break
+            left = [x for x in left if x != tied[0]]
             path.append(('b', r, tied[0], o, None))
-            jump = self._boundaries(r, o, rest, rest_regions, names,
-                                    out + list(least) + [END_BOUNDARY])
-            path.pop()
-            return jump
+            out = out + list(least) + [END_BOUNDARY]
+        jump = self._tied_boundaries(r, o, left, tied, rest_regions, names, out)
+        del path[depth:]
+        return jump
+
+    def _tied_boundaries(self, r: int, o: int, left: list[int], tied: list[int],
+                         rest_regions: list[int], names: dict[int, int],
+                         out: list[int]) -> int:
+        """Branch on the least boundaries that hold uppercase letters."""
+        region = self.views[r][o]
+        path = self.path
         options = []
         for b in tied:
             bd = region[b]
@@ -609,7 +624,25 @@ class _Orbits:
 
 def encode_land(land: Land, prune: bool | None = None) -> list[int]:
     """The canonical encoding of a land (prune: see PRUNE)."""
+    _allow_depth(3 * (len(land.regions) + sum(len(region) for region in land.regions)))
     return _Search(land, prune).run()
+
+
+def _allow_depth(calls: int) -> None:
+    """Let the search nest `calls` deep: about three calls per region and per boundary
+    with uppercase letters, which notation.MAX_POSITION_VERTICES bounds (a chain of 300
+    regions needs ~900). The limit is only ever raised, so threads cannot undo it; Python
+    3.11 calls between Python functions take no C stack, so this is safe."""
+    needed = calls + 500 + _frame_depth()
+    if needed > sys.getrecursionlimit():
+        sys.setrecursionlimit(needed)
+
+
+def _frame_depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
 
 
 def format_encoding(encoding: list[int]) -> str:
