@@ -38,6 +38,10 @@ class RctSearch:
     def __len__(self) -> int:
         return len(self._rct)
 
+    def preload(self, positions: Mapping[str, int]) -> None:
+        """Take RCTs already known (handles in this search's algebra, e.g. a loaded table's)."""
+        self._rct.update(positions)
+
     def known(self, key: str) -> int | None:
         """The RCT handle of a canonical position if it is already computed, else None."""
         return self._rct.get(key)
