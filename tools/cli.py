@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_solve",
     "sproutsdb.tools.cmd_rct",
     "sproutsdb.tools.cmd_serve",
+    "sproutsdb.tools.cmd_web",
     "sproutsdb.tools.cmd_check",
     "sproutsdb.tools.cmd_exchange",
     "sproutsdb.tools.cmd_check_table",
