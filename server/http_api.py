@@ -15,8 +15,9 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from sproutsdb.errors import UserError
 from sproutsdb.server.position_view import PositionReader
+
+from sproutsdb.errors import UserError
 
 log = logging.getLogger("sproutsdb.server.http")
 
@@ -37,7 +38,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "sproutsdb-web"
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+    def do_GET(self) -> None:
         if len(self.path) > MAX_QUERY_BYTES:
             return self._json(HTTPStatus.REQUEST_URI_TOO_LONG,
                               {"error": f"request line over {MAX_QUERY_BYTES} bytes"})
@@ -64,23 +65,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _refuse(self) -> None:
         self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "read-only: only GET is served"},
-                   extra={"Allow": "GET, HEAD"})
+                   extra={"Allow": "GET"})
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = _refuse  # noqa: N815
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _refuse
 
-    def do_HEAD(self) -> None:  # noqa: N802
-        self._json(HTTPStatus.OK, {}, body=False)
-
-    def _json(self, status: HTTPStatus, payload: Any, *, extra: dict[str, str] | None = None,
-              body: bool = True) -> None:
-        data = json.dumps(payload).encode()
-        self._send(status, data if body else b"", "application/json", extra, length=len(data))
+    def _json(self, status: HTTPStatus, payload: Any, *,
+              extra: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(payload).encode(), "application/json", extra)
 
     def _send(self, status: HTTPStatus, data: bytes, kind: str,
-              extra: dict[str, str] | None = None, length: int | None = None) -> None:
+              extra: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data) if length is None else length))
+        self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
         for name, value in (extra or {}).items():
             self.send_header(name, value)
@@ -88,7 +85,7 @@ class _Handler(BaseHTTPRequestHandler):
         if data:
             self.wfile.write(data)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         log.info("%s %s", self.address_string(), format % args)
 
 

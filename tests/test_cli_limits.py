@@ -4,13 +4,11 @@ traceback, a RecursionError or unbounded memory; error columns point inside the 
 from __future__ import annotations
 
 import pytest
-
 from cli_helpers import run_cli
+from sproutsdb.server.validation import Limits
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.solver.sprouts.notation import (
-    MAX_POSITION_VERTICES, count_vertices, upper_name)
-from sproutsdb.server.validation import Limits
+from sproutsdb.solver.sprouts.notation import MAX_POSITION_VERTICES, count_vertices, upper_name
 
 
 def region_chain(links: int) -> str:

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
+from sproutsdb.tools.shipped_rcts import shipped_rct_table
 
 import sproutsdb
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table
-from sproutsdb.tools.shipped_rcts import shipped_rct_table
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -33,7 +33,7 @@ def test_the_shipped_table_is_package_data() -> None:
 def _run(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SPROUTSDB_", "PYTHON"))}
     return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env=env)
+                          env=env, check=False)
 
 
 @pytest.mark.slow  # about 50 s: builds the wheel (its build needs grpcio-tools fetched)
@@ -51,8 +51,8 @@ def test_an_installed_wheel_solves_misere_with_the_shipped_table(tmp_path: Path)
     assert installed.returncode == 0, installed.stderr[-2000:]
     # the dependencies (lmdb, grpcio, ...) come from this environment's site-packages,
     # added as a plain path: its editable finder of the checkout is not loaded
-    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
-                      "['purelib'])"], tmp_path, 60).stdout.strip())
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    site = Path(_run([str(python), "-c", purelib], tmp_path, 60).stdout.strip())
     (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
 
     elsewhere = tmp_path / "elsewhere"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sproutsdb.shipped import shipped_table
 from sproutsdb.tools.rcttable import RctTable, load_table
+
+from sproutsdb.shipped import shipped_table
 
 _loaded: dict[Path, RctTable] = {}
 
