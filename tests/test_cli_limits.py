@@ -3,6 +3,8 @@ traceback, a RecursionError or unbounded memory; error columns point inside the 
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from cli_helpers import run_cli
 from sproutsdb.server.validation import Limits
@@ -32,10 +34,12 @@ def test_vertices_are_counted_as_written(text: str, count: int) -> None:
 
 def test_the_largest_positions_canonicalise_without_recursion_errors() -> None:
     game = SproutsGame()
+    limit = sys.getrecursionlimit()
     assert game.canonical("0*1000") == "0*1000"  # 1 000 boundaries in one region
     chain = region_chain(333)  # 334 regions nested in one land: exactly 1 000 vertices
     assert count_vertices(chain) == 1000
     assert game.canonical(game.canonical(chain)) == game.canonical(chain)
+    assert sys.getrecursionlimit() == limit  # raised for the deep search only
 
 
 @pytest.mark.parametrize("args, size", [

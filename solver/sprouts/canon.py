@@ -22,7 +22,9 @@ the key is the same, found without exploring every symmetric ordering.
 from __future__ import annotations
 
 import sys
-
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import permutations
 
 from sproutsdb.solver.sprouts.notation import RawPosition, lower_name, upper_name
@@ -624,18 +626,41 @@ class _Orbits:
 
 def encode_land(land: Land, prune: bool | None = None) -> list[int]:
     """The canonical encoding of a land (prune: see PRUNE)."""
-    _allow_depth(3 * (len(land.regions) + sum(len(region) for region in land.regions)))
-    return _Search(land, prune).run()
+    calls = 3 * (len(land.regions) + sum(len(region) for region in land.regions))
+    with _deep_enough(calls):
+        return _Search(land, prune).run()
 
 
-def _allow_depth(calls: int) -> None:
+_depth_lock = threading.Lock()
+_deep_searches = 0           # searches running with the recursion limit raised
+_saved_limit = 0             # the limit before the first of them raised it
+
+
+@contextmanager
+def _deep_enough(calls: int) -> Iterator[None]:
     """Let the search nest `calls` deep: about three calls per region and per boundary
-    with uppercase letters, which notation.MAX_POSITION_VERTICES bounds (a chain of 300
-    regions needs ~900). The limit is only ever raised, so threads cannot undo it; Python
-    3.11 calls between Python functions take no C stack, so this is safe."""
+    with uppercase letters, which notation.MAX_POSITION_VERTICES bounds (a chain of 333
+    regions needs ~1 000). Python 3.11 calls between Python functions take no C stack, so
+    raising the limit is safe; it is put back when the last deep search ends (the limit
+    is per process, and other threads may be searching)."""
+    global _deep_searches, _saved_limit
     needed = calls + 500 + _frame_depth()
-    if needed > sys.getrecursionlimit():
-        sys.setrecursionlimit(needed)
+    if needed <= sys.getrecursionlimit() and not _deep_searches:
+        yield
+        return
+    with _depth_lock:
+        if _deep_searches == 0:
+            _saved_limit = sys.getrecursionlimit()
+        _deep_searches += 1
+        if needed > sys.getrecursionlimit():
+            sys.setrecursionlimit(needed)
+    try:
+        yield
+    finally:
+        with _depth_lock:
+            _deep_searches -= 1
+            if _deep_searches == 0:
+                sys.setrecursionlimit(_saved_limit)
 
 
 def _frame_depth() -> int:
