@@ -230,7 +230,7 @@ def _copy_rcts_read(rcts: Any, pruned: Any) -> None:
         pruned.put(FactKind.RCT, dict(records[start:start + MARK_BATCH]), verified=True)
     # every position the check looked up, with its RCT (StoreRcts keeps no public view of
     # it, and solver/misere.py is another helper's file now)
-    looked_up = rcts._known  # noqa: SLF001
+    looked_up = rcts._known
     mapped = sorted((land, algebra.content_id(h)) for land, h in looked_up.items()
                     if h is not None)
     for start in range(0, len(mapped), MARK_BATCH):
