@@ -415,11 +415,12 @@ class Client:
             time.sleep(min(0.05 * 2**attempt, 2.0))
 
     def stats(self) -> dict[str, Any]:
-        """The server's counters and store figures."""
+        """The server's counters and store figures (maps in a stable order: a protobuf map
+        arrives in any order)."""
         r = self._call("Stats", pb.StatsRequest())
         return {
-            "facts": dict(r.facts), "verified": dict(r.verified),
-            "requests": dict(r.requests), "errors": dict(r.errors),
+            "facts": _by_kind(r.facts), "verified": _by_kind(r.verified),
+            "requests": dict(sorted(r.requests.items())), "errors": dict(sorted(r.errors.items())),
             "keys_looked_up": r.keys_looked_up, "keys_found": r.keys_found,
             "facts_offered": r.facts_offered, "facts_inserted": r.facts_inserted,
             "facts_unchanged": r.facts_unchanged, "conflicts": r.conflicts,
@@ -556,3 +557,16 @@ def _key_list(keys: Iterable[str]) -> list[str]:
         if not isinstance(key, str):
             raise UserError(f"keys are strings, got {type(key).__name__} {key!r:.80}")
     return out
+
+
+# The order in which fact kinds are listed (the store's sub-databases): kinds first, then
+# the children cache, then anything newer by name.
+_KIND_ORDER = [kind.value for kind in FactKind] + ["children"]
+
+
+def _by_kind(counts: Mapping[str, int]) -> dict[str, int]:
+    """A map of fact kind → count in the store's order, whatever order it arrived in."""
+    def rank(name: str) -> tuple[int, str]:
+        return (_KIND_ORDER.index(name) if name in _KIND_ORDER else len(_KIND_ORDER), name)
+
+    return {name: counts[name] for name in sorted(counts, key=rank)}

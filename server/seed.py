@@ -1,7 +1,7 @@
 """What the project ships, served: RCT tables seeded into an empty store and streamed.
 
-`data/s6.rcttable` (the RCTs of every position of the game tree of 0*6, DESIGN §3) is
-committed with the sources. A server whose store holds no RCT yet seeds `rct` and
+The S6 table (the RCTs of every position of the game tree of 0*6, DESIGN §3) ships as
+package data (sproutsdb/shipped.py; `data/s6.rcttable` in a checkout). A server whose store holds no RCT yet seeds `rct` and
 `pos_rct` from it; `StreamRctTable` feeds a solver the same table in chunks. Loading a
 table verifies its checksum and re-derives every record (tools/rcttable.py), so a
 damaged or forged file is refused before anything reaches the store.
@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
 from sproutsdb.server.schema import Provenance
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
@@ -25,19 +26,7 @@ from sproutsdb.tools.rcttable import RctTable, load_table, read_header
 
 log = logging.getLogger("sproutsdb.server.seed")
 
-SHIPPED_TABLE = "s6.rcttable"
 SEED_BATCH = 50_000
-
-
-def shipped_table() -> Path | None:
-    """The table file the project ships (data/s6.rcttable of the source tree), if present."""
-    import sproutsdb
-
-    for base in (Path(sproutsdb.__file__).resolve().parent.parent, Path.cwd()):
-        candidate = base / "data" / SHIPPED_TABLE
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def file_checksum(path: Path) -> str:
@@ -59,9 +48,15 @@ def needs_seed(store: LmdbProofStore) -> bool:
 
 
 def seed_store(
-    store: LmdbProofStore, path: Path, load: Callable[[], RctTable] | None = None
+    store: LmdbProofStore, path: Path, load: Callable[[], RctTable] | None = None,
+    who: str = "sproutsdb serve",
 ) -> SeedReport:
-    """Seed `rct` and `pos_rct` of a store that has no RCT yet from the table at `path`."""
+    """Seed `rct` and `pos_rct` of a store that has no RCT yet from the table at `path`.
+
+    The RCT records are stored verified: loading the table re-derived every one of them
+    from its children. The position → RCT map stays claimed: loading does not recompute
+    positions (`sproutsdb rct-table info FILE --check` does, over the whole game tree).
+    """
     report = SeedReport(path)
     if not needs_seed(store):
         report.skipped = "the store already holds RCT facts"
@@ -69,13 +64,13 @@ def seed_store(
     start = time.perf_counter()
     table = load() if load is not None else load_table(path)  # checksum, records re-derived
     provenance = Provenance(
-        who="sproutsdb serve",
+        who=who,
         tool="rct-table",
         comment=f"seeded from {path.name} (root {table.root}, blake2b {file_checksum(path)[:16]})",
     )
     records = dict(table.records())
     for batch in _batches(list(records.items()), SEED_BATCH):
-        store.put(FactKind.RCT, dict(batch), provenance=provenance)
+        store.put(FactKind.RCT, dict(batch), provenance=provenance, verified=True)
     positions = [(p, table.rct_id_of(p)) for p in sorted(table.positions)]
     for batch in _batches(positions, SEED_BATCH):
         store.put(FactKind.POS_RCT, dict(batch), provenance=provenance)

@@ -39,10 +39,10 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from sproutsdb.server import schema
 from sproutsdb.server.auth import WriteTokenInterceptor
 from sproutsdb.server.schema import Provenance
+from sproutsdb.server.reflection import enable_reflection
 from sproutsdb.server.seed import TableEntry, TableShelf, needs_seed, seed_store
 from sproutsdb.server.store import (
     LmdbProofStore,
@@ -882,8 +882,7 @@ class Server:
         pb_grpc.add_SproutsDbServicer_to_server(self.service, self.grpc)
         self.health = health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
-        reflection.enable_server_reflection(
-            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc)
+        enable_reflection((SERVICE_NAME, health.SERVICE_NAME), self.grpc)  # v1 and v1alpha
         self.port = 0
 
     def start(self) -> int:

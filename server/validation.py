@@ -15,7 +15,6 @@ canonicalised) by the engine.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from sproutsdb.solver.misere_keys import join_node_key, split_node_key
 from sproutsdb.solver.proofstore import RctRecord
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.game import TERMINAL, SproutsGame
+from sproutsdb.solver.sprouts.notation import MAX_POSITION_VERTICES, count_vertices
 
 from sproutsdb.errors import UserError
 
@@ -49,7 +49,7 @@ class Limits:
     max_chunk: int = 20_000
     max_rct_closure: int = 200_000
     max_reported_conflicts: int = 1000
-    max_position_vertices: int = 1000  # spots and letter occurrences of one position
+    max_position_vertices: int = MAX_POSITION_VERTICES  # spots and letter occurrences
 
     def check_count(self, what: str, n: int, limit: int | None = None) -> None:
         limit = self.max_keys if limit is None else limit
@@ -57,8 +57,6 @@ class Limits:
             raise RequestError(f"{what}: {n:,} items in one request, the limit is {limit:,}")
 
 
-_SHORTHAND = re.compile(r"0\*([0-9]+)")
-_VERTEX = re.compile(r"[012A-Za-z]")
 _CACHE_LIMIT = 200_000
 
 
@@ -94,8 +92,7 @@ class Validator:
             raise RequestError(f"{_where(index)}a position of {len(text.encode()):,} bytes; "
                                f"the limit is {limits.max_key_bytes:,} bytes")
         if "*" in text or n > limits.max_position_vertices:
-            vertices = len(_VERTEX.findall(text)) + sum(
-                int(m) if len(m) < 10 else 1 << 40 for m in _SHORTHAND.findall(text))
+            vertices = count_vertices(text)
             if vertices > limits.max_position_vertices:
                 raise RequestError(
                     f"{_where(index)}a position of {vertices:,} spots and letters "

@@ -38,6 +38,10 @@ class RctSearch:
     def __len__(self) -> int:
         return len(self._rct)
 
+    def preload(self, positions: Mapping[str, int]) -> None:
+        """Take RCTs already known (handles in this search's algebra, e.g. a loaded table's)."""
+        self._rct.update(positions)
+
     def known(self, key: str) -> int | None:
         """The RCT handle of a canonical position if it is already computed, else None."""
         return self._rct.get(key)
@@ -137,26 +141,30 @@ def game_tree_rcts(
     return search
 
 
-def rcts_of_trees(trees: Mapping[frozenset[int], int], algebra: Algebra) -> list[int]:
+def rcts_of_trees(trees: Mapping[frozenset[int], int], algebra: Algebra,
+                  progress: Progress | None = None, every: int = 1000) -> list[int]:
     """RCT handle of each canonical tree of ``treestats.explore`` (index = tree id).
 
     Trees are keyed by the set of their children's ids and numbered children first, so
-    one pass in id order suffices.
+    one pass in id order suffices. ``progress`` gets the number of trees reduced so far.
     """
     rct = [ZERO] * len(trees)
     reduce_children = algebra.reduce_children
-    for kids, tree in sorted(trees.items(), key=lambda item: item[1]):
+    for done, (kids, tree) in enumerate(sorted(trees.items(), key=lambda item: item[1]), 1):
         rct[tree] = reduce_children(frozenset([rct[k] for k in kids]))
+        if progress is not None and done % every == 0:
+            progress(done)
     return rct
 
 
-def count_rcts(tree_of: Mapping[str, int], trees: Mapping[frozenset[int], int]) -> int:
+def count_rcts(tree_of: Mapping[str, int], trees: Mapping[frozenset[int], int],
+               progress: Progress | None = None) -> int:
     """Number of distinct RCTs among the positions of an explored game tree.
 
     Positions with the same canonical tree have the same RCT, so this reduces the
     canonical trees of ``treestats.explore`` rather than the positions again.
     """
-    rct = rcts_of_trees(trees, Algebra())
+    rct = rcts_of_trees(trees, Algebra(), progress)
     return len({rct[t] for t in set(tree_of.values())})
 
 

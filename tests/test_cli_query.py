@@ -90,16 +90,20 @@ def test_query_of_a_sum_of_seeded_lands(seeded: Path) -> None:
 
 def test_query_shows_a_stored_misere_fact(tmp_path: Path) -> None:
     store = str(tmp_path / "store")
-    solved = run_cli("solve", "0*4", "--misere", "--quiet", "--store", store)
-    assert solved.returncode == 0, solved.stderr
+    solved = run_cli("solve", "0*4", "--misere", "--no-rct-table", "--quiet", "--store", store)
+    assert solved.returncode == 0, solved.stderr  # without RCTs the node 0*4 is stored
     done = run_cli("query", "0*4", "--json", "--store", store)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["misere"]["stored"] == "L" and report["misere"]["outcome"] == "L"
     assert report["misere"]["from_rct"] is False
-    assert report["lands"][0]["rct"] is None and report["nimber"] is None
+    assert report["nimber"] is None
+    # the store has no RCTs: the shipped S6 table gives the land's RCT, and says so
+    assert report["lands"][0]["rct"].startswith("rct1:")
+    assert report["rct_table"]["source"] == "shipped"
     text = run_cli("query", "0*4", "--store", store).stdout
-    assert "misère: outcome L (stored)" in text and "land 0*4: not in the store" in text
+    assert "misère: outcome L (stored)" in text and "land 0*4: no stored nimber; RCT" in text
+    assert "RCTs from the shipped S6 table" in text
 
 
 def test_remote_query_mirrors_the_local_one(tmp_path: Path) -> None:

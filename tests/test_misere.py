@@ -289,11 +289,19 @@ def test_cli_solve_misere_with_a_table_file(
     assert "0*4: L in misère play" in text.stdout
 
 
-def test_cli_solve_misere_says_when_the_store_has_no_table(tmp_path: Path) -> None:
+def test_cli_solve_misere_says_which_table_it_used(tmp_path: Path) -> None:
+    # a store without RCTs: the shipped S6 table is used (and seeded), and --json says so
     done = run_cli("solve", "0*5", "--misere", "--json", "--store", str(tmp_path / "s"))
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["outcome"] == "W"
-    assert "no RCT table" in done.stderr
+    report = json.loads(done.stdout)
+    assert report["outcome"] == "W" and report["rct_table"]["source"] == "shipped"
+    assert "no RCT table" not in done.stderr
+    again = run_cli("solve", "0*5", "--misere", "--json", "--store", str(tmp_path / "s"))
+    assert json.loads(again.stdout)["rct_table"]["source"] == "store"  # seeded by the first
+    bare = run_cli("solve", "0*5", "--misere", "--json", "--no-rct-table", "--store",
+                   str(tmp_path / "bare"))
+    assert bare.returncode == 0, bare.stderr
+    assert json.loads(bare.stdout)["rct_table"] == {"source": "none", "where": None}
     bad = run_cli("solve", "0*4", "--rct-table", "x", "--store", str(tmp_path / "s"))
     assert bad.returncode != 0 and "--misere" in bad.stderr
 

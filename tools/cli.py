@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_solve",
     "sproutsdb.tools.cmd_rct",
     "sproutsdb.tools.cmd_serve",
+    "sproutsdb.tools.cmd_web",
     "sproutsdb.tools.cmd_check",
     "sproutsdb.tools.cmd_exchange",
     "sproutsdb.tools.cmd_check_table",
@@ -75,6 +76,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"sproutsdb {args.command}: interrupted", file=sys.stderr)
         return 130
+    except RecursionError:
+        # positions are bounded (notation.MAX_POSITION_VERTICES) so that this cannot
+        # happen; if some input still nests too deeply, say so in one line
+        print(f"sproutsdb {args.command}: error: the input nests too deeply for this command",
+              file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"sproutsdb {args.command}: error: out of memory on this input", file=sys.stderr)
+        return 2
 
 
 def _silence_stdout() -> None:

@@ -214,7 +214,27 @@ def run_check_misere(args: argparse.Namespace) -> int:
             for start in range(0, len(keys), MARK_BATCH):
                 pruned.put(FactKind.MISERE, {k: "L" for k in keys[start:start + MARK_BATCH]},
                            verified=True)
+            if isinstance(rcts, StoreRcts):
+                _copy_rcts_read(rcts, pruned)
     return _finish(args, report, sizes, started, play="misere")
+
+
+def _copy_rcts_read(rcts: Any, pruned: Any) -> None:
+    """Give a pruned misère proof the RCTs the check read from the store: the losing nodes
+    name RCTs and replace lands by them, so without these the pruned store cannot be
+    checked on its own. Records were re-derived when loaded (stored verified); the
+    position → RCT map is copied as read (claimed, as in the store it came from)."""
+    algebra = rcts.algebra
+    records = [(algebra.content_id(h), algebra.record(h)) for h in algebra.handles()]
+    for start in range(0, len(records), MARK_BATCH):  # children first: creation order
+        pruned.put(FactKind.RCT, dict(records[start:start + MARK_BATCH]), verified=True)
+    # every position the check looked up, with its RCT (StoreRcts keeps no public view of
+    # it, and solver/misere.py is another helper's file now)
+    looked_up = rcts._known
+    mapped = sorted((land, algebra.content_id(h)) for land, h in looked_up.items()
+                    if h is not None)
+    for start in range(0, len(mapped), MARK_BATCH):
+        pruned.put(FactKind.POS_RCT, dict(mapped[start:start + MARK_BATCH]))
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -29,7 +29,13 @@ def run_canon(args: argparse.Namespace) -> int:
     game = SproutsGame()
     out = sys.stdout
     for text in positions_from(args.positions):
-        out.write(game.canonical(text) + "\n")
+        key = game.canonical(text)
+        if args.json:
+            out.write(json.dumps({"input": text, "position": key,
+                                  "lands": list(game.components(key)),
+                                  "lives": game.size(key)}) + "\n")
+        else:
+            out.write(key + "\n")
     return 0
 
 
@@ -50,12 +56,14 @@ def run_tree_stats(args: argparse.Namespace) -> int:
     key = game.canonical(args.position)
     with counter_bar("positions", enabled=not args.quiet) as bar:
         stats, tree_of, trees = explore(game, key, progress=bar.update_to)
+    with counter_bar("trees reduced to RCTs", enabled=not args.quiet) as bar:
+        rcts = count_rcts(tree_of, trees, progress=bar.update_to)
     report = {
         "position": key,
         "positions": stats.positions,
         "lands": stats.lands,
         "canonical_trees": stats.canonical_trees,
-        "rcts": count_rcts(tree_of, trees),  # distinct RCTs of the positions
+        "rcts": rcts,  # distinct RCTs of the positions
         "max_lives": stats.max_lives,
         "seconds": round(stats.seconds, 3),
     }
@@ -82,9 +90,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "examples:\n"
             "  sproutsdb canon '0.AB.}AB.}]!'        # GLOP 1.x in, 2.x out: 0.AB|AB\n"
             "  sproutsdb canon 0*3 1a1a 'AB|AB'\n"
+            "  sproutsdb canon '0*2+0.AB|AB' --json  # key, lands and lives\n"
             "  sproutsdb canon - < positions.txt     # one position per line"))
     p.add_argument("positions", nargs="+", metavar="POS",
                    help="a position in GLOP 2.x or 1.x notation, or - for stdin")
+    p.add_argument("--json", action="store_true",
+                   help='one JSON object per line: {"input", "position", "lands", "lives"}')
     p.set_defaults(handler=run_canon)
 
     p = subparsers.add_parser(

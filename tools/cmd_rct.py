@@ -62,7 +62,16 @@ def run_rct(args: argparse.Namespace) -> int:
     if not args.positions and not args.tree:
         raise UserError("give positions (or - for stdin) or --tree EXPR")
     game = SproutsGame()
-    search = RctSearch(game)  # one memo for every position: batch lines share the work
+    shipped = None
+    if args.positions and not args.no_table:
+        from sproutsdb.tools.shipped_rcts import shipped_rct_table
+
+        shipped = shipped_rct_table()
+    # one memo for every position: batch lines share the work; the positions of the 0*6
+    # tree come from the shipped table, the rest are built on them
+    search = RctSearch(game, None if shipped is None else shipped[0].algebra)
+    if shipped is not None:
+        search.preload(shipped[0].positions)
     for expr in args.tree or ():
         handle = search.algebra.parse(expr)
         print_fact(
@@ -143,9 +152,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Print the reduced canonical tree (RCT) of each position: the tree in the misère\n"
             "paper's notation (nim-heaps as numbers, {…} a set of options), its paper-style\n"
-            "label (numbered in the order this run meets trees), its content id (the same\n"
-            "everywhere), its height and its misère outcome (W: the player to move wins).\n"
-            "Positions share one memo, so `-` (one position per line on stdin) pays start-up\n"
+            "label (numbered in the order the shipped S6 table, then this run, meets trees),\n"
+            "its content id (the same everywhere), its height and its misère outcome (W: the\n"
+            "player to move wins). Positions of the game tree of 0*6 are read from the\n"
+            "shipped S6 table (--no-table: none). Positions share one memo, so `-` (one\n"
+            "position per line on stdin) pays start-up\n"
             "once. --tree EXPR describes a tree expression instead (position is null)."
         ),
         epilog=(
@@ -156,6 +167,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     p.add_argument("positions", nargs="*", metavar="POS", help="a position (GLOP 2.x or 1.x), or -")
+    p.add_argument(
+        "--no-table", action="store_true",
+        help="compute every RCT from the rules, without the shipped S6 table",
+    )
     p.add_argument(
         "--tree", action="append", metavar="EXPR", help="a tree expression like {0;2;{3}} or 2+{2}"
     )

@@ -112,7 +112,8 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"sproutsdb serve: listening on {address} (store {store_path}; RCT tables: "
               f"{tables}; writes {'need the token' if token else 'open to all'})", flush=True)
         print(f"  query it:  sproutsdb query 0*6 --server {address}", flush=True)
-        print(f"  solve:     sproutsdb solve 0*8 --server {address}", flush=True)
+        token_option = f" --token-file {args.token_file}" if token else ""
+        print(f"  solve:     sproutsdb solve 0*8 --server {address}{token_option}", flush=True)
         print(f"  stats:     sproutsdb stats --server {address}", flush=True)
         print("  stop:      Ctrl-C (in-flight writes are committed first)", flush=True)
 
@@ -168,13 +169,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(
         "serve", formatter_class=fmt,
-        help="serve a store over gRPC to many solvers (reads open, writes with a token)",
+        help="serve a store over gRPC to many solvers (open to all unless --token-file)",
         description=(
             "Serve the store over gRPC (proto/sproutsdb/v1): batch lookups and inserts,\n"
             "RCTs and the S6 table, children, export, stats, health and reflection.\n"
             "A store without RCTs is first seeded from the RCT table the project ships\n"
-            "(data/s6.rcttable) or from --seed FILE. Reads are open to all; with\n"
-            "--token-file, writes need `authorization: Bearer <token>`. SIGTERM or Ctrl-C\n"
+            "(the S6 table, package data) or from --seed FILE. Reads are open to all.\n"
+            "Writes are open to all too unless --token-file F is given: then they need\n"
+            "`authorization: Bearer <token>` (clients: --token-file F). SIGTERM or Ctrl-C\n"
             "stops taking calls, lets in-flight writes commit, and closes the store."),
         epilog=(
             "examples:\n"
@@ -186,12 +188,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:50051",
                    help="address to listen on (default 127.0.0.1:50051; port 0 picks one)")
     p.add_argument("--token-file", metavar="F", default=None,
-                   help="writes need the token in this file (reads stay open)")
+                   help="writes need the token in this file (default: no token, writes open "
+                        "to every client that can connect; reads stay open)")
     p.add_argument("--tls-cert", metavar="C", default=None, help="TLS certificate (PEM)")
     p.add_argument("--tls-key", metavar="K", default=None, help="TLS private key (PEM)")
     p.add_argument("--seed", metavar="FILE", action="append", default=None,
                    help="RCT table to seed an RCT-less store from and to stream "
-                        "(default: the shipped data/s6.rcttable)")
+                        "(default: the shipped S6 table, data/s6.rcttable in a checkout)")
     p.add_argument("--no-seed", action="store_true", help="serve no RCT table, seed nothing")
     p.add_argument("--workers", type=int, default=16, metavar="N",
                    help="RPC worker threads (default 16)")

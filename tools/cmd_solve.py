@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from sproutsdb.server.location import resolve_store_path
@@ -93,8 +94,8 @@ def run_solve(args: argparse.Namespace) -> int:
     if getattr(args, "grundy", False):
         raise UsageError("--grundy is the misère Grundy value: add --misere (in normal play "
                          "the nimber is printed anyway)")
-    if getattr(args, "rct_table", None):
-        raise UsageError("--rct-table is for misère play: add --misere")
+    if getattr(args, "rct_table", None) or getattr(args, "no_rct_table", False):
+        raise UsageError("--rct-table and --no-rct-table are for misère play: add --misere")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     start = time.perf_counter()
@@ -123,27 +124,44 @@ def run_solve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _misere_rcts(args: argparse.Namespace, store: object) -> object:
-    """The RCT source of a misère solve: --rct-table FILE, else the server's streamed
-    table, else the store's (None, with a message, when there is none)."""
+def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[str, Any]]:
+    """The RCT source of a misère solve and its --json description: --rct-table FILE,
+    else the server's streamed table, else the store's, else the shipped S6 table."""
     from sproutsdb.solver.misere import StoreRcts, TableRcts
     from sproutsdb.tools.rcttable import load_table
+    from sproutsdb.tools.shipped_rcts import describe_source, shipped_rct_table
 
+    if args.no_rct_table:
+        if args.rct_table:
+            raise UsageError("give --rct-table FILE or --no-rct-table, not both")
+        return None, describe_source("none", None)
     if args.rct_table:
-        return TableRcts(load_table(args.rct_table))  # every record re-derived
+        table = TableRcts(load_table(args.rct_table))  # every record re-derived
+        return table, describe_source("file", str(Path(args.rct_table).resolve()))
     if args.server:
         client = store.client  # type: ignore[attr-defined]
         if client.server_info().get("rct_tables"):
-            return TableRcts(client.rct_table())
+            return TableRcts(client.rct_table()), describe_source("server", args.server)
         where = f"server {args.server}"
     else:
         if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):  # type: ignore[attr-defined]
-            return StoreRcts(store)  # type: ignore[arg-type]
+            return StoreRcts(store), describe_source(  # type: ignore[arg-type]
+                "store", str(resolve_store_path(args.store)))
         where = f"the store {resolve_store_path(args.store)}"
+        shipped = shipped_rct_table()
+        if shipped is not None:
+            # the store takes the table first, so that every RCT its misère facts name
+            # is stored beside them (as `serve` seeds an RCT-less store)
+            from sproutsdb.server.seed import seed_store
+
+            table, path = shipped
+            seed_store(store, path, load=lambda: table,  # type: ignore[arg-type]
+                       who="sproutsdb solve --misere")
+            return TableRcts(table), describe_source("shipped", str(path))
     print(f"sproutsdb solve: no RCT table in {where}; solving without RCTs (slow beyond "
-          "0*7). Give --rct-table FILE (e.g. data/s6.rcttable) or seed the store with "
-          "`sproutsdb serve --seed data/s6.rcttable`.", file=sys.stderr)
-    return None
+          "0*7). Give --rct-table FILE, or serve the store seeded (`sproutsdb serve`).",
+          file=sys.stderr)
+    return None, describe_source("none", None)
 
 
 def _misere_grundy(solver: object, key: str) -> int:
@@ -164,7 +182,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     start = time.perf_counter()
     store = remote_store_from_args(args) if args.server else open_store(args.store)
     try:
-        rcts = _misere_rcts(args, store)
+        rcts, rct_source = _misere_rcts(args, store)
         with status_line(enabled=not args.quiet) as line:
             def report(p: Progress) -> None:
                 line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
@@ -191,7 +209,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
         if grundy is not None:
             report_json["grundy"] = grundy
         report_json.update(outcome=outcome, stored=stats.facts_stored, nodes=stats.nodes,
-                           seconds=round(seconds, 3))
+                           seconds=round(seconds, 3), rct_table=rct_source)
         print(json.dumps(report_json))
     else:
         who = "the player to move wins" if outcome == "W" else "the player to move loses"
@@ -202,6 +220,8 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
         where = f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
         print(f"{stats.nodes:,} nodes searched, {stats.facts_stored:,} new losing nodes stored "
               f"{where} in {seconds:.2f} s")
+        if rct_source["where"] is not None:
+            print(f"RCTs: {rct_source['source']} ({rct_source['where']})")
     return 0
 
 
@@ -226,12 +246,12 @@ def _derive_from_rcts(source: Any, lands: list[str], rct_ids: dict[str, str]
     to, read with StoreRcts (records re-derived); None, with a warning, when the store's
     RCT records are missing or wrong. Reads only: nothing is ever written."""
     from sproutsdb.solver.cgt.records import RctRecordError
-    from sproutsdb.solver.misere import MisereConflictError, StoreRcts
+    from sproutsdb.solver.misere import MisereConflictError, StoreRcts, TableRcts
 
     wanted = [land for land in lands if land in rct_ids]
     if not wanted:
         return None
-    rcts = StoreRcts(source)
+    rcts = source if isinstance(source, TableRcts) else StoreRcts(source)
     try:
         handles = rcts.lookup(wanted)
     except (MisereConflictError, RctRecordError) as error:
@@ -330,6 +350,9 @@ def _print_query(report: dict[str, Any], header: str, solve_hint: str) -> None:
               "(from the lands' RCTs, not a stored proof)")
     else:
         print(f"  outcome unknown: solve it with `{solve_hint}`")
+    source = report.get("rct_table")
+    if source is not None and source["source"] == "shipped":
+        print(f"  RCTs from the shipped S6 table ({source['where']}): the store has none")
     m = report["misere"]
     assert isinstance(m, dict)
     if m["stored"] is not None:
@@ -348,14 +371,28 @@ def run_query(args: argparse.Namespace) -> int:
     game = SproutsGame()
     key = game.canonical(args.position)
     lands = list(game.components(key))
+    from sproutsdb.solver.misere import TableRcts
+    from sproutsdb.tools.shipped_rcts import describe_source, shipped_rct_table
+
     with open_store(args.store, readonly=True) as store:
         records: dict[str, Any] = dict(store.get_records(FactKind.NIMBER, lands))
         provenance = store.provenance_records()
-        rct_ids = {k: str(v) for k, v in
-                   store.get(FactKind.POS_RCT, sorted(set(lands) | {key})).items()}
+        wanted = sorted(set(lands) | {key})
+        source: Any = store
+        rct_source = describe_source("store", str(resolve_store_path(args.store)))
+        shipped = None
+        if not (store.count(FactKind.RCT) or store.count(FactKind.POS_RCT)):
+            shipped = shipped_rct_table()  # a store without RCTs: the shipped S6 table
+        if shipped is not None:
+            table, path = shipped
+            rct_ids = {k: cid for k in wanted if (cid := table.rct_id_of(k)) is not None}
+            source, rct_source = TableRcts(table), describe_source("shipped", str(path))
+        else:
+            rct_ids = {k: str(v) for k, v in store.get(FactKind.POS_RCT, wanted).items()}
         misere = store.get(FactKind.MISERE, [key]).get(key)
         report = _query_report(key, lands, records, provenance, rct_ids,
-                               None if misere is None else str(misere), store)
+                               None if misere is None else str(misere), source)
+        report["rct_table"] = rct_source
     if args.json:
         print(json.dumps(report))
         return 0
@@ -451,7 +488,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "such that POS + *g is a misère loss (JSON: \"grundy\")")
     p.add_argument("--rct-table", metavar="FILE", default=None,
                    help="with --misere: RCT table file from `rct-table build` (default: the "
-                        "table in the store, or the server's)")
+                        "server's table, else the store's RCTs, else the shipped S6 table)")
+    p.add_argument("--no-rct-table", action="store_true",
+                   help="with --misere: search with the rules alone, no RCTs (slow beyond 0*7)")
     add_store_option(p)
     add_client_options(p)
     p.set_defaults(handler=run_solve)

@@ -21,6 +21,10 @@ the key is the same, found without exploring every symmetric ordering.
 
 from __future__ import annotations
 
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import permutations
 
 from sproutsdb.solver.sprouts.notation import RawPosition, lower_name, upper_name
@@ -519,25 +523,38 @@ class _Search:
 
     def _boundaries(self, r: int, o: int, left: list[int], rest_regions: list[int],
                     names: dict[int, int], out: list[int]) -> int:
-        if not left:
-            genus = self.land.genus[r]
-            tail = [END_REGION] if genus == 0 else [-1000 - genus, END_REGION]
-            return self._regions(rest_regions, names, out + tail)
-        if self._worse(out):
-            return _NO_JUMP
-        region = self.views[r][o]
-        least = min(region[b].form for b in left)
-        tied = [b for b in left if region[b].form == least]
-        bd = region[tied[0]]
         path = self.path
-        if not bd.ups:
-            # Boundaries without uppercase letters encode as their form, whatever the order.
-            rest = [x for x in left if x != tied[0]]
+        depth = len(path)
+        region = self.views[r][o]
+        # Boundaries without uppercase letters encode as their form, whatever the order:
+        # they are placed in a loop, not one call each (0*1000 is 1 000 boundaries).
+        while True:
+            if not left:
+                genus = self.land.genus[r]
+                tail = [END_REGION] if genus == 0 else [-1000 - genus, END_REGION]
+                jump = self._regions(rest_regions, names, out + tail)
+                del path[depth:]
+                return jump
+            if self._worse(out):
+                del path[depth:]
+                return _NO_JUMP
+            least = min(region[b].form for b in left)
+            tied = [b for b in left if region[b].form == least]
+            if region[tied[0]].ups:
+                break
+            left = [x for x in left if x != tied[0]]
             path.append(('b', r, tied[0], o, None))
-            jump = self._boundaries(r, o, rest, rest_regions, names,
-                                    out + list(least) + [END_BOUNDARY])
-            path.pop()
-            return jump
+            out = out + list(least) + [END_BOUNDARY]
+        jump = self._tied_boundaries(r, o, left, tied, rest_regions, names, out)
+        del path[depth:]
+        return jump
+
+    def _tied_boundaries(self, r: int, o: int, left: list[int], tied: list[int],
+                         rest_regions: list[int], names: dict[int, int],
+                         out: list[int]) -> int:
+        """Branch on the least boundaries that hold uppercase letters."""
+        region = self.views[r][o]
+        path = self.path
         options = []
         for b in tied:
             bd = region[b]
@@ -609,7 +626,48 @@ class _Orbits:
 
 def encode_land(land: Land, prune: bool | None = None) -> list[int]:
     """The canonical encoding of a land (prune: see PRUNE)."""
-    return _Search(land, prune).run()
+    calls = 3 * (len(land.regions) + sum(len(region) for region in land.regions))
+    with _deep_enough(calls):
+        return _Search(land, prune).run()
+
+
+_depth_lock = threading.Lock()
+_deep_searches = 0           # searches running with the recursion limit raised
+_saved_limit = 0             # the limit before the first of them raised it
+
+
+@contextmanager
+def _deep_enough(calls: int) -> Iterator[None]:
+    """Let the search nest `calls` deep: about three calls per region and per boundary
+    with uppercase letters, which notation.MAX_POSITION_VERTICES bounds (a chain of 333
+    regions needs ~1 000). Python 3.11 calls between Python functions take no C stack, so
+    raising the limit is safe; it is put back when the last deep search ends (the limit
+    is per process, and other threads may be searching)."""
+    global _deep_searches, _saved_limit
+    needed = calls + 500 + _frame_depth()
+    if needed <= sys.getrecursionlimit() and not _deep_searches:
+        yield
+        return
+    with _depth_lock:
+        if _deep_searches == 0:
+            _saved_limit = sys.getrecursionlimit()
+        _deep_searches += 1
+        if needed > sys.getrecursionlimit():
+            sys.setrecursionlimit(needed)
+    try:
+        yield
+    finally:
+        with _depth_lock:
+            _deep_searches -= 1
+            if _deep_searches == 0:
+                sys.setrecursionlimit(_saved_limit)
+
+
+def _frame_depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
 
 
 def format_encoding(encoding: list[int]) -> str:

@@ -11,7 +11,7 @@ import os
 from typing import Iterable, Sequence
 
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
-from sproutsdb.solver.sprouts.moves import raw_children
+from sproutsdb.solver.sprouts.moves import TooManySplits, raw_children
 from sproutsdb.solver.sprouts.notation import RawPosition, key_lives, parse
 
 TERMINAL = "!"
@@ -49,6 +49,8 @@ def land_children(component: str) -> tuple[tuple[str, ...], ...]:
             return _core.land_children(component)
         except _core.Unsupported:
             pass
+        except ValueError as error:  # the core's refusal of too many splits
+            raise TooManySplits(str(error)) from None
     return python_land_children(component)
 
 

@@ -19,6 +19,15 @@ class UnsupportedSurface(UserError):
     """Moves on surfaces of genus > 0 are not implemented yet."""
 
 
+class TooManySplits(UserError, ValueError):
+    """A region whose other boundaries can be shared in more ways than any search can try."""
+
+
+# 2**k ways to share k other boundaries between the two sides of a curve: beyond this the
+# moves are refused (the compiled core's MAX_SPLIT_OTHERS is the same number).
+MAX_SPLIT_OTHERS = 40
+
+
 def raw_children(raw: RawPosition) -> Iterator[RawPosition]:
     """Yield the position after each move (not yet normalised; duplicates included)."""
     lives = raw.lives
@@ -67,6 +76,9 @@ def _split(raw: RawPosition, r: int, b: int, i: int, j: int) -> Iterator[RawPosi
         inside = boundary[i:j + 1] + [n]
         outside = boundary[j:] + boundary[:i + 1] + [n]
     others = region[:b] + region[b + 1:]
+    if len(others) > MAX_SPLIT_OTHERS:
+        raise TooManySplits(f"a region with {len(others) + 1} boundaries has "
+                            f"2**{len(others)} ways to split; too many")
     if not others:
         yield _replace_region(raw, r, [[inside], [outside]], lives)
         return

@@ -20,6 +20,11 @@ BOUNDARY_END = ".|}+]!"
 REGION_END = "|}+]!"
 LAND_END = "+]!"
 
+# The largest position read: spots and letter occurrences (`0*k` counts k). The CLI and the
+# server refuse larger ones before any work (the canonical search and the moves are at
+# least linear in it, and `0*99999999` is ten characters). The server's Limits use it too.
+MAX_POSITION_VERTICES = 1000
+
 
 @dataclass
 class RawPosition:
@@ -48,14 +53,18 @@ class _Reader:
         # Letter scopes: uppercase names per land, lowercase names per boundary.
         self.upper: dict[str, list[tuple[int, int]]] = {}  # name -> [(vertex, region index)]
         self.lower: dict[str, list[int]] = {}
+        self.first_at: dict[str, int] = {}  # index of a letter name's first occurrence in scope
         self.boundary: list[int] = []
+        self.boundary_at = 0  # index where the current boundary starts
         self.region: list[list[int]] = []
         self.region_genus = 0
         self.land_regions: list[int] = []
 
     def fail(self, message: str, at: int | None = None) -> NotationError:
-        column = (self.pos if at is None else at) + 1
-        return NotationError(f"{message} at column {column} of {self.text!r}")
+        index = self.pos if at is None else at
+        if index >= len(self.text):  # found when the text ran out: no column to point at
+            return NotationError(f"{message} at the end of {self.text!r}")
+        return NotationError(f"{message} at column {index + 1} of {self.text!r}")
 
     def read(self) -> RawPosition:
         text = self.text
@@ -117,6 +126,8 @@ class _Reader:
                     self.end_boundary()
             self.expect_boundary_end(start)
             return
+        if not self.boundary:
+            self.boundary_at = self.pos
         self.boundary.append(self.raw.new_vertex(SPOT_LIVES[ch]))
         self.pos += 1
 
@@ -150,15 +161,20 @@ class _Reader:
                         "one boundary in lowercase)", start)
             else:
                 vertex = self.raw.new_vertex(1)
+                self.first_at[name] = start
             seen.append((vertex, region_index))
         else:
             seen_lower = self.lower.setdefault(name, [])
             if len(seen_lower) >= 2:
                 raise self.fail(f"letter {name!r} seen three times on one boundary", start)
+            if not seen_lower:
+                self.first_at[name] = start
             vertex = seen_lower[0] if seen_lower else self.raw.new_vertex(1)
             seen_lower.append(vertex)
         if self.boundary and self.raw.lives[self.boundary[0]] == 3:
             raise self.fail("an isolated spot 0 must be alone on its boundary", start)
+        if not self.boundary:
+            self.boundary_at = start
         self.boundary.append(vertex)
 
     def read_genus(self, ch: str) -> None:
@@ -179,12 +195,14 @@ class _Reader:
         if not self.boundary:
             return
         if len(self.boundary) > 1 and any(self.raw.lives[v] == 3 for v in self.boundary):
-            raise self.fail("an isolated spot 0 must be alone on its boundary")
+            raise self.fail("an isolated spot 0 must be alone on its boundary",
+                            self.boundary_at)
         for name, vertices in self.lower.items():
             if len(vertices) == 1:
                 raise self.fail(
                     f"lowercase letter {name!r} seen once on its boundary (a lowercase "
-                    "letter marks a spot seen twice on the same boundary)")
+                    "letter marks a spot seen twice on the same boundary)",
+                    self.first_at.get(name))
         self.lower.clear()
         self.region.append(self.boundary)
         self.boundary = []
@@ -211,7 +229,7 @@ class _Reader:
             if len(seen) == 1:
                 raise self.fail(
                     f"uppercase letter {name!r} seen once in its land (an uppercase letter "
-                    "marks a spot shared by two regions)")
+                    "marks a spot shared by two regions)", self.first_at.get(name))
         self.upper.clear()
         self.land_regions = []
 
@@ -223,7 +241,41 @@ def parse(text: str) -> RawPosition:
     text = text.strip()
     if text == "0*0":
         return RawPosition()  # zero spots: the empty position, like `!`
+    check_size(text)
     return _Reader(text).read()
+
+
+_VERTEX_TOKEN = re.compile(r"0\*(\d+)|@\d+|\{\d+\}|[A-Za-z](?:\(\d+\))?|[012]")
+
+
+def count_vertices(text: str) -> int:
+    """Spots and letter occurrences written in `text` (`0*k` counts k, a genus nothing),
+    without reading it into vertices: cheap at any length."""
+    count = 0
+    for match in _VERTEX_TOKEN.finditer(text):
+        zeros = match.group(1)
+        if zeros is not None:
+            # a cap, not int() of thousands of digits (Python refuses those anyway)
+            count += int(zeros) if len(zeros) <= 12 else _HUGE
+        elif match.group()[0] not in "@{":
+            count += 1
+    return count
+
+
+_HUGE = 10**12
+
+
+def check_size(text: str) -> None:
+    """NotationError for a position over MAX_POSITION_VERTICES, naming its size."""
+    if len(text) <= MAX_POSITION_VERTICES and "*" not in text:
+        return  # at most one vertex per character
+    count = count_vertices(text)
+    if count > MAX_POSITION_VERTICES:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        size = f"{count:,}" if count < _HUGE else f"over {_HUGE:,}"
+        raise NotationError(
+            f"a position of {size} spots and letters ({shown!r}); the limit is "
+            f"{MAX_POSITION_VERTICES:,}")
 
 
 _LIVES_TOKEN = re.compile(r"0\*(\d+)|@\d+|\{\d+\}|([A-Za-z])(?:\(\d+\))?|([012])")

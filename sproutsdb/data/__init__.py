@@ -1,0 +1,1 @@
+"""Package data: the S6 RCT table the project ships (found by sproutsdb.shipped)."""

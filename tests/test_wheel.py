@@ -1,0 +1,75 @@
+"""The installed package as a newcomer gets it: a wheel carries the shipped S6 table and
+`sproutsdb` works from any directory, outside the checkout."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import pytest
+from sproutsdb.tools.shipped_rcts import shipped_rct_table
+
+import sproutsdb
+from sproutsdb.shipped import SHIPPED_TABLE, shipped_table
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_shipped_table_is_package_data() -> None:
+    path = shipped_table()
+    assert path is not None and path.name == SHIPPED_TABLE
+    assert path.parent == Path(sproutsdb.__file__).resolve().parent / "data"
+    table, where = shipped_rct_table()
+    assert where == path and table.root == "0*6" and table.counts["rcts"] == 25458
+    # the checkout's data/s6.rcttable (README, Makefile) is the same file
+    assert (REPO / "data" / SHIPPED_TABLE).resolve() == path.resolve()
+
+
+def _run(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPROUTSDB_", "PYTHON"))}
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=env, check=False)
+
+
+@pytest.mark.slow  # about 50 s: builds the wheel (its build needs grpcio-tools fetched)
+def test_an_installed_wheel_solves_misere_with_the_shipped_table(tmp_path: Path) -> None:
+    built = _run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "-q",
+                  "-w", str(tmp_path / "dist")], tmp_path, 600)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("sproutsdb-*.whl")
+    venv = tmp_path / "venv"
+    made = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp_path, 120)
+    assert made.returncode == 0, made.stderr
+    python = venv / "bin" / "python"
+    installed = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
+                      "--no-deps", str(wheel)], tmp_path, 300)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    # the dependencies (lmdb, grpcio, ...) come from this environment's site-packages,
+    # added as a plain path: its editable finder of the checkout is not loaded
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    site = Path(_run([str(python), "-c", purelib], tmp_path, 60).stdout.strip())
+    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    where = _run([str(python), "-c", "import sproutsdb; print(sproutsdb.__file__)"],
+                 elsewhere, 60)
+    assert where.stdout.strip().startswith(str(venv)), where.stdout + where.stderr
+    start = time.monotonic()
+    solved = _run([str(venv / "bin" / "sproutsdb"), "solve", "0*10", "--misere", "--json",
+                   "--quiet"], elsewhere, 120)
+    seconds = time.monotonic() - start
+    assert solved.returncode == 0, solved.stderr
+    report = json.loads(solved.stdout)
+    assert report["outcome"] == "W" and seconds < 30
+    assert report["rct_table"]["source"] == "shipped"
+    assert report["rct_table"]["where"].startswith(str(venv))
+    assert (elsewhere / "sproutsdb-data").is_dir()  # the default store, where it was run
+    again = _run([str(python), "-m", "sproutsdb", "query", "0*6", "--json"], elsewhere, 120)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["misere"]["outcome"] == "W"

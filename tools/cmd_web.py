@@ -1,0 +1,83 @@
+"""`sproutsdb web`: a page to walk positions and a JSON API over a store, read-only."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from typing import Any
+
+from sproutsdb.tools.cli import UsageError, add_store_option
+
+
+def run_web(args: argparse.Namespace) -> int:
+    from sproutsdb.server.http_api import WebServer
+    from sproutsdb.server.location import resolve_store_path
+    from sproutsdb.server.position_view import PositionReader
+    from sproutsdb.server.service import configure_logging
+    from sproutsdb.tools.cmd_solve import open_store
+    from sproutsdb.tools.shipped_rcts import shipped_rct_table
+
+    host, _, port_text = args.listen.rpartition(":")
+    if not host or not port_text.isdigit() or int(port_text) > 65535:
+        raise UsageError(f"--listen {args.listen}: give HOST:PORT, e.g. 127.0.0.1:8080")
+    configure_logging(args.log_level, "text")
+    store = open_store(args.store, readonly=True)
+    try:
+        shipped = None if args.no_table else shipped_rct_table()
+        reader = PositionReader(store, None if shipped is None else shipped[0])
+        try:
+            server = WebServer((host.strip("[]"), int(port_text)), reader)
+        except OSError as error:
+            raise UsageError(f"cannot listen on {args.listen}: {error.strerror}") from None
+        stop = threading.Event()
+
+        def on_signal(signum: int, frame: Any) -> None:
+            stop.set()
+
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        thread = threading.Thread(target=server.serve_forever, name="sproutsdb-web",
+                                  kwargs={"poll_interval": 0.2}, daemon=True)
+        thread.start()
+        address = f"{host}:{server.server_address[1]}"
+        table = f"; RCTs also from {shipped[1]}" if shipped is not None else ""
+        print(f"sproutsdb web: serving on http://{address}/ (store "
+              f"{resolve_store_path(args.store)}, read-only{table})", flush=True)
+        print(f"  the API:   curl 'http://{address}/api/v1/position?pos=0*6'", flush=True)
+        print("  stop:      Ctrl-C", flush=True)
+        stop.wait()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    finally:
+        store.close()
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `web` to the `sproutsdb` parser."""
+    p = subparsers.add_parser(
+        "web", formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="a web page and JSON API to look up positions and walk their children",
+        description=(
+            "Serve a page where you type a position, see its stored values (nimber,\n"
+            "outcome, misère outcome, RCT, the R1 class of each land) and click a child to\n"
+            "walk down, winning moves marked; and its JSON API,\n"
+            "GET /api/v1/position?pos=P. Read-only: the store is opened read-only, so it\n"
+            "can be served by `sproutsdb serve` at the same time."),
+        epilog=("examples:\n  sproutsdb web                    # http://127.0.0.1:8080/\n"
+                "  sproutsdb web --store sproutsdb-data --listen 127.0.0.1:0   # any free port"))
+    add_store_option(p)
+    p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8080",
+                   help="address to listen on (default 127.0.0.1:8080; port 0 picks one)")
+    p.add_argument("--no-table", action="store_true",
+                   help="RCTs from the store only, not from the shipped S6 table")
+    p.add_argument("--log-level", default="warning",
+                   choices=["debug", "info", "warning", "error"], help="default warning")
+    p.set_defaults(handler=run_web)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use: sproutsdb web")

@@ -1,0 +1,29 @@
+"""The shipped S6 RCT table as the default RCT source of the commands (solve --misere,
+query, rct), loaded once per process and re-derived like any table file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sproutsdb.tools.rcttable import RctTable, load_table
+
+from sproutsdb.shipped import shipped_table
+
+_loaded: dict[Path, RctTable] = {}
+
+
+def shipped_rct_table() -> tuple[RctTable, Path] | None:
+    """(table, path) of the shipped S6 table, or None when this install lacks it."""
+    path = shipped_table()
+    if path is None:
+        return None
+    table = _loaded.get(path)
+    if table is None:
+        table = _loaded[path] = load_table(path)  # checksum, every record re-derived
+    return table, path
+
+
+def describe_source(source: str, where: str | None) -> dict[str, str | None]:
+    """The `rct_table` entry of a command's --json: which RCTs it used, and from where.
+    source is "file" (--rct-table), "server", "store", "shipped" or "none"."""
+    return {"source": source, "where": where}
