@@ -170,3 +170,72 @@ def test_tokens_have_names_read_only_and_limits(
         assert "StatusCode.RESOURCE_EXHAUSTED" in codes
     log = proc.log.read_text()
     assert HONEST not in log and EVE not in log and READER not in log and SLOW not in log
+
+
+# --- the verifier and the store, in process (real LMDB in tmp_path) -----------------------
+
+
+def _open(path: Path) -> Any:
+    from sproutsdb.server.store import LmdbProofStore
+    from sproutsdb.solver.sprouts.canon import CANON_VERSION
+
+    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
+                               durable=False)
+
+
+def _drain(verifier: Any, steps: int = 500) -> None:
+    for _ in range(steps):
+        if not verifier.step():
+            return
+    pytest.fail("the verifier did not settle")
+
+
+def test_an_unverified_claim_never_refutes_another(tmp_path: Path) -> None:
+    from sproutsdb.server.verifier import Verifier
+
+    game = SproutsGame()
+    root = game.canonical("0*6")  # a loss: nimber 0, so no option of it has nimber 0
+    child = next(parts[0] for parts in game.component_children(root)
+                 if len(parts) == 1 and game.size(parts[0]) > 12)
+    with _open(tmp_path / "s") as store:
+        # the false claim child = 0 would make 0*6 = 0 look inconsistent, were it trusted
+        store.put(FactKind.NIMBER, {root: 0, child: 0})
+        verifier = Verifier(store)
+        _drain(verifier)
+        records = store.get_records(FactKind.NIMBER, [root, child], refuted=True)
+        assert records[root].status is Status.CLAIMED  # waits: nothing below is verified
+        assert records[child].status is Status.CLAIMED
+        assert verifier.figures()["waiting"] == 2
+
+
+def test_a_refuted_claim_keeps_its_evidence_and_verified_facts_are_write_once(
+        tmp_path: Path) -> None:
+    with _open(tmp_path / "s") as store:
+        store.put(FactKind.NIMBER, {"0*3": 0})
+        store.put(FactKind.NIMBER, {"0*2": 0}, verified=True)
+        assert store.refute(FactKind.NIMBER, "0*2", 0, evidence="x") == "verified"
+        assert store.refute(FactKind.NIMBER, "0*3", 5, evidence="x") == "changed"
+        assert store.refute(FactKind.NIMBER, "0*3", 0, evidence="mex 1", proven=1) == "refuted"
+        assert store.get(FactKind.NIMBER, ["0*3", "0*2"]) == {"0*2": 0}
+        record = store.get_records(FactKind.NIMBER, ["0*3"], refuted=True)["0*3"]
+        assert record.status is Status.REFUTED and record.value == 0
+        assert record.refutation is not None and record.refutation.proven == 1
+        assert store.stats()["refuted"]["nimber"] == 1 and store.count(FactKind.NIMBER) == 1
+        assert store.put(FactKind.NIMBER, {"0*3": 1}).inserted == 1  # the proof replaces it
+        assert [r.claimed for r in store.refutations(FactKind.NIMBER, ["0*3"])["0*3"]] == [0]
+
+
+def test_a_store_made_before_refutations_opens_read_only(tmp_path: Path) -> None:
+    import shutil
+
+    from sproutsdb.server.store import LmdbProofStore
+
+    fixture = Path(__file__).parent / "fixtures" / "v1_store"
+    (tmp_path / "v1").mkdir()
+    shutil.copy(fixture / "data.mdb", tmp_path / "v1" / "data.mdb")
+    with LmdbProofStore.open(tmp_path / "v1", game="sprouts", canon_version=1,
+                             readonly=True) as store:
+        keys = [k for k, _ in store.iter_facts(FactKind.NIMBER)][:5]
+        records = store.get_records(FactKind.NIMBER, keys, refuted=True)
+        assert len(records) == 5 and store.stats()["refuted"]["nimber"] == 0
+    assert (fixture / "data.mdb").read_bytes() == (tmp_path / "v1" / "data.mdb").read_bytes()
