@@ -122,6 +122,7 @@ class Verifier:
         self._stop = False
         self._thread: threading.Thread | None = None
         self._just_verified: dict[str, int] = {}
+        self._in_step = 0  # claims taken by the current step, not yet decided and committed
 
     # --- control ----------------------------------------------------------------------------
 
@@ -143,14 +144,14 @@ class Verifier:
 
     @property
     def backlog(self) -> int:
-        """Claims queued or waiting for the facts below them (plus any scan left)."""
-        with self._lock:
-            return len(self._queued) + len(self._waiting)
+        """Claims queued, being decided, or waiting for the facts below them."""
+        return self.figures()["backlog"]
 
     def figures(self) -> dict[str, Any]:
-        """Counters for Stats: backlog (queued, waiting), work done, scan state."""
+        """Counters for Stats: backlog (queued incl. those being decided, waiting), work
+        done, scan state."""
         with self._lock:
-            queued, waiting = len(self._queued), len(self._waiting)
+            queued, waiting = len(self._queued) + self._in_step, len(self._waiting)
         c = self.counts
         return {"queued": queued, "waiting": waiting, "backlog": queued + waiting,
                 "scanning": not self._scan_done, "verified": c.verified, "refuted": c.refuted,
@@ -221,8 +222,18 @@ class Verifier:
                 if key in self._queued:
                     self._queued.discard(key)
                     batch.append(key)
+            self._in_step = len(batch)
         if not batch:
             return False
+        try:
+            self._decide_batch(batch)
+        finally:
+            with self._lock:
+                self._in_step = 0
+        return True
+
+    def _decide_batch(self, batch: list[str]) -> None:
+        """Decide the claims of one step; the verified ones are marked in one commit."""
         deadline = time.monotonic() + STEP_SECONDS
         self._just_verified = {}
         for index, key in enumerate(batch):
@@ -239,7 +250,6 @@ class Verifier:
             with self._lock:
                 self._progress = True
         self._just_verified = {}
-        return True
 
     def _scan(self) -> None:
         """Queue the claimed facts of one chunk of the store (a restart resumes them)."""
