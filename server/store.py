@@ -383,7 +383,7 @@ class LmdbProofStore:
                       provenance if provenance is not None else self.provenance)
         outcome: str = writer.submit(op).result()
         if outcome == "refuted":
-            log.warning("store %s: refuted %s %r = %r: %s", self.path, table, key, claimed,
+            log.info("store %s: refuted %s %r = %r: %s", self.path, table, key, claimed,
                         evidence, extra={"key": key, "table": table})
         return outcome
 
