@@ -43,6 +43,7 @@ RULE_LIVES = 12  # lands this small are decided by the rules alone (0*4: 0.07 s,
 STEP_KEYS = 32  # claims checked per step at most
 STEP_SECONDS = 0.5  # ... and no new claim is started after this long in a step
 SCAN_CHUNK = 2048  # stored facts scanned per step at start-up
+SCAN_WHILE_QUEUED = 50_000  # scan on only while fewer claims than this are queued (memory)
 MAX_CONTENDERS = 100_000  # contested keys remembered (the oldest are forgotten beyond it)
 MAX_ALTERNATIVES = 4  # other values tried per claim the checker could not decide
 
@@ -208,7 +209,7 @@ class Verifier:
     def step(self) -> bool:
         """One bounded unit of work; False when there was nothing to do."""
         self.counts.steps += 1
-        if not self._scan_done:
+        if not self._scan_done and len(self._queued) < SCAN_WHILE_QUEUED:
             self._scan()
             return True
         with self._lock:

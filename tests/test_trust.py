@@ -239,3 +239,18 @@ def test_a_store_made_before_refutations_opens_read_only(tmp_path: Path) -> None
         records = store.get_records(FactKind.NIMBER, keys, refuted=True)
         assert len(records) == 5 and store.stats()["refuted"]["nimber"] == 0
     assert (fixture / "data.mdb").read_bytes() == (tmp_path / "v1" / "data.mdb").read_bytes()
+
+
+def test_claims_stored_before_the_verifier_started_are_found_and_verified(
+        tmp_path: Path) -> None:
+    from sproutsdb.server.verifier import Verifier
+
+    game = SproutsGame()
+    memory = MemoryProofStore()
+    NormalSolver(game, memory).nimber(game.canonical("0*8"))
+    with _open(tmp_path / "s") as store:
+        store.put(FactKind.NIMBER, dict(memory._facts[FactKind.NIMBER]))  # noqa: SLF001
+        verifier = Verifier(store)  # as after a restart: nobody notifies it of these
+        _drain(verifier)
+        assert store.stats()["verified"]["nimber"] == store.count(FactKind.NIMBER) > 0
+        assert verifier.figures()["backlog"] == 0 and not verifier.figures()["scanning"]
