@@ -101,10 +101,11 @@ def _error_of(address: str, error: grpc.RpcError, attempts: int) -> ServiceError
 class RemoteRecord:
     """A stored fact with its status and provenance id, as Lookup(with_records) reports it."""
 
-    value: FactValue
+    value: FactValue  # for status REFUTED: the refused claim, never a fact
     status: Status
     provenance: int
-    verified_by: int | None = None
+    verified_by: int | None = None  # refuted: the refuter's provenance id
+    refutation: dict[str, Any] | None = None  # refuted: claimed, evidence, proven, ...
 
 
 @dataclass
@@ -127,6 +128,7 @@ class IndexedConflict(Conflict):
     """A Conflict with the index of the item in the insert (or the stream) that caused it."""
 
     index: int = 0
+    stored_claimed: bool = False  # the stored value is a claim, not a proof against the offer
 
 
 @dataclass
@@ -255,8 +257,10 @@ class Client:
     # --- reads ----------------------------------------------------------------------------
 
     def lookup(self, keys: Iterable[str], kinds: Iterable[FactKind | str] = (FactKind.NIMBER,),
-               *, with_records: bool = False) -> LookupResult:
-        """What the server knows of each key, for each kind (batched, in order)."""
+               *, with_records: bool = False, verified_only: bool = False) -> LookupResult:
+        """What the server knows of each key, for each kind (batched, in order). With
+        `verified_only`, claimed facts count as not found; `with_records` adds each
+        fact's status and provenance, and refuted claims (status REFUTED, no value)."""
         keys = _key_list(keys)
         kind_list = [FactKind(k) for k in kinds]
         result = LookupResult(keys, [], {k: [] for k in kind_list})
@@ -264,7 +268,7 @@ class Client:
             result.records = {k: [] for k in kind_list}
         for part in _chunks(keys, self.max_keys):
             request = pb.LookupRequest(keys=part, kinds=[KIND_TO_PB[k] for k in kind_list],
-                                       with_records=with_records)
+                                       with_records=with_records, verified_only=verified_only)
             response = self._call("Lookup", request)
             if response.canonical:
                 result.canonical.extend(c or k for c, k in zip(response.canonical, part))
@@ -276,17 +280,22 @@ class Client:
                 found = column.found
                 result.values[kind].extend(v if f else None for v, f in zip(values, found))
                 if with_records:
+                    refutations = list(column.refutation) or [""] * len(part)
                     result.records[kind].extend(
-                        RemoteRecord(v, STATUS_FROM_PB[s], p, b or None) if f else None
-                        for v, f, s, p, b in zip(values, found, column.status,
-                                                 column.provenance, column.verified_by))
+                        _remote_record(v, f, s, p, b, r)
+                        for v, f, s, p, b, r in zip(values, found, column.status,
+                                                    column.provenance, column.verified_by,
+                                                    refutations))
             for pid, prov in response.provenance.items():
                 result.provenance[pid] = provenance_from_pb(prov)
         return result
 
-    def get(self, kind: FactKind | str, keys: Iterable[str]) -> dict[str, FactValue]:
-        """{key as given: value} for the keys whose fact is stored (like ProofStore.get)."""
-        return self.lookup(keys, (FactKind(kind),)).found(FactKind(kind))
+    def get(self, kind: FactKind | str, keys: Iterable[str], *,
+            verified_only: bool = False) -> dict[str, FactValue]:
+        """{key as given: value} for the keys whose fact is stored (like ProofStore.get);
+        with `verified_only`, only verified facts."""
+        kind = FactKind(kind)
+        return self.lookup(keys, (kind,), verified_only=verified_only).found(kind)
 
     def get_rcts(self, ids: Iterable[str], *, closure: bool = False
                  ) -> tuple[dict[str, RctRecord], list[str]]:
@@ -429,6 +438,9 @@ class Client:
                           "max": round(r.commit_max_ms, 3)},
             "uptime_seconds": round(r.uptime_seconds, 3), "store_bytes": r.store_bytes,
             "store_path": r.store_path, "in_flight": r.in_flight,
+            "claimed": dict(r.claimed), "refuted": dict(r.refuted),
+            "verifier": {"backlog": r.verifier_backlog, "waiting": r.verifier_waiting,
+                         "checks": r.verifier_checks, "scanning": r.verifier_scanning},
         }
 
     def server_info(self) -> dict[str, Any]:
@@ -546,7 +558,20 @@ def _kind_of_value(conflict: Any) -> int:
 
 def _conflict(kind: FactKind, msg: Any, base: int) -> IndexedConflict:
     return IndexedConflict(kind, msg.key, value_from_pb(msg.stored),  # type: ignore[arg-type]
-                           value_from_pb(msg.offered), index=base + msg.index)  # type: ignore[arg-type]
+                           value_from_pb(msg.offered), index=base + msg.index,  # type: ignore[arg-type]
+                           stored_claimed=msg.stored_status == pb.FACT_STATUS_CLAIMED)
+
+
+def _remote_record(value: Any, found: bool, status: int, provenance: int, verifier: int,
+                   refutation: str) -> RemoteRecord | None:
+    """A looked-up record: a found fact, or a refuted claim (status REFUTED, no value)."""
+    if refutation:
+        data = json.loads(refutation)
+        return RemoteRecord(data.get("claimed"), STATUS_FROM_PB[status], provenance,
+                            verifier or None, data)
+    if not found:
+        return None
+    return RemoteRecord(value, STATUS_FROM_PB[status], provenance, verifier or None)
 
 
 def _key_list(keys: Iterable[str]) -> list[str]:

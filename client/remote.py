@@ -7,6 +7,15 @@ to the server's limit), `put` returns once the facts are committed on the server
 the caller gave them. Facts are write-once, so every value seen (found, inserted, or kept
 by the server in a conflict) is cached locally and never asked again; absent keys are not
 cached, since another solver may prove them at any time.
+
+Trust: nimbers are read VERIFIED only by default (`trusted_kinds`): a fact the server holds
+only as a claim is absent to the solver, which proves it again if it needs it (a hint it
+may re-prove, never a proof that stops it). A conflict with a stored *claim* is not
+reported to the solver: its own proven value is kept (cached), and the server keeps the
+offer as the contender that replaces the claim if the verifier refutes it. A conflict
+with a VERIFIED fact is a real conflict, reported as before. The other kinds (misère
+outcomes, RCT records), which the server's verifier does not re-derive, are read as
+stored.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ class RemoteProofStore:
         cache_size: int = DEFAULT_CACHE,
         provenance: Provenance | None = None,
         owns_client: bool | None = None,
+        trusted_kinds: Iterable[FactKind] = (FactKind.NIMBER,),
     ) -> None:
         """`client`: a Client (closed by close() only if owns_client) or an address."""
         self._owns_client = not isinstance(client, Client) if owns_client is None else owns_client
@@ -42,6 +52,8 @@ class RemoteProofStore:
         self.remote_gets = 0  # Lookup batches sent
         self.remote_puts = 0  # Insert batches sent
         self.cache_hits = 0
+        self.contested = 0  # conflicts with stored claims, not reported to the solver
+        self.trusted_kinds = frozenset(FactKind(k) for k in trusted_kinds)  # read verified only
 
     @property
     def address(self) -> str:
@@ -72,7 +84,8 @@ class RemoteProofStore:
         self.cache_hits += len(found)
         if wanted:
             self.remote_gets += 1
-            fetched = self.client.get(kind, list(dict.fromkeys(wanted)))
+            fetched = self.client.get(kind, list(dict.fromkeys(wanted)),
+                                      verified_only=kind in self.trusted_kinds)
             self._remember(kind, fetched)
             found.update(fetched)
         return found
@@ -84,6 +97,10 @@ class RemoteProofStore:
             return PutResult()
         self.remote_puts += 1
         result = self.client.insert(kind, items)
+        claims = [c for c in result.conflicts if c.stored_claimed]
+        if claims:  # a claim is no proof against ours: the server keeps ours as contender
+            self.contested += len(claims)
+            result.conflicts = [c for c in result.conflicts if not c.stored_claimed]
         kept = {c.key: c.stored for c in result.conflicts}
         known: dict[str, Any] = {}
         for key, canonical in zip(result.keys, result.canonical):

@@ -5,7 +5,10 @@ reader, a writer, an exporter and a future migration tool can never disagree on 
 
 Layout (schema 1)
 -----------------
-Sub-databases: `meta`, `nimber`, `misere`, `rct`, `pos_rct`, `children`, `provenance`.
+Sub-databases: `meta`, `nimber`, `misere`, `rct`, `pos_rct`, `children`, `provenance`, and
+`refuted` (added later without a version bump: a store without it opens, read-only too, as
+one with no refuted fact, and a program that does not know it simply never sees a refuted
+fact, which is the point).
 
 Keys are the UTF-8 bytes of the fact's key string. A key longer than MAX_DIRECT_KEY_BYTES is
 stored under ``0xFF + blake2b-256(key)`` (0xFF never occurs in UTF-8, so digest keys cannot
@@ -28,6 +31,14 @@ meta under META_ZSTD_DICT). The raw body is a varint count then varint-length UT
 
 `meta` keys and values are UTF-8 text (integers in decimal) so `mdb_dump` output is
 readable. `provenance` maps a 10-digit zero-padded decimal id to the record's JSON.
+
+Fact status: *claimed* (flag bit 0 clear) or *verified* (set) lives in the record. A claim
+the server's verifier disproved is *refuted*: its record leaves the fact table (so no read
+path, old or new, can ever serve it as a value) and a refutation entry is appended, in the
+same transaction, to the JSON list kept in `refuted` under ``refuted_key(table, key)``: the
+claimed value, the claimer's and the refuter's provenance ids, the evidence (the couple that
+contradicts the claim, or the value re-derived) and the proven value when known. A later
+insert of the key is an ordinary first insert. Counts: meta ``refuted/<table>``.
 """
 
 from __future__ import annotations
@@ -58,7 +69,9 @@ META = "meta"
 PROVENANCE = "provenance"
 CHILDREN = "children"  # not a FactKind: a cache of canonical children, same record format
 FACT_TABLES: tuple[str, ...] = ("nimber", "misere", "rct", "pos_rct", CHILDREN)
+REFUTED = "refuted"  # refutation entries (JSON) of claims the verifier disproved
 SUBDBS: tuple[str, ...] = (META, *FACT_TABLES, PROVENANCE)
+OPTIONAL_SUBDBS: tuple[str, ...] = (REFUTED,)  # absent in stores made before it existed
 MAX_DBS = 16  # room for the sub-databases above plus a few future ones
 
 # --- meta keys ------------------------------------------------------------------------------
@@ -79,6 +92,11 @@ def meta_count_key(table: str) -> bytes:
 def meta_verified_key(table: str) -> bytes:
     """Meta key of the number of verified facts in a table."""
     return b"verified/" + table.encode()
+
+
+def meta_refuted_key(table: str) -> bytes:
+    """Meta key of the number of refuted claims of a table."""
+    return b"refuted/" + table.encode()
 
 
 def encode_meta_int(n: int) -> bytes:
@@ -105,6 +123,7 @@ class Status(str, enum.Enum):
 
     CLAIMED = "claimed"  # stored by a solver or an import, not yet re-derived
     VERIFIED = "verified"  # re-derived by a checker
+    REFUTED = "refuted"  # disproved by the verifier from verified facts or the rules
 
 
 TableValue = Union[FactValue, tuple[str, ...]]  # tuple: the `children` cache
@@ -117,7 +136,51 @@ class FactRecord:
     value: TableValue
     status: Status
     provenance: int
-    verified_by: int | None = None
+    verified_by: int | None = None  # the verifier's (or, refuted, the refuter's) provenance
+    refutation: Refutation | None = None  # only for status REFUTED
+
+
+@dataclass(frozen=True)
+class Refutation:
+    """Why a claim was refuted: the evidence and, when the verifier re-derived it, the
+    proven value. `claimed` is the refused value (never served as a fact)."""
+
+    claimed: Any
+    provenance: int  # who claimed it
+    refuted_by: int  # the verifier's provenance
+    evidence: str
+    proven: Any = None
+    when: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Refutation:
+        return cls(data.get("claimed"), int(data.get("provenance", 0)),
+                   int(data.get("refuted_by", 0)), str(data.get("evidence", "")),
+                   data.get("proven"), str(data.get("when", "")))
+
+
+def refuted_key(table: str, key: str) -> bytes:
+    """Key of a fact's refutation list in `refuted`: a digest of table and key (fixed size,
+    so any fact key fits); the entry repeats the key and is checked on read."""
+    return hashlib.blake2b(f"{table}\0{key}".encode(), digest_size=20).digest()
+
+
+def encode_refutations(table: str, key: str, entries: Sequence[Refutation]) -> bytes:
+    return json.dumps({"table": table, "key": key, "entries": [e.to_json() for e in entries]},
+                      sort_keys=True, separators=(",", ":")).encode()
+
+
+def decode_refutations(table: str, key: str, raw: bytes | None) -> list[Refutation]:
+    """The refutations of a fact, oldest first ([] for none, or for a digest clash)."""
+    if raw is None:
+        return []
+    data = json.loads(raw.decode())
+    if data.get("table") != table or data.get("key") != key:
+        return []
+    return [Refutation.from_json(e) for e in data.get("entries", ())]
 
 
 def _now_iso() -> str:
@@ -141,20 +204,28 @@ class Provenance:
     version: str = __version__
     when: str = field(default_factory=_now_iso)
     comment: str = ""
+    token: str = ""  # name of the server token the writer used ("" without one)
 
     def describe(self) -> str:
-        """One line for people: who, with what, when (and the comment if any)."""
-        text = f"{self.who}, {self.tool} {self.version}, {self.when}"
+        """One line for people: who (and with which token), with what, when (and the
+        comment if any)."""
+        who = f"{self.who} [token {self.token}]" if self.token else self.who
+        text = f"{who}, {self.tool} {self.version}, {self.when}"
         return f"{text}: {self.comment}" if self.comment else text
 
     def to_json(self) -> bytes:
-        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":")).encode()
+        data = asdict(self)
+        if not self.token:  # records written before tokens had names stay byte-identical
+            del data["token"]
+        return json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
 
     @classmethod
     def from_json(cls, raw: bytes) -> Provenance:
         data = json.loads(raw.decode())
         known = {
-            k: str(data[k]) for k in ("who", "tool", "version", "when", "comment") if k in data
+            k: str(data[k])
+            for k in ("who", "tool", "version", "when", "comment", "token")
+            if k in data
         }
         return cls(**known)
 

@@ -40,9 +40,9 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from sproutsdb.server import schema
-from sproutsdb.server.auth import WriteTokenInterceptor
-from sproutsdb.server.schema import Provenance
+from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor, bearer_secret
 from sproutsdb.server.reflection import enable_reflection
+from sproutsdb.server.schema import Provenance, Status
 from sproutsdb.server.seed import TableEntry, TableShelf, needs_seed, seed_store
 from sproutsdb.server.store import (
     LmdbProofStore,
@@ -51,6 +51,7 @@ from sproutsdb.server.store import (
     StoreError,
     StoreFullError,
 )
+from sproutsdb.server.verifier import Verifier
 from sproutsdb.server.validation import (
     Limits,
     PreconditionError,
@@ -257,8 +258,12 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
         tables: TableShelf | None = None,
         writes_need_token: bool = False,
         tls: bool = False,
+        tokens: TokenBook | None = None,
+        verifier: Verifier | None = None,
     ) -> None:
         self.store = store
+        self.tokens = tokens  # to name the writer in provenance and apply its batch limit
+        self.verifier = verifier  # told of new claims and of inserts contesting a claim
         self.game = game if game is not None else SproutsGame(cache_size=100_000)
         self.limits = limits if limits is not None else Limits()
         self.tables = tables if tables is not None else TableShelf()
@@ -358,12 +363,17 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
         self.limits.check_count("Lookup", len(keys))
         kinds = self._kinds(request)
         with_records = request.with_records
+        verified_only = request.verified_only
         store = self.store
-        fetch = store.get_records if with_records else store.get
+        if with_records:
+            fetch = functools.partial(store.get_records, refuted=True)
+        else:
+            fetch = functools.partial(store.get, verified_only=verified_only)
         found: dict[FactKind, dict[str, Any]] = {kind: fetch(kind, keys) for kind in kinds}
         known: set[str] = set()
         for values in found.values():
-            known.update(values)
+            known.update(k for k, r in values.items()
+                         if not with_records or r.status is not Status.REFUTED)
         if len(kinds) == 1:
             key_kind = kinds[0]
         else:  # several kinds of facts of positions
@@ -383,13 +393,18 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
         for kind in kinds:
             values = found[kind]
             column = response.columns.add(kind=KIND_TO_PB[kind])
-            hit = [c in values for c in canon]
+            if with_records:
+                records = [values.get(c) for c in canon]
+                hit = [_served_record(r, verified_only) for r in records]
+            else:
+                hit = [c in values for c in canon]
             hits += sum(hit)
             column.found.extend(hit)
             if with_records:
-                records = [values.get(c) for c in canon]
                 default = _DEFAULTS[kind]
-                fill_column(column, kind, (default if r is None else r.value for r in records))
+                fill_column(column, kind, (r.value if h else default  # type: ignore[union-attr]
+                                           for r, h in zip(records, hit)))
+                column.refutation.extend(_refutation_json(r) for r in records)
                 column.status.extend(0 if r is None else STATUS_TO_PB[r.status] for r in records)
                 column.provenance.extend(0 if r is None else r.provenance for r in records)
                 column.verified_by.extend(0 if r is None else (r.verified_by or 0)
@@ -418,18 +433,24 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
             fields[name] = text
         peer = context.peer()
         host = peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+        token = None
+        if self.tokens is not None:
+            secret = bearer_secret(context.invocation_metadata())
+            token = None if secret is None else self.tokens.identify(secret)
         return Provenance(
             who=fields["who"] or f"client at {host}",
             tool=fields["tool"] or "sproutsdb-client",
             version=fields["version"] or "",
             when=fields["when"] or self.started_iso,
             comment=fields["comment"],
+            token=token.name if token is not None else "",
         )
 
     def _insert(self, request: Any, provenance: Provenance, base: int = 0) -> _Insertion:
         kind = kind_from_pb(request.kind)
         keys = list(request.keys)
         self.limits.check_count("Insert", len(keys))
+        self._check_token_batch(provenance, len(keys))
         column = COLUMN[kind]
         stray = [name for name in nonempty_columns(request) if name != column]
         if stray:
@@ -461,6 +482,8 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
             result = store.put(kind, fresh, provenance=provenance)
             self.metrics.commit(time.perf_counter() - start)
         raced = {c.key: c.stored for c in result.conflicts} if result is not None else {}
+        stored_status = self._after_insert(kind, canon, values, fresh, stored, raced,
+                                           provenance)
         status: list[int] = []
         conflicts: list[Any] = []
         reported: set[str] = set()
@@ -473,7 +496,9 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
                     kept = raced[key] if key in raced else stored[key]
                     conflicts.append(pb.Conflict(index=base + i, key=key,
                                                  stored=value_to_pb(kind, kept),
-                                                 offered=value_to_pb(kind, value)))
+                                                 offered=value_to_pb(kind, value),
+                                                 stored_status=stored_status.get(
+                                                     key, pb.FACT_STATUS_UNSPECIFIED)))
             elif key in stored:
                 status.append(UNCHANGED)
                 if first[key] == i:
@@ -491,6 +516,34 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
                          facts_unchanged=unchanged, conflicts=len(conflicts))
         return _Insertion(status, canon if changed else None, conflicts, inserted, unchanged,
                           len(conflicts))
+
+    def _check_token_batch(self, provenance: Provenance, n: int) -> None:
+        """A token's own batch limit (see server/auth.py), below the server's max_keys."""
+        if self.tokens is None or not provenance.token:
+            return
+        for token in self.tokens.tokens:
+            if token.name == provenance.token and token.max_batch is not None:
+                self.limits.check_count(f"Insert (token {token.name!r})", n, token.max_batch)
+
+    def _after_insert(self, kind: FactKind, canon: Sequence[str], values: Sequence[Any],
+                      fresh: dict[str, FactValue], stored: dict[str, Any],
+                      raced: dict[str, Any], provenance: Provenance) -> dict[str, int]:
+        """Tell the verifier of new nimber claims and of offers contesting a claim; the
+        status (wire enum) of each conflicting stored fact."""
+        contested = {key: value for key, value in zip(canon, values)
+                     if key in raced or (key in stored and stored[key] != value)}
+        if self.verifier is not None and kind is FactKind.NIMBER and fresh:
+            self.verifier.notify(key for key in fresh if key not in raced)
+        if not contested:
+            return {}
+        records = self.store.get_records(kind, list(contested))
+        status = {key: STATUS_TO_PB[r.status] for key, r in records.items()}
+        if self.verifier is not None and kind is FactKind.NIMBER:
+            for key, value in contested.items():
+                record = records.get(key)
+                if record is not None and record.status is Status.CLAIMED:
+                    self.verifier.contest(key, value, provenance)
+        return status
 
     def _check_values(self, kind: FactKind, keys: Sequence[str], values: Sequence[Any]) -> None:
         if kind is FactKind.NIMBER:
@@ -733,6 +786,15 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
             response.facts[table] = n
         for table, n in stats["verified"].items():
             response.verified[table] = n
+            response.claimed[table] = max(0, stats["counts"].get(table, 0) - n)
+        for table, n in stats["refuted"].items():
+            response.refuted[table] = n
+        if self.verifier is not None:
+            figures = self.verifier.figures()
+            response.verifier_backlog = figures["backlog"]
+            response.verifier_waiting = figures["waiting"]
+            response.verifier_checks = figures["checks"]
+            response.verifier_scanning = figures["scanning"]
         for rpc, n in list(metrics.requests.items()):
             response.requests[rpc] = n
         for code, n in list(metrics.errors.items()):
@@ -761,6 +823,20 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
                                     positions=counts.get("positions", 0),
                                     checksum=entry.checksum)
         return response
+
+
+def _served_record(record: Any, verified_only: bool) -> bool:
+    """Whether a looked-up record is served as a value: never a refuted claim, and a
+    claimed one only when the reader accepts claims."""
+    if record is None or record.status is Status.REFUTED:
+        return False
+    return not verified_only or record.status is Status.VERIFIED
+
+
+def _refutation_json(record: Any) -> str:
+    if record is None or record.refutation is None:
+        return ""
+    return json.dumps(record.refutation.to_json(), sort_keys=True, default=str)
 
 
 _DEFAULTS: dict[FactKind, Any] = {
@@ -818,13 +894,14 @@ class ServeOptions:
 
     store: str | None = None
     listen: str = DEFAULT_LISTEN
-    token: str | None = None
+    token: TokenBook | str | None = None  # a str: one token named "default"
     tls_cert: Path | None = None
     tls_key: Path | None = None
     seed: list[Path] = field(default_factory=list)
     workers: int = DEFAULT_WORKERS
     limits: Limits = field(default_factory=Limits)
     grace: float = GRACE_SECONDS
+    verify: bool = True  # run the background verifier of claims (server/verifier.py)
 
 
 def split_address(address: str) -> tuple[str, int]:
@@ -862,13 +939,18 @@ class Server:
         self.store = store
         self.options = options
         tls = options.tls_cert is not None
+        tokens = options.token
+        if isinstance(tokens, str):
+            tokens = TokenBook.single(tokens)
+        self.verifier = Verifier(store) if options.verify else None
         self.service = SproutsDbService(store, limits=options.limits, tables=tables,
-                                        writes_need_token=options.token is not None, tls=tls)
+                                        writes_need_token=tokens is not None, tls=tls,
+                                        tokens=tokens, verifier=self.verifier)
         interceptors = []
-        if options.token is not None:
+        if tokens is not None:
             streaming = frozenset({f"/{SERVICE_NAME}/InsertStream"})
             interceptors.append(WriteTokenInterceptor(
-                options.token, WRITE_METHODS, streaming,
+                tokens, WRITE_METHODS, streaming,
                 on_denied=self.service.metrics.error))
         limit = options.limits.max_message_bytes
         self.grpc = grpc.server(
@@ -902,6 +984,8 @@ class Server:
             raise ListenError(f"cannot listen on {address}: {_why_not_listening(address)}")
         self.port = port
         self.grpc.start()
+        if self.verifier is not None:
+            self.verifier.start()
         for name in ("", SERVICE_NAME):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         return port
@@ -910,6 +994,8 @@ class Server:
         """Refuse new calls, let in-flight ones finish (their writes commit), then return."""
         self.health.enter_graceful_shutdown()
         self.grpc.stop(self.options.grace if grace is None else grace).wait()
+        if self.verifier is not None:
+            self.verifier.stop()
 
 
 def open_served_store(path: str | None) -> LmdbProofStore:

@@ -25,9 +25,11 @@ import lmdb
 from sproutsdb.server import schema, store_reads
 from sproutsdb.server.schema import (
     DECODERS,
+    FLAG_VERIFIED,
     FactRecord,
     InvalidFactError,
     Provenance,
+    Refutation,
     Status,
     table_name,
 )
@@ -43,7 +45,7 @@ from sproutsdb.server.store_errors import (
     StoreNotFoundError,
 )
 from sproutsdb.server.store_open import DEFAULT_MAP_SIZE, StoreIdentity, open_environment
-from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp
+from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp, RefuteOp
 from sproutsdb.server.store_writer import Barrier, GroupCommitWriter, shutdown
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 
@@ -185,19 +187,47 @@ class LmdbProofStore:
 
     # --- reads ------------------------------------------------------------------------------
 
-    def get(self, kind: Kind, keys: Iterable[str]) -> dict[str, Any]:
-        """The stored values of those keys that are known (missing keys are absent)."""
+    def get(
+        self, kind: Kind, keys: Iterable[str], *, verified_only: bool = False
+    ) -> dict[str, Any]:
+        """The stored values of those keys that are known (missing keys are absent); with
+        `verified_only`, claimed facts are absent too. Refuted claims are never stored."""
         table = table_name(kind)
         decode = DECODERS[table]
         out: dict[str, Any] = {}
         for key, raw in self._fetch(table, keys):
+            if verified_only and not raw[0] & FLAG_VERIFIED:
+                continue
             out[key] = decode(raw, 5 if raw[0] == 0 else schema.payload_offset(raw))
         return out
 
-    def get_records(self, kind: Kind, keys: Iterable[str]) -> dict[str, FactRecord]:
-        """Stored facts with their status and provenance ids (missing keys are absent)."""
+    def get_records(
+        self, kind: Kind, keys: Iterable[str], *, refuted: bool = False
+    ) -> dict[str, FactRecord]:
+        """Stored facts with their status and provenance ids (missing keys are absent).
+        With `refuted`, a key with no fact but a refuted claim gets a REFUTED record: its
+        value is the refused claim (never a fact), `refutation` says why."""
         table = table_name(kind)
-        return {key: schema.decode_record(table, raw) for key, raw in self._fetch(table, keys)}
+        wanted = keys if not refuted or isinstance(keys, (list, tuple)) else list(keys)
+        out = {key: schema.decode_record(table, raw) for key, raw in self._fetch(table, wanted)}
+        if refuted:
+            absent = [k for k in wanted if k not in out]
+            for key, entries in self.refutations(table, absent).items():
+                last = entries[-1]
+                out[key] = FactRecord(last.claimed, Status.REFUTED, last.provenance,
+                                      last.refuted_by, last)
+        return out
+
+    def refutations(self, kind: Kind, keys: Iterable[str]) -> dict[str, list[Refutation]]:
+        """Every refutation of those keys that have any, oldest first."""
+        table = table_name(kind)
+        env = self._require_env()
+        _refuse_bare_string(keys)
+        return store_reads.refutations(env, self._dbs.get(schema.REFUTED), table, keys)
+
+    def verified_view(self) -> VerifiedFacts:
+        """This store as a read-only ProofStore that serves verified facts only."""
+        return VerifiedFacts(self)
 
     def get_children(self, keys: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """The cached canonical children of positions (sorted), for those that are cached."""
@@ -250,7 +280,7 @@ class LmdbProofStore:
     def stats(self) -> dict[str, Any]:
         """Counts per kind, identity, and LMDB/writer figures for reports and Stats RPCs."""
         env = self._require_env()
-        counts, verified, provenance = store_reads.fact_counts(env, self._dbs)
+        counts, verified, provenance, refuted = store_reads.fact_counts(env, self._dbs)
         info, stat = env.info(), env.stat()
         data_file = self.path / "data.mdb"
         return {
@@ -262,6 +292,7 @@ class LmdbProofStore:
             "readonly": self.readonly,
             "counts": counts,
             "verified": verified,
+            "refuted": refuted,
             "provenance_records": provenance,
             "map_size": info["map_size"],
             "used_bytes": (info["last_pgno"] + 1) * stat["psize"],
@@ -310,7 +341,51 @@ class LmdbProofStore:
         )
         result: PutResult = writer.submit(op).result()
         self._log_conflicts(table, result.conflicts)
+        if op.replaced:
+            self._log_replaced(table, op)
         return result
+
+    def _log_replaced(self, table: str, op: PutOp) -> None:
+        """Say, with both provenances, that inserts replaced refuted claims."""
+        records = self.provenance_records()
+        for key, refutation, pid in op.replaced[:LOGGED_CONFLICTS]:
+            claimer = records.get(refutation.provenance)
+            log.warning(
+                "store %s: %s %r: refuted claim %r (by %s) replaced by %r (by %s)",
+                self.path,
+                table,
+                key,
+                refutation.claimed,
+                claimer.describe() if claimer else f"provenance {refutation.provenance}",
+                self.get(table, [key]).get(key),
+                records[pid].describe() if pid in records else f"provenance {pid}",
+                extra={"key": key, "table": table, "claimed_by": refutation.provenance,
+                       "replaced_by": pid},
+            )
+
+    def refute(
+        self,
+        kind: Kind,
+        key: str,
+        claimed: Any,
+        *,
+        evidence: str,
+        proven: Any = None,
+        provenance: Provenance | None = None,
+    ) -> str:
+        """Refute the claimed fact `key` = `claimed`: it leaves the fact table (never served
+        again) and its refutation is kept with the evidence. Returns "refuted", or why not:
+        "missing", "verified" (verified facts are write-once) or "changed"."""
+        table = table_name(kind)
+        writer = self._require_writer()
+        schema.storage_key(key)
+        op = RefuteOp(table, key, claimed, evidence, proven,
+                      provenance if provenance is not None else self.provenance)
+        outcome: str = writer.submit(op).result()
+        if outcome == "refuted":
+            log.info("store %s: refuted %s %r = %r: %s", self.path, table, key, claimed,
+                        evidence, extra={"key": key, "table": table})
+        return outcome
 
     def put_children(
         self, items: Mapping[str, Sequence[str]], *, provenance: Provenance | None = None
@@ -367,3 +442,23 @@ class LmdbProofStore:
                 f"store {self.path} was opened read-only; it accepts no writes"
             )
         return self._writer
+
+
+class VerifiedFacts:
+    """A store seen through its verified facts only: what a solver or checker that wants
+    certainty reads (claimed facts are simply absent). Writes go to the store as claims."""
+
+    def __init__(self, store: LmdbProofStore) -> None:
+        self.store = store
+
+    def get(self, kind: Kind, keys: Iterable[str]) -> dict[str, Any]:
+        return self.store.get(kind, keys, verified_only=True)
+
+    def put(self, kind: Kind, items: Mapping[str, Any]) -> PutResult:
+        return self.store.put(kind, items)
+
+    def flush(self) -> None:
+        self.store.flush()
+
+    def close(self) -> None:
+        """The view owns nothing: closing it leaves the store open."""

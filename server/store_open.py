@@ -239,7 +239,7 @@ def _open_dbs(
             identity = _init_meta(txn, meta_db, game, canon_version)
         _check_identity(where, identity, game, canon_version)
         dbs = {schema.META: meta_db}
-        for name in schema.SUBDBS[1:]:
+        for name in (*schema.SUBDBS[1:], *schema.OPTIONAL_SUBDBS):
             dbs[name] = env.open_db(name.encode(), txn=txn, create=True)
     except BaseException:
         txn.abort()
@@ -266,6 +266,11 @@ def _open_dbs_readonly(
                 raise _not_a_store(where)
             _check_identity(where, identity, game, canon_version)
     assert identity is not None
+    for name in schema.OPTIONAL_SUBDBS:  # a store older than them has none: read as empty
+        try:
+            dbs[name] = env.open_db(name.encode(), create=False)
+        except lmdb.NotFoundError:
+            dbs[name] = None
     return dbs, identity
 
 

@@ -30,6 +30,7 @@ class FactCounts(NamedTuple):
     counts: dict[str, int]
     verified: dict[str, int]
     provenance_records: int
+    refuted: dict[str, int]
 
 
 def fetch(env: lmdb.Environment, db: Any, keys: Iterable[str]) -> list[tuple[str, bytes]]:
@@ -115,5 +116,27 @@ def fact_counts(env: lmdb.Environment, dbs: Mapping[str, Any]) -> FactCounts:
             t: schema.decode_meta_int(txn.get(schema.meta_verified_key(t)))
             for t in schema.FACT_TABLES
         }
+        refuted = {
+            t: schema.decode_meta_int(txn.get(schema.meta_refuted_key(t)))
+            for t in schema.FACT_TABLES
+        }
         provenance = txn.stat(dbs[schema.PROVENANCE])["entries"]
-    return FactCounts(counts, verified, provenance)
+    return FactCounts(counts, verified, provenance, refuted)
+
+
+def refutations(
+    env: lmdb.Environment, db: Any, table: str, keys: Iterable[str]
+) -> dict[str, list[schema.Refutation]]:
+    """The refutation entries of those keys that have any (none when `db` is None: a store
+    made before refutations existed, opened read-only)."""
+    if db is None:
+        return {}
+    out: dict[str, list[schema.Refutation]] = {}
+    with env.begin(db=db) as txn:
+        if not txn.stat(db)["entries"]:
+            return out
+        for key in keys:
+            entries = schema.decode_refutations(table, key, txn.get(schema.refuted_key(table, key)))
+            if entries:
+                out[key] = entries
+    return out

@@ -1,4 +1,5 @@
-"""One write transaction of the store: write-once puts, verified marks, provenance ids.
+"""One write transaction of the store: write-once puts, verified marks, refutations,
+provenance ids.
 
 The writer thread (server/store_writer.py) applies every operation of a group to one
 WriteTxn, then writes the per-kind count deltas into `meta` in the same transaction, so
@@ -15,7 +16,13 @@ from typing import Any
 import lmdb
 
 from sproutsdb.server import schema
-from sproutsdb.server.schema import DECODERS, FLAG_VERIFIED, EncodedFact, Provenance
+from sproutsdb.server.schema import (
+    DECODERS,
+    FLAG_VERIFIED,
+    EncodedFact,
+    Provenance,
+    Refutation,
+)
 from sproutsdb.server.store_errors import StoreFullError
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 
@@ -37,10 +44,29 @@ class PutOp:
     facts: Sequence[EncodedFact]
     provenance: Provenance
     verified: bool
+    # filled by the writer: (key, its last refutation, new provenance id) of each inserted
+    # fact whose key held a refuted claim, so the store can log both provenances
+    replaced: list[tuple[str, Refutation, int]] = field(default_factory=list)
 
     @property
     def size(self) -> int:
         return len(self.facts)
+
+
+@dataclass(frozen=True)
+class RefuteOp:
+    """Move a claimed fact out of its table into `refuted`, if it still holds `claimed`."""
+
+    table: str
+    key: str
+    claimed: Any
+    evidence: str
+    proven: Any
+    provenance: Provenance  # the refuter's
+
+    @property
+    def size(self) -> int:
+        return 1
 
 
 @dataclass(frozen=True)
@@ -74,6 +100,7 @@ class WriteTxn:
         self.new_provenance: dict[bytes, int] = {}
         self.counts: dict[str, int] = defaultdict(int)
         self.verified: dict[str, int] = defaultdict(int)
+        self.refuted: dict[str, int] = defaultdict(int)
 
     def provenance_id(self, provenance: Provenance) -> int:
         """The id of a provenance record, storing it in this transaction if it is new."""
@@ -115,13 +142,20 @@ class WriteTxn:
         put = txn.put
         result = PutResult()
         inserted = unchanged = 0
+        refuted_db = self.dbs.get(schema.REFUTED)
+        watch = refuted_db is not None and self.txn.stat(refuted_db)["entries"] > 0
+        fresh: list[str] = []
         for fact in op.facts:
             if fact.long_key is None:
                 if put(fact.skey, head + fact.payload, db=db, overwrite=False):
                     inserted += 1
+                    if watch:
+                        fresh.append(fact.key)
                     continue
             elif put(fact.skey, schema.pack_record(fact, pid, verifier), db=db, overwrite=False):
                 inserted += 1
+                if watch:
+                    fresh.append(fact.key)
                 continue
             raw = self.stored(table, fact.key, fact.skey, fact.long_key)
             assert raw is not None
@@ -139,7 +173,38 @@ class WriteTxn:
         self.counts[table] += inserted
         if op.verified:
             self.verified[table] += inserted
+        for key in fresh:  # a key that held a refuted claim: the new value replaces it
+            raw = txn.get(schema.refuted_key(table, key), db=refuted_db)
+            entries = schema.decode_refutations(table, key, raw)
+            if entries:
+                op.replaced.append((key, entries[-1], pid))
         return result
+
+    def apply_refute(self, op: RefuteOp) -> str:
+        """Refute a claimed fact: delete its record from the fact table and append a
+        refutation entry (claimer, refuter, evidence) to `refuted`, in this transaction.
+        A verified fact is never touched (write-once), nor one whose value changed."""
+        table = op.table
+        skey, long_key = schema.storage_key(op.key)
+        raw = self.stored(table, op.key, skey, long_key)
+        if raw is None:
+            return "missing"
+        if raw[0] & FLAG_VERIFIED:
+            return "verified"
+        parts = schema.split_record(raw)
+        if DECODERS[table](raw, parts.payload_offset) != op.claimed:
+            return "changed"
+        refuter = self.provenance_id(op.provenance)
+        db = self.dbs[schema.REFUTED]
+        rkey = schema.refuted_key(table, op.key)
+        entries = schema.decode_refutations(table, op.key, self.txn.get(rkey, db=db))
+        entries.append(Refutation(op.claimed, parts.provenance, refuter, op.evidence,
+                                  op.proven, schema._now_iso()))
+        self.txn.put(rkey, schema.encode_refutations(table, op.key, entries), db=db)
+        self.txn.delete(skey, db=self.dbs[table])
+        self.counts[table] -= 1
+        self.refuted[table] += 1
+        return "refuted"
 
     def apply_mark(self, op: MarkOp) -> MarkResult:
         """Mark stored facts verified by the op's provenance; values never change."""
@@ -167,6 +232,7 @@ class WriteTxn:
         for deltas, key_of in (
             (self.counts, schema.meta_count_key),
             (self.verified, schema.meta_verified_key),
+            (self.refuted, schema.meta_refuted_key),
         ):
             for table, delta in deltas.items():
                 if delta:

@@ -18,7 +18,7 @@ from typing import Any, Union
 import lmdb
 
 from sproutsdb.server.store_errors import StoreClosedError, StoreFullError
-from sproutsdb.server.store_txn import MarkOp, PutOp, WriteTxn
+from sproutsdb.server.store_txn import MarkOp, PutOp, RefuteOp, WriteTxn
 
 MAX_GROUP_FACTS = 100_000  # the writer stops draining once a transaction holds this many
 
@@ -30,7 +30,7 @@ class Barrier:
     size: int = 0
 
 
-Op = Union[PutOp, MarkOp, Barrier]
+Op = Union[PutOp, MarkOp, RefuteOp, Barrier]
 
 
 class GroupCommitWriter:
@@ -124,6 +124,8 @@ class GroupCommitWriter:
                     results.append(work.apply_put(op))
                 elif isinstance(op, MarkOp):
                     results.append(work.apply_mark(op))
+                elif isinstance(op, RefuteOp):
+                    results.append(work.apply_refute(op))
                 else:
                     results.append(None)
             work.write_counts()

@@ -60,7 +60,11 @@ COLUMN: dict[FactKind, str] = {
 }
 VALUE_COLUMNS = ("nimbers", "texts", "rcts")
 
-STATUS_TO_PB = {Status.CLAIMED: pb.FACT_STATUS_CLAIMED, Status.VERIFIED: pb.FACT_STATUS_VERIFIED}
+STATUS_TO_PB = {
+    Status.CLAIMED: pb.FACT_STATUS_CLAIMED,
+    Status.VERIFIED: pb.FACT_STATUS_VERIFIED,
+    Status.REFUTED: pb.FACT_STATUS_REFUTED,
+}
 STATUS_FROM_PB = {v: k for k, v in STATUS_TO_PB.items()}
 
 INSERTED, UNCHANGED, CONFLICT = (
@@ -149,12 +153,14 @@ def value_from_pb(msg: Any) -> FactValue | None:
 
 
 def provenance_to_pb(p: Provenance) -> Any:
-    return pb.Provenance(who=p.who, tool=p.tool, version=p.version, when=p.when, comment=p.comment)
+    return pb.Provenance(who=p.who, tool=p.tool, version=p.version, when=p.when,
+                         comment=p.comment, token=p.token)
 
 
 def provenance_from_pb(msg: Any) -> Provenance:
     return Provenance(
-        who=msg.who, tool=msg.tool, version=msg.version, when=msg.when, comment=msg.comment
+        who=msg.who, tool=msg.tool, version=msg.version, when=msg.when, comment=msg.comment,
+        token=msg.token,
     )
 
 

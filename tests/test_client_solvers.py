@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -78,7 +79,11 @@ def test_remote_proof_store_serves_a_solver_in_process(server: ServerProcess) ->
         known = dict(store.client.export_facts(FactKind.NIMBER))
         assert store.get(FactKind.NIMBER, list(known)) == known  # all from the local cache
         assert store.remote_gets == before
-        result = store.put(FactKind.NIMBER, {"0*6": 1, "0*5": 1})
+        deadline = time.monotonic() + 60  # the server's verifier re-derives every claim
+        while store.client.stats()["verified"]["nimber"] < stored:
+            assert time.monotonic() < deadline, "claims not verified within 60 s"
+            time.sleep(0.2)
+        result = store.put(FactKind.NIMBER, {"0*6": 1, "0*5": 1})  # against verified facts
         assert [(c.key, c.stored, c.offered) for c in result.conflicts] == [("0*6", 0, 1)]
     with RemoteProofStore(server.address) as fresh:  # a second solver starts from the facts
         again = NormalSolver(game, fresh)

@@ -72,7 +72,7 @@ def remote_store_from_args(args: argparse.Namespace) -> Any:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from sproutsdb.server.auth import read_token_file
+    from sproutsdb.server.auth import read_token_book
     from sproutsdb.server.location import resolve_store_path
     from sproutsdb.server.seed import shipped_table
     from sproutsdb.server.service import ServeOptions, configure_logging, run_server
@@ -84,7 +84,7 @@ def run_serve(args: argparse.Namespace) -> int:
             raise UsageError(f"{option} {value}: no such file")
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    token = read_token_file(args.token_file) if args.token_file else None
+    token = read_token_book(args.token_file) if args.token_file else None
     seeds: list[Path] = []
     if not args.no_seed:
         if args.seed:
@@ -102,7 +102,7 @@ def run_serve(args: argparse.Namespace) -> int:
         store=str(store_path), listen=args.listen, token=token,
         tls_cert=Path(args.tls_cert) if args.tls_cert else None,
         tls_key=Path(args.tls_key) if args.tls_key else None,
-        seed=seeds, workers=args.workers)
+        seed=seeds, workers=args.workers, verify=not args.no_verify)
 
     def ready(server: Any) -> None:
         host = args.listen.rpartition(":")[0]
@@ -145,8 +145,16 @@ def run_stats(args: argparse.Namespace) -> int:
         print(f"store {report['path']}: {report['game']} canon_version "
               f"{report['canon_version']} ({report['used_bytes']:,} bytes used)")
     facts = report["facts"] if args.server else report["counts"]
+    refuted = report.get("refuted", {})
     for table, n in facts.items():
-        print(f"  {table:9} {n:>12,} facts ({report['verified'].get(table, 0):,} verified)")
+        verified = report["verified"].get(table, 0)
+        print(f"  {table:9} {n:>12,} facts ({verified:,} verified, {n - verified:,} claimed, "
+              f"{refuted.get(table, 0):,} refuted)")
+    if args.server and "verifier" in report:
+        v = report["verifier"]
+        scanning = ", scanning the store" if v["scanning"] else ""
+        print(f"  verifier  backlog {v['backlog']:,} claims ({v['waiting']:,} waiting for the "
+              f"facts below them), {v['checks']:,} checks{scanning}")
     if args.server:
         print(f"  requests  {sum(report['requests'].values()):,} "
               f"({', '.join(f'{k} {v:,}' for k, v in sorted(report['requests'].items()))})")
@@ -177,7 +185,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "(the S6 table, package data) or from --seed FILE. Reads are open to all.\n"
             "Writes are open to all too unless --token-file F is given: then they need\n"
             "`authorization: Bearer <token>` (clients: --token-file F). SIGTERM or Ctrl-C\n"
-            "stops taking calls, lets in-flight writes commit, and closes the store."),
+            "stops taking calls, lets in-flight writes commit, and closes the store.\n\n"
+            "Inserted facts are claims: a background verifier re-derives each claimed\n"
+            "nimber from verified facts and the rules alone, and marks it verified or\n"
+            "refuted (a refuted claim is never served; its evidence is kept).\n\n"
+            "Token file: one bare secret, or lines `name:secret[:options]`; options ro\n"
+            "(read-only), rate=R (write calls per second), batch=N (facts per request).\n"
+            "The token's name is recorded in the provenance of what it writes."),
         epilog=(
             "examples:\n"
             "  sproutsdb serve                                  # ./sproutsdb-data on "
@@ -188,8 +202,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:50051",
                    help="address to listen on (default 127.0.0.1:50051; port 0 picks one)")
     p.add_argument("--token-file", metavar="F", default=None,
-                   help="writes need the token in this file (default: no token, writes open "
-                        "to every client that can connect; reads stay open)")
+                   help="writes need a token of this file (default: no token, writes open "
+                        "to every client that can connect; reads stay open): a bare secret, "
+                        "or name:secret[:ro][:rate=R][:batch=N] lines")
+    p.add_argument("--no-verify", action="store_true",
+                   help="do not run the background verifier (claims stay claimed)")
     p.add_argument("--tls-cert", metavar="C", default=None, help="TLS certificate (PEM)")
     p.add_argument("--tls-key", metavar="K", default=None, help="TLS private key (PEM)")
     p.add_argument("--seed", metavar="FILE", action="append", default=None,

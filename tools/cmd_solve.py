@@ -260,23 +260,48 @@ def _derive_from_rcts(source: Any, lands: list[str], rct_ids: dict[str, str]
     return rcts.algebra, handles
 
 
+def _provenance_json(provenance: dict[int, Any], pid: int | None) -> dict[str, Any] | None:
+    """A provenance record as JSON: who, token name, tool, version, when, comment."""
+    record = provenance.get(pid) if pid else None
+    if record is None:
+        return None
+    return {"id": pid, "who": record.who, "token": record.token or None, "tool": record.tool,
+            "version": record.version, "when": record.when, "comment": record.comment}
+
+
 def _query_report(key: str, lands: list[str], records: dict[str, Any],
                   provenance: dict[int, Any], rct_ids: dict[str, str],
-                  misere: str | None, source: Any) -> dict[str, Any]:
+                  misere: str | None, source: Any, *,
+                  verified_only: bool = False) -> dict[str, Any]:
     """The report of `query`: stored facts first; values derived from stored RCTs are
-    added under keys of their own (``*_from_rct``), never in place of stored ones."""
+    added under keys of their own (``*_from_rct``), never in place of stored ones. A
+    refuted claim is shown with its evidence, never as a value; with `verified_only`
+    neither is a claim."""
     lands_out: list[dict[str, Any]] = []
-    report: dict[str, Any] = {"position": key, "lands": lands_out}
+    report: dict[str, Any] = {"position": key, "lands": lands_out,
+                              "trust": "verified" if verified_only else "claims"}
     known: dict[str, int] = {}
     for land in lands:
         entry: dict[str, Any] = {"land": land, "nimber": None}
         record = records.get(land)
-        if record is not None:
+        status = None if record is None else getattr(record.status, "value", record.status)
+        if record is not None and status == "refuted":
+            refutation = record.refutation
+            if refutation is not None and not isinstance(refutation, dict):
+                refutation = refutation.to_json()
+            entry.update(status="refuted", claimed=record.value, refutation=refutation,
+                         claimed_by=_provenance_json(provenance, record.provenance),
+                         refuted_by=_provenance_json(provenance, record.verified_by))
+        elif record is not None and (status == "verified" or not verified_only):
             known[land] = int(record.value)
             source_of = provenance.get(record.provenance)
-            entry.update(nimber=record.value,
-                         status=getattr(record.status, "value", record.status),
-                         provenance=None if source_of is None else source_of.describe())
+            entry.update(nimber=record.value, status=status,
+                         provenance=None if source_of is None else source_of.describe(),
+                         provenance_record=_provenance_json(provenance, record.provenance),
+                         verified_by=_provenance_json(provenance, record.verified_by))
+        elif record is not None:
+            entry.update(status=status, claimed=record.value,
+                         provenance_record=_provenance_json(provenance, record.provenance))
         entry["rct"] = rct_ids.get(land)
         report["lands"].append(entry)
     if len(known) == len(lands):
@@ -332,7 +357,17 @@ def _print_query(report: dict[str, Any], header: str, solve_hint: str) -> None:
         rct = f"RCT {entry['rct']}" if entry.get("rct") else None
         if entry.get("rct_height") is not None:
             rct = f"{rct} (height {entry['rct_height']})"
-        if entry["nimber"] is not None:
+        if entry.get("status") == "refuted":
+            r = entry["refutation"] or {}
+            who = (entry.get("claimed_by") or {}).get("token") or \
+                (entry.get("claimed_by") or {}).get("who")
+            proven = f"; proven nimber {r['proven']}" if r.get("proven") is not None else ""
+            print(f"  land {entry['land']}: claim nimber {entry['claimed']} REFUTED (claimed "
+                  f"by {who}): {r.get('evidence')}{proven}")
+        elif entry["nimber"] is None and entry.get("status") == "claimed":
+            print(f"  land {entry['land']}: claim nimber {entry['claimed']} not yet verified "
+                  "(not counted: --verified)")
+        elif entry["nimber"] is not None:
             tail = f"; {rct}" if rct else ""
             print(f"  land {entry['land']}: nimber {entry['nimber']} ({entry['status']}; "
                   f"{entry['provenance']}){tail}")
@@ -375,7 +410,7 @@ def run_query(args: argparse.Namespace) -> int:
     from sproutsdb.tools.shipped_rcts import describe_source, shipped_rct_table
 
     with open_store(args.store, readonly=True) as store:
-        records: dict[str, Any] = dict(store.get_records(FactKind.NIMBER, lands))
+        records: dict[str, Any] = dict(store.get_records(FactKind.NIMBER, lands, refuted=True))
         provenance = store.provenance_records()
         wanted = sorted(set(lands) | {key})
         source: Any = store
@@ -391,7 +426,8 @@ def run_query(args: argparse.Namespace) -> int:
             rct_ids = {k: str(v) for k, v in store.get(FactKind.POS_RCT, wanted).items()}
         misere = store.get(FactKind.MISERE, [key]).get(key)
         report = _query_report(key, lands, records, provenance, rct_ids,
-                               None if misere is None else str(misere), source)
+                               None if misere is None else str(misere), source,
+                               verified_only=args.verified)
         report["rct_table"] = rct_source
     if args.json:
         print(json.dumps(report))
@@ -418,7 +454,8 @@ def _run_remote_query(args: argparse.Namespace) -> int:
                    client.get(FactKind.POS_RCT, sorted(set(lands) | {key})).items()}
         misere = client.get(FactKind.MISERE, [key]).get(key)
         report = _query_report(key, lands, records, provenance, rct_ids,
-                               None if misere is None else str(misere), client)
+                               None if misere is None else str(misere), client,
+                               verified_only=args.verified)
     report = {"position": report.pop("position"), "server": args.server, **report}
     if args.json:
         print(json.dumps(report))
@@ -517,7 +554,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=("examples:\n  sproutsdb query 0*8\n  sproutsdb query '0.AB|AB+0*2' --json\n"
                 "  sproutsdb query 0*6 --server 127.0.0.1:50051"))
     p.add_argument("position", metavar="POS")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (each land's status and provenance: who, "
+                        "token, tool, version, when; a refuted claim with its evidence)")
+    p.add_argument("--verified", action="store_true",
+                   help="count verified facts only (claims are shown, not used)")
     add_store_option(p)
     add_client_options(p, writes=False)
     p.set_defaults(handler=run_query)

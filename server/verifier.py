@@ -1,0 +1,365 @@
+"""The server's background verifier: claimed nimber facts become verified or refuted.
+
+A claim (land = n) is re-derived with the checker of solver/check.py, run on a view of the
+store (`ClaimView`) that serves exactly three kinds of value: the claim under test, facts
+the store holds as VERIFIED, and nimbers of lands of at most `rule_lives` lives derived
+from the rules (solver/rules_nimber.py). No other claimed fact is ever visible to it. So:
+
+- verified: the claim's justification holds on verified facts and the rules alone;
+- refuted: either the checker found the claim inconsistent with verified facts or the
+  rules (the contradicting couple is the evidence), or another value w was re-derived for
+  the land from verified facts and the rules (a land has one nimber, so the claim is false;
+  w is the proven value). Unverified claims never take part in either decision, and by
+  induction every verified fact rests on the rules alone.
+- otherwise the claim waits (children missing or not yet verified) and is tried again
+  after anything new was verified or inserted.
+
+Work is bounded per step (a few keys, smallest lands first so children come before their
+parents), one thread, started and stopped by the server. An insert that conflicted with a
+claim leaves its value as a contender: when the claim is refuted the contender is stored
+in its place (with its own provenance), and verified at once if it is the proven value.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sproutsdb.server.schema import Provenance, Status
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.check import Checker, CheckReport
+from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.rules_nimber import SmallLands
+from sproutsdb.solver.sprouts.game import SproutsGame
+
+log = logging.getLogger(__name__)
+
+RULE_LIVES = 12  # lands this small are decided by the rules alone (0*4: 0.07 s, 1 188 lands)
+STEP_KEYS = 32  # claims checked per step at most
+STEP_SECONDS = 0.5  # ... and no new claim is started after this long in a step
+SCAN_CHUNK = 2048  # stored facts scanned per step at start-up
+SCAN_WHILE_QUEUED = 50_000  # scan on only while fewer claims than this are queued (memory)
+MAX_CONTENDERS = 100_000  # contested keys remembered (the oldest are forgotten beyond it)
+MAX_ALTERNATIVES = 4  # other values tried per claim the checker could not decide
+
+
+@dataclass
+class VerifierCounts:
+    """What the verifier did since it started."""
+
+    verified: int = 0
+    refuted: int = 0
+    replaced: int = 0
+    checks: int = 0
+    steps: int = 0
+
+
+class ClaimView:
+    """A FactSource for the checker: the claim under test, verified facts, and the rules'
+    nimbers of small lands; nothing else (see the module docstring)."""
+
+    def __init__(self, store: LmdbProofStore, key: str, value: int, rules: SmallLands,
+                 just_verified: Mapping[str, int] | None = None) -> None:
+        self.store = store
+        self.key = key
+        self.value = value
+        self.rules = rules
+        self.just_verified = just_verified or {}  # verified this step, mark not yet committed
+
+    def get(self, kind: FactKind, keys: Sequence[str]) -> Mapping[str, Any]:
+        if kind is not FactKind.NIMBER:
+            return {}
+        keys = list(keys)
+        found: dict[str, Any] = self.store.get(FactKind.NIMBER, keys, verified_only=True)
+        found.pop(self.key, None)
+        for key in keys:
+            if key == self.key:
+                found[key] = self.value
+            elif key in self.just_verified:
+                found[key] = self.just_verified[key]
+            elif key not in found:
+                derived = self.rules.nimber(key)
+                if derived is not None:
+                    found[key] = derived
+        return found
+
+    def trusted(self, keys: Sequence[str]) -> list[str]:
+        """Every value this view serves is verified or the rules', except the claim's."""
+        return [key for key in keys if key != self.key]
+
+
+@dataclass(frozen=True)
+class Contender:
+    """The value of an insert that conflicted with a claim, and who offered it."""
+
+    value: int
+    provenance: Provenance
+
+
+class Verifier:
+    """Background re-derivation of claimed nimber facts (see the module docstring)."""
+
+    def __init__(self, store: LmdbProofStore, *, game: SproutsGame | None = None,
+                 rule_lives: int = RULE_LIVES, provenance: Provenance | None = None) -> None:
+        self.store = store
+        self.game = game if game is not None else SproutsGame(cache_size=200_000)
+        self.rules = SmallLands(self.game, rule_lives)
+        self.provenance = provenance or Provenance(tool="sproutsdb verifier")
+        self.counts = VerifierCounts()
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._heap: list[tuple[int, str]] = []
+        self._queued: set[str] = set()
+        self._waiting: set[str] = set()
+        self._contenders: dict[str, Contender] = {}
+        self._progress = False
+        self._scan_after: str | None = None
+        self._scan_done = False
+        self._stop = False
+        self._thread: threading.Thread | None = None
+        self._just_verified: dict[str, int] = {}
+        self._in_step = 0  # claims taken by the current step, not yet decided and committed
+
+    # --- control ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the thread (it first scans the store for claims left from earlier runs)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="sproutsdb-verifier",
+                                            daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop after the current claim (no write is ever left half done)."""
+        with self._lock:
+            self._stop = True
+            self._wake.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    @property
+    def backlog(self) -> int:
+        """Claims queued, being decided, or waiting for the facts below them."""
+        return self.figures()["backlog"]
+
+    def figures(self) -> dict[str, Any]:
+        """Counters for Stats: backlog (queued incl. those being decided, waiting), work
+        done, scan state."""
+        with self._lock:
+            queued, waiting = len(self._queued) + self._in_step, len(self._waiting)
+        c = self.counts
+        return {"queued": queued, "waiting": waiting, "backlog": queued + waiting,
+                "scanning": not self._scan_done, "verified": c.verified, "refuted": c.refuted,
+                "replaced": c.replaced, "checks": c.checks, "steps": c.steps,
+                "contenders": len(self._contenders)}
+
+    # --- input from the service -------------------------------------------------------------
+
+    def notify(self, keys: Iterable[str]) -> None:
+        """Claimed nimber facts were just stored: queue them."""
+        with self._lock:
+            for key in keys:
+                self._enqueue(key)
+            self._progress = True
+            self._wake.notify_all()
+
+    def contest(self, key: str, value: int, provenance: Provenance) -> None:
+        """An insert offered `value` for `key`, stored as another, still claimed value: keep
+        the offer as the key's contender and check the claim first."""
+        with self._lock:
+            if key not in self._contenders and len(self._contenders) >= MAX_CONTENDERS:
+                self._contenders.pop(next(iter(self._contenders)))
+            self._contenders[key] = Contender(value, provenance)
+            self._waiting.discard(key)
+            self._queued.discard(key)
+            heapq.heappush(self._heap, (-1, key))  # before every size-ordered claim
+            self._queued.add(key)
+            self._wake.notify_all()
+
+    def _enqueue(self, key: str) -> None:
+        if key in self._queued:
+            return
+        self._waiting.discard(key)
+        self._queued.add(key)
+        heapq.heappush(self._heap, (self.game.size(key), key))
+
+    # --- the thread -------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if self._stop:
+                    return
+            try:
+                busy = self.step()
+            except Exception:  # a store closing under us, or a bug: log, back off, go on
+                log.exception("verifier step failed")
+                busy = False
+            if not busy:
+                with self._lock:
+                    if not self._stop:
+                        self._wake.wait(1.0)
+
+    def step(self) -> bool:
+        """One bounded unit of work; False when there was nothing to do."""
+        self.counts.steps += 1
+        if not self._scan_done and len(self._queued) < SCAN_WHILE_QUEUED:
+            self._scan()
+            return True
+        with self._lock:
+            if not self._heap and self._waiting and self._progress:
+                self._progress = False
+                for key in list(self._waiting):
+                    self._enqueue(key)
+            batch: list[str] = []
+            while self._heap and len(batch) < STEP_KEYS:
+                _, key = heapq.heappop(self._heap)
+                if key in self._queued:
+                    self._queued.discard(key)
+                    batch.append(key)
+            self._in_step = len(batch)
+        if not batch:
+            return False
+        try:
+            self._decide_batch(batch)
+        finally:
+            with self._lock:
+                self._in_step = 0
+        return True
+
+    def _decide_batch(self, batch: list[str]) -> None:
+        """Decide the claims of one step; the verified ones are marked in one commit."""
+        deadline = time.monotonic() + STEP_SECONDS
+        self._just_verified = {}
+        for index, key in enumerate(batch):
+            if time.monotonic() > deadline or self._stop:
+                with self._lock:
+                    for rest in batch[index:]:
+                        self._enqueue(rest)
+                break
+            self._decide(key)
+        verified = list(self._just_verified)
+        if verified:  # one commit for the step's verdicts
+            self.store.mark_verified(FactKind.NIMBER, verified, provenance=self.provenance)
+            self.counts.verified += len(verified)
+            with self._lock:
+                self._progress = True
+        self._just_verified = {}
+
+    def _scan(self) -> None:
+        """Queue the claimed facts of one chunk of the store (a restart resumes them)."""
+        taken = 0
+        last = self._scan_after
+        keys: list[str] = []
+        for key, record in self.store.iter_records(FactKind.NIMBER, start_after=last):
+            last = key
+            taken += 1
+            if record.status is Status.CLAIMED:
+                keys.append(key)
+            if taken >= SCAN_CHUNK:
+                break
+        else:
+            self._scan_done = True
+        self._scan_after = last
+        with self._lock:
+            for key in keys:
+                self._enqueue(key)
+
+    # --- deciding one claim -----------------------------------------------------------------
+
+    def _decide(self, key: str) -> None:
+        """Check one claim: verified ones join `_just_verified` (marked by the step in one
+        commit), refuted ones are refuted here, undecided ones wait."""
+        record = self.store.get_records(FactKind.NIMBER, [key]).get(key)
+        if record is None or record.status is not Status.CLAIMED:
+            self._settle_contender(key, record)
+            return
+        claimed = int(record.value)  # type: ignore[arg-type]
+        if self.rules.covers(key):
+            truth = self.rules.nimber(key)
+            if truth == claimed:
+                self._verified(key, claimed)
+            else:
+                self._refute(key, claimed, f"the rules give {key} nimber {truth} (a land of at "
+                             f"most {self.rules.max_lives} lives: full mex search)", truth)
+            return
+        report = self._check(key, claimed)
+        if key in report.verified:
+            self._verified(key, claimed)
+            return
+        if report.inconsistent:
+            bad = report.inconsistent[0]
+            evidence = f"{key} = {claimed} contradicts verified facts: {bad.reason}"
+            self._refute(key, claimed, evidence, self._alternative(key, claimed, report))
+            return
+        proven = self._alternative(key, claimed, report)
+        if proven is not None:
+            self._refute(key, claimed, f"{key} + *{proven} is losing by verified facts: its "
+                         f"nimber is {proven}, not {claimed}", proven)
+            return
+        with self._lock:
+            self._waiting.add(key)
+
+    def _verified(self, key: str, value: int) -> None:
+        self._just_verified[key] = value
+        self._contenders.pop(key, None)
+
+    def _check(self, key: str, value: int) -> CheckReport:
+        """The checker's verdict on `key` = `value` over verified facts and the rules."""
+        self.counts.checks += 1
+        view = ClaimView(self.store, key, value, self.rules, self._just_verified)
+        checker = Checker(self.game, view, trusted=view.trusted)
+        return checker.check_facts([key])
+
+    def _alternative(self, key: str, claimed: int, report: CheckReport) -> int | None:
+        """Another value re-derived for `key` from verified facts (the contender's first,
+        then each k < claimed whose couple `key + *k` the checker could not show winning)."""
+        tried: list[int] = []
+        contender = self._contenders.get(key)
+        if contender is not None:
+            tried.append(contender.value)
+        prefix = f"{key} + *"
+        for hole in report.missing:
+            if hole.needed_by == key and hole.couple.startswith(prefix):
+                k = hole.couple[len(prefix):]
+                if k.isdigit():
+                    tried.append(int(k))
+        for value in list(dict.fromkeys(v for v in tried if v != claimed))[:MAX_ALTERNATIVES]:
+            if key in self._check(key, value).verified:
+                return value
+        return None
+
+    def _refute(self, key: str, claimed: int, evidence: str, proven: int | None) -> None:
+        outcome = self.store.refute(FactKind.NIMBER, key, claimed, evidence=evidence,
+                                    proven=proven, provenance=self.provenance)
+        if outcome != "refuted":
+            return
+        self.counts.refuted += 1
+        contender = self._contenders.pop(key, None)
+        if contender is None:
+            return
+        result = self.store.put(FactKind.NIMBER, {key: contender.value},
+                                provenance=contender.provenance)
+        if result.inserted:
+            self.counts.replaced += 1
+            if contender.value == proven:  # re-derived just now: no need to wait a round
+                self.store.mark_verified(FactKind.NIMBER, [key], provenance=self.provenance)
+                self.counts.verified += 1
+            else:
+                self.notify([key])
+
+    def _settle_contender(self, key: str, record: Any) -> None:
+        """A contested key whose claim is gone (refuted earlier): store the contender."""
+        contender = self._contenders.pop(key, None)
+        if contender is not None and record is None:
+            result = self.store.put(FactKind.NIMBER, {key: contender.value},
+                                    provenance=contender.provenance)
+            if result.inserted:
+                self.counts.replaced += 1
+                self.notify([key])
