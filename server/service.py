@@ -7,8 +7,10 @@ the transaction holding its facts has committed. Every position is validated and
 canonicalised by the engine (server/validation.py) before it reaches the store.
 
 Errors a client can cause map to status codes with the message (never a traceback):
-bad input -> INVALID_ARGUMENT, a server state that forbids the request ->
-FAILED_PRECONDITION, a missing table -> NOT_FOUND, shutting down -> UNAVAILABLE. Anything
+bad input (garbled request bytes too, server/wire_guard.py) -> INVALID_ARGUMENT, a server
+state that forbids the request -> FAILED_PRECONDITION, a missing table -> NOT_FOUND, a store
+out of room or readers and a request over its budget (server/limits.py) ->
+RESOURCE_EXHAUSTED, shutting down -> UNAVAILABLE. Anything
 else is a bug: INTERNAL with an incident number, and the traceback in the server's log.
 
 `run_server` is `sproutsdb serve`: open the store, seed it from the shipped RCT table when
@@ -42,6 +44,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from sproutsdb.server import schema
 from sproutsdb.server.auth import WriteTokenInterceptor
+from sproutsdb.server.limits import Budget, BudgetedGame, BudgetedSource, resource_status
 from sproutsdb.server.schema import Provenance
 from sproutsdb.server.seed import TableEntry, TableShelf, needs_seed, seed_store
 from sproutsdb.server.store import (
@@ -58,6 +61,7 @@ from sproutsdb.server.validation import (
     Validator,
     check_parallel,
 )
+from sproutsdb.server.wire_guard import GarbledRequestInterceptor
 from sproutsdb.server.wire import (
     COLUMN,
     CONFLICT,
@@ -158,6 +162,9 @@ class NotFoundError(UserError):
 
 
 def _status_of(error: BaseException) -> tuple[grpc.StatusCode, str]:
+    exhausted = resource_status(error)  # store full, readers full, disk, budgets
+    if exhausted is not None:
+        return exhausted
     if isinstance(error, StoreClosedError):
         return grpc.StatusCode.UNAVAILABLE, "the server is shutting down; retry on another"
     if isinstance(error, (PreconditionError, ReadOnlyStoreError, StoreFullError)):
@@ -650,10 +657,14 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
         positions = list(request.positions)
         self.limits.check_count("Children", len(positions), self.limits.max_children_positions)
         canon = [self.validator.canonical(p, i) for i, p in enumerate(positions)]
+        budget = self._budget("Children", context)
+        for i, key in enumerate(canon):
+            budget.admit(key, i)
         response = pb.ChildrenResponse()
         if canon != positions:
             response.canonical.extend("" if c == p else c for c, p in zip(canon, positions))
-        for key in canon:
+        for i, key in enumerate(canon):
+            budget.tick(f" (cut at position {i} of {len(canon)})")
             response.children.add().children.extend(sorted(self.game.children(key)))
         return response
 
@@ -662,7 +673,10 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
     @_rpc
     def Verify(self, request: Any, context: grpc.ServicerContext) -> Any:
         key = self.validator.canonical(request.position, 0)
-        report = Checker(self.game, self.store).check(key, outcome_only=request.outcome_only)
+        budget = self._budget("Verify", context)
+        checker = Checker(BudgetedGame(self.game, budget),  # type: ignore[arg-type]
+                          BudgetedSource(self.store, budget))
+        report = checker.check(key, outcome_only=request.outcome_only)
         response = pb.VerifyResponse(position=key, ok=report.ok,
                                      has_nimber=report.nimber is not None,
                                      nimber=report.nimber or 0, outcome=report.outcome or "",
@@ -674,6 +688,9 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
         for bad in report.inconsistent:
             response.inconsistent.add(land=bad.land, stored=bad.stored, reason=bad.reason)
         return response
+
+    def _budget(self, what: str, context: grpc.ServicerContext) -> Budget:
+        return Budget(what, self.limits.max_children_work, self.limits.request_seconds, context)
 
     # --- Export ---------------------------------------------------------------------------
 
@@ -754,7 +771,9 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
                 max_children_positions=limits.max_children_positions,
                 max_chunk=limits.max_chunk, max_rct_closure=limits.max_rct_closure,
                 max_reported_conflicts=limits.max_reported_conflicts,
-                max_position_vertices=limits.max_position_vertices))
+                max_position_vertices=limits.max_position_vertices,
+                max_children_work=limits.max_children_work,
+                request_seconds=limits.request_seconds))
         for entry in self.tables.entries.values():
             counts = entry.counts
             response.rct_tables.add(root=entry.root, rcts=counts.get("rcts", 0),
@@ -825,6 +844,7 @@ class ServeOptions:
     workers: int = DEFAULT_WORKERS
     limits: Limits = field(default_factory=Limits)
     grace: float = GRACE_SECONDS
+    map_size: int | None = None  # LMDB map_size in bytes (None: the store's default)
 
 
 def split_address(address: str) -> tuple[str, int]:
@@ -864,7 +884,8 @@ class Server:
         tls = options.tls_cert is not None
         self.service = SproutsDbService(store, limits=options.limits, tables=tables,
                                         writes_need_token=options.token is not None, tls=tls)
-        interceptors = []
+        interceptors: list[grpc.ServerInterceptor] = [
+            GarbledRequestInterceptor(on_refused=self.service.metrics.error)]
         if options.token is not None:
             streaming = frozenset({f"/{SERVICE_NAME}/InsertStream"})
             interceptors.append(WriteTokenInterceptor(
@@ -913,11 +934,12 @@ class Server:
         self.grpc.stop(self.options.grace if grace is None else grace).wait()
 
 
-def open_served_store(path: str | None) -> LmdbProofStore:
+def open_served_store(path: str | None, map_size: int | None = None) -> LmdbProofStore:
     from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
+    sized = {} if map_size is None else {"map_size": map_size}
     return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                               provenance=Provenance(tool="sproutsdb serve"))
+                               provenance=Provenance(tool="sproutsdb serve"), **sized)
 
 
 def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:
@@ -930,7 +952,7 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         stop.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    store = open_served_store(options.store)
+    store = open_served_store(options.store, options.map_size)
     try:
         shelf = TableShelf()
         for path in options.seed:

@@ -102,7 +102,7 @@ def run_serve(args: argparse.Namespace) -> int:
         store=str(store_path), listen=args.listen, token=token,
         tls_cert=Path(args.tls_cert) if args.tls_cert else None,
         tls_key=Path(args.tls_key) if args.tls_key else None,
-        seed=seeds, workers=args.workers)
+        seed=seeds, workers=args.workers, map_size=args.map_size)
 
     def ready(server: Any) -> None:
         host = args.listen.rpartition(":")[0]
@@ -163,6 +163,20 @@ def run_stats(args: argparse.Namespace) -> int:
 # --- registration ---------------------------------------------------------------------------
 
 
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _map_size(text: str) -> int:
+    """BYTES with an optional K, M, G or T suffix (powers of 1024)."""
+    number, unit = text.strip().upper().rstrip("B"), ""
+    if number and number[-1] in _UNITS:
+        number, unit = number[:-1], number[-1]
+    if not number.isdigit() or int(number) * _UNITS[unit] < (1 << 16):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a size of at least 64K (e.g. 1048576, 512M, 64G)")
+    return int(number) * _UNITS[unit]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add `serve` and `stats` to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
@@ -193,6 +207,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="RCT table to seed an RCT-less store from and to stream "
                         "(default: the shipped data/s6.rcttable)")
     p.add_argument("--no-seed", action="store_true", help="serve no RCT table, seed nothing")
+    p.add_argument("--map-size", type=_map_size, default=None, metavar="BYTES",
+                   help="LMDB map size: the most the store may grow to (e.g. 64G; default "
+                        "1 TiB, sparse); a write past it answers RESOURCE_EXHAUSTED")
     p.add_argument("--workers", type=int, default=16, metavar="N",
                    help="RPC worker threads (default 16)")
     p.add_argument("--log-level", default="info",
