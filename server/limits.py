@@ -23,7 +23,7 @@ from typing import Any
 import grpc
 import lmdb
 
-from sproutsdb.server.store_errors import StoreFullError
+from sproutsdb.server.store_errors import StoreDiskError, StoreFullError
 
 from sproutsdb.errors import UserError
 
@@ -140,6 +140,9 @@ def resource_status(error: BaseException) -> tuple[grpc.StatusCode, str] | None:
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
     if isinstance(error, (BudgetExceededError, StoreResourceError)):
         return code, str(error)
+    if isinstance(error, StoreDiskError):
+        return code, f"{error}; reads are still served"
+
     if isinstance(error, (StoreFullError, lmdb.MapFullError)):
         return code, (f"{error}; nothing of this request was written, and reads are still "
                       "served" if isinstance(error, StoreFullError) else

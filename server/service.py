@@ -61,7 +61,7 @@ from sproutsdb.server.validation import (
     Validator,
     check_parallel,
 )
-from sproutsdb.server.wire_guard import GarbledRequestInterceptor
+from sproutsdb.server.wire_guard import GarbledRequestInterceptor, client_gone
 from sproutsdb.server.wire import (
     COLUMN,
     CONFLICT,
@@ -192,7 +192,8 @@ def _served(service: SproutsDbService, name: str, context: grpc.ServicerContext,
     try:
         yield
     except Exception as error:  # noqa: BLE001 - every failure becomes a status
-        status, message = _status_of(error)
+        status, message = (_status_of(error) if not client_gone(error, context) else
+                           (grpc.StatusCode.CANCELLED, "the client went away mid-call"))
         code = status.name
         log.info("%s failed: %s %s", name, code, message,
                  extra={"rpc": name, "code": code, "peer": context.peer()})

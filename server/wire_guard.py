@@ -55,6 +55,12 @@ def _guard_stream(requests: Iterator[Any]) -> Iterator[Any]:
         yield request
 
 
+def client_gone(error: BaseException, context: grpc.ServicerContext) -> bool:
+    """Whether a method failed only because its client went away (a request stream that
+    raises once the call is cancelled): CANCELLED, not an internal error."""
+    return isinstance(error, grpc.RpcError) and not context.is_active()
+
+
 class GarbledRequestInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
     """Make undecodable request bytes INVALID_ARGUMENT instead of INTERNAL."""
 
@@ -105,4 +111,4 @@ class GarbledRequestInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         return handler._replace(stream_stream=stream_stream, request_deserializer=deserializer)
 
 
-__all__ = ["Garbled", "GarbledRequestInterceptor"]
+__all__ = ["Garbled", "GarbledRequestInterceptor", "client_gone"]
