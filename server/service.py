@@ -61,7 +61,7 @@ from sproutsdb.server.validation import (
     Validator,
     check_parallel,
 )
-from sproutsdb.server.wire_guard import GarbledRequestInterceptor, client_gone
+from sproutsdb.server.wire_guard import GarbledRequestInterceptor, clip_details, client_gone
 from sproutsdb.server.wire import (
     COLUMN,
     CONFLICT,
@@ -197,7 +197,7 @@ def _served(service: SproutsDbService, name: str, context: grpc.ServicerContext,
         code = status.name
         log.info("%s failed: %s %s", name, code, message,
                  extra={"rpc": name, "code": code, "peer": context.peer()})
-        context.abort(status, message)
+        context.abort(status, clip_details(message))
     finally:
         service.metrics.end(code)
         if timed and log.isEnabledFor(logging.DEBUG):

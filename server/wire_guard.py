@@ -55,6 +55,17 @@ def _guard_stream(requests: Iterator[Any]) -> Iterator[Any]:
         yield request
 
 
+MAX_DETAILS = 2000  # characters of a status message: it travels as metadata (16 KiB at most)
+
+
+def clip_details(message: str) -> str:
+    """A status message short enough for any client to receive (a message quoting a huge
+    input would otherwise be refused by the client as oversized metadata)."""
+    if len(message) <= MAX_DETAILS:
+        return message
+    return f"{message[:MAX_DETAILS]}... ({len(message):,} characters, cut)"
+
+
 def client_gone(error: BaseException, context: grpc.ServicerContext) -> bool:
     """Whether a method failed only because its client went away (a request stream that
     raises once the call is cancelled): CANCELLED, not an internal error."""
@@ -111,4 +122,4 @@ class GarbledRequestInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         return handler._replace(stream_stream=stream_stream, request_deserializer=deserializer)
 
 
-__all__ = ["Garbled", "GarbledRequestInterceptor", "client_gone"]
+__all__ = ["Garbled", "GarbledRequestInterceptor", "clip_details", "client_gone"]
