@@ -347,6 +347,10 @@ def check_everything(store_dir: Path, ledger: Ledger, totals: Totals) -> None:
             totals.problem("a full re-read found acknowledged facts missing")
 
 
+def _interrupted(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 # --- main ------------------------------------------------------------------------------------
 
 
@@ -375,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     ledger = Ledger()
     totals = Totals()
     started = time.perf_counter()
+    signal.signal(signal.SIGTERM, _interrupted)  # so that `finally` kills our processes
     try:
         for trial in range(args.trials):
             if args.max_seconds is not None and time.perf_counter() - started > args.max_seconds:
