@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from sproutsdb.client import Client  # noqa: E402
-from test_service_support import ServerProcess  # noqa: E402
-from wire_fuzz import REQUESTS, Ledger, acceptable, as_bytes, call  # noqa: E402
+from sproutsdb.client import Client
+from test_service_support import ServerProcess
+from wire_fuzz import REQUESTS, Ledger, acceptable, as_bytes, call
 
 
 def fuzz_round(channel: grpc.Channel, server: ServerProcess, method: str, examples: int,

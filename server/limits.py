@@ -22,7 +22,6 @@ from typing import Any
 
 import grpc
 import lmdb
-
 from sproutsdb.server.store_errors import StoreDiskError, StoreFullError
 
 from sproutsdb.errors import UserError
@@ -169,12 +168,12 @@ def resource_status(error: BaseException) -> tuple[grpc.StatusCode, str] | None:
 
 
 __all__ = [
+    "DEFAULT_MAX_CHILDREN_WORK",
+    "DEFAULT_REQUEST_SECONDS",
     "Budget",
     "BudgetExceededError",
     "BudgetedGame",
     "BudgetedSource",
-    "DEFAULT_MAX_CHILDREN_WORK",
-    "DEFAULT_REQUEST_SECONDS",
     "StoreResourceError",
     "children_work",
     "resource_status",

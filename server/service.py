@@ -61,7 +61,6 @@ from sproutsdb.server.validation import (
     Validator,
     check_parallel,
 )
-from sproutsdb.server.wire_guard import GarbledRequestInterceptor, clip_details, client_gone
 from sproutsdb.server.wire import (
     COLUMN,
     CONFLICT,
@@ -83,6 +82,7 @@ from sproutsdb.server.wire import (
     rct_to_pb,
     value_to_pb,
 )
+from sproutsdb.server.wire_guard import GarbledRequestInterceptor, client_gone, clip_details
 from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.game import NotationError

@@ -16,7 +16,6 @@ from typing import Any
 
 import grpc
 from google.protobuf.message import DecodeError
-
 from sproutsdb.server.validation import RequestError
 
 
@@ -122,4 +121,4 @@ class GarbledRequestInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         return handler._replace(stream_stream=stream_stream, request_deserializer=deserializer)
 
 
-__all__ = ["Garbled", "GarbledRequestInterceptor", "clip_details", "client_gone"]
+__all__ = ["Garbled", "GarbledRequestInterceptor", "client_gone", "clip_details"]

@@ -86,7 +86,7 @@ kinds = st.integers(-1, 6)
 def insert_request() -> st.SearchStrategy[pb.InsertRequest]:
     def build(kind: int, keys: list[str], nimbers: list[int], texts: list[str],
               rcts: list[pb.RctRecord], prov: pb.Provenance) -> pb.InsertRequest:
-        return pb.InsertRequest(kind=kind if kind >= 0 else 0, keys=keys, nimbers=nimbers,
+        return pb.InsertRequest(kind=max(kind, 0), keys=keys, nimbers=nimbers,
                                 texts=texts, rcts=rcts, provenance=prov)
     return st.builds(build, kinds, key_list(nasty_text()),
                      st.lists(st.integers(0, (1 << 64) - 1), max_size=6),
