@@ -7,8 +7,10 @@ the transaction holding its facts has committed. Every position is validated and
 canonicalised by the engine (server/validation.py) before it reaches the store.
 
 Errors a client can cause map to status codes with the message (never a traceback):
-bad input -> INVALID_ARGUMENT, a server state that forbids the request ->
-FAILED_PRECONDITION, a missing table -> NOT_FOUND, shutting down -> UNAVAILABLE. Anything
+bad input (garbled request bytes too, server/wire_guard.py) -> INVALID_ARGUMENT, a server
+state that forbids the request -> FAILED_PRECONDITION, a missing table -> NOT_FOUND, a store
+out of room or readers and a request over its budget (server/limits.py) ->
+RESOURCE_EXHAUSTED, shutting down -> UNAVAILABLE. Anything
 else is a bug: INTERNAL with an incident number, and the traceback in the server's log.
 
 `run_server` is `sproutsdb serve`: open the store, seed it from the shipped RCT table when
@@ -41,6 +43,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from sproutsdb.server import schema
 from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor, bearer_secret
+from sproutsdb.server.limits import Budget, BudgetedGame, BudgetedSource, resource_status
 from sproutsdb.server.reflection import enable_reflection
 from sproutsdb.server.schema import Provenance, Status
 from sproutsdb.server.seed import TableEntry, TableShelf, needs_seed, seed_store
@@ -80,6 +83,7 @@ from sproutsdb.server.wire import (
     rct_to_pb,
     value_to_pb,
 )
+from sproutsdb.server.wire_guard import GarbledRequestInterceptor, client_gone, clip_details
 from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.game import NotationError
@@ -159,6 +163,9 @@ class NotFoundError(UserError):
 
 
 def _status_of(error: BaseException) -> tuple[grpc.StatusCode, str]:
+    exhausted = resource_status(error)  # store full, readers full, disk, budgets
+    if exhausted is not None:
+        return exhausted
     if isinstance(error, StoreClosedError):
         return grpc.StatusCode.UNAVAILABLE, "the server is shutting down; retry on another"
     if isinstance(error, (PreconditionError, ReadOnlyStoreError, StoreFullError)):
@@ -186,11 +193,12 @@ def _served(service: SproutsDbService, name: str, context: grpc.ServicerContext,
     try:
         yield
     except Exception as error:  # noqa: BLE001 - every failure becomes a status
-        status, message = _status_of(error)
+        status, message = (_status_of(error) if not client_gone(error, context) else
+                           (grpc.StatusCode.CANCELLED, "the client went away mid-call"))
         code = status.name
         log.info("%s failed: %s %s", name, code, message,
                  extra={"rpc": name, "code": code, "peer": context.peer()})
-        context.abort(status, message)
+        context.abort(status, clip_details(message))
     finally:
         service.metrics.end(code)
         if timed and log.isEnabledFor(logging.DEBUG):
@@ -703,10 +711,14 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
         positions = list(request.positions)
         self.limits.check_count("Children", len(positions), self.limits.max_children_positions)
         canon = [self.validator.canonical(p, i) for i, p in enumerate(positions)]
+        budget = self._budget("Children", context)
+        for i, key in enumerate(canon):
+            budget.admit(key, i)
         response = pb.ChildrenResponse()
         if canon != positions:
             response.canonical.extend("" if c == p else c for c, p in zip(canon, positions))
-        for key in canon:
+        for i, key in enumerate(canon):
+            budget.tick(f" (cut at position {i} of {len(canon)})")
             response.children.add().children.extend(sorted(self.game.children(key)))
         return response
 
@@ -715,7 +727,10 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
     @_rpc
     def Verify(self, request: Any, context: grpc.ServicerContext) -> Any:
         key = self.validator.canonical(request.position, 0)
-        report = Checker(self.game, self.store).check(key, outcome_only=request.outcome_only)
+        budget = self._budget("Verify", context)
+        checker = Checker(BudgetedGame(self.game, budget),  # type: ignore[arg-type]
+                          BudgetedSource(self.store, budget))
+        report = checker.check(key, outcome_only=request.outcome_only)
         response = pb.VerifyResponse(position=key, ok=report.ok,
                                      has_nimber=report.nimber is not None,
                                      nimber=report.nimber or 0, outcome=report.outcome or "",
@@ -727,6 +742,9 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
         for bad in report.inconsistent:
             response.inconsistent.add(land=bad.land, stored=bad.stored, reason=bad.reason)
         return response
+
+    def _budget(self, what: str, context: grpc.ServicerContext) -> Budget:
+        return Budget(what, self.limits.max_children_work, self.limits.request_seconds, context)
 
     # --- Export ---------------------------------------------------------------------------
 
@@ -816,7 +834,9 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
                 max_children_positions=limits.max_children_positions,
                 max_chunk=limits.max_chunk, max_rct_closure=limits.max_rct_closure,
                 max_reported_conflicts=limits.max_reported_conflicts,
-                max_position_vertices=limits.max_position_vertices))
+                max_position_vertices=limits.max_position_vertices,
+                max_children_work=limits.max_children_work,
+                request_seconds=limits.request_seconds))
         for entry in self.tables.entries.values():
             counts = entry.counts
             response.rct_tables.add(root=entry.root, rcts=counts.get("rcts", 0),
@@ -902,6 +922,7 @@ class ServeOptions:
     limits: Limits = field(default_factory=Limits)
     grace: float = GRACE_SECONDS
     verify: bool = True  # run the background verifier of claims (server/verifier.py)
+    map_size: int | None = None  # LMDB map_size in bytes (None: the store's default)
 
 
 def split_address(address: str) -> tuple[str, int]:
@@ -946,7 +967,8 @@ class Server:
         self.service = SproutsDbService(store, limits=options.limits, tables=tables,
                                         writes_need_token=tokens is not None, tls=tls,
                                         tokens=tokens, verifier=self.verifier)
-        interceptors = []
+        interceptors: list[grpc.ServerInterceptor] = [
+            GarbledRequestInterceptor(on_refused=self.service.metrics.error)]
         if tokens is not None:
             streaming = frozenset({f"/{SERVICE_NAME}/InsertStream"})
             interceptors.append(WriteTokenInterceptor(
@@ -998,11 +1020,12 @@ class Server:
             self.verifier.stop()
 
 
-def open_served_store(path: str | None) -> LmdbProofStore:
+def open_served_store(path: str | None, map_size: int | None = None) -> LmdbProofStore:
     from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
+    sized = {} if map_size is None else {"map_size": map_size}
     return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                               provenance=Provenance(tool="sproutsdb serve"))
+                               provenance=Provenance(tool="sproutsdb serve"), **sized)
 
 
 def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:
@@ -1015,7 +1038,7 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         stop.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    store = open_served_store(options.store)
+    store = open_served_store(options.store, options.map_size)
     try:
         shelf = TableShelf()
         for path in options.seed:

@@ -17,7 +17,7 @@ from typing import Any, Union
 
 import lmdb
 
-from sproutsdb.server.store_errors import StoreClosedError, StoreFullError
+from sproutsdb.server.store_errors import StoreClosedError, StoreFullError, disk_error
 from sproutsdb.server.store_txn import MarkOp, PutOp, RefuteOp, WriteTxn
 
 MAX_GROUP_FACTS = 100_000  # the writer stops draining once a transaction holds this many
@@ -108,6 +108,8 @@ class GroupCommitWriter:
                     f"the store is full (map_size {self._env.info()['map_size']} bytes); "
                     "reopen it with a larger map_size"
                 )
+            elif isinstance(error, (lmdb.Error, OSError)):
+                error = disk_error(error, self._env.path()) or error
             group[0][1].set_exception(error)
             return
         for (_, future), result in zip(group, results, strict=True):

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sproutsdb.server.limits import DEFAULT_MAX_CHILDREN_WORK, DEFAULT_REQUEST_SECONDS
 from sproutsdb.solver.cgt.ident import CONTENT_ID_SYNTAX, is_content_id, nim_id, tree_id
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.misere_keys import join_node_key, split_node_key
@@ -50,6 +51,8 @@ class Limits:
     max_rct_closure: int = 200_000
     max_reported_conflicts: int = 1000
     max_position_vertices: int = MAX_POSITION_VERTICES  # spots and letter occurrences
+    max_children_work: int = DEFAULT_MAX_CHILDREN_WORK  # of one position (server/limits.py)
+    request_seconds: float = DEFAULT_REQUEST_SECONDS    # of one Children or Verify request
 
     def check_count(self, what: str, n: int, limit: int | None = None) -> None:
         limit = self.max_keys if limit is None else limit

@@ -17,6 +17,7 @@ from typing import Any
 from sproutsdb.tools.cli import UsageError, add_store_option
 
 TOKEN_ENV = "SPROUTSDB_TOKEN"
+DEFAULT_REQUEST_SECONDS = 20.0  # server/limits.py's (not imported: it needs grpc)
 
 
 # --- client side: --server ADDR -------------------------------------------------------------
@@ -76,6 +77,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from sproutsdb.server.location import resolve_store_path
     from sproutsdb.server.seed import shipped_table
     from sproutsdb.server.service import ServeOptions, configure_logging, run_server
+    from sproutsdb.server.validation import Limits
 
     if (args.tls_cert is None) != (args.tls_key is None):
         raise UsageError("give both --tls-cert and --tls-key, or neither")
@@ -102,7 +104,8 @@ def run_serve(args: argparse.Namespace) -> int:
         store=str(store_path), listen=args.listen, token=token,
         tls_cert=Path(args.tls_cert) if args.tls_cert else None,
         tls_key=Path(args.tls_key) if args.tls_key else None,
-        seed=seeds, workers=args.workers, verify=not args.no_verify)
+        seed=seeds, workers=args.workers, verify=not args.no_verify, map_size=args.map_size,
+        limits=Limits(request_seconds=args.request_seconds))
 
     def ready(server: Any) -> None:
         host = args.listen.rpartition(":")[0]
@@ -172,6 +175,30 @@ def run_stats(args: argparse.Namespace) -> int:
 # --- registration ---------------------------------------------------------------------------
 
 
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive number of seconds")
+    return seconds
+
+
+def _map_size(text: str) -> int:
+    """BYTES with an optional K, M, G or T suffix (powers of 1024)."""
+    number, unit = text.strip().upper().rstrip("B"), ""
+    if number and number[-1] in _UNITS:
+        number, unit = number[:-1], number[-1]
+    if not number.isdigit() or int(number) * _UNITS[unit] < (1 << 16):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a size of at least 64K (e.g. 1048576, 512M, 64G)")
+    return int(number) * _UNITS[unit]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add `serve` and `stats` to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
@@ -213,6 +240,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="RCT table to seed an RCT-less store from and to stream "
                         "(default: the shipped S6 table, data/s6.rcttable in a checkout)")
     p.add_argument("--no-seed", action="store_true", help="serve no RCT table, seed nothing")
+    p.add_argument("--map-size", type=_map_size, default=None, metavar="BYTES",
+                   help="LMDB map size: the most the store may grow to (e.g. 64G; default "
+                        "1 TiB, sparse); a write past it answers RESOURCE_EXHAUSTED")
+    p.add_argument("--request-seconds", type=_seconds, default=DEFAULT_REQUEST_SECONDS,
+                   metavar="S", help="server time one Children or Verify request may take "
+                   f"before it is cut with RESOURCE_EXHAUSTED (default {DEFAULT_REQUEST_SECONDS:g})")
     p.add_argument("--workers", type=int, default=16, metavar="N",
                    help="RPC worker threads (default 16)")
     p.add_argument("--log-level", default="info",

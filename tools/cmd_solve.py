@@ -27,6 +27,7 @@ from sproutsdb.errors import UserError
 
 EXIT_CONFLICT = 3
 GRUNDY_LIMIT = 64  # `solve --misere --grundy` tries P + *g for g up to this
+FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every 1 000)
 
 
 def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
@@ -60,7 +61,8 @@ def solving(args: argparse.Namespace) -> Iterator[tuple[SproutsGame, NormalSolve
                               search=getattr(args, "search", SEARCHES[-1]),
                               table_capacity=getattr(args, "table_capacity", None)
                               or DEFAULT_TABLE_CAPACITY,
-                              share_seconds=SHARE_SECONDS if jobs > 1 else None)
+                              share_seconds=SHARE_SECONDS if jobs > 1 else None,
+                              flush_seconds=getattr(args, "flush_seconds", FLUSH_SECONDS))
         try:
             yield game, solver, store
         finally:
@@ -188,7 +190,8 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                 line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                           f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-            solver = MisereSolver(game, store, rcts, progress=report)  # type: ignore[arg-type]
+            solver = MisereSolver(game, store, rcts, progress=report,  # type: ignore[arg-type]
+                                  flush_seconds=args.flush_seconds)
             try:
                 grundy = _misere_grundy(solver, key) if args.grundy else None
                 # P + *0 is P: the search for g has decided the outcome already
@@ -475,6 +478,16 @@ def add_search_option(parser: argparse.ArgumentParser) -> None:
              "dfpn takes 12 s and 4 680)")
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive number of seconds")
+    return seconds
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the solver commands to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
@@ -518,6 +531,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         '--misere {"position", "play", ["grundy",] "outcome", "stored", '
                         '"nodes", "seconds"}')
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    p.add_argument("--flush-seconds", type=_positive_seconds, default=FLUSH_SECONDS,
+                   metavar="S", help="commit proven facts to the store at least every S "
+                                     f"seconds (default {FLUSH_SECONDS:g}; a kill loses at "
+                                     "most the last S seconds of work)")
     p.add_argument("--misere", action="store_true",
                    help="misère play: the last player to move loses (prints the outcome)")
     p.add_argument("--grundy", action="store_true",

@@ -127,7 +127,7 @@ def stage(source: BinaryIO, staging: BinaryIO, canon: Canonicalizer, *, name: st
             try:
                 key = canon.join(canon.lands(position))
             except NotationError as error:
-                raise SprFormatError(f"{name}: line {number}: {error}") from None
+                raise SprFormatError(f"{name}: line {number}: {_clip(str(error))}") from None
             summary.rct_positions.append((key, label))
         elif section != NIMBER_SECTION:
             summary.skipped[section] += 1
@@ -137,7 +137,7 @@ def stage(source: BinaryIO, staging: BinaryIO, canon: Canonicalizer, *, name: st
             try:
                 lands = canon.lands(position)
             except NotationError as error:
-                raise SprFormatError(f"{name}: line {number}: {error}") from None
+                raise SprFormatError(f"{name}: line {number}: {_clip(str(error))}") from None
             if not lands:
                 if nimber != 0:
                     raise SprFormatError(f"{name}: line {number}: the empty position has "
@@ -284,6 +284,11 @@ def translate_rcts(children: Mapping[str, tuple[str, ...]], labels: Iterable[str
     return handles
 
 
+def _clip(text: str, limit: int = 300) -> str:
+    """A parser's message quoting an enormous line, cut to a readable length."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def _split_label(line: str, name: str, number: int) -> tuple[str, str]:
     parts = line.split()
     if len(parts) != 2:
@@ -295,7 +300,7 @@ def _split(line: str, name: str, number: int) -> tuple[str, int]:
     parts = line.split()
     if len(parts) != 2 or not parts[1].isascii() or not parts[1].isdigit():
         raise SprFormatError(f"{name}: line {number}: expected 'position nimber', got {line!r:.80}")
-    nimber = int(parts[1])
+    nimber = int(parts[1]) if len(parts[1]) <= 20 else MAX_NIMBER + 1  # int() of 4 300+ digits raises
     if nimber > MAX_NIMBER:
         raise SprFormatError(f"{name}: line {number}: nimber {parts[1]:.30} is out of range")
     return parts[0], nimber
