@@ -362,27 +362,54 @@ class Checker:
         n = self._value(land)
         children = self.game.component_children(land)
         self._fetch(part for child in children for part in child)
+        stored = self._stored
+        settled = self._settled_ok
         deps: set[str] = set()
+        own: list[tuple[tuple[str, ...], int]] = []  # the land's known options, in order
         for child in children:
-            found = self._quick_win(child, n, land)
+            lands = _cancelled(child)
+            total = 0
+            for x in lands:
+                value = stored.get(x)
+                if value is None:
+                    total = -1
+                    break
+                total ^= value
+            if total >= 0:
+                own.append((lands, total))
+                if total != n:  # nim arithmetic: the full check asks every land's verdict
+                    states = [settled(x) for x in lands]
+                    if None in states:
+                        return False
+                    if all(states):
+                        deps.update(lands)
+                        continue
+            found = self._quick_win(lands, n, land)
             if found is None:
                 return False
             deps.update(found)
-        for k in range(n):
-            found = self._quick_win((land,), k, land)
-            if found is None:
+        for k in range(n):  # (land, k): the first option of value k whose facts are OK
+            for option, total in own:
+                if total != k:
+                    continue
+                states = [settled(x) for x in option]
+                if None in states[:states.index(False) if False in states else None]:
+                    return False
+                if False not in states:
+                    deps.update(option)
+                    break
+            else:
                 return False
-            deps.update(found)
         self.lands_checked += 1
         self._verdicts[land] = Verdict.OK
         self._deps[land] = tuple(sorted(deps))
         return True
 
-    def _quick_win(self, parts: tuple[str, ...], m: int, exclude: str
+    def _quick_win(self, lands: tuple[str, ...], m: int, exclude: str
                    ) -> tuple[str, ...] | None:
-        """`_win`'s answer (minimise off) when it needs no check of an unsettled fact:
-        the facts used; None when it would check one, or would find no justification."""
-        lands = tuple(cancel_pairs(list(parts)))
+        """`_win`'s answer (minimise off) on cancelled `lands` when it needs no check of an
+        unsettled fact: the facts used; None when it would check one, or would find no
+        justification."""
         stored = self._stored
         values = [stored.get(x) for x in lands]
         if lands != (exclude,) and None not in values:
@@ -409,11 +436,11 @@ class Checker:
     def _settled_ok(self, land: str) -> bool | None:
         """Whether the verdict of `land` is OK, when it is already known; None otherwise."""
         verdict = self._verdicts.get(land)
-        if verdict is None:
-            verdict = self._settled_by_trust(land)
-            if verdict is None:
-                return None
-        return verdict is Verdict.OK
+        if verdict is not None:
+            return verdict is Verdict.OK
+        if land in self._derived or (self._use_trust and land in self._trusted):
+            return True
+        return None
 
     def _win(self, parts: tuple[str, ...], m: int, *, exclude: str,
              needed_by: str) -> Generator[str, Verdict, tuple[str, ...] | Inconsistency | None]:
@@ -612,6 +639,15 @@ class Checker:
         self._stored.clear()
         self._derived.clear()
         self._trusted.clear()
+
+
+def _cancelled(parts: tuple[str, ...]) -> tuple[str, ...]:
+    """`cancel_pairs` of parts, as a tuple: the parts themselves when they are sorted and
+    distinct (children come sorted, and rarely with equal lands)."""
+    for index in range(1, len(parts)):
+        if parts[index] <= parts[index - 1]:
+            return tuple(cancel_pairs(list(parts)))
+    return parts
 
 
 class _ProofView:
