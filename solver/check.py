@@ -422,7 +422,7 @@ class Checker:
                     return None
                 if all(states):
                     return lands
-        for option in self._options(lands, m):
+        for option in self._quick_options(lands, m):
             for x in option:
                 state = self._settled_ok(x)
                 if state is None:
@@ -432,6 +432,33 @@ class Checker:
             else:
                 return option
         return None
+
+    def _quick_options(self, lands: tuple[str, ...], m: int) -> Iterator[tuple[str, ...]]:
+        """`_options(lands, m)`, the same options in the same order, reading fewer facts:
+        lands has each land at most once (cancelled), so a move in one land leaves every
+        unstored land of the others in the option unless the child holds it; the children
+        that cannot cancel them give unknown options and are not looked up."""
+        stored = self._stored
+        for index, land in enumerate(lands):
+            if land in lands[:index]:
+                continue
+            rest = lands[:index] + lands[index + 1:]
+            unknown = [x for x in rest if stored.get(x) is None]
+            children = self.game.component_children(land)
+            if unknown:
+                children = [c for c in children if all(x in c for x in unknown)]
+            self._fetch(part for child in children for part in child)
+            for child in children:
+                option = tuple(cancel_pairs([*rest, *child]))
+                total = 0
+                for x in option:
+                    value = stored.get(x)
+                    if value is None:
+                        break
+                    total ^= value
+                else:
+                    if total == m:
+                        yield option
 
     def _settled_ok(self, land: str) -> bool | None:
         """Whether the verdict of `land` is OK, when it is already known; None otherwise."""
