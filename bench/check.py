@@ -44,6 +44,19 @@ Figures of 2026-11-22 (2-core VM shared with other jobs, C core, LMDB in a temp 
     order (measured under that load), --jobs 2 ran at x0.5-0.75: the first batches
     re-derived most of the store in each worker.
 
+    check --all --scale (2026-11-24, load average 12-14 on the 2 cores: wall times are
+    the share the run got; CPU is of the whole process tree, Ray's daemons included), on
+    81,346 facts (solve 0*11 interrupted, then 0*12, --search dfs), batch 5000:
+         mode  wall s  CPU s  facts/CPU-s  RSS MB (cmd/worker/tree)  656 M facts: 2c / 32c / 1024c
+      --jobs 1  482.8   82.4     987        844 /   0 /  844          92.3 / 5.8 / 0.2 h
+      --jobs 2  325.8   92.8     876         46 / 592 / 1182         104.0 / 6.5 / 0.2 h
+      --ray     399.7  103.7     784        109 / 640 / 1871         116.2 / 7.3 / 0.2 h
+    One core is bound by the C core there: 287,668 children calls for 81,346 facts (the
+    fact's land, and the unstored lands of its children's sums, whose options prove them
+    winning), 58 of the 84 CPU-seconds. On the facts of at most 11 lives (42,381) one core
+    did 2,893 facts/CPU-s (8.3 of 14.6 CPU-s in the C core); before the quick path of
+    Checker.check_facts, 858 facts/CPU-s on the 81,346 (and 5x the Python time per fact).
+
     misère, solved by df-pn with data/s6.rcttable, losing nodes used after 10 cycles:
       pos out  stored  first   best  paper  solve s  check s
       0*7   L       4      4      4      7      0.0      0.0
