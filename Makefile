@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml setup.py solver/sprouts/_core.c proto/sproutsdb/v1/sproutsdb.proto server/codegen.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,cluster]'
 	touch $(STAMP)
 
 venv: $(STAMP)

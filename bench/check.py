@@ -44,6 +44,19 @@ Figures of 2026-11-22 (2-core VM shared with other jobs, C core, LMDB in a temp 
     order (measured under that load), --jobs 2 ran at x0.5-0.75: the first batches
     re-derived most of the store in each worker.
 
+    check --all --scale (2026-11-24, load average 12-14 on the 2 cores: wall times are
+    the share the run got; CPU is of the whole process tree, Ray's daemons included), on
+    81,346 facts (solve 0*11 interrupted, then 0*12, --search dfs), batch 5000:
+         mode  wall s  CPU s  facts/CPU-s  RSS MB (cmd/worker/tree)  656 M facts: 2c / 32c / 1024c
+      --jobs 1  482.8   82.4     987        844 /   0 /  844          92.3 / 5.8 / 0.2 h
+      --jobs 2  325.8   92.8     876         46 / 592 / 1182         104.0 / 6.5 / 0.2 h
+      --ray     399.7  103.7     784        109 / 640 / 1871         116.2 / 7.3 / 0.2 h
+    One core is bound by the C core there: 287,668 children calls for 81,346 facts (the
+    fact's land, and the unstored lands of its children's sums, whose options prove them
+    winning), 58 of the 84 CPU-seconds. On the facts of at most 11 lives (42,381) one core
+    did 2,893 facts/CPU-s (8.3 of 14.6 CPU-s in the C core); before the quick path of
+    Checker.check_facts, 858 facts/CPU-s on the 81,346 (and 5x the Python time per fact).
+
     misère, solved by df-pn with data/s6.rcttable, losing nodes used after 10 cycles:
       pos out  stored  first   best  paper  solve s  check s
       0*7   L       4      4      4      7      0.0      0.0
@@ -62,6 +75,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -183,6 +197,105 @@ def check_all_rates(work: Path, source: Path, lines_12gb: float, batch: int = 50
               f"-> 12 GB in {lines_12gb / rates[jobs] / 3600:,.1f} h{ratio} (batch {batch})")
 
 
+CERTIFICATE_FACTS = 656e6  # SPOTS's largest certificate, 12 GB, left unverified
+CORES = (2, 32, 1024)
+
+
+def fresh_copy(source: Path, to: Path, max_lives: int | None) -> int:
+    """An unverified copy of the nimber facts of `source` (those of at most `max_lives`
+    lives: a closed set, since a fact's check uses only lands of fewer lives)."""
+    from sproutsdb.solver.sprouts.notation import key_lives
+
+    count = 0
+    with LmdbProofStore.open(source, game="sprouts", canon_version=CANON_VERSION,
+                             create=False, readonly=True) as store, store_at(to) as target:
+        chunk: dict[str, int] = {}
+        for land, value in store.iter_facts(FactKind.NIMBER):
+            if max_lives is None or key_lives(land) <= max_lives:
+                chunk[land] = value
+            if len(chunk) >= 50_000:
+                count += len(chunk)
+                target.put(FactKind.NIMBER, chunk)
+                chunk = {}
+        count += len(chunk)
+        target.put(FactKind.NIMBER, chunk)
+    return count
+
+
+def _tree_usage(root: int, seen: dict[int, tuple[float, int]]) -> int:
+    """Record CPU seconds and RSS of `root` and its descendants from /proc (the Ray
+    processes a command starts are its descendants); the RSS summed over the tree now."""
+    tick, page = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE")
+    parents: dict[int, int] = {}
+    stats: dict[int, tuple[float, int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            text = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        parents[int(entry)] = int(fields[1])
+        stats[int(entry)] = ((int(fields[11]) + int(fields[12])) / tick, int(fields[21]) * page)
+    total = 0
+    for pid, (cpu, rss) in stats.items():
+        walk = pid
+        while walk not in (0, 1, root) and walk in parents:
+            walk = parents[walk]
+        if walk == root:
+            old_cpu, old_rss = seen.get(pid, (0.0, 0))
+            seen[pid] = (max(cpu, old_cpu), max(rss, old_rss))
+            total += rss
+    return total
+
+
+def check_scale(source: Path, work: Path, max_lives: int | None, batch: int) -> None:
+    """`check --all` with --jobs 1, --jobs 2 and --ray (a local Ray instance, 2 workers),
+    each a new command on a fresh unverified copy of the same store: facts/s (wall and per
+    CPU-second of the whole process tree, workers and Ray's own processes included), peak
+    RSS, and the hours 656 M facts would take on 2, 32 and 1 024 cores at each mode's
+    facts per CPU-second (linear scaling assumed: workers share nothing but the store)."""
+    modes = [("--jobs 1", ["--jobs", "1"]), ("--jobs 2", ["--jobs", "2"]),
+             ("--ray", ["--ray", "--jobs", "2"])]
+    header = (f"{'mode':>9} {'facts':>8} {'wall s':>7} {'CPU s':>7} {'facts/s':>8} "
+              f"{'/CPU-s':>7} {'RSS MB':>14} " + " ".join(f"{c:>6}c h" for c in CORES))
+    print(f"check --all on {source} (lives <= {max_lives or 'all'}), batch {batch}")
+    print(header)
+    base: float | None = None
+    for label, extra in modes:
+        copy = work / f"scale{label.replace(' ', '').replace('-', '')}"
+        facts = fresh_copy(source, copy, max_lives)
+        seen: dict[int, tuple[float, int]] = {}
+        peak_tree = 0
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "sproutsdb", "check", "--store", str(copy),
+                                 "--all", "--json", "--quiet", "--batch", str(batch), *extra],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while proc.poll() is None:
+            peak_tree = max(peak_tree, _tree_usage(proc.pid, seen))
+            time.sleep(0.2)
+        wall = time.perf_counter() - started
+        out, err = proc.communicate()
+        if proc.returncode != 0:
+            print(f"{label:>9} failed ({proc.returncode}): {err.strip()[-300:]}")
+            continue
+        totals = json.loads(out)
+        assert totals["facts"] == facts and totals["ok"], totals
+        cpu = sum(c for c, _ in seen.values())
+        own = seen.get(proc.pid, (0.0, 0))[1]
+        worker = max((r for pid, (_, r) in seen.items() if pid != proc.pid), default=0)
+        per_cpu = facts / max(cpu, 1e-9)
+        hours = " ".join(f"{CERTIFICATE_FACTS / (per_cpu * c) / 3600:>8,.1f}" for c in CORES)
+        ratio = "" if base is None else f"  x{(facts / wall) / base:.2f} the wall rate of --jobs 1"
+        base = base or facts / wall
+        print(f"{label:>9} {facts:>8,} {wall:>7.1f} {cpu:>7.1f} {facts / wall:>8,.0f} "
+              f"{per_cpu:>7,.0f} {own >> 20:>4}/{worker >> 20:>4}/{peak_tree >> 20:>4} {hours}"
+              f"{ratio}", flush=True)
+    print("  RSS MB: the command's peak / the largest other process's peak (a worker, or a "
+          "Ray daemon) / the tree's peak sum")
+
+
 def _cpu_seconds() -> float:
     """CPU time of this process's finished children (a command and its workers)."""
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -234,7 +347,17 @@ def main() -> None:
                         help="largest misère 0*n (0*13 and 0*14 take 1-3 min each to solve)")
     parser.add_argument("--table", type=Path, default=Path(__file__).parent.parent / "data"
                         / "s6.rcttable", help="RCT table for the misère runs")
+    parser.add_argument("--scale", type=Path, metavar="STORE", default=None,
+                        help="only the check --all scaling table, on copies of STORE (a solved "
+                             "store, e.g. `solve 0*12 --search dfs`)")
+    parser.add_argument("--max-lives", type=int, default=None,
+                        help="with --scale: copy only the facts of at most this many lives")
+    parser.add_argument("--batch", type=int, default=2000, help="with --scale: facts per batch")
     args = parser.parse_args()
+    if args.scale is not None:
+        with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
+            check_scale(args.scale, Path(tmp), args.max_lives, args.batch)
+        return
     with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
         work = Path(tmp)
         largest = proof_sizes(work, min(args.max, 11), args.cycles, args.budget)

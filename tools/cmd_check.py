@@ -47,6 +47,7 @@ DERIVED_SHOWN = 10    # lands derived from the rules named in a report
 # smallest K for which all three exit 0. With canonical form v2 (Python reference and C
 # core) K = 0 checks all three, so the default derives nothing.
 DEFAULT_DERIVE_LIVES = 0
+LOCAL_RAY = ""  # `--ray` with no address: start a local Ray instance
 
 
 def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
@@ -97,7 +98,8 @@ def default_jobs() -> int:
 
 
 def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool = True,
-                jobs: int = 1, derive_lives: int = 0) -> dict[str, Any]:
+                jobs: int | None = 1, derive_lives: int = 0,
+                ray: str | None = None) -> dict[str, Any]:
     """Check every nimber fact of a store, fewest lives first (see `lives_order`), `batch`
     facts per memo (bounded memory), marking verified ones as it goes; facts already
     verified are trusted, so an interrupted run resumes where it stopped.
@@ -109,7 +111,15 @@ def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool 
     sorted by land. With `derive_lives` K, unstored lands of at most K lives are taken
     from the rules; `derived` counts those the verified facts used (`derived_lands`: the
     first few).
+
+    With `ray` (LOCAL_RAY: a new local instance; else a cluster's address), batches go
+    to Ray workers instead, `jobs` of them (None: one per CPU of the cluster); the
+    totals are again the same.
     """
+    if ray is not None:
+        return _check_store_on_ray(store, batch=batch, quiet=quiet, workers=jobs,
+                                   derive_lives=derive_lives, address=ray or None)
+    jobs = 1 if jobs is None else jobs
     if batch < 1 or jobs < 1:
         raise UsageError("the batch size and the number of jobs must be at least 1")
     jobs = max(1, min(jobs, -(-store.count(FactKind.NIMBER) // batch)))
@@ -131,12 +141,40 @@ def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool 
     return {**tally.as_dict(), "jobs": jobs}
 
 
+def _check_store_on_ray(store: LmdbProofStore, *, batch: int, quiet: bool,
+                        workers: int | None, derive_lives: int,
+                        address: str | None) -> dict[str, Any]:
+    """`check_store` with Ray workers (tools/ray_check.py), this process alone marking."""
+    if batch < 1 or (workers is not None and workers < 1):
+        raise UsageError("the batch size and the number of jobs must be at least 1")
+    from sproutsdb.tools.ray_session import cluster_cpus, ray_session
+
+    tally = Tally()
+    with ray_session(address, num_cpus=workers) as ray:
+        from sproutsdb.tools.ray_check import RayCheckPool
+
+        count = workers or cluster_cpus(ray)
+        count = max(1, min(count, -(-store.count(FactKind.NIMBER) // batch)))
+        with (lives_order(store, quiet=quiet) as spill,
+              counter_bar("facts", enabled=not quiet) as bar,
+              RayCheckPool(str(store.path), count, derive_lives=derive_lives) as pool):
+            def done(lands: list[str], digest: Any) -> None:
+                tally.add(store, lands, digest)
+                bar.update_to(tally.facts)
+
+            pool.run(level_batches(spill, batch, count), done)
+    return {**tally.as_dict(), "jobs": count}
+
+
 def run_check_all(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    jobs = default_jobs() if args.jobs is None else args.jobs
+    if args.ray is not None:
+        jobs = args.jobs  # None: one worker per CPU of the Ray cluster
+    else:
+        jobs = default_jobs() if args.jobs is None else args.jobs
     with open_existing(args.store) as store:
         totals = check_store(store, batch=args.batch, quiet=args.quiet, jobs=jobs,
-                             derive_lives=args.derive_lives)
+                             derive_lives=args.derive_lives, ray=args.ray)
     seconds = time.perf_counter() - started
     done = totals["verified_now"] + totals["already_verified"]
     ok = done == totals["facts"] and not totals.get("bad")
@@ -242,6 +280,8 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError("--cycles must be at least 1")
     if args.jobs is not None and (not args.all or args.misere or args.jobs < 1):
         raise UsageError("--jobs N (N ≥ 1) is for --all")
+    if args.ray is not None and (not args.all or args.misere):
+        raise UsageError("--ray is for --all (normal play)")
     if args.derive_lives is not None and args.derive_lives < 0:
         raise UsageError("--derive-lives K needs K ≥ 0 (0: derive nothing)")
     if args.misere:
@@ -338,7 +378,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         epilog=("examples:\n  sproutsdb check --store data --root 0*7\n"
                 "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json\n"
                 "  sproutsdb check --store big --all --jobs 8   # every fact, 8 processes; "
-                "rerun to resume"))
+                "rerun to resume\n"
+                "  sproutsdb check --store big --all --ray head:6379   # on a Ray cluster"))
     add_store_option(p)
     p.add_argument("--root", metavar="POS", help="position whose proof to check")
     p.add_argument("--all", action="store_true",
@@ -349,6 +390,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="with --all: check batches in N worker processes, each reading the "
                         "store; this process alone marks facts verified (default: the CPUs "
                         f"available to this process, here {default_jobs()}; 1: no workers)")
+    p.add_argument("--ray", nargs="?", const=LOCAL_RAY, default=None, metavar="ADDRESS",
+                   help="with --all: check batches on Ray workers (pip install "
+                        "'sproutsdb[cluster]'), one per CPU unless --jobs N; no ADDRESS: a "
+                        "new local Ray instance on this machine's CPUs; ADDRESS: join that "
+                        "cluster, whose every node must see the store (a read-only copy) at "
+                        "the same path; this process alone marks facts verified")
     p.add_argument("--batch", type=int, default=CHECK_BATCH, help=argparse.SUPPRESS)
     p.add_argument("--quiet", action="store_true", help="no progress bar (--all)")
     p.add_argument("--misere", action="store_true",

@@ -1,0 +1,140 @@
+"""Ray fleets on a real local Ray instance (2 CPUs, no dashboard): `check --all --ray`
+gives the totals and marks of `--jobs 1` and resumes; `fleet solve` against a real server
+subprocess gives the single-process answers; a Ray check worker killed mid-check is
+replaced and the check ends with the same result. Nothing mocked."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_cli
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.normal import NormalSolver
+from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.parallel_check import Tally, check_batch, level_batches, lives_order, new_checker
+from test_service_support import ServerProcess
+
+pytest.importorskip("ray")
+pytestmark = pytest.mark.timeout(300)
+
+TIMING = ("seconds", "facts_per_second", "jobs")
+
+
+def _open(path: Path, *, readonly: bool = False) -> LmdbProofStore:
+    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, create=False,
+                               readonly=readonly)
+
+
+def _solved(tmp_path: Path, spots: int, *more: str) -> Path:
+    path = tmp_path / f"solved{spots}"
+    assert run_cli("solve", f"0*{spots}", "--store", str(path), "--quiet",
+                   *more).returncode == 0
+    return path
+
+
+def _check_all(path: Path, *how: str) -> tuple[int, dict]:
+    done = run_cli("check", "--store", str(path), "--all", "--json", "--quiet", "--batch", "20",
+                   *how)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def _statuses(path: Path) -> dict[str, str]:
+    with _open(path, readonly=True) as store:
+        return {k: r.status.value for k, r in store.iter_records(FactKind.NIMBER)}
+
+
+def _untimed(report: dict) -> dict:
+    return {k: v for k, v in report.items() if k not in TIMING}
+
+
+def test_ray_check_and_fleet_solve_match_one_process(tmp_path: Path) -> None:
+    solved = _solved(tmp_path, 7)
+    one = shutil.copytree(solved, tmp_path / "one")
+    on_ray = shutil.copytree(solved, tmp_path / "ray")
+    code1, report1 = _check_all(one, "--jobs", "1")
+    code2, report2 = _check_all(on_ray, "--ray", "--jobs", "2")  # a new local instance
+    assert code1 == code2 == 0
+    assert report2["jobs"] == 2
+    assert _untimed(report1) == _untimed(report2) and report2["verified_now"] > 100
+    assert _statuses(on_ray) == _statuses(one)
+
+    game = SproutsGame()
+    positions = ["0*6", "2ab2ba", "0*3+0*4", "0.AB|AB"]
+    expected = {}
+    for text in positions:
+        key = game.canonical(text)
+        solver = NormalSolver(game, MemoryProofStore())
+        if len(game.components(key)) == 1:
+            value = solver.nimber(key)
+            expected[key] = ("L" if value == 0 else "W", value)
+        else:
+            expected[key] = (solver.outcome(key), None)
+    with ServerProcess(tmp_path / "store", "--no-seed") as server:
+        done = run_cli("fleet", "solve", *positions, "--server", server.address, "--ray",
+                       "--jobs", "2", "--json", "--quiet")
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        got = {r["position"]: (r["outcome"], r["nimber"]) for r in report["positions"]}
+        assert got == expected and report["workers"] == 2
+        assert report["stored"] > 10
+
+
+def test_ray_options_are_refused_where_they_mean_nothing(tmp_path: Path) -> None:
+    solved = _solved(tmp_path, 4)
+    for args in (["check", "--store", str(solved), "--root", "0*4", "--ray"],
+                 ["fleet", "solve", "0*4", "--ray"],
+                 ["fleet", "solve", "--server", "127.0.0.1:1"]):
+        wrong = run_cli(*args)
+        assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1, wrong.stderr
+    assert "--ray is for --all" in run_cli(
+        "check", "--store", str(solved), "--root", "0*4", "--ray").stderr
+
+
+@pytest.mark.slow
+def test_ray_check_resumes(tmp_path: Path) -> None:
+    solved = _solved(tmp_path, 6)
+    code, first = _check_all(solved, "--ray", "--jobs", "2")
+    assert code == 0 and first["verified_now"] == first["facts"] > 20
+    code, again = _check_all(solved, "--ray", "--jobs", "1")
+    assert code == 0 and again["already_verified"] == first["facts"]
+    assert again["verified_now"] == 0
+
+
+def test_a_killed_ray_worker_is_replaced_and_the_check_ends_alike(tmp_path: Path) -> None:
+    """One worker is killed (SIGKILL) while batches are in flight: Ray restarts it, runs
+    its batch again, and the totals and marks equal those of one process."""
+    from sproutsdb.tools.ray_check import RayCheckPool
+    from sproutsdb.tools.ray_session import ray_session
+
+    solved = _solved(tmp_path, 7)
+    one = shutil.copytree(solved, tmp_path / "one")
+    on_ray = shutil.copytree(solved, tmp_path / "ray")
+    expected = Tally()
+    with _open(one) as store, lives_order(store) as spill:
+        checker = new_checker(store)
+        for lands in level_batches(spill, 10):
+            expected.add(store, lands, check_batch(checker, lands))
+
+    tally = Tally()
+    killed: list[int] = []
+    with (ray_session(None, num_cpus=2), _open(on_ray) as store, lives_order(store) as spill,
+          RayCheckPool(str(store.path), 2) as pool):
+        def done(lands: list[str], digest: object) -> None:
+            tally.add(store, lands, digest)  # type: ignore[arg-type]
+            if not killed and tally.facts > 50:
+                victim = pool.pids()[0]
+                os.kill(victim, signal.SIGKILL)
+                killed.append(victim)
+
+        pool.run(level_batches(spill, 10, 2), done)
+        assert killed and killed[0] not in pool.pids()  # replaced by a new process
+    assert tally.as_dict() == expected.as_dict() | {"rechecked": tally.rechecked}
+    assert _statuses(on_ray) == _statuses(one)

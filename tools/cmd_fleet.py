@@ -1,0 +1,161 @@
+"""`sproutsdb fleet solve`: many solvers on Ray, all clients of one server.
+
+The positions (or the options of one root, `--options-of`) are solved by Ray workers
+(tools/ray_fleet.py), each through the server, so what one proves serves all; with
+`--options-of` the root itself is then solved here, from what the fleet stored. Ray is
+imported only when the command runs (`pip install 'sproutsdb[cluster]'`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.cli import UsageError
+from sproutsdb.tools.cmd_serve import _client_token, add_client_options, remote_store_from_args
+from sproutsdb.tools.progress import status_line
+
+EXIT_CONFLICT = 3
+
+
+def _positions(args: argparse.Namespace, game: SproutsGame) -> tuple[list[str], str | None]:
+    """The distinct canonical positions to hand out, and the root of --options-of."""
+    if args.options_of is not None:
+        if args.positions:
+            raise UsageError("give positions or --options-of ROOT, not both")
+        root = game.canonical(args.options_of)
+        children = game.children(root)
+        if not children:
+            raise UsageError(f"{root} has no options: nothing to hand out")
+        return children, root
+    if not args.positions:
+        raise UsageError("give positions to solve (e.g. 0*7 0*8) or --options-of ROOT")
+    return list(dict.fromkeys(game.canonical(p) for p in args.positions)), None
+
+
+def run_fleet_solve(args: argparse.Namespace) -> int:
+    if args.server is None:
+        raise UsageError("--server HOST:PORT is required: the fleet shares one server")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs N needs N ≥ 1")
+    game = SproutsGame()
+    positions, root = _positions(args, game)
+    remote_store_from_args(args).close()  # answering, same game and canon: else one line
+    from sproutsdb.tools.ray_fleet import ServerSpec, solve_fleet, solve_on_server
+
+    ca = Path(args.tls_ca).read_bytes() if args.tls_ca else None
+    server = ServerSpec(args.server, _client_token(args), ca)
+    started = time.perf_counter()
+    counter = _ServerCounter(args)
+    shown = not args.quiet and sys.stderr.isatty()
+    with status_line(enabled=shown) as line:
+        def progress(done: int, total: int) -> None:
+            if shown:
+                line.show(f"{done}/{total} positions solved  {counter.text()}  "
+                          f"{time.perf_counter() - started:,.0f} s")
+
+        results, workers = solve_fleet(server, positions, search=args.search,
+                                       outcome_only=args.outcome_only,
+                                       address=args.ray or None, workers=args.jobs,
+                                       progress=progress)
+        root_result = None
+        if root is not None and not any("error" in r for r in results):
+            if shown:
+                line.show(f"solving {root} from the fleet's facts  {counter.text()}")
+            root_result = solve_on_server(server, root, search=args.search,
+                                          outcome_only=args.outcome_only)
+    counter.close()
+    seconds = time.perf_counter() - started
+    failed = [r for r in results + [root_result] if r is not None and "error" in r]
+    stored = sum(r.get("stored", 0) for r in results + [root_result] if r is not None)
+    if args.json:
+        report: dict[str, Any] = {"positions": results, "root": root_result,
+                                  "stored": stored, "workers": workers,
+                                  "seconds": round(seconds, 3)}
+        print(json.dumps(report))
+    else:
+        for r in results + ([root_result] if root_result is not None else []):
+            _print_result(r)
+        print(f"{len(results)} positions on {workers} Ray worker{'s' * (workers != 1)}: "
+              f"{stored:,} new facts stored on server {args.server} in {seconds:.2f} s")
+    for r in failed:
+        print(f"sproutsdb fleet: {r['position']}: {r['error']}", file=sys.stderr)
+    if any(r["error"].startswith("conflict") for r in failed):
+        return EXIT_CONFLICT
+    return 2 if failed else 0
+
+
+def _print_result(r: dict[str, Any]) -> None:
+    if "error" in r:
+        print(f"{r['position']}: not solved")
+        return
+    tail = f", nimber {r['nimber']}" if r["nimber"] is not None else ""
+    print(f"{r['position']}: {r['outcome']}{tail} ({r['stored']:,} new facts, "
+          f"{r['seconds']:.2f} s, {r['worker']})")
+
+
+class _ServerCounter:
+    """The server's nimber count for the progress line (one Stats call a refresh)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from sproutsdb.tools.cmd_serve import client_from_args
+
+        self._client = client_from_args(args)
+        self._first: int | None = None
+
+    def text(self) -> str:
+        try:
+            facts = int(self._client.stats()["facts"].get("nimber", 0))
+        except Exception:  # noqa: BLE001 (progress only: a busy server shows no count)
+            return ""
+        if self._first is None:
+            self._first = facts
+        return f"{facts:,} facts on the server (+{facts - self._first:,})"
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add `fleet solve` to the `sproutsdb` parser."""
+    from sproutsdb.tools.cmd_solve import add_search_option
+
+    fleet = subparsers.add_parser(
+        "fleet", help="run many solvers on Ray, all clients of one server",
+        description="Fleets of Ray workers sharing one sproutsdb server "
+                    "(pip install 'sproutsdb[cluster]').")
+    commands = fleet.add_subparsers(dest="fleet_command", metavar="COMMAND")
+    commands.required = True
+    p = commands.add_parser(
+        "solve", formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="solve positions (or the options of a root) on Ray workers",
+        description=(
+            "Hand positions out to Ray workers, each a solver and a client of --server:\n"
+            "every fact one worker proves is on the server for all the others. With\n"
+            "--options-of ROOT the options of ROOT are handed out, then ROOT is solved\n"
+            "here from what the fleet stored. A worker that dies is replaced and its\n"
+            "position solved again from what the server holds."),
+        epilog=("examples:\n"
+                "  sproutsdb fleet solve 0*9 0*10 0*11 --server 127.0.0.1:50051 --ray\n"
+                "  sproutsdb fleet solve --options-of 0*12 --server db:50051 --ray head:6379"))
+    p.add_argument("positions", nargs="*", metavar="POS", help="positions in GLOP notation")
+    p.add_argument("--options-of", metavar="ROOT", default=None,
+                   help="hand out the options of ROOT, then solve ROOT")
+    p.add_argument("--ray", nargs="?", const="", default="", metavar="ADDRESS",
+                   help="the Ray cluster to join (default, or no ADDRESS: a new local "
+                        "instance on this machine's CPUs)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="workers (default: one per CPU of the cluster)")
+    p.add_argument("--outcome-only", action="store_true",
+                   help="for a single land, stop at W/L instead of finding the nimber")
+    add_search_option(p)
+    p.add_argument("--json", action="store_true",
+                   help='print {"positions": [...], "root", "stored", "workers", "seconds"}')
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    add_client_options(p)
+    p.set_defaults(handler=run_fleet_solve, command="fleet solve")

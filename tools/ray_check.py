@@ -1,0 +1,140 @@
+"""`sproutsdb check --all --ray [ADDRESS]`: batches checked by Ray workers, marked here.
+
+Each worker is a Ray actor that opens the store read-only once (on a cluster: a read-only
+copy at the same path on every node) and keeps one `Checker`, as a `--jobs` worker
+process does; this process alone marks facts verified and tallies the batches in order,
+so the totals are those of `--jobs 1` (see parallel_check's docstring for why). Batches
+are streamed: at most 2 × workers are in flight, and a batch waits for the batches of
+fewer lives before it to be marked, exactly as `CheckPool.run` schedules them.
+
+A worker that dies (killed, out of memory, node lost) is restarted by Ray and its batch
+run again (checking is a pure read, so a re-run gives the same digest) up to
+`RESTARTS` times; past that the run stops with one line, the marks made so far kept, and
+a rerun resumes from them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any, Self
+
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.notation import key_lives
+from sproutsdb.tools.parallel_check import (
+    BatchDigest,
+    CheckWorkerError,
+    check_batch,
+    new_checker,
+)
+from sproutsdb.tools.ray_session import import_ray
+
+RESTARTS = 3  # restarts of one worker (and re-runs of its batch) before the run stops
+
+ray = import_ray()
+
+
+@ray.remote(num_cpus=1, max_restarts=RESTARTS, max_task_retries=RESTARTS)
+class CheckActor:
+    """One checker worker: the store opened read-only, one Checker for every batch."""
+
+    def __init__(self, path: str, derive_lives: int) -> None:
+        self._store = LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
+                                          create=False, readonly=True)
+        self._checker = new_checker(self._store, derive_lives=derive_lives)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def check(self, lands: list[str]) -> BatchDigest:
+        return check_batch(self._checker, lands)
+
+
+class RayCheckPool:
+    """`workers` CheckActors on the current Ray session; `run` has CheckPool's contract."""
+
+    def __init__(self, path: str, workers: int, *, derive_lives: int = 0) -> None:
+        self._actors = [CheckActor.remote(path, derive_lives) for _ in range(workers)]
+        try:
+            ray.get([actor.pid.remote() for actor in self._actors])  # opened, or the error
+        except ray.exceptions.RayError as error:
+            self.close()
+            raise CheckWorkerError(f"a Ray check worker could not start: {_cause(error)}"
+                                   ) from None
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids (for tests that stop one)."""
+        return list(ray.get([actor.pid.remote() for actor in self._actors]))
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for actor in self._actors:
+            ray.kill(actor, no_restart=True)
+        self._actors = []
+
+    def run(self, work: Iterator[list[str]], done: Callable[[list[str], BatchDigest], None],
+            *, level: Callable[[str], int] = key_lives) -> None:
+        """Check every batch of `work`; call `done(lands, digest)` in the order of `work`
+        (the scheduling of `CheckPool.run`, with Ray object refs for pipes)."""
+        window = 2 * len(self._actors)
+        idle = list(reversed(self._actors))
+        busy: dict[Any, tuple[int, Any]] = {}  # ref -> (seq, actor)
+        lands_of: dict[int, list[str]] = {}
+        results: dict[int, BatchDigest] = {}
+        next_seq = next_done = 0
+        peeked: list[str] | None = None
+        exhausted = False
+        while True:
+            while idle and not exhausted and next_seq - next_done < window:
+                if peeked is None:
+                    peeked = next(work, None)
+                    if peeked is None:
+                        exhausted = True
+                        break
+                if lands_of and level(lands_of[next_done][0]) < level(peeked[-1]):
+                    break  # its dependencies may be in batches not marked yet
+                actor = idle.pop()
+                busy[actor.check.remote(peeked)] = (next_seq, actor)
+                lands_of[next_seq] = peeked
+                peeked = None
+                next_seq += 1
+            if next_done in results:
+                done(lands_of.pop(next_done), results.pop(next_done))
+                next_done += 1
+                continue
+            if not busy:
+                if exhausted:
+                    return
+                continue
+            ready, _ = ray.wait(list(busy), num_returns=1)
+            for ref in ready:
+                seq, actor = busy.pop(ref)
+                results[seq] = self._result(ref)
+                idle.append(actor)
+
+    @staticmethod
+    def _result(ref: Any) -> BatchDigest:
+        try:
+            digest: BatchDigest = ray.get(ref)
+        except ray.exceptions.RayActorError as error:
+            raise CheckWorkerError(
+                f"a Ray check worker died {RESTARTS + 1} times ({_cause(error)}); facts "
+                "marked so far stay marked: rerun to resume") from None
+        except ray.exceptions.RayError as error:
+            raise CheckWorkerError(f"a Ray check worker failed: {_cause(error)}") from None
+        return digest
+
+
+def _cause(error: BaseException) -> str:
+    """The first line of what Ray says, without its traceback."""
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, BaseException):
+        return f"{type(cause).__name__}: {cause}".splitlines()[0]
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__

@@ -1,0 +1,113 @@
+"""`sproutsdb fleet solve`: Ray workers solving positions as clients of one server.
+
+Each position is one Ray task: a `NormalSolver` (its public interface only) over a
+`RemoteProofStore` of the server, so every fact one worker proves is there for all the
+others (and for the next run). A worker that dies is replaced and its task run again by
+Ray (`RETRIES` times): the solve resumes from what the server already holds. This process
+only hands out positions and shows the whole fleet's progress (positions done, facts on
+the server).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sproutsdb.errors import UserError
+from sproutsdb.tools.ray_session import cluster_cpus, import_ray, ray_session
+
+RETRIES = 3  # re-runs of a position whose worker died
+POLL_SECONDS = 1.0  # how often the progress line asks the server for its count
+
+ray = import_ray()
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """How a worker reaches the server: what `Client` needs, picklable."""
+
+    address: str
+    token: str | None = None
+    tls_ca: bytes | None = None
+
+
+class FleetError(UserError):
+    """A position the fleet could not solve (the server's error, a conflict): exit 2."""
+
+
+def solve_on_server(server: ServerSpec, position: str, *, search: str,
+                    outcome_only: bool) -> dict[str, Any]:
+    """Solve one canonical position as a client of `server` (what each task runs; the
+    root of `--options-of` too): outcome, and the nimber of a single land unless
+    `outcome_only`."""
+    from sproutsdb.client import Client, RemoteProofStore
+    from sproutsdb.solver.normal import NormalSolver
+    from sproutsdb.solver.proofstore import ConflictError
+    from sproutsdb.solver.sprouts.game import SproutsGame
+
+    started = time.perf_counter()
+    game = SproutsGame()
+    client = Client(server.address, server.token, tls_ca=server.tls_ca, timeout=30.0)
+    store = RemoteProofStore(client, owns_client=True)
+    try:
+        solver = NormalSolver(game, store, search=search)
+        try:
+            if len(game.components(position)) <= 1 and not outcome_only:
+                nimber: int | None = solver.nimber(position)
+                outcome = "L" if nimber == 0 else "W"
+            else:
+                nimber = None
+                outcome = solver.outcome(position)
+        finally:
+            solver.flush()
+        stored = solver.stats.facts_stored
+    except ConflictError as error:
+        return {"position": position, "error": f"conflict: {error}"}
+    except UserError as error:
+        return {"position": position, "error": str(error)}
+    finally:
+        store.close()
+    return {"position": position, "outcome": outcome, "nimber": nimber, "stored": stored,
+            "seconds": round(time.perf_counter() - started, 3),
+            "worker": f"{socket.gethostname()}:{os.getpid()}"}
+
+
+@ray.remote(num_cpus=1, max_retries=RETRIES)
+def _solve_task(server: ServerSpec, position: str, search: str,
+                outcome_only: bool) -> dict[str, Any]:
+    return solve_on_server(server, position, search=search, outcome_only=outcome_only)
+
+
+def solve_fleet(server: ServerSpec, positions: Sequence[str], *, search: str,
+                outcome_only: bool, address: str | None, workers: int | None,
+                progress: Callable[[int, int], None] | None = None) -> tuple[list[dict[str, Any]], int]:
+    """Solve every position on Ray workers (a new local instance when `address` is None,
+    `workers` CPUs; else that cluster); (results in the order given, workers used).
+    `progress(done, total)` is called about every POLL_SECONDS and at each result."""
+    with ray_session(address, num_cpus=workers) as session:
+        used = min(len(positions), workers or cluster_cpus(session)) if positions else 0
+        refs = {_solve_task.remote(server, p, search, outcome_only): p for p in positions}
+        results: dict[str, dict[str, Any]] = {}
+        pending = list(refs)
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1, timeout=POLL_SECONDS)
+            for ref in ready:
+                try:
+                    results[refs[ref]] = ray.get(ref)
+                except ray.exceptions.RayError as error:
+                    raise FleetError(f"solving {refs[ref]} failed on its worker "
+                                     f"{RETRIES + 1} times: {_first_line(error)}") from None
+            if progress is not None:
+                progress(len(results), len(positions))
+    return [results[p] for p in positions], used
+
+
+def _first_line(error: BaseException) -> str:
+    cause = getattr(error, "cause", None)
+    text = f"{type(cause).__name__}: {cause}" if isinstance(cause, BaseException) else str(error)
+    lines = text.strip().splitlines()
+    return lines[0] if lines else type(error).__name__
