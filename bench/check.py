@@ -9,19 +9,21 @@ directory; `check --cycles K` then keeps the smallest proof of the outcome that 
 stored facts allow. The checker can only prune what the solver stored, so its sizes are
 bounded below by the solver's own tree, not by the paper's hand-tuned searches.
 
-Figures of 2026-11-22 (2-core VM shared with other jobs, C core, LMDB in a temp dir):
+Figures of 2026-11-24 (normal df-pn with waiting sums; 2-core VM shared with other jobs;
+"paper": the smallest proofs known, "GLOP10": GLOP's counts of 2010):
 
-      pos out  stored  first   best  paper
-      0*2   L       3      3      3      3
-      0*3   W       6      5      5      6
-      0*4   W      23     17     17     15
-      0*5   W      58     49     47     15
-      0*6   L     142     81     61     43
-      0*7   L     214    119    115     65
-      0*8   L    2913    751    616    137
-      0*9   W     106     77     68     58
-     0*10   W   10520   1681   1281    110
-     0*11   W     352    191    182    113
+      pos out  stored  first   best  paper GLOP10
+      0*2   L       3      3      3      3      3
+      0*3   W       6      5      5      6      6
+      0*4   W      21     16     16     15     16
+      0*5   W      42     36     34     15     38
+      0*6   L      83     71     68     43     64
+      0*7   L     160    121    117     65    103
+      0*8   L     293    189    180    137    205
+      0*9   W     109     95     56     58     63
+     0*10   W     213    139    131    110    140
+     0*11   W     246    157    126    113    140
+    (2026-11-22, before: 616 for 0*8, 1 281 for 0*10, 182 for 0*11.)
 
     throughput on the 10,520 facts of 0*10 (18 bytes per .spr line):
       import .spr     31-64 k facts/s -> 12 GB (~656 M lines of that length) in 3-6 h
@@ -92,8 +94,10 @@ from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cmd_exchange import export_store, import_file, import_spr
 from sproutsdb.tools.glop_spr import write_spr
 
-# "Nimbers are inevitable", §6: losing couples of the pruned solution tree of 0*n.
+# The smallest known pruned proofs of 0*n (losing couples), and GLOP's own counts of 2010
+# ("Nimbers are inevitable", §6: the solution tree at the end of its computation, pruned).
 PAPER_NORMAL = {2: 3, 3: 6, 4: 15, 5: 15, 6: 43, 7: 65, 8: 137, 9: 58, 10: 110, 11: 113}
+GLOP_2010 = {2: 3, 3: 6, 4: 16, 5: 38, 6: 64, 7: 103, 8: 205, 9: 63, 10: 140, 11: 140}
 # Misère 0*7..0*12: positions beyond the S6 table.
 PAPER_MISERE = {7: 7, 8: 24, 9: 44, 10: 114, 11: 79, 12: 983, 13: 1082, 14: 3517, 15: 6906,
                 16: 8981, 17: 17583}
@@ -109,7 +113,7 @@ def proof_sizes(work: Path, top: int, cycles: int, budget: float) -> Path | None
     game = SproutsGame()
     print(f"normal play, outcome proofs, check --prune --cycles {cycles}")
     print(f"{'pos':>5} {'out':>3} {'stored':>7} {'first':>6} {'best':>6} {'paper':>6} "
-          f"{'solve s':>8} {'check s':>8}")
+          f"{'GLOP10':>6} {'solve s':>8} {'check s':>8}")
     started = time.perf_counter()
     largest: Path | None = None
     for n in range(2, top + 1):
@@ -130,7 +134,8 @@ def proof_sizes(work: Path, top: int, cycles: int, budget: float) -> Path | None
             check_s = time.perf_counter() - t0
         assert best.ok and best.outcome == outcome, (n, best.missing, best.inconsistent)
         print(f"{'0*' + str(n):>5} {outcome:>3} {stored:>7} {sizes[0]:>6} {len(best.used):>6} "
-              f"{PAPER_NORMAL[n]:>6} {solve_s:>8.1f} {check_s:>8.1f}", flush=True)
+              f"{PAPER_NORMAL[n]:>6} {GLOP_2010[n]:>6} {solve_s:>8.1f} {check_s:>8.1f}",
+              flush=True)
         if largest is None or stored > _count(largest):
             largest = path
     return largest
@@ -316,7 +321,7 @@ def misere_sizes(table_path: Path, top: int, cycles: int, budget: float) -> None
     print(f"\nmisère play with {table_path} ({time.perf_counter() - t0:.1f} s to load and "
           f"re-derive), check --misere --prune --cycles {cycles}")
     print(f"{'pos':>5} {'out':>3} {'stored':>7} {'first':>6} {'best':>6} {'paper':>6} "
-          f"{'solve s':>8} {'check s':>8}")
+          f"{'GLOP10':>6} {'solve s':>8} {'check s':>8}")
     started = time.perf_counter()
     for n in range(7, top + 1):
         if time.perf_counter() - started > budget:
