@@ -450,15 +450,8 @@ class Checker:
             self._fetch(part for child in children for part in child)
             for child in children:
                 option = tuple(cancel_pairs([*rest, *child]))
-                total = 0
-                for x in option:
-                    value = stored.get(x)
-                    if value is None:
-                        break
-                    total ^= value
-                else:
-                    if total == m:
-                        yield option
+                if self._stored_value(option) == m:
+                    yield option
 
     def _settled_ok(self, land: str) -> bool | None:
         """Whether the verdict of `land` is OK, when it is already known; None otherwise."""
@@ -550,17 +543,20 @@ class Checker:
 
     def _options(self, lands: tuple[str, ...], m: int) -> Iterator[tuple[str, ...]]:
         """Options of (lands, m) that stored facts claim losing, in move order."""
-        stored = self._stored
         for option in self._each_option(lands):
-            total = 0
-            for x in option:
-                value = stored.get(x)
-                if value is None:
-                    break
-                total ^= value
-            else:
-                if total == m:
-                    yield option
+            if self._stored_value(option) == m:
+                yield option
+
+    def _stored_value(self, option: tuple[str, ...]) -> int | None:
+        """The nim-sum of the stored nimbers of an option's lands; None if one is unknown."""
+        stored = self._stored
+        total = 0
+        for x in option:
+            value = stored.get(x)
+            if value is None:
+                return None
+            total ^= value
+        return total
 
     def _losing_options(self, lands: tuple[str, ...], m: int
                         ) -> tuple[list[_Candidate], list[str]]:
