@@ -16,14 +16,14 @@ Figures of 2026-11-24 (normal df-pn with waiting sums; 2-core VM shared with oth
       0*2   L       3      3      3      3      3
       0*3   W       6      5      5      6      6
       0*4   W      21     16     16     15     16
-      0*5   W      42     36     34     15     38
-      0*6   L      83     71     68     43     64
-      0*7   L     160    121    117     65    103
-      0*8   L     293    189    180    137    205
-      0*9   W     109     95     56     58     63
-     0*10   W     213    139    131    110    140
-     0*11   W     246    157    126    113    140
-    (2026-11-22, before: 616 for 0*8, 1 281 for 0*10, 182 for 0*11.)
+      0*5   W      42     37     36     15     38
+      0*6   L      66     56     48     43     64
+      0*7   L     200    140    132     65    103
+      0*8   L     255    160    149    137    205
+      0*9   W     117     97     59     58     63
+     0*10   W     217    139    127    110    140
+     0*11   W     197    132    124    113    140
+    (2026-11-22, before waiting sums: 616 for 0*8, 1 281 for 0*10, 182 for 0*11.)
 
     throughput on the 10,520 facts of 0*10 (18 bytes per .spr line):
       import .spr     31-64 k facts/s -> 12 GB (~656 M lines of that length) in 3-6 h
