@@ -1,0 +1,85 @@
+"""The misère solver's fast paths against their plain definitions: children assembled from
+folded land moves (keys, parts and move order) and the memory bound of its tables."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from sproutsdb.solver.misere import MisereSolver, Node, TableRcts, brute_force_misere
+from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.rctsearch import game_tree_rcts
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.rcttable import RctTable, table_from_positions
+
+
+@pytest.fixture(scope="module")
+def game() -> SproutsGame:
+    return SproutsGame()
+
+
+@pytest.fixture(scope="module")
+def s4(game: SproutsGame) -> RctTable:
+    search = game_tree_rcts(game, game.canonical("0*4"))
+    return table_from_positions(search.algebra, search.positions())
+
+
+def _reference_children(solver: MisereSolver, node: Node) -> dict[str, Node]:
+    """The children by definition: each move in each land, *1 -> 0, each RCT move,
+    every one normalised from scratch by ``_make``."""
+    lands, parity, rcts = node
+    out: dict[str, Node] = {}
+    for i, land in enumerate(lands):
+        rest = lands[:i] + lands[i + 1:]
+        for kid in solver.game.component_children(land):
+            child = solver._make(rest, kid, parity, rcts)
+            out.setdefault(solver.key(child), child)
+    if parity:
+        child = Node(lands, 0, rcts)
+        out.setdefault(solver.key(child), child)
+    for j, handle in enumerate(rcts):
+        for option in solver.algebra.children(handle):
+            child = solver._make(lands, (), parity, rcts[:j] + rcts[j + 1:], (option,))
+            out.setdefault(solver.key(child), child)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_children_from_folded_land_moves_match_the_definition(
+    game: SproutsGame, s4: RctTable, seed: int
+) -> None:
+    """Random walks from 0*5..0*8 (+ *1 + *2 + *3), with the S4 table: the same children,
+    keys and move order as building every child from its lands."""
+    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4), children_cache=8)
+    rng = random.Random(seed)
+    checked = 0
+    for n in (5, 6, 7, 8):
+        for g in (0, 1, 2, 3):
+            node = solver.add_nim(solver.node(f"0*{n}"), g)
+            for _ in range(40):
+                fast = solver._sized_children(node)
+                slow = _reference_children(solver, node)
+                assert fast.keys() == slow.keys()
+                for key, (size, child) in fast.items():
+                    assert child == slow[key] and solver.key(child) == key
+                    assert size == solver._size(child)
+                checked += len(fast)
+                if not fast:
+                    break
+                node = rng.choice([child for _, child in fast.values()])
+    assert checked > 500
+
+
+def test_a_tiny_table_capacity_changes_no_outcome(game: SproutsGame, s4: RctTable) -> None:
+    """Dropping proven wins and proof numbers (capacity 5) only costs re-proofs."""
+    memo: dict[str, bool] = {}
+    store = MemoryProofStore()
+    solver = MisereSolver(game, store, TableRcts(s4), table_capacity=5)
+    for position in ("0*5", "0*6", "0*2+0.A|0.A", "0*3+1a1a"):
+        expected = brute_force_misere(game, position, memo) if "0*6" not in position else "W"
+        assert solver.outcome(position) == expected
+    assert solver.table_clears > 0
+    assert all(value == "L" for value in store.get(
+        FactKind.MISERE, list(solver._table)).values())
+    with pytest.raises(ValueError, match="table_capacity"):
+        MisereSolver(game, store, table_capacity=0)
