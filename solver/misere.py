@@ -196,7 +196,7 @@ class MisereSolver:
         batch_size: int = 1000,
         flush_seconds: float = 5.0,
         reprove_roots: bool = True,
-        children_cache: int = 4096,
+        children_cache: int = 1 << 15,
         node_cache: int = 8192,
         epsilon: float = 0.25,
         table_capacity: int = 1 << 22,
@@ -218,7 +218,8 @@ class MisereSolver:
         self.store = store
         self.rcts: RctSource = NoRcts() if rcts is None else rcts
         self.algebra = self.rcts.algebra
-        self._measure = ComponentMeasures(game, children_capacity=children_cache)
+        # its children LRU is a pass-through here: _land_moves keeps what the search needs
+        self._measure = ComponentMeasures(game, children_capacity=256)
         self._meter = ProgressMeter(progress, progress_interval)
         self._reprove_roots = reprove_roots
         self._batch_size = batch_size

@@ -3,9 +3,12 @@ folded land moves (keys, parts and move order) and the memory bound of its table
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 from sproutsdb.solver.misere import MisereSolver, Node, TableRcts, brute_force_misere
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
@@ -83,3 +86,17 @@ def test_a_tiny_table_capacity_changes_no_outcome(game: SproutsGame, s4: RctTabl
         FactKind.MISERE, list(solver._table)).values())
     with pytest.raises(ValueError, match="table_capacity"):
         MisereSolver(game, store, table_capacity=0)
+
+
+def test_cli_table_capacity(tmp_path: Path) -> None:
+    """`solve --misere --table-capacity N` gives the same outcome; bad use is one line, exit 2."""
+    store = str(tmp_path / "store")
+    done = run_cli("solve", "0*5", "--misere", "--table-capacity", "3", "--json", "--quiet",
+                   "--store", store)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["outcome"] == "W"
+    for args, message in ((("--misere", "--table-capacity", "0"), "at least 1"),
+                          (("--table-capacity", "9"), "add --misere")):
+        bad = run_cli("solve", "0*4", *args, "--store", store)
+        assert bad.returncode == 2 and message in bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr

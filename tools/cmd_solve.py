@@ -24,6 +24,7 @@ from sproutsdb.tools.progress import status_line
 from sproutsdb.errors import UserError
 
 EXIT_CONFLICT = 3
+MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in `solve --misere`
 GRUNDY_LIMIT = 64  # `solve --misere --grundy` tries P + *g for g up to this
 
 
@@ -85,6 +86,8 @@ def run_solve(args: argparse.Namespace) -> int:
                          "the nimber is printed anyway)")
     if getattr(args, "rct_table", None):
         raise UsageError("--rct-table is for misère play: add --misere")
+    if getattr(args, "table_capacity", None) is not None:
+        raise UsageError("--table-capacity is for misère play: add --misere")
     start = time.perf_counter()
     try:
         with solving(args) as (game, solver, _store):
@@ -147,7 +150,14 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     P + *g a misère loss), storing the losing nodes it proves."""
     from sproutsdb.solver.misere import MisereSolver
 
-    game = SproutsGame()
+    # the solver keeps its hot lands' moves in an LRU of its own: the engine's memo of
+    # land children (about 15 kB a land of 0*12 and up) is only a second level, bounded
+    # to about 2 GB on long runs
+    game = SproutsGame(cache_size=MISERE_LAND_CACHE)
+    capacity = getattr(args, "table_capacity", None)
+    if capacity is not None and capacity < 1:
+        raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
+    tuning = {} if capacity is None else {"table_capacity": capacity}
     start = time.perf_counter()
     store = remote_store_from_args(args) if args.server else open_store(args.store)
     try:
@@ -157,7 +167,8 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                 line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                           f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-            solver = MisereSolver(game, store, rcts, progress=report)  # type: ignore[arg-type]
+            solver = MisereSolver(game, store, rcts, progress=report,  # type: ignore[arg-type]
+                                  **tuning)
             try:
                 grundy = _misere_grundy(solver, key) if args.grundy else None
                 # P + *0 is P: the search for g has decided the outcome already
@@ -431,6 +442,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--rct-table", metavar="FILE", default=None,
                    help="with --misere: RCT table file from `rct-table build` (default: the "
                         "table in the store, or the server's)")
+    p.add_argument("--table-capacity", metavar="N", type=int, default=None,
+                   help="with --misere: keep at most N proven winning nodes and N proof "
+                        "numbers in memory (default 4194304, about 1-2 GB at the most); "
+                        "beyond, they are dropped and proven again if met (losing nodes "
+                        "stay, and the store has them)")
     add_store_option(p)
     add_client_options(p)
     p.set_defaults(handler=run_solve)
