@@ -100,3 +100,21 @@ def test_cli_table_capacity(tmp_path: Path) -> None:
         bad = run_cli("solve", "0*4", *args, "--store", store)
         assert bad.returncode == 2 and message in bad.stderr
         assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_key_lives_by_characters_agrees_with_the_token_count(game: SproutsGame) -> None:
+    """The move order's lives: the character count of plain keys equals the token count,
+    on lands met below 0*5, 0*9 and sums, and other notations take the token path."""
+    from sproutsdb.solver.sprouts.notation import _token_lives, key_lives
+
+    lands: list[str] = []
+    stack, seen = ["0*5", "0*9", "0*2+0.A|0.A", "1aa"], set()
+    while stack and len(lands) < 3000:
+        land = stack.pop()
+        if land not in seen:
+            seen.add(land)
+            lands.append(land)
+            stack.extend(part for kid in game.component_children(land) for part in kid)
+    lands += ["!", "0*12", "0*3+1a1a", "AB.@3|AB", "2Z(25)|Z(25)"]
+    assert all(key_lives(key) == _token_lives(key) for key in lands)
+    assert key_lives("0*12") == 36 and key_lives("0.AB|2AB") == 6
