@@ -73,14 +73,13 @@ def test_children_from_folded_land_moves_match_the_definition(
     assert checked > 500
 
 
-def test_a_tiny_table_capacity_changes_no_outcome(game: SproutsGame, s4: RctTable) -> None:
+def test_a_tiny_table_capacity_changes_no_outcome(game: SproutsGame) -> None:
     """Dropping proven wins and proof numbers (capacity 5) only costs re-proofs."""
     memo: dict[str, bool] = {}
     store = MemoryProofStore()
-    solver = MisereSolver(game, store, TableRcts(s4), table_capacity=5)
-    for position in ("0*5", "0*6", "0*2+0.A|0.A", "0*3+1a1a"):
-        expected = brute_force_misere(game, position, memo) if "0*6" not in position else "W"
-        assert solver.outcome(position) == expected
+    solver = MisereSolver(game, store, table_capacity=5)  # no table: more nodes
+    for position in ("0*4", "0*2+0.A|0.A", "0*2+12"):
+        assert solver.outcome(position) == brute_force_misere(game, position, memo)
     assert solver.table_clears > 0
     assert all(value == "L" for value in store.get(
         FactKind.MISERE, list(solver._table)).values())
@@ -118,3 +117,16 @@ def test_key_lives_by_characters_agrees_with_the_token_count(game: SproutsGame) 
     lands += ["!", "0*12", "0*3+1a1a", "AB.@3|AB", "2Z(25)|Z(25)"]
     assert all(key_lives(key) == _token_lives(key) for key in lands)
     assert key_lives("0*12") == 36 and key_lives("0.AB|2AB") == 6
+
+
+@pytest.mark.parametrize("divisor", [1, 8])
+def test_initial_delta_steers_the_search_only(
+    game: SproutsGame, s4: RctTable, divisor: int
+) -> None:
+    """df-pn+'s initial δ (1 + lives // divisor + RCTs) changes visits, never an outcome."""
+    memo: dict[str, bool] = {}
+    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4), delta_divisor=divisor)
+    for position in ("0*4", "0*2+0.A|0.A", "0*2+12"):
+        assert solver.outcome(position) == brute_force_misere(game, position, memo)
+    with pytest.raises(ValueError, match="delta_divisor"):
+        MisereSolver(game, MemoryProofStore(), delta_divisor=0)
