@@ -16,10 +16,21 @@ Figure 10, n ≤ 17, reached in 20 hours in 2009); the paper counts positions be
 S6 table, we count losing nodes whose RCT parts the table has already reduced, so the
 two measure the same proofs differently. "peak RSS" is the process's (table included).
 
-Figures of 2026-11-24 (2-core VM shared with up to six other jobs: load average 7-10, so
-this process got 15-30 % of a core and wall seconds are 3-7x the CPU seconds):
+Figures of 2026-11-24, `--from 12 --to 14 --cycles 2`, on a 2-core VM shared with five
+other sessions (load average 11-14: each process got 7-12 % of a core, so wall seconds are
+8-13x the CPU seconds; compare CPU seconds). 0*12 ran with the earlier δ = 1 + lives // 4
+(the default became // 2 during the run):
 
-(see the report of issue #14; filled in by the run below)
+      n  outcome A164950   wall s    CPU s     visits  stored L  proof L  paper pos.  check  peak RSS
+     12        W       W    396.2     33.1     46,092       964      478         983  clean    516 MB
+     13        L       L    146.9     12.9     17,380       384      243       1,082  clean    287 MB
+     14        L       L    625.9     46.8     46,306       861      518       3,517  clean    606 MB
+
+(0*14 with lives // 4: 57,543 visits, 67 CPU s.) 0*15 (L), 0*16 and 0*17 (W) did not finish
+under that load: `solve --misere` runs of 45 wall minutes got 3-4 CPU minutes each; the
+previous closing note had 0*15 in 710 s wall (677 k visits) on a quieter machine. Search
+CPU per visit is about 0.6 ms, half of it the C core's children of new lands (about 1 ms
+per land of 0*12, one new land per 2-3 visits).
 """
 
 from __future__ import annotations

@@ -439,7 +439,13 @@ class MisereSolver:
         algebra = self.algebra
         cid = self._cid
         seen: dict[tuple[tuple[str, ...], int, tuple[int, ...]], LandMove] = {}
+        new_move = tuple.__new__
         for kid in kids:
+            if len(kid) == 1 and memo[kid[0]] is None:  # the common move: one new land
+                effect = (kid, 0, ())
+                if effect not in seen:
+                    seen[effect] = new_move(LandMove, (kid, lives(kid[0]), 0, (), 0, 0))
+                continue
             kept: list[str] = []
             added: list[int] = []
             for part in kid:
@@ -450,7 +456,7 @@ class MisereSolver:
                     added.append(handle)
             flip, stays = self._fold(added) if added else (0, [])
             stays.sort(key=cid.__getitem__)
-            effect = (tuple(sorted(kept)), flip, tuple(stays))
+            effect = (tuple(kept), flip, tuple(stays))  # a kid's lands are sorted
             if effect in seen:
                 continue
             nimber = height = 0
@@ -500,7 +506,12 @@ class MisereSolver:
             rest_lives = total_lives - lives(land)
             for move in self._land_moves(land):
                 kept, move_lives, flip, handles, nimber, height = move
-                child_lands = tuple(sorted(rest + kept)) if kept else rest
+                if not kept:
+                    child_lands = rest
+                elif rest:
+                    child_lands = tuple(sorted(rest + kept))
+                else:
+                    child_lands = kept
                 child_parity = parity ^ flip
                 if handles:
                     child_rcts = tuple(sorted(rcts + handles, key=cid.__getitem__))
