@@ -26,9 +26,15 @@ other sessions (load average 11-14: each process got 7-12 % of a core, so wall s
      13        L       L    146.9     12.9     17,380       384      243       1,082  clean    287 MB
      14        L       L    625.9     46.8     46,306       861      518       3,517  clean    606 MB
 
-(0*14 with lives // 4: 57,543 visits, 67 CPU s.) 0*15 (L), 0*16 and 0*17 (W) did not finish
-under that load: `solve --misere` runs of 45 wall minutes got 3-4 CPU minutes each; the
-previous closing note had 0*15 in 710 s wall (677 k visits) on a quieter machine. Search
+(0*14 with lives // 4: 57,543 visits, 67 CPU s.) Beyond, with `solve --misere --store`
+(LMDB) and `check --misere --root` under the same load:
+
+     15        L       L   2030.8    463.7    479,475     7,807    2,958       6,906  clean   1749 MB
+     16  unfinished    W   (two runs of 42 + 45 wall min, the second resumed from the store;
+                            about 222 + 540 CPU s, over 10,000 stored L nodes, peak RSS 1.6 GB)
+
+(0*15's proof is the first check, no cycles; the previous closing note had 0*15 in 710 s
+wall and 677 k visits with δ = 1 + lives // 4.) 0*17 was not started. Search
 CPU per visit is about 0.6 ms, half of it the C core's children of new lands (about 1 ms
 per land of 0*12, one new land per 2-3 visits).
 """
