@@ -64,6 +64,20 @@ class Node(NamedTuple):
     rcts: tuple[int, ...]  # handles in the source's algebra
 
 
+Size = tuple[int, int, int, int]  # the move order of a node (``MisereSolver._size``)
+
+
+class LandMove(NamedTuple):
+    """What one move in a land adds to a node, folded once per land."""
+
+    kept: tuple[str, ...]  # sorted child lands of unknown RCT
+    lives: int  # their lives
+    flip: int  # 1 if the *1 parts of the child lands' RCTs are odd
+    rcts: tuple[int, ...]  # the other RCTs of the child lands, sorted by content id
+    nimber: int  # normal-play nim-sum of ``rcts``
+    height: int  # total height of ``rcts``
+
+
 class MisereConflictError(ConflictError):
     """The store's outcome of a node differs from the one just proven."""
 
@@ -182,21 +196,34 @@ class MisereSolver:
         batch_size: int = 1000,
         flush_seconds: float = 5.0,
         reprove_roots: bool = True,
-        children_cache: int = 4096,
+        children_cache: int = 1 << 15,
         node_cache: int = 8192,
         epsilon: float = 0.25,
+        table_capacity: int = 1 << 22,
+        delta_divisor: int = 2,
     ) -> None:
         self._expanded: OrderedDict[str, list[tuple[str, Node, tuple[int, int]]]] = (
             OrderedDict())
         self._expanded_capacity = node_cache
+        self._moves: OrderedDict[str, tuple[LandMove, ...]] = OrderedDict()
+        self._moves_capacity = children_cache
         space = SimpleNamespace(expand=self._expand, decided=self._decided,
                                 record=self._record, visit=self._visit)
-        self._dfpn: DfpnSearch[Node] = DfpnSearch(space, epsilon=epsilon)
+        if table_capacity < 1:
+            raise ValueError("table_capacity must be at least 1")
+        self._table_capacity = table_capacity
+        if delta_divisor < 1:
+            raise ValueError("delta_divisor must be at least 1")
+        self._delta_divisor = delta_divisor  # df-pn+: a child's δ is 1 + lives // this + RCTs
+        self.table_clears = 0  # times the proven winning nodes were dropped (memory bound)
+        self._dfpn: DfpnSearch[Node] = DfpnSearch(space, epsilon=epsilon,
+                                                   capacity=table_capacity)
         self.game = game
         self.store = store
         self.rcts: RctSource = NoRcts() if rcts is None else rcts
         self.algebra = self.rcts.algebra
-        self._measure = ComponentMeasures(game, children_capacity=children_cache)
+        # its children LRU is a pass-through here: _land_moves keeps what the search needs
+        self._measure = ComponentMeasures(game, children_capacity=256)
         self._meter = ProgressMeter(progress, progress_interval)
         self._reprove_roots = reprove_roots
         self._batch_size = batch_size
@@ -344,6 +371,31 @@ class MisereSolver:
                 memo[land] = found.get(land)
         return memo
 
+    def _fold(self, added: Iterable[int]) -> tuple[int, list[int]]:
+        """RCT handles folded into a node's parts: (parity flip, the handles that stay,
+        unsorted). 0 disappears, *1 and the *1 factor of H + *1 flip the parity."""
+        algebra = self.algebra
+        flip = 0
+        stays: list[int] = []
+        for handle in added:
+            while True:
+                if handle == ZERO:
+                    break
+                if handle == ONE:
+                    flip ^= 1
+                    break
+                base = algebra.plus1_of(handle)
+                if base is None:
+                    stays.append(handle)
+                    break
+                flip ^= 1
+                handle = base
+        cid = self._cid
+        for handle in stays:
+            if handle not in cid:
+                cid[handle] = algebra.content_id(handle)
+        return flip, stays
+
     def _make(
         self,
         kept: tuple[str, ...],
@@ -355,7 +407,6 @@ class MisereSolver:
         """Normalise kept lands (already of unknown RCT) + new lands + parity + RCTs."""
         memo = self._land_rct
         lands = list(kept)
-        handles = list(rcts)
         added: list[int] = []
         for land in new:
             handle = memo.get(land) if land in memo else self._rct_of((land,))[land]
@@ -364,55 +415,138 @@ class MisereSolver:
             else:
                 added.append(handle)
         added.extend(extra)
+        handles = list(rcts)
         if added:
-            algebra = self.algebra
-            for handle in added:
-                while True:
-                    if handle == ZERO:
-                        break
-                    if handle == ONE:
-                        parity ^= 1
-                        break
-                    base = algebra.plus1_of(handle)
-                    if base is None:
-                        handles.append(handle)
-                        break
-                    parity ^= 1
-                    handle = base
-            cid = self._cid
-            for handle in handles:
-                if handle not in cid:
-                    cid[handle] = algebra.content_id(handle)
-            handles.sort(key=cid.__getitem__)
+            flip, stays = self._fold(added)
+            parity ^= flip
+            handles.extend(stays)
+            handles.sort(key=self._cid.__getitem__)
         lands.sort()
         return Node(tuple(lands), parity, tuple(handles))
 
+    def _land_moves(self, land: str) -> tuple[LandMove, ...]:
+        """The moves in one land, each folded once into what it adds to a node (kept
+        lands, their lives, parity flip, RCTs and their nimber and height); distinct
+        effects only, in the order of the land's children; kept in a bounded LRU."""
+        cache = self._moves
+        moves = cache.get(land)
+        if moves is not None:
+            cache.move_to_end(land)
+            return moves
+        kids = self._measure.children(land)
+        memo = self._rct_of(part for kid in kids for part in kid)
+        lives = self._measure.lives
+        algebra = self.algebra
+        cid = self._cid
+        seen: dict[tuple[tuple[str, ...], int, tuple[int, ...]], LandMove] = {}
+        new_move = tuple.__new__
+        for kid in kids:
+            if len(kid) == 1 and memo[kid[0]] is None:  # the common move: one new land
+                effect = (kid, 0, ())
+                if effect not in seen:
+                    seen[effect] = new_move(LandMove, (kid, lives(kid[0]), 0, (), 0, 0))
+                continue
+            kept: list[str] = []
+            added: list[int] = []
+            for part in kid:
+                handle = memo[part]
+                if handle is None:
+                    kept.append(part)
+                else:
+                    added.append(handle)
+            flip, stays = self._fold(added) if added else (0, [])
+            stays.sort(key=cid.__getitem__)
+            effect = (tuple(kept), flip, tuple(stays))  # a kid's lands are sorted
+            if effect in seen:
+                continue
+            nimber = height = 0
+            for handle in stays:
+                nimber ^= algebra.nimber(handle)
+                height += algebra.height(handle)
+            seen[effect] = LandMove(effect[0], sum(lives(part) for part in kept), flip,
+                                    effect[2], nimber, height)
+        moves = tuple(seen.values())
+        cache[land] = moves
+        if len(cache) > self._moves_capacity:
+            cache.popitem(last=False)
+        return moves
+
     def _children(self, node: Node) -> dict[str, Node]:
         """Distinct children by key."""
+        return {key: child for key, (_, child) in self._sized_children(node).items()}
+
+    def _sized_children(self, node: Node) -> dict[str, tuple[Size, Node]]:
+        """Distinct children by key, each with its move order (``_size``).
+
+        Moves in a land are assembled from that land's folded moves (``_land_moves``):
+        the key, parts and order of a child come from the node's and the move's, without
+        reading any land again.
+        """
         lands, parity, rcts = node
-        out: dict[str, Node] = {}
+        out: dict[str, tuple[Size, Node]] = {}
         key = self.key
-        measure = self._measure
-        distinct = list(dict.fromkeys(lands))
-        land_children = {land: measure.children(land) for land in distinct}
-        self._rct_of(part for kids in land_children.values() for kid in kids for part in kid)
-        for land in distinct:
-            i = lands.index(land)
+        cid = self._cid
+        algebra = self.algebra
+        rct_nimber = rct_height = 0
+        for h in rcts:
+            rct_nimber ^= algebra.nimber(h)
+            rct_height += algebra.height(h)
+        rct_cids = [cid[h] for h in rcts]
+        lives = self._measure.lives
+        total_lives = sum(lives(land) for land in lands)
+        same_rcts = " " + " ".join(rct_cids) if rcts else ""
+        suffix = (same_rcts, " " + PARITY_TOKEN + same_rcts)  # by child parity
+        new_node = tuple.__new__
+        previous = None
+        for i, land in enumerate(lands):
+            if land == previous:
+                continue
+            previous = land
             rest = lands[:i] + lands[i + 1:]
-            for kid in land_children[land]:
-                child = self._make(rest, kid, parity, rcts)
-                out.setdefault(key(child), child)
+            rest_lives = total_lives - lives(land)
+            for move in self._land_moves(land):
+                kept, move_lives, flip, handles, nimber, height = move
+                if not kept:
+                    child_lands = rest
+                elif rest:
+                    child_lands = tuple(sorted(rest + kept))
+                else:
+                    child_lands = kept
+                child_parity = parity ^ flip
+                if handles:
+                    child_rcts = tuple(sorted(rcts + handles, key=cid.__getitem__))
+                    child_key = key(new_node(Node, (child_lands, child_parity, child_rcts)))
+                else:
+                    child_rcts = rcts
+                    tail = suffix[child_parity]
+                    if child_lands:
+                        child_key = "+".join(child_lands) + tail
+                    elif tail:
+                        child_key = EMPTY_POSITION + tail
+                    else:
+                        child_key = EMPTY_POSITION
+                if child_key in out:
+                    continue
+                count = len(child_lands)
+                child_nimber = child_parity ^ rct_nimber ^ nimber
+                size = (rest_lives + move_lives, -count, 1 if child_nimber else 0,
+                        child_parity + rct_height + height)
+                out[child_key] = (size, new_node(Node, (child_lands, child_parity, child_rcts)))
         if parity:
             child = Node(lands, 0, rcts)
-            out.setdefault(key(child), child)
-        children = self.algebra.children
+            child_key = key(child)
+            if child_key not in out:
+                out[child_key] = (self._size(child), child)
+        children = algebra.children
         for j, handle in enumerate(rcts):
             if j and rcts[j - 1] == handle:
                 continue
             rest_rcts = rcts[:j] + rcts[j + 1:]
             for option in children(handle):
                 child = self._make(lands, (), parity, rest_rcts, (option,))
-                out.setdefault(key(child), child)
+                child_key = key(child)
+                if child_key not in out:
+                    out[child_key] = (self._size(child), child)
         return out
 
     def _static(self, node: Node) -> bool | None:
@@ -491,6 +625,8 @@ class MisereSolver:
         wanted = [k for k in keys if k not in asked and k not in table and k != root]
         if not wanted:
             return
+        if len(asked) >= self._table_capacity:
+            asked.clear()
         asked.update(wanted)
         self._stats.store_reads += 1
         found = self.store.get(FactKind.MISERE, wanted)
@@ -502,6 +638,8 @@ class MisereSolver:
 
     def _decided(self, node: Node, key: str) -> bool | None:
         """Losing? if known without search: statically, or proven (here or in the store)."""
+        if node[0]:  # a node with lands is never decided statically
+            return self._table.get(key)
         value = self._static(node)
         return self._table.get(key) if value is None else value
 
@@ -513,15 +651,19 @@ class MisereSolver:
         if children is not None:
             cache.move_to_end(key)
             return children
-        kids = self._children(node)
+        kids = self._sized_children(node)
         if not kids:
             raise AssertionError(f"non-terminal misère node {key!r} has no children")
         self._stats.expansions += 1
-        self._fetch([k for k, child in kids.items() if self._static(child) is None])
-        ordered = sorted((self._size(child), child_key, child) for child_key, child in kids.items())
-        # δ (the cost of showing a child losing: all its children) grows with its size;
-        # on 0*12..0*14 this halves the nodes of 0*13 and shrinks proofs by a third
-        children = [(child_key, child, (1, 1 + size[0] // 4 + len(child.rcts)))
+        static = self._static
+        self._fetch([k for k, (_, child) in kids.items() if child[0] or static(child) is None])
+        ordered = sorted((size, child_key, child) for child_key, (size, child) in kids.items())
+        # δ (the cost of showing a child losing: all its children) grows with its size.
+        # Measured (visits): lives // 4 halved the nodes of 0*13 against δ = 1; lives // 2
+        # gives 0*13 17 380 (// 4: 17 719; // 1: 30 300; // 8: 25 729; lives² // 32:
+        # 19 277) and 0*14 46 306 (// 4: 57 543), with ε = 0.25 (0.5 and 1: 21 385, 19 710)
+        divisor = self._delta_divisor
+        children = [(child_key, child, (1, 1 + size[0] // divisor + len(child.rcts)))
                     for size, child_key, child in ordered]
         cache[key] = children
         if len(cache) > self._expanded_capacity:
@@ -532,7 +674,19 @@ class MisereSolver:
         if losing:
             self._prove_losing(key)
         else:
+            if len(self._table) >= self._table_capacity:
+                self._forget_wins()
             self._table[key] = False
+
+    def _forget_wins(self) -> None:
+        """Bound memory: drop the proven winning nodes (never stored; a later visit proves
+        them again) and the record of keys asked of the store. Losing nodes stay: they are
+        few (the proof) and the store has them once flushed."""
+        self.flush()
+        table = self._table
+        self._table = {k: v for k, v in table.items() if v}
+        self._asked = set(self._table)
+        self.table_clears += 1
 
     def _visit(self) -> None:
         stats = self._stats

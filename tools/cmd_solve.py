@@ -26,6 +26,7 @@ from sproutsdb.tools.progress import status_line
 from sproutsdb.errors import UserError
 
 EXIT_CONFLICT = 3
+MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in `solve --misere`
 GRUNDY_LIMIT = 64  # `solve --misere --grundy` tries P + *g for g up to this
 FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every 1 000)
 
@@ -100,6 +101,8 @@ def run_solve(args: argparse.Namespace) -> int:
         raise UsageError("--rct-table and --no-rct-table are for misère play: add --misere")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.table_capacity is not None and args.table_capacity < 1:
+        raise UsageError(f"--table-capacity must be at least 1, got {args.table_capacity}")
     start = time.perf_counter()
     try:
         with solving(args) as (game, solver, _store), helpers_running(args, key, args.jobs):
@@ -180,7 +183,14 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     P + *g a misère loss), storing the losing nodes it proves."""
     from sproutsdb.solver.misere import MisereSolver
 
-    game = SproutsGame()
+    # the solver keeps its hot lands' moves in an LRU of its own: the engine's memo of
+    # land children (about 15 kB a land of 0*12 and up) is only a second level, bounded
+    # to about 2 GB on long runs
+    game = SproutsGame(cache_size=MISERE_LAND_CACHE)
+    capacity = getattr(args, "table_capacity", None)
+    if capacity is not None and capacity < 1:
+        raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
+    tuning = {} if capacity is None else {"table_capacity": capacity}
     start = time.perf_counter()
     store = remote_store_from_args(args) if args.server else open_store(args.store)
     try:
@@ -191,7 +201,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                           f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
             solver = MisereSolver(game, store, rcts, progress=report,  # type: ignore[arg-type]
-                                  flush_seconds=args.flush_seconds)
+                                  flush_seconds=args.flush_seconds, **tuning)
             try:
                 grundy = _misere_grundy(solver, key) if args.grundy else None
                 # P + *0 is P: the search for g has decided the outcome already
@@ -523,9 +533,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "the root's options into the same store (or server) while the main "
                         "search runs; the answer is the same for every N (default 1)")
     p.add_argument("--table-capacity", type=int, default=None, metavar="N",
-                   help="entries of each in-memory table (nimbers and exclusions; df-pn "
-                        f"numbers) before it is cleared; bounds memory (default {DEFAULT_TABLE_CAPACITY:,}, "
-                        "a few hundred MB)")
+                   help="bounds memory: normal play clears each in-memory table (nimbers and "
+                        "exclusions; df-pn numbers) at N entries, after storing what it "
+                        f"proved (default {DEFAULT_TABLE_CAPACITY:,}, a few hundred MB); "
+                        "--misere keeps at most N proven winning nodes and N proof numbers "
+                        "(default 4194304, about 1-2 GB at the most), dropped and proven "
+                        "again if met (losing nodes stay, and the store has them)")
     p.add_argument("--json", action="store_true",
                    help='print {"position", "outcome", "nimber", "stored", "seconds", "jobs"}; with '
                         '--misere {"position", "play", ["grundy",] "outcome", "stored", '

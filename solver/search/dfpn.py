@@ -130,14 +130,21 @@ class DfpnSearch(Generic[Node]):
                 space.record(key, value)
                 return value
         children = space.expand(node, key)
+        decided, known, learnt_of = space.decided, numbers.get, learnt.get
         while True:
             delta = 0
             phi = second = INFINITY
             best_index, best_phi = -1, 0
             winning: list[int] = []
             for index, (child_key, child, initial) in enumerate(children):
-                child_phi, child_delta = self._numbers(
-                    child, child_key, learnt.get(child_key, initial))
+                # inlined self._numbers (this loop is the search's hottest)
+                value = decided(child, child_key)
+                if value is None:
+                    child_phi, child_delta = known(child_key) or learnt_of(child_key, initial)
+                elif value:
+                    child_phi, child_delta = INFINITY, 0
+                else:
+                    child_phi, child_delta = 0, INFINITY
                 if child_delta == 0:  # a losing child: node is a win
                     phi = 0
                     break

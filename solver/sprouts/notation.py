@@ -281,9 +281,22 @@ def check_size(text: str) -> None:
 _LIVES_TOKEN = re.compile(r"0\*(\d+)|@\d+|\{\d+\}|([A-Za-z])(?:\(\d+\))?|([012])")
 
 
+_PLAIN_KEY = re.compile(r"[012A-Za-z.|+!]*")  # no 0*k, @k, {k} or Z(k): one char a token
+
+
 def key_lives(key: str) -> int:
     """Lives of a position from its text alone (no parsing into vertices): 3/2/1 for the
     spots 0/1/2 and one per letter, each letter being written twice."""
+    if _PLAIN_KEY.fullmatch(key):  # most canonical lands: count characters (3x faster)
+        zeros, ones, twos = key.count("0"), key.count("1"), key.count("2")
+        letters = (len(key) - zeros - ones - twos - key.count(".") - key.count("|")
+                   - key.count("+") - key.count("!"))
+        return 3 * zeros + 2 * ones + twos + letters // 2
+    return _token_lives(key)
+
+
+def _token_lives(key: str) -> int:
+    """``key_lives`` by tokens: any notation the reader accepts."""
     spots = letters = 0
     for zeros, letter, spot in _LIVES_TOKEN.findall(key):
         if zeros:

@@ -1,0 +1,132 @@
+"""The misère solver's fast paths against their plain definitions: children assembled from
+folded land moves (keys, parts and move order) and the memory bound of its tables."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_cli
+from sproutsdb.solver.misere import MisereSolver, Node, TableRcts, brute_force_misere
+from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.rctsearch import game_tree_rcts
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.rcttable import RctTable, table_from_positions
+
+
+@pytest.fixture(scope="module")
+def game() -> SproutsGame:
+    return SproutsGame()
+
+
+@pytest.fixture(scope="module")
+def s4(game: SproutsGame) -> RctTable:
+    search = game_tree_rcts(game, game.canonical("0*4"))
+    return table_from_positions(search.algebra, search.positions())
+
+
+def _reference_children(solver: MisereSolver, node: Node) -> dict[str, Node]:
+    """The children by definition: each move in each land, *1 -> 0, each RCT move,
+    every one normalised from scratch by ``_make``."""
+    lands, parity, rcts = node
+    out: dict[str, Node] = {}
+    for i, land in enumerate(lands):
+        rest = lands[:i] + lands[i + 1:]
+        for kid in solver.game.component_children(land):
+            child = solver._make(rest, kid, parity, rcts)
+            out.setdefault(solver.key(child), child)
+    if parity:
+        child = Node(lands, 0, rcts)
+        out.setdefault(solver.key(child), child)
+    for j, handle in enumerate(rcts):
+        for option in solver.algebra.children(handle):
+            child = solver._make(lands, (), parity, rcts[:j] + rcts[j + 1:], (option,))
+            out.setdefault(solver.key(child), child)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_children_from_folded_land_moves_match_the_definition(
+    game: SproutsGame, s4: RctTable, seed: int
+) -> None:
+    """Random walks from 0*5..0*8 (+ *1 + *2 + *3), with the S4 table: the same children,
+    keys and move order as building every child from its lands."""
+    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4), children_cache=8)
+    rng = random.Random(seed)
+    checked = 0
+    for n in (5, 6, 7, 8):
+        for g in (0, 1, 2, 3):
+            node = solver.add_nim(solver.node(f"0*{n}"), g)
+            for _ in range(40):
+                fast = solver._sized_children(node)
+                slow = _reference_children(solver, node)
+                assert fast.keys() == slow.keys()
+                for key, (size, child) in fast.items():
+                    assert child == slow[key] and solver.key(child) == key
+                    assert size == solver._size(child)
+                checked += len(fast)
+                if not fast:
+                    break
+                node = rng.choice([child for _, child in fast.values()])
+    assert checked > 500
+
+
+def test_a_tiny_table_capacity_changes_no_outcome(game: SproutsGame) -> None:
+    """Dropping proven wins and proof numbers (capacity 5) only costs re-proofs."""
+    memo: dict[str, bool] = {}
+    store = MemoryProofStore()
+    solver = MisereSolver(game, store, table_capacity=5)  # no table: more nodes
+    for position in ("0*4", "0*2+0.A|0.A", "0*2+12"):
+        assert solver.outcome(position) == brute_force_misere(game, position, memo)
+    assert solver.table_clears > 0
+    assert all(value == "L" for value in store.get(
+        FactKind.MISERE, list(solver._table)).values())
+    with pytest.raises(ValueError, match="table_capacity"):
+        MisereSolver(game, store, table_capacity=0)
+
+
+def test_cli_table_capacity(tmp_path: Path) -> None:
+    """`solve --misere --table-capacity N` gives the same outcome; bad use is one line, exit 2."""
+    store = str(tmp_path / "store")
+    done = run_cli("solve", "0*5", "--misere", "--table-capacity", "3", "--json", "--quiet",
+                   "--store", store)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["outcome"] == "W"
+    for args, message in ((("--misere", "--table-capacity", "0"), "at least 1"),
+                          (("--table-capacity", "9"), "add --misere")):
+        bad = run_cli("solve", "0*4", *args, "--store", store)
+        assert bad.returncode == 2 and message in bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_key_lives_by_characters_agrees_with_the_token_count(game: SproutsGame) -> None:
+    """The move order's lives: the character count of plain keys equals the token count,
+    on lands met below 0*5, 0*9 and sums, and other notations take the token path."""
+    from sproutsdb.solver.sprouts.notation import _token_lives, key_lives
+
+    lands: list[str] = []
+    stack, seen = ["0*5", "0*9", "0*2+0.A|0.A", "1aa"], set()
+    while stack and len(lands) < 3000:
+        land = stack.pop()
+        if land not in seen:
+            seen.add(land)
+            lands.append(land)
+            stack.extend(part for kid in game.component_children(land) for part in kid)
+    lands += ["!", "0*12", "0*3+1a1a", "AB.@3|AB", "2Z(25)|Z(25)"]
+    assert all(key_lives(key) == _token_lives(key) for key in lands)
+    assert key_lives("0*12") == 36 and key_lives("0.AB|2AB") == 6
+
+
+@pytest.mark.parametrize("divisor", [1, 8])
+def test_initial_delta_steers_the_search_only(
+    game: SproutsGame, s4: RctTable, divisor: int
+) -> None:
+    """df-pn+'s initial δ (1 + lives // divisor + RCTs) changes visits, never an outcome."""
+    memo: dict[str, bool] = {}
+    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4), delta_divisor=divisor)
+    for position in ("0*4", "0*2+0.A|0.A", "0*2+12"):
+        assert solver.outcome(position) == brute_force_misere(game, position, memo)
+    with pytest.raises(ValueError, match="delta_divisor"):
+        MisereSolver(game, MemoryProofStore(), delta_divisor=0)
