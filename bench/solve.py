@@ -10,6 +10,20 @@ SPOTS's seconds on one core of this machine kind (DESIGN §7); then the same que
 now warm store, the in-process baseline of the warm/fresh ratio. --save keeps the figures as
 JSON; --baseline prints the node and time ratios to a saved run. `sproutsdb check --prune
 --cycles` (bench/check.py) gives pruned proof sizes.
+
+Figures of 2026-11-24 (df-pn with waiting sums, --jobs 1; 2-core VM at load 5-12, so wall
+seconds are 2-4x the CPU seconds: compare CPU with SPOTS's one-core seconds):
+
+      n out  wall s  cpu s   visits stored  RSS MB  SPOTS s (iterations)  cpu/SPOTS
+     10   W     1.2    0.8    3 387    217      42
+     11   W     1.2    0.7    3 246    197      40
+     12   L    39.0   13.1   25 451  1 057     177  21-26  (45 140)       0.50-0.62
+     13   L    57.8   28.0   43 490  1 689     312  25     (41 450)       1.12
+     14   L   152.7   79.3  150 064  7 724     381  136    (250 087)      0.58
+     15   W   527.0  280.8  212 922  6 562     437  298    (315 576)      0.94
+     16   W    87.1   43.7   39 246  1 401     304  38     (58 773)       1.15
+     17   W   120.1   59.3   24 297    826     186  15     (24 680)       3.95
+(0*17: as many visits as SPOTS's iterations, but its lands cost 2.4 ms each in the C core.)
 """
 
 from __future__ import annotations
