@@ -30,8 +30,10 @@ other sessions (load average 11-14: each process got 7-12 % of a core, so wall s
 (LMDB) and `check --misere --root` under the same load:
 
      15        L       L   2030.8    463.7    479,475     7,807    2,958       6,906  clean   1749 MB
-     16  unfinished    W   (two runs of 42 + 45 wall min, the second resumed from the store;
-                            about 222 + 540 CPU s, over 10,000 stored L nodes, peak RSS 1.6 GB)
+     16        W       W   2647.0   1047.5  1,040,586    18,004    5,197       8,981  clean   2327 MB
+                           (the second run, resumed from the 1,779 losing nodes a first run
+                            of 222 CPU s had stored before it was stopped: about 21 CPU
+                            minutes in all; check: 39 CPU s)
 
 (0*15's proof is the first check, no cycles; the previous closing note had 0*15 in 710 s
 wall and 677 k visits with δ = 1 + lives // 4.) 0*17 was not started. Search
