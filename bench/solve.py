@@ -23,6 +23,7 @@ seconds are 2-4x the CPU seconds: compare CPU with SPOTS's one-core seconds):
      15   W   527.0  280.8  212 922  6 562     437  298    (315 576)      0.94
      16   W    87.1   43.7   39 246  1 401     304  38     (58 773)       1.15
      17   W   120.1   59.3   24 297    826     186  15     (24 680)       3.95
+     18   L   915.1  889.2  273 244  8 649     461  437    (486 913)      2.03
 (0*17: as many visits as SPOTS's iterations, but its lands cost 2.4 ms each in the C core.)
 """
 
