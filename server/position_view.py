@@ -94,6 +94,7 @@ class PositionReader:
         lands_of = {k: list(game.components(k)) for k in keys}
         all_lands = sorted({land for lands in lands_of.values() for land in lands})
         records = self.store.get_records(FactKind.NIMBER, all_lands)
+        provenance = self.store.provenance_records() if records else {}
         misere = {k: str(v) for k, v in
                   self.store.get(FactKind.MISERE, sorted(set(keys) | set(all_lands))).items()}
         handles = self._rct_handles(sorted(set(all_lands) | set(keys)))
@@ -115,6 +116,8 @@ class PositionReader:
                     ("stored" if stored is not None else "rct"),
                     "status": None if record is None else
                     getattr(record.status, "value", record.status),
+                    "provenance": None if record is None or record.provenance not in provenance
+                    else provenance[record.provenance].as_dict(record.provenance),
                     "misere": m, "r1": r1_class(nimber, m), **self._rct_fields(handle)})
                 total = None if total is None or nimber is None else total ^ nimber
             handle = handles.get(k)

@@ -213,6 +213,11 @@ class Provenance:
         text = f"{who}, {self.tool} {self.version}, {self.when}"
         return f"{text}: {self.comment}" if self.comment else text
 
+    def as_dict(self, pid: int) -> dict[str, Any]:
+        """The record for JSON reports (query --json, the web API): its id and fields."""
+        return {"id": pid, "who": self.who, "token": self.token or None, "tool": self.tool,
+                "version": self.version, "when": self.when, "comment": self.comment}
+
     def to_json(self) -> bytes:
         data = asdict(self)
         if not self.token:  # records written before tokens had names stay byte-identical

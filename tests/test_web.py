@@ -103,6 +103,9 @@ def test_values_equal_query_and_children_are_complete(web: WebProcess, store: Pa
     assert [(x["land"], x["nimber"], x["rct"]) for x in view["lands"]] == [
         (x["land"], x["nimber"], x["rct"]) for x in query["lands"]]
     assert view["lands"][0]["r1"] == "null"  # normal loss, misère win
+    # who said it: the stored nimber's provenance, as query --json gives it
+    assert view["lands"][0]["provenance"] == query["lands"][0]["provenance_record"]
+    assert view["lands"][0]["provenance"]["tool"]
 
     expected = json.loads(run_cli("children", "0*6", "--json").stdout)["children"]
     assert sorted(c["position"] for c in view["children"]) == sorted(expected)

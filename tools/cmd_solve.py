@@ -276,10 +276,7 @@ def _derive_from_rcts(source: Any, lands: list[str], rct_ids: dict[str, str]
 def _provenance_json(provenance: dict[int, Any], pid: int | None) -> dict[str, Any] | None:
     """A provenance record as JSON: who, token name, tool, version, when, comment."""
     record = provenance.get(pid) if pid else None
-    if record is None:
-        return None
-    return {"id": pid, "who": record.who, "token": record.token or None, "tool": record.tool,
-            "version": record.version, "when": record.when, "comment": record.comment}
+    return None if record is None or pid is None else record.as_dict(pid)
 
 
 def _query_report(key: str, lands: list[str], records: dict[str, Any],
