@@ -25,7 +25,7 @@ seconds are 2-4x the CPU seconds: compare CPU with SPOTS's one-core seconds):
      17   W   120.1   59.3   24 297    826     186  15     (24 680)       3.95
      18   L   915.1  889.2  273 244  8 649     461  437    (486 913)      2.03
      19   L  1210.0 1177.4  171 892  6 865     428  280    (380 805)      4.20
-     20   -  >1500 wall (stopped at the limit; about 1 450 s CPU)         466    (448 064)     >3.1
+     20   -  >1500 wall (stopped at the limit, one core nearly to itself)  466    (448 064)
 (0*17: as many visits as SPOTS's iterations, but its lands cost 2.4 ms each in the C core.)
 """
 
