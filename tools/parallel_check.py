@@ -296,6 +296,57 @@ def _worker_main(conn: Connection, path: str, derive_lives: int = 0) -> None:
             store.close()
 
 
+def dispatch_in_order(work: Iterator[list[str]],
+                      done: Callable[[list[str], BatchDigest], None],
+                      workers: Sequence[Any],
+                      submit: Callable[[Any, int, list[str]], None],
+                      wait_any: Callable[[list[Any]], list[tuple[int, BatchDigest]]],
+                      *, level: Callable[[str], int] = key_lives) -> None:
+    """Check every batch of `work` on `workers`; call `done(lands, digest)` in its order.
+
+    At most 2 × workers batches are dispatched and not yet done, and a batch waits until
+    every batch before it holding lands of a lower `level` than its highest is done
+    (marked): `work` comes level by level (`lives_order`), a land's dependencies are of
+    lower levels, so a worker finds them marked instead of re-deriving them. How a batch
+    travels is the pool's: `submit(worker, seq, lands)` sends one, `wait_any(busy)` blocks
+    until some of the busy workers' batches are done and returns their (seq, digest).
+    """
+    window = 2 * len(workers)
+    idle = list(reversed(workers))
+    busy: dict[int, Any] = {}  # seq -> worker
+    lands_of: dict[int, list[str]] = {}  # sent and not yet done
+    results: dict[int, BatchDigest] = {}
+    next_seq = next_done = 0
+    peeked: list[str] | None = None
+    exhausted = False
+    while True:
+        while idle and not exhausted and next_seq - next_done < window:
+            if peeked is None:
+                peeked = next(work, None)
+                if peeked is None:
+                    exhausted = True
+                    break
+            if lands_of and level(lands_of[next_done][0]) < level(peeked[-1]):
+                break  # its dependencies may be in batches not marked yet
+            worker = idle.pop()
+            submit(worker, next_seq, peeked)
+            busy[next_seq] = worker
+            lands_of[next_seq] = peeked
+            peeked = None
+            next_seq += 1
+        if next_done in results:
+            done(lands_of.pop(next_done), results.pop(next_done))
+            next_done += 1
+            continue
+        if not busy:
+            if exhausted:
+                return
+            continue
+        for seq, digest in wait_any(list(busy.values())):
+            idle.append(busy.pop(seq))
+            results[seq] = digest
+
+
 @dataclass
 class _Worker:
     process: Any  # multiprocessing.context.SpawnProcess
@@ -365,56 +416,26 @@ class CheckPool:
 
     def run(self, work: Iterator[list[str]], done: Callable[[list[str], BatchDigest], None],
             *, level: Callable[[str], int] = key_lives) -> None:
-        """Check every batch of `work`; call `done(lands, digest)` in the order of `work`.
+        """Check every batch of `work`; call `done(lands, digest)` in the order of `work`
+        (`dispatch_in_order`, batches through the workers' pipes)."""
+        dispatch_in_order(work, done, self._workers, self._submit, self._wait_any, level=level)
 
-        At most 2 × jobs batches are dispatched and not yet done, and a batch waits until
-        every batch before it holding lands of a lower `level` than its highest is done
-        (marked): `work` comes level by level (`lives_order`), a land's dependencies are
-        of lower levels, so a worker finds them marked instead of re-deriving them.
-        """
-        window = 2 * len(self._workers)
-        idle = list(reversed(self._workers))
-        busy: dict[int, _Worker] = {}
-        lands_of: dict[int, list[str]] = {}  # sent and not yet done
-        results: dict[int, BatchDigest] = {}
-        next_seq = next_done = 0
-        peeked: list[str] | None = None
-        exhausted = False
-        while True:
-            while idle and not exhausted and next_seq - next_done < window:
-                if peeked is None:
-                    peeked = next(work, None)
-                    if peeked is None:
-                        exhausted = True
-                        break
-                if lands_of and level(lands_of[next_done][0]) < level(peeked[-1]):
-                    break  # its dependencies may be in batches not marked yet
-                worker = idle.pop()
-                worker.seq = next_seq
-                self._send(worker, (next_seq, peeked))
-                busy[next_seq] = worker
-                lands_of[next_seq] = peeked
-                peeked = None
-                next_seq += 1
-            if next_done in results:
-                done(lands_of.pop(next_done), results.pop(next_done))
-                next_done += 1
-                continue
-            if not busy:
-                if exhausted:
-                    return
-                continue
-            waiting = {}
-            for worker in busy.values():
-                waiting[worker.conn] = worker
-                waiting[worker.process.sentinel] = worker
-            ready = {id(waiting[obj]): waiting[obj] for obj in wait(list(waiting))}
-            for worker in ready.values():
-                seq, digest = self._receive(worker)
-                del busy[seq]
-                results[seq] = digest
-                worker.seq = None
-                idle.append(worker)
+    def _submit(self, worker: _Worker, seq: int, lands: list[str]) -> None:
+        worker.seq = seq
+        self._send(worker, (seq, lands))
+
+    def _wait_any(self, busy: list[_Worker]) -> list[tuple[int, BatchDigest]]:
+        """The batches done among the busy workers' (a dead worker raises)."""
+        waiting: dict[Any, _Worker] = {}
+        for worker in busy:
+            waiting[worker.conn] = worker
+            waiting[worker.process.sentinel] = worker
+        ready = {id(waiting[obj]): waiting[obj] for obj in wait(list(waiting))}
+        finished = []
+        for worker in ready.values():
+            finished.append(self._receive(worker))
+            worker.seq = None
+        return finished
 
     def _send(self, worker: _Worker, task: tuple[int, list[str]]) -> None:
         try:

@@ -26,6 +26,7 @@ from sproutsdb.tools.parallel_check import (
     BatchDigest,
     CheckWorkerError,
     check_batch,
+    dispatch_in_order,
     new_checker,
 )
 from sproutsdb.tools.ray_session import import_ray
@@ -81,42 +82,17 @@ class RayCheckPool:
     def run(self, work: Iterator[list[str]], done: Callable[[list[str], BatchDigest], None],
             *, level: Callable[[str], int] = key_lives) -> None:
         """Check every batch of `work`; call `done(lands, digest)` in the order of `work`
-        (the scheduling of `CheckPool.run`, with Ray object refs for pipes)."""
-        window = 2 * len(self._actors)
-        idle = list(reversed(self._actors))
-        busy: dict[Any, tuple[int, Any]] = {}  # ref -> (seq, actor)
-        lands_of: dict[int, list[str]] = {}
-        results: dict[int, BatchDigest] = {}
-        next_seq = next_done = 0
-        peeked: list[str] | None = None
-        exhausted = False
-        while True:
-            while idle and not exhausted and next_seq - next_done < window:
-                if peeked is None:
-                    peeked = next(work, None)
-                    if peeked is None:
-                        exhausted = True
-                        break
-                if lands_of and level(lands_of[next_done][0]) < level(peeked[-1]):
-                    break  # its dependencies may be in batches not marked yet
-                actor = idle.pop()
-                busy[actor.check.remote(peeked)] = (next_seq, actor)
-                lands_of[next_seq] = peeked
-                peeked = None
-                next_seq += 1
-            if next_done in results:
-                done(lands_of.pop(next_done), results.pop(next_done))
-                next_done += 1
-                continue
-            if not busy:
-                if exhausted:
-                    return
-                continue
-            ready, _ = ray.wait(list(busy), num_returns=1)
-            for ref in ready:
-                seq, actor = busy.pop(ref)
-                results[seq] = self._result(ref)
-                idle.append(actor)
+        (`dispatch_in_order`, with Ray object refs for pipes)."""
+        pending: dict[Any, int] = {}  # ref -> seq
+
+        def submit(actor: Any, seq: int, lands: list[str]) -> None:
+            pending[actor.check.remote(lands)] = seq
+
+        def wait_any(_busy: list[Any]) -> list[tuple[int, BatchDigest]]:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            return [(pending.pop(ref), self._result(ref)) for ref in ready]
+
+        dispatch_in_order(work, done, self._actors, submit, wait_any, level=level)
 
     @staticmethod
     def _result(ref: Any) -> BatchDigest:
