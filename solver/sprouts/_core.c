@@ -459,7 +459,78 @@ typedef int (*ChildFn)(void *ctx, Arena *a, const Raw *child);
 /* _split: a curve from corner i to corner j (i <= j) of boundary b of region r. Calls fn
  * once per way to share the region's other boundaries between the two sides, in the
  * order of itertools.product((0, 1), repeat=k) (the first boundary is the slowest). */
-static int split(Arena *a, const Raw *p, int r, int b, int i, int j, ChildFn fn, void *ctx)
+/*
+ * Interchangeable boundaries. A boundary of one corner whose vertex occurs nowhere else (an
+ * isolated spot, or a spot whose other lines are dead) can be swapped with any other such
+ * boundary of the same region and the same lives: the swap is a symmetry of the position, so
+ * moves that differ only by it give the same child. free_rank[b] numbers such a boundary
+ * within its class (region, lives), from 0 in boundary order; it is -1 for any other
+ * boundary, and free_prev[b] is the class's previous boundary (or -1).
+ */
+typedef struct {
+    int *rank;
+    int *prev;
+} FreeBoundaries;
+
+static int free_boundaries(Arena *a, const Raw *p, FreeBoundaries *fb)
+{
+    int *occ = new_ints_filled(a, p->nv, 0);
+    int *last = new_ints(a, 4);
+    fb->rank = new_ints_filled(a, p->nb > 0 ? p->nb : 1, -1);
+    fb->prev = new_ints_filled(a, p->nb > 0 ? p->nb : 1, -1);
+    if (occ == NULL || last == NULL || fb->rank == NULL || fb->prev == NULL)
+        return -1;
+    for (int c = 0; c < p->nc; c++)
+        occ[p->cv[c]]++;
+    for (int r = 0; r < p->nr; r++) {
+        int count[4] = {0, 0, 0, 0};
+        last[0] = last[1] = last[2] = last[3] = -1;
+        for (int b = p->rb[r]; b < p->rb[r + 1]; b++) {
+            if (p->bc[b + 1] - p->bc[b] != 1)
+                continue;
+            int v = p->cv[p->bc[b]], l = p->lives[v];
+            if (occ[v] != 1 || l < 0 || l > 3)
+                continue;
+            fb->rank[b] = count[l]++;
+            fb->prev[b] = last[l];
+            last[l] = b;
+        }
+    }
+    return 0;
+}
+
+/* Whether a way to share the other boundaries (bit t of mask, first boundary most
+ * significant: 0 inside, 1 outside) is the first of those that differ only by swapping
+ * interchangeable boundaries: within each class, the inside ones come first. */
+static int first_of_its_kind(const Raw *p, const FreeBoundaries *fb, int r, int b, uint64_t mask,
+                             int k)
+{
+    if (fb == NULL)
+        return 1;
+    int t = 0, tb[64];
+    for (int ob = p->rb[r]; ob < p->rb[r + 1]; ob++) {
+        if (ob == b)
+            continue;
+        tb[t] = ob;
+        int prev = fb->prev[ob];
+        if (prev == b)
+            prev = fb->prev[b];
+        if (prev >= 0) {
+            int pt = t - 1;            /* the previous member's index among the others */
+            while (tb[pt] != prev)
+                pt--;
+            int bit = (int)((mask >> (k - 1 - t)) & 1);
+            int pbit = (int)((mask >> (k - 1 - pt)) & 1);
+            if (pbit > bit)
+                return 0;
+        }
+        t++;
+    }
+    return 1;
+}
+
+static int split(Arena *a, const Raw *p, const FreeBoundaries *fb, int r, int b, int i, int j,
+                 ChildFn fn, void *ctx)
 {
     int status = -1;
     Mark m = arena_mark(a);
@@ -480,6 +551,8 @@ static int split(Arena *a, const Raw *p, int r, int b, int i, int j, ChildFn fn,
     lives[bd[i]] -= 1;
     lives[bd[j]] -= 1;
     for (uint64_t mask = 0; mask < ((uint64_t)1 << k); mask++) {
+        if (!first_of_its_kind(p, fb, r, b, mask, k))
+            continue;
         Mark mc = arena_mark(a);
         Raw c;
         if (raw_init(a, &c, p->nr + 1, p->nb + 1, p->nc + 4) < 0)
@@ -581,7 +654,8 @@ static int raw_children(Arena *a, const Raw *p, ChildFn fn, void *ctx)
     int status = -1;
     Mark m = arena_mark(a);
     int *ob = new_ints(a, p->nc), *oi = new_ints(a, p->nc);  /* live corners (b, i) */
-    if (ob == NULL || oi == NULL)
+    FreeBoundaries fb;
+    if (ob == NULL || oi == NULL || free_boundaries(a, p, &fb) < 0)
         goto done;
     for (int r = 0; r < p->nr; r++) {
         int k = 0;
@@ -594,15 +668,20 @@ static int raw_children(Arena *a, const Raw *p, ChildFn fn, void *ctx)
                 }
         for (int x = 0; x < k; x++) {
             int b1 = ob[x], i1 = oi[x], u = p->cv[p->bc[b1] + i1];
+            if (fb.rank[b1] > 0)
+                continue;      /* the same moves from the class's first boundary came first */
             for (int y = x; y < k; y++) {
                 int b2 = ob[y], i2 = oi[y], w = p->cv[p->bc[b2] + i2];
                 int rc;
+                if (b2 != b1 && fb.rank[b2] > 0
+                    && !(fb.rank[b2] == 1 && fb.prev[b2] == b1))
+                    continue;  /* likewise, unless b2 is the second of b1's own class */
                 if (u == w) {
                     if (i1 != i2 || p->lives[u] < 2)
                         continue;  /* a letter's two corners: one life, cannot join itself */
-                    rc = split(a, p, r, b1, i1, i1, fn, ctx);
+                    rc = split(a, p, &fb, r, b1, i1, i1, fn, ctx);
                 } else if (b1 == b2) {
-                    rc = split(a, p, r, b1, i1, i2, fn, ctx);
+                    rc = split(a, p, &fb, r, b1, i1, i2, fn, ctx);
                 } else {
                     rc = merge(a, p, r, b1, i1, b2, i2, fn, ctx);
                 }
@@ -1975,9 +2054,181 @@ static PyObject *land_shape(Arena *a, const Land *L)
     return key;
 }
 
-/* canon.canonical_land: the canonical string of one land, through the memo. */
-static PyObject *canonical_land(Arena *a, const Land *L)
+/*
+ * The same land written in a tidier order, so that more of the ways one land is written
+ * share a memo key: each boundary rotated to its least rotation of corner codes, a bag's
+ * corners sorted by code, the boundaries of a region and then the regions sorted by those
+ * codes (ties keep their order), and vertices renumbered by first appearance. Every step
+ * only rewrites the land as an isomorphic one, so its canonical string is unchanged: a key
+ * that names the tidy land is as sound as one that names the land as it came.
+ */
+typedef struct {
+    const Land *L;
+    const int *cc;             /* per corner: spot code, LOWER + distance, or UPPER */
+    const int *start;          /* per boundary: first corner of its least rotation */
+} TidyOrder;
+
+static int tidy_corner(const TidyOrder *T, int b, int t)
 {
+    const Land *L = T->L;
+    int lo = L->bc[b], n = L->bc[b + 1] - lo;
+    return T->cc[lo + (T->start[b] - lo + t) % n];
+}
+
+static int tidy_bnd_cmp(const TidyOrder *T, int b1, int b2)
+{
+    const Land *L = T->L;
+    int n1 = L->bc[b1 + 1] - L->bc[b1], n2 = L->bc[b2 + 1] - L->bc[b2];
+    if (n1 != n2)
+        return n1 < n2 ? -1 : 1;
+    for (int t = 0; t < n1; t++) {
+        int x = tidy_corner(T, b1, t), y = tidy_corner(T, b2, t);
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Regions compared by bag or not, number of boundaries, then their sorted boundaries. */
+static int tidy_region_cmp(const TidyOrder *T, const int *bord, int r1, int r2)
+{
+    const Land *L = T->L;
+    if (L->collapsed[r1] != L->collapsed[r2])
+        return L->collapsed[r1] < L->collapsed[r2] ? -1 : 1;
+    int n1 = L->rb[r1 + 1] - L->rb[r1], n2 = L->rb[r2 + 1] - L->rb[r2];
+    if (n1 != n2)
+        return n1 < n2 ? -1 : 1;
+    for (int t = 0; t < n1; t++) {
+        int c = tidy_bnd_cmp(T, bord[L->rb[r1] + t], bord[L->rb[r2] + t]);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+static int tidy_land(Arena *a, const Land *L, Land *out)
+{
+    int nc = L->nc, nb = L->nb, nr = L->nr, nv = L->nv;
+    int *cc = new_ints(a, nc), *start = new_ints(a, nb), *bord = new_ints(a, nb);
+    int *rord = new_ints(a, nr), *rnew = new_ints(a, nr), *firstpos = new_ints_filled(a, nv, -1);
+    int *vmap = new_ints_filled(a, nv, -1);
+    if (cc == NULL || start == NULL || bord == NULL || rord == NULL || rnew == NULL
+        || firstpos == NULL || vmap == NULL)
+        return -1;
+    TidyOrder T = {L, cc, start};
+    for (int r = 0; r < nr; r++)
+        for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
+            int lo = L->bc[b], n = L->bc[b + 1] - lo;
+            for (int c = lo; c < lo + n; c++) {
+                int v = L->cv[c];
+                if (L->kind[v] == K_SPOT)
+                    cc[c] = L->code[v];
+                else if (L->kind[v] == K_UPPER)
+                    cc[c] = UPPER;
+                else if (L->collapsed[r])
+                    cc[c] = LOWER_PAIR;
+                else if (firstpos[v] < 0)
+                    firstpos[v] = c;
+                else {
+                    cc[firstpos[v]] = LOWER + (c - firstpos[v]);
+                    cc[c] = LOWER + (n - (c - firstpos[v]));
+                }
+            }
+            for (int c = lo; c < lo + n; c++)
+                firstpos[L->cv[c]] = -1;
+            start[b] = lo;
+            if (L->collapsed[r])
+                continue;              /* a bag: sorted when written out */
+            for (int c = lo + 1; c < lo + n; c++) {  /* least rotation, first of equals */
+                int cmp = 0;
+                for (int t = 0; t < n && cmp == 0; t++) {
+                    int x = cc[lo + (c - lo + t) % n], y = cc[lo + (start[b] - lo + t) % n];
+                    cmp = (x > y) - (x < y);
+                }
+                if (cmp < 0)
+                    start[b] = c;
+            }
+        }
+    for (int r = 0; r < nr; r++) {
+        int *s = bord + L->rb[r], n = L->rb[r + 1] - L->rb[r];
+        for (int t = 0; t < n; t++)
+            s[t] = L->rb[r] + t;
+        for (int x = 1; x < n; x++)
+            for (int y = x; y > 0 && tidy_bnd_cmp(&T, s[y - 1], s[y]) > 0; y--) {
+                int tmp = s[y];
+                s[y] = s[y - 1];
+                s[y - 1] = tmp;
+            }
+        rord[r] = r;
+    }
+    for (int x = 1; x < nr; x++)
+        for (int y = x; y > 0 && tidy_region_cmp(&T, bord, rord[y - 1], rord[y]) > 0; y--) {
+            int tmp = rord[y];
+            rord[y] = rord[y - 1];
+            rord[y - 1] = tmp;
+        }
+    for (int x = 0; x < nr; x++)
+        rnew[rord[x]] = x;
+    Raw w;
+    if (raw_init(a, &w, nr, nb, nc) < 0)
+        return -1;
+    out->collapsed = arena_alloc(a, (size_t)(nr ? nr : 1));
+    out->kind = arena_alloc(a, (size_t)(nv ? nv : 1));
+    out->code = new_ints(a, nv);
+    out->ureg = new_ints(a, 2L * nv);
+    if (out->collapsed == NULL || out->kind == NULL || out->code == NULL || out->ureg == NULL)
+        return -1;
+    int count = 0;
+    for (int x = 0; x < nr; x++) {
+        int r = rord[x];
+        out->collapsed[x] = L->collapsed[r];
+        for (int t = 0; t < L->rb[r + 1] - L->rb[r]; t++) {
+            int b = bord[L->rb[r] + t], lo = L->bc[b], n = L->bc[b + 1] - lo;
+            int first = w.nc;
+            for (int u = 0; u < n; u++)
+                raw_push(&w, lo + (start[b] - lo + u) % n);   /* old corner, for now */
+            if (L->collapsed[r])       /* a bag: by code (insertion sort, stable) */
+                for (int i = first + 1; i < w.nc; i++)
+                    for (int j = i; j > first && cc[w.cv[j - 1]] > cc[w.cv[j]]; j--) {
+                        int tmp = w.cv[j];
+                        w.cv[j] = w.cv[j - 1];
+                        w.cv[j - 1] = tmp;
+                    }
+            for (int i = first; i < w.nc; i++) {
+                int v = L->cv[w.cv[i]];
+                if (vmap[v] < 0) {
+                    int nvx = count++;
+                    vmap[v] = nvx;
+                    out->kind[nvx] = L->kind[v];
+                    out->code[nvx] = L->code[v];
+                    out->ureg[2 * nvx] = L->ureg[2 * v] < 0 ? -1 : rnew[L->ureg[2 * v]];
+                    out->ureg[2 * nvx + 1] =
+                        L->ureg[2 * v + 1] < 0 ? -1 : rnew[L->ureg[2 * v + 1]];
+                }
+                w.cv[i] = vmap[v];
+            }
+            raw_end_boundary(&w);
+        }
+        raw_end_region(&w);
+    }
+    out->nr = w.nr;
+    out->nb = w.nb;
+    out->nc = w.nc;
+    out->nv = count;
+    out->rb = w.rb;
+    out->bc = w.bc;
+    out->cv = w.cv;
+    return 0;
+}
+
+/* canon.canonical_land: the canonical string of one land, through the memo. */
+static PyObject *canonical_land(Arena *a, const Land *given)
+{
+    Land tidy;
+    Mark m0 = arena_mark(a);
+    if (tidy_land(a, given, &tidy) < 0)
+        return NULL;
+    const Land *L = &tidy;
     PyObject *key = land_shape(a, L);
     if (key == NULL)
         return NULL;
@@ -1985,6 +2236,7 @@ static PyObject *canonical_land(Arena *a, const Land *L)
     if (text != NULL) {
         Py_INCREF(text);
         Py_DECREF(key);
+        arena_release(a, m0);
         return text;
     }
     if (PyErr_Occurred()) {
@@ -2005,6 +2257,7 @@ static PyObject *canonical_land(Arena *a, const Land *L)
             Py_CLEAR(text);
     }
     Py_DECREF(key);
+    arena_release(a, m0);
     return text;
 }
 
