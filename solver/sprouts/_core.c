@@ -2106,6 +2106,47 @@ static int tidy_region_cmp(const TidyOrder *T, const int *bord, int r1, int r2)
     return 0;
 }
 
+/* Least rotations, then the boundaries of each region and the regions, sorted by codes. */
+static void tidy_sort(TidyOrder *T, int *bord, int *rord)
+{
+    const Land *L = T->L;
+    const int *cc = T->cc;
+    int *start = (int *)T->start;
+    for (int r = 0; r < L->nr; r++) {
+        for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
+            int lo = L->bc[b], n = L->bc[b + 1] - lo;
+            start[b] = lo;
+            if (L->collapsed[r])
+                continue;              /* a bag: sorted when written out */
+            for (int c = lo + 1; c < lo + n; c++) {  /* least rotation, first of equals */
+                int cmp = 0;
+                for (int t = 0; t < n && cmp == 0; t++) {
+                    int x = cc[lo + (c - lo + t) % n], y = cc[lo + (start[b] - lo + t) % n];
+                    cmp = (x > y) - (x < y);
+                }
+                if (cmp < 0)
+                    start[b] = c;
+            }
+        }
+        int *s = bord + L->rb[r], n = L->rb[r + 1] - L->rb[r];
+        for (int t = 0; t < n; t++)
+            s[t] = L->rb[r] + t;
+        for (int x = 1; x < n; x++)
+            for (int y = x; y > 0 && tidy_bnd_cmp(T, s[y - 1], s[y]) > 0; y--) {
+                int tmp = s[y];
+                s[y] = s[y - 1];
+                s[y - 1] = tmp;
+            }
+        rord[r] = r;
+    }
+    for (int x = 1; x < L->nr; x++)
+        for (int y = x; y > 0 && tidy_region_cmp(T, bord, rord[y - 1], rord[y]) > 0; y--) {
+            int tmp = rord[y];
+            rord[y] = rord[y - 1];
+            rord[y - 1] = tmp;
+        }
+}
+
 static int tidy_land(Arena *a, const Land *L, Land *out)
 {
     int nc = L->nc, nb = L->nb, nr = L->nr, nv = L->nv;
@@ -2136,37 +2177,27 @@ static int tidy_land(Arena *a, const Land *L, Land *out)
             }
             for (int c = lo; c < lo + n; c++)
                 firstpos[L->cv[c]] = -1;
-            start[b] = lo;
-            if (L->collapsed[r])
-                continue;              /* a bag: sorted when written out */
-            for (int c = lo + 1; c < lo + n; c++) {  /* least rotation, first of equals */
-                int cmp = 0;
-                for (int t = 0; t < n && cmp == 0; t++) {
-                    int x = cc[lo + (c - lo + t) % n], y = cc[lo + (start[b] - lo + t) % n];
-                    cmp = (x > y) - (x < y);
+        }
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            /* An uppercase corner also names the rank of the region across it. */
+            int rank = 0;
+            for (int x = 0; x < nr; x++) {
+                if (x > 0 && tidy_region_cmp(&T, bord, rord[x - 1], rord[x]) != 0)
+                    rank++;
+                rnew[rord[x]] = rank;
+            }
+            for (int r = 0; r < nr; r++)
+                for (int c = L->bc[L->rb[r]]; c < L->bc[L->rb[r + 1]]; c++) {
+                    int v = L->cv[c];
+                    if (L->kind[v] == K_UPPER) {
+                        int across = L->ureg[2 * v] == r ? L->ureg[2 * v + 1] : L->ureg[2 * v];
+                        cc[c] = UPPER + 1 + rnew[across];
+                    }
                 }
-                if (cmp < 0)
-                    start[b] = c;
-            }
         }
-    for (int r = 0; r < nr; r++) {
-        int *s = bord + L->rb[r], n = L->rb[r + 1] - L->rb[r];
-        for (int t = 0; t < n; t++)
-            s[t] = L->rb[r] + t;
-        for (int x = 1; x < n; x++)
-            for (int y = x; y > 0 && tidy_bnd_cmp(&T, s[y - 1], s[y]) > 0; y--) {
-                int tmp = s[y];
-                s[y] = s[y - 1];
-                s[y - 1] = tmp;
-            }
-        rord[r] = r;
+        tidy_sort(&T, bord, rord);
     }
-    for (int x = 1; x < nr; x++)
-        for (int y = x; y > 0 && tidy_region_cmp(&T, bord, rord[y - 1], rord[y]) > 0; y--) {
-            int tmp = rord[y];
-            rord[y] = rord[y - 1];
-            rord[y - 1] = tmp;
-        }
     for (int x = 0; x < nr; x++)
         rnew[rord[x]] = x;
     Raw w;
