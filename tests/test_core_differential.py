@@ -21,7 +21,7 @@ from sprouts_helpers import random_playout, redraw
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
-from sproutsdb.solver.sprouts.notation import parse, upper_name
+from sproutsdb.solver.sprouts.notation import key_lives, parse, upper_name
 
 from sproutsdb.errors import UserError
 
@@ -91,6 +91,29 @@ def test_redrawn_lands_get_the_reference_canonical_form_and_children() -> None:
             assert _core.canonical_lands(drawn) == tuple(canonical_lands(parse(drawn))), drawn
         if index % 4 == 0:
             assert_same_children(drawn)
+
+
+# Lands where several boundaries are one isolated spot of the same lives in one region
+# (the core enumerates moves once per way of swapping them): met in solves of 0*12, 0*17.
+INTERCHANGEABLE_SPOTS = [
+    "0*9", "0*7.1", "0*5.2", "0*3.2.2", "0.2.2.AB|AB", "0.AB|2.2.AB", "1a1a.2.2",
+    "0*6.AB|AB", "0*5.AB|ABC|DEC|12.DE", "0*4.A.BC|2A|BC", "0*3.A|AB|0.1a1a.B",
+    "0*3.A.BC|0.A.D|BC|EFD|0*2.EF", "0*4.2.2.1.1.AB|0*2.1.AB", "0*2.1.1.2.AB|0*3.2.2.AB",
+]
+
+
+@pytest.mark.parametrize("land", INTERCHANGEABLE_SPOTS)
+def test_moves_that_swap_interchangeable_spots_are_made_once(land: str) -> None:
+    assert_same_children(land)
+
+
+def test_key_lives_matches_the_reference() -> None:
+    for land in PLAYOUT_LANDS + INTERCHANGEABLE_SPOTS + ["", "0*12+AB|AB", "Z(25).Z(25)"]:
+        assert _core.key_lives(land) == key_lives(land), land
+    for text in ("0*", "0.@1", "{3}0", "0 1", "0*2.@2", "A(", "0**2"):
+        with pytest.raises(_core.Unsupported):
+            _core.key_lives(text)
+        assert sprouts_game.text_lives(text) == key_lives(text)
 
 
 def test_letter_names_beyond_y() -> None:

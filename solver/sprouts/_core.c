@@ -2410,6 +2410,59 @@ static PyObject *canonical_lands(PyObject *self, PyObject *arg)
     return result;
 }
 
+PyDoc_STRVAR(key_lives_doc,
+"key_lives(position: str) -> int\n\n"
+"Lives of a position from its text alone, as notation.key_lives: 3/2/1 for the spots\n"
+"0/1/2 (k isolated spots for 0*k) and one per letter, each letter being written twice.\n"
+"Raises Unsupported for text outside the plain GLOP 2.x syntax (genus, '{k}', others).");
+
+static PyObject *key_lives(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_ssize_t n;
+    const char *t = text_of(arg, &n);
+    if (t == NULL)
+        return NULL;
+    long long spots = 0, letters = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        char ch = t[i];
+        if (ch == '0' && i + 1 < n && t[i + 1] == '*') {
+            Py_ssize_t j = i + 2;
+            long long k = 0;
+            while (j < n && t[j] >= '0' && t[j] <= '9' && k < 1000000000LL)
+                k = 10 * k + (t[j++] - '0');
+            if (j == i + 2 || (j < n && t[j] >= '0' && t[j] <= '9'))
+                break;                  /* no count, or an absurd one: the Python path */
+            spots += 3 * k;
+            i = j;
+        } else if (ch >= '0' && ch <= '2') {
+            spots += 3 - (ch - '0');
+            i++;
+        } else if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z')) {
+            letters++;
+            i++;
+            if (i < n && t[i] == '(') {   /* Z(k): a letter past the alphabet */
+                Py_ssize_t j = i + 1;
+                while (j < n && t[j] >= '0' && t[j] <= '9')
+                    j++;
+                if (j == i + 1 || j >= n || t[j] != ')')
+                    break;
+                i = j + 1;
+            }
+        } else if (ch == '.' || ch == '|' || ch == '+' || ch == '!') {
+            i++;
+        } else {
+            break;
+        }
+        if (i >= n)
+            return PyLong_FromLongLong(spots + letters / 2);
+    }
+    if (n == 0)
+        return PyLong_FromLong(0);
+    PyErr_SetString(Unsupported, "not plain GLOP 2.x text: use notation.key_lives");
+    return NULL;
+}
+
 static PyObject *clear_memo(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -2428,6 +2481,7 @@ static PyObject *memo_size(PyObject *self, PyObject *unused)
 static PyMethodDef core_methods[] = {
     {"land_children", land_children, METH_O, land_children_doc},
     {"canonical_lands", canonical_lands, METH_O, canonical_lands_doc},
+    {"key_lives", key_lives, METH_O, key_lives_doc},
     {"clear_memo", clear_memo, METH_NOARGS, "Forget the memoised canonical strings."},
     {"memo_size", memo_size, METH_NOARGS, "Number of memoised canonical strings."},
     {NULL, NULL, 0, NULL},
