@@ -5,28 +5,28 @@ Run on demand (not part of the test suite):
     .venv/bin/python bench/solve.py --max-n 14 --limit 300 --jobs 2
     .venv/bin/python bench/solve.py --min-n 8 --baseline bench/baselines/solve-canon-v1.json
 Each n runs in a fresh process (so peak RSS is that run's) on a fresh durable store: outcome,
-wall and CPU seconds, df-pn visits (nodes), losing couples stored, peak RSS, and the ratio to
-SPOTS's seconds on one core of this machine kind (DESIGN §7); then the same question on the
+wall and CPU seconds, df-pn visits (nodes), losing couples stored, peak RSS, and the ratio of
+our CPU seconds to SPOTS's seconds on one core of this machine kind (DESIGN §7); then the same question on the
 now warm store, the in-process baseline of the warm/fresh ratio. --save keeps the figures as
 JSON; --baseline prints the node and time ratios to a saved run. `sproutsdb check --prune
 --cycles` (bench/check.py) gives pruned proof sizes.
 
-Figures of 2026-11-24 (df-pn with waiting sums, --jobs 1; 2-core VM at load 5-12, so wall
-seconds are 2-4x the CPU seconds: compare CPU with SPOTS's one-core seconds):
+Figures of 2026-11-24, evening (C core: moves swapping interchangeable spots made once, memo
+keyed by a tidied land; --jobs 1; 2-core VM at load 3-5 with other sessions, so wall seconds
+are 1.1-2.5x the CPU seconds: compare CPU with SPOTS's one-core seconds):
 
-      n out  wall s  cpu s   visits stored  RSS MB  SPOTS s (iterations)  cpu/SPOTS
-     10   W     1.2    0.8    3 387    217      42
-     11   W     1.2    0.7    3 246    197      40
-     12   L    39.0   13.1   25 451  1 057     177  21-26  (45 140)       0.50-0.62
-     13   L    57.8   28.0   43 490  1 689     312  25     (41 450)       1.12
-     14   L   152.7   79.3  150 064  7 724     381  136    (250 087)      0.58
-     15   W   527.0  280.8  212 922  6 562     437  298    (315 576)      0.94
-     16   W    87.1   43.7   39 246  1 401     304  38     (58 773)       1.15
-     17   W   120.1   59.3   24 297    826     186  15     (24 680)       3.95
-     18   L   915.1  889.2  273 244  8 649     461  437    (486 913)      2.03
-     19   L  1210.0 1177.4  171 892  6 865     428  280    (380 805)      4.20
-     20   -  >1500 wall (stopped at the limit, one core nearly to itself)  466    (448 064)
-(0*17: as many visits as SPOTS's iterations, but its lands cost 2.4 ms each in the C core.)
+      n out  wall s  cpu s   visits stored  RSS MB  SPOTS s (iterations)  cpu/SPOTS  before
+     12   L    11.3    6.8   25 451  1 057     101  21-26  (45 140)       0.26-0.32    13.1
+     13   L    24.7   13.7   43 490  1 689     158  25     (41 450)       0.55         28.0
+     14   L    85.5   40.6  150 064  7 724     322  136    (250 087)      0.30         79.3
+     15   W   166.5  102.3  212 922  6 562     416  298    (315 576)      0.34        280.8
+     16   W    14.7   12.3   39 246  1 401     148  38     (58 773)       0.32         43.7
+     17   W     7.2    6.9   24 297    826     104  15     (24 680)       0.46         59.3
+     18   L   299.3  137.0  273 244  8 649     452  437    (486 913)      0.31        889.2
+     19   L   125.8   66.3  171 892  6 865     393  280    (380 805)      0.24      1 177.4
+     20   L   263.5  108.1  241 996  9 199     433  466    (448 064)      0.23      > 1 500 wall
+("before": CPU s of the morning's run, same search and visits: the C core's children of a land
+were 2.5x (lands of 0*12) to 14x (lands of 0*17) slower.)
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def main() -> None:
     print(f"engine: {sprouts_game.IMPLEMENTATION}, canon_version {CANON_VERSION}, "
           f"search {args.search}, jobs {args.jobs}")
     print(f"{'n':>3} {'out':>3} {'wall s':>8} {'cpu s':>8} {'visits':>9} {'stored':>7} "
-          f"{'RSS MB':>6} {'warm s':>7} {'SPOTS s':>8} {'ours/SPOTS':>10} "
+          f"{'RSS MB':>6} {'warm s':>7} {'SPOTS s':>8} {'cpu/SPOTS':>10} "
           f"{'SPOTS it':>9} {'visits/it':>9}")
     for n in range(args.min_n, args.max_n + 1):
         child = subprocess.run(
@@ -158,9 +158,11 @@ def main() -> None:
             continue
         spots = SPOTS_SECONDS.get(n)
         spots_it = SPOTS_ITERATIONS.get(n)
-        ratio = f"{row['seconds'] / spots[1]:.2f}-{row['seconds'] / spots[0]:.2f}" \
+        # CPU seconds against SPOTS's one-core seconds: on a shared machine our wall
+        # seconds measure the load, not the solver.
+        ratio = f"{row['cpu'] / spots[1]:.2f}-{row['cpu'] / spots[0]:.2f}" \
             if spots and spots[0] != spots[1] else (
-                f"{row['seconds'] / spots[0]:.2f}" if spots else "")
+                f"{row['cpu'] / spots[0]:.2f}" if spots else "")
         visits = row["nodes"]
         print(f"{n:>3} {row['outcome']:>3} {row['seconds']:>8.1f} {row['cpu']:>8.1f} "
               f"{visits if visits is not None else '-':>9} {row['stored']:>7} "
