@@ -499,34 +499,84 @@ static int free_boundaries(Arena *a, const Raw *p, FreeBoundaries *fb)
     return 0;
 }
 
-/* Whether a way to share the other boundaries (bit t of mask, first boundary most
- * significant: 0 inside, 1 outside) is the first of those that differ only by swapping
- * interchangeable boundaries: within each class, the inside ones come first. */
-static int first_of_its_kind(const Raw *p, const FreeBoundaries *fb, int r, int b, uint64_t mask,
-                             int k)
+/* One split move in the making: a curve from corner i to corner j of boundary b of region r. */
+typedef struct {
+    Arena *a;
+    const Raw *p;
+    int r, b, i, j, k;
+    const int *lives;          /* lives after the move (the new spot included) */
+    const int *pred;           /* per other boundary t: the index of the previous boundary of
+                                  its class among the others, or -1 */
+    ChildFn fn;
+    void *ctx;
+} Split;
+
+/* The child in which the others boundaries whose bit is 0 in mask (the first one is the
+ * most significant bit) lie inside the curve, the others outside. */
+static int split_child(const Split *s, uint64_t mask)
 {
-    if (fb == NULL)
-        return 1;
-    int t = 0, tb[64];
-    for (int ob = p->rb[r]; ob < p->rb[r + 1]; ob++) {
-        if (ob == b)
-            continue;
-        tb[t] = ob;
-        int prev = fb->prev[ob];
-        if (prev == b)
-            prev = fb->prev[b];
-        if (prev >= 0) {
-            int pt = t - 1;            /* the previous member's index among the others */
-            while (tb[pt] != prev)
-                pt--;
-            int bit = (int)((mask >> (k - 1 - t)) & 1);
-            int pbit = (int)((mask >> (k - 1 - pt)) & 1);
-            if (pbit > bit)
-                return 0;
+    Arena *a = s->a;
+    const Raw *p = s->p;
+    int r = s->r, b = s->b, i = s->i, j = s->j, k = s->k, n = p->nv;
+    const int *bd = p->cv + p->bc[b];
+    int len = p->bc[b + 1] - p->bc[b];
+    Mark mc = arena_mark(a);
+    Raw c;
+    if (raw_init(a, &c, p->nr + 1, p->nb + 1, p->nc + 4) < 0)
+        return -1;
+    c.nv = n + 1;
+    c.lives = (int *)s->lives;
+    for (int rr = 0; rr < r; rr++)
+        raw_copy_region(&c, p, rr);
+    for (int side = 0; side < 2; side++) {
+        if (side == 0) {               /* inside: the corners from i to j, then the new spot */
+            if (i == j)
+                raw_push(&c, bd[i]);
+            else
+                for (int t = i; t <= j; t++)
+                    raw_push(&c, bd[t]);
+        } else {                       /* outside: from j around to i, then the new spot */
+            if (i == j) {
+                for (int t = 0; t < len; t++)
+                    raw_push(&c, bd[(i + t) % len]);
+            } else {
+                for (int t = j; t < len; t++)
+                    raw_push(&c, bd[t]);
+                for (int t = 0; t <= i; t++)
+                    raw_push(&c, bd[t]);
+            }
         }
-        t++;
+        raw_push(&c, n);
+        raw_end_boundary(&c);
+        int t = 0;                     /* index of the other boundary among the k */
+        for (int ob = p->rb[r]; ob < p->rb[r + 1]; ob++) {
+            if (ob == b)
+                continue;
+            if ((int)((mask >> (k - 1 - t)) & 1) == side)
+                raw_copy_boundary(&c, p, ob);
+            t++;
+        }
+        raw_end_region(&c);
     }
-    return 1;
+    for (int rr = r + 1; rr < p->nr; rr++)
+        raw_copy_region(&c, p, rr);
+    int rc = s->fn(s->ctx, a, &c);
+    arena_release(a, mc);
+    return rc;
+}
+
+/* The ways to share the others in increasing order of mask (itertools.product order), each
+ * the first of those that differ only by swapping interchangeable boundaries: within a
+ * class, the inside ones come first, so a boundary whose predecessor is outside is outside. */
+static int split_masks(const Split *s, int t, uint64_t mask)
+{
+    if (t == s->k)
+        return split_child(s, mask);
+    int pt = s->pred[t];
+    if (pt < 0 || !((mask >> (s->k - 1 - pt)) & 1))
+        if (split_masks(s, t + 1, mask) < 0)
+            return -1;
+    return split_masks(s, t + 1, mask | ((uint64_t)1 << (s->k - 1 - t)));
 }
 
 static int split(Arena *a, const Raw *p, const FreeBoundaries *fb, int r, int b, int i, int j,
@@ -535,11 +585,11 @@ static int split(Arena *a, const Raw *p, const FreeBoundaries *fb, int r, int b,
     int status = -1;
     Mark m = arena_mark(a);
     const int *bd = p->cv + p->bc[b];
-    int len = p->bc[b + 1] - p->bc[b];
     int n = p->nv;                       /* the new spot */
     int *lives = new_ints(a, (long)n + 1);
     int k = p->rb[r + 1] - p->rb[r] - 1; /* other boundaries of the region */
-    if (lives == NULL)
+    int *pred = new_ints(a, k), *index_of = new_ints(a, p->nb);
+    if (lives == NULL || pred == NULL || index_of == NULL)
         goto done;
     if (k > MAX_SPLIT_OTHERS) {
         PyErr_Format(PyExc_ValueError,
@@ -550,54 +600,18 @@ static int split(Arena *a, const Raw *p, const FreeBoundaries *fb, int r, int b,
     lives[n] = 1;
     lives[bd[i]] -= 1;
     lives[bd[j]] -= 1;
-    for (uint64_t mask = 0; mask < ((uint64_t)1 << k); mask++) {
-        if (!first_of_its_kind(p, fb, r, b, mask, k))
+    int t = 0;
+    for (int ob = p->rb[r]; ob < p->rb[r + 1]; ob++) {
+        if (ob == b)
             continue;
-        Mark mc = arena_mark(a);
-        Raw c;
-        if (raw_init(a, &c, p->nr + 1, p->nb + 1, p->nc + 4) < 0)
-            goto done;
-        c.nv = n + 1;
-        c.lives = lives;
-        for (int rr = 0; rr < r; rr++)
-            raw_copy_region(&c, p, rr);
-        for (int side = 0; side < 2; side++) {
-            if (side == 0) {           /* inside: the corners from i to j, then the new spot */
-                if (i == j)
-                    raw_push(&c, bd[i]);
-                else
-                    for (int t = i; t <= j; t++)
-                        raw_push(&c, bd[t]);
-            } else {                   /* outside: from j around to i, then the new spot */
-                if (i == j) {
-                    for (int t = 0; t < len; t++)
-                        raw_push(&c, bd[(i + t) % len]);
-                } else {
-                    for (int t = j; t < len; t++)
-                        raw_push(&c, bd[t]);
-                    for (int t = 0; t <= i; t++)
-                        raw_push(&c, bd[t]);
-                }
-            }
-            raw_push(&c, n);
-            raw_end_boundary(&c);
-            int t = 0;                 /* index of the other boundary among the k */
-            for (int ob = p->rb[r]; ob < p->rb[r + 1]; ob++) {
-                if (ob == b)
-                    continue;
-                if ((int)((mask >> (k - 1 - t)) & 1) == side)
-                    raw_copy_boundary(&c, p, ob);
-                t++;
-            }
-            raw_end_region(&c);
-        }
-        for (int rr = r + 1; rr < p->nr; rr++)
-            raw_copy_region(&c, p, rr);
-        if (fn(ctx, a, &c) < 0)
-            goto done;
-        arena_release(a, mc);
+        index_of[ob] = t;
+        int prev = fb->prev[ob];
+        if (prev == b)                   /* b itself is not shared: skip it in the class */
+            prev = fb->prev[b];
+        pred[t++] = prev < 0 ? -1 : index_of[prev];
     }
-    status = 0;
+    Split s = {a, p, r, b, i, j, k, lives, pred, fn, ctx};
+    status = split_masks(&s, 0, 0);
 done:
     arena_release(a, m);
     return status;
