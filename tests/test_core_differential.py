@@ -199,3 +199,27 @@ def test_pure_python_switch() -> None:
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                              text=True, check=True).stdout.strip()
         assert out == expected
+
+
+def test_first_child_stops_at_the_first_accepted_child_in_order() -> None:
+    rng = random.Random(11)
+    for land in PLAYOUT_LANDS[::10] + INTERCHANGEABLE_SPOTS:
+        children = _core.land_children(land)
+        wanted = rng.randrange(len(children)) if children else 0
+        offered: list[tuple[str, ...]] = []
+
+        def accept(child: tuple[str, ...]) -> bool:
+            offered.append(child)
+            return len(offered) == wanted + 1
+
+        assert _core.first_child(land, accept) == (children[wanted] if children else None)
+        assert tuple(offered) == children[:wanted + 1], land  # none made after it
+        assert _core.first_child(land, lambda child: False) is None
+
+
+def test_first_child_lets_the_callbacks_exception_through() -> None:
+    def accept(child: tuple[str, ...]) -> bool:
+        raise ZeroDivisionError
+
+    with pytest.raises(ZeroDivisionError):
+        _core.first_child("0*3", accept)

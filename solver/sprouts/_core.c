@@ -454,6 +454,7 @@ static int parse(Arena *a, const char *text, Py_ssize_t n, Raw *p)
 
 /* ------------------------------------------------------------------ moves (moves.raw_children) */
 
+/* Called once per move: 0 to go on, 1 to stop the enumeration there, -1 on error. */
 typedef int (*ChildFn)(void *ctx, Arena *a, const Raw *child);
 
 /* _split: a curve from corner i to corner j (i <= j) of boundary b of region r. Calls fn
@@ -574,8 +575,11 @@ static int split_masks(const Split *s, int t, uint64_t mask)
         return split_child(s, mask);
     int pt = s->pred[t];
     if (pt < 0 || !((mask >> (s->k - 1 - pt)) & 1))
-        if (split_masks(s, t + 1, mask) < 0)
-            return -1;
+        {
+            int rc = split_masks(s, t + 1, mask);
+            if (rc != 0)
+                return rc;     /* an error (-1), or the callback asked to stop (1) */
+        }
     return split_masks(s, t + 1, mask | ((uint64_t)1 << (s->k - 1 - t)));
 }
 
@@ -699,8 +703,10 @@ static int raw_children(Arena *a, const Raw *p, ChildFn fn, void *ctx)
                 } else {
                     rc = merge(a, p, r, b1, i1, b2, i2, fn, ctx);
                 }
-                if (rc < 0)
+                if (rc != 0) {  /* an error (-1), or the callback asked to stop (1) */
+                    status = rc;
                     goto done;
+                }
             }
         }
     }
@@ -2403,6 +2409,72 @@ done:
     return result;
 }
 
+typedef struct {
+    PyObject *seen;            /* dict: child tuple -> None */
+    PyObject *accept;          /* callable(child tuple) -> truth */
+    PyObject *found;           /* the first accepted child (new reference), or NULL */
+} FirstChild;
+
+static int offer_child(void *ctx, Arena *a, const Raw *child)
+{
+    FirstChild *fc = ctx;
+    PyObject *key = canonical_lands_tuple(a, child);
+    if (key == NULL)
+        return -1;
+    int present = PyDict_Contains(fc->seen, key);
+    if (present != 0 || PyDict_SetItem(fc->seen, key, Py_None) < 0) {
+        Py_DECREF(key);
+        return present > 0 ? 0 : -1;
+    }
+    PyObject *verdict = PyObject_CallOneArg(fc->accept, key);
+    int yes = verdict == NULL ? -1 : PyObject_IsTrue(verdict);
+    Py_XDECREF(verdict);
+    if (yes == 1) {
+        fc->found = key;
+        return 1;
+    }
+    Py_DECREF(key);
+    return yes;                /* 0: go on; -1: the callback raised */
+}
+
+PyDoc_STRVAR(first_child_doc,
+"first_child(land: str, accept: Callable[[tuple[str, ...]], object]) -> tuple[str, ...] | None\n\n"
+"The first of land_children(land), in the same order, for which accept(child) is true, or\n"
+"None: children after it are never made. For checkers that need one winning option of a\n"
+"land, not all of them. Raises Unsupported as land_children does; accept's exceptions\n"
+"propagate.");
+
+static PyObject *first_child(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "first_child(land, accept) takes 2 arguments");
+        return NULL;
+    }
+    Py_ssize_t n;
+    const char *text = text_of(args[0], &n);
+    if (text == NULL)
+        return NULL;
+    if (!PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "accept must be callable");
+        return NULL;
+    }
+    Arena a = {NULL, NULL};
+    Raw p;
+    FirstChild fc = {PyDict_New(), args[1], NULL};
+    PyObject *result = NULL;
+    if (fc.seen != NULL && parse(&a, text, n, &p) == 0) {
+        int rc = raw_children(&a, &p, offer_child, &fc);
+        if (rc == 1)
+            result = fc.found;
+        else if (rc == 0)
+            result = Py_NewRef(Py_None);
+    }
+    Py_XDECREF(fc.seen);
+    arena_free(&a);
+    return result;
+}
+
 PyDoc_STRVAR(canonical_lands_doc,
 "canonical_lands(position: str) -> tuple[str, ...]\n\n"
 "The sorted canonical lands of a position written in GLOP 2.x (one land's syntax: no '+'),\n"
@@ -2496,6 +2568,7 @@ static PyMethodDef core_methods[] = {
     {"land_children", land_children, METH_O, land_children_doc},
     {"canonical_lands", canonical_lands, METH_O, canonical_lands_doc},
     {"key_lives", key_lives, METH_O, key_lives_doc},
+    {"first_child", (PyCFunction)(void (*)(void))first_child, METH_FASTCALL, first_child_doc},
     {"clear_memo", clear_memo, METH_NOARGS, "Forget the memoised canonical strings."},
     {"memo_size", memo_size, METH_NOARGS, "Number of memoised canonical strings."},
     {NULL, NULL, 0, NULL},
