@@ -8,7 +8,7 @@ assembled from the children of its lands, so shared lands cost nothing twice.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.moves import TooManySplits, raw_children
@@ -121,6 +121,21 @@ class SproutsGame:
             self._cached_children = len(result) + 1
         self._land_children[component] = result
         return result
+
+    def first_component_child(self, component: str,
+                              accept: Callable[[tuple[str, ...]], bool]) -> tuple[str, ...] | None:
+        """The first of component_children(component) that accept takes, or None; the C
+        core makes children only up to it (nothing is cached: a partial list)."""
+        cached = self._land_children.get(component)
+        if cached is None and _core is not None:
+            try:
+                return _core.first_child(component, accept)  # type: ignore[no-any-return]
+            except ValueError:  # Unsupported text, or too many splits: the path below
+                pass
+        for child in self.component_children(component) if cached is None else cached:
+            if accept(child):
+                return child
+        return None
 
     def children(self, key: str) -> list[str]:
         lands = self.components(key)
