@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import sysconfig
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -36,12 +38,36 @@ def _run(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProc
                           env=env, check=False)
 
 
+def _assert_wheel_holds_the_package(wheel: Path) -> None:
+    """Every module reached through the sproutsdb/solver -> ../solver links (and server,
+    client, tools) is a real file in the wheel, with the core, the stubs and the data."""
+    with zipfile.ZipFile(wheel) as archive:
+        infos = archive.infolist()
+    names = {info.filename for info in infos}
+    links = [i.filename for i in infos if stat.S_ISLNK(i.external_attr >> 16)]
+    assert not links, links
+    modules = {
+        (Path(folder) / name).relative_to(REPO).as_posix()
+        for folder, _, files in os.walk(REPO / "sproutsdb", followlinks=True)
+        for name in files
+        if name.endswith(".py")
+    }
+    assert "sproutsdb/solver/sprouts/canon.py" in modules  # the walk went through the links
+    assert modules - names == set()
+    assert {"sproutsdb/py.typed", "sproutsdb/data/s6.rcttable",
+            "sproutsdb/server/_proto/sproutsdb_pb2.pyi", "sproutsdb/server/web/index.html",
+            "sproutsdb/server/web/app.js", "sproutsdb/server/web/style.css"} <= names
+    assert any(n.startswith("sproutsdb/solver/sprouts/_core.") and n.endswith(".so")
+               for n in names)
+
+
 @pytest.mark.slow  # about 50 s: builds the wheel (its build needs grpcio-tools fetched)
 def test_an_installed_wheel_solves_misere_with_the_shipped_table(tmp_path: Path) -> None:
     built = _run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "-q",
                   "-w", str(tmp_path / "dist")], tmp_path, 600)
     assert built.returncode == 0, built.stderr[-2000:]
     (wheel,) = (tmp_path / "dist").glob("sproutsdb-*.whl")
+    _assert_wheel_holds_the_package(wheel)
     venv = tmp_path / "venv"
     made = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp_path, 120)
     assert made.returncode == 0, made.stderr
