@@ -462,7 +462,9 @@ class Client:
         """The standard health check: "SERVING", "NOT_SERVING", ..."""
         from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-        stub = health_pb2_grpc.HealthStub(self._channel)
+        # typeshed's HealthStub declares no methods (the generated class sets them in
+        # __init__); Check is the standard unary call of grpc.health.v1.
+        stub: Any = health_pb2_grpc.HealthStub(self._channel)
         try:
             reply = stub.Check(health_pb2.HealthCheckRequest(service=service),
                                timeout=self.timeout)

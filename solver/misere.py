@@ -440,6 +440,7 @@ class MisereSolver:
         cid = self._cid
         seen: dict[tuple[tuple[str, ...], int, tuple[int, ...]], LandMove] = {}
         new_move = tuple.__new__
+        effect: tuple[tuple[str, ...], int, tuple[int, ...]]
         for kid in kids:
             if len(kid) == 1 and memo[kid[0]] is None:  # the common move: one new land
                 effect = (kid, 0, ())

@@ -125,6 +125,7 @@ class CoupleSpace:
         lives = solver._measure.lives
         out: list[Child[Node]] = []
         seen: set[str] = set()
+        rest: tuple[str, ...]
         for child in children:
             if len(child) == 1:  # most moves keep one land: no fold, no sort
                 part = child[0]

@@ -54,7 +54,7 @@ def _assert_wheel_holds_the_package(wheel: Path) -> None:
     }
     assert "sproutsdb/solver/sprouts/canon.py" in modules  # the walk went through the links
     assert modules - names == set()
-    assert {"sproutsdb/py.typed", "sproutsdb/data/s6.rcttable",
+    assert {"sproutsdb/py.typed", "sproutsdb/solver/sprouts/_core.pyi", "sproutsdb/data/s6.rcttable",
             "sproutsdb/server/_proto/sproutsdb_pb2.pyi", "sproutsdb/server/web/index.html",
             "sproutsdb/server/web/app.js", "sproutsdb/server/web/style.css"} <= names
     assert any(n.startswith("sproutsdb/solver/sprouts/_core.") and n.endswith(".so")

@@ -495,7 +495,7 @@ def _positive_seconds(text: str) -> float:
     return seconds
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the solver commands to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(

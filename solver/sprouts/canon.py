@@ -26,8 +26,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import permutations
+from types import FrameType
+from typing import Any
 
 from sproutsdb.solver.sprouts.notation import RawPosition, lower_name, upper_name
+
+# One step of the search for a least encoding, destructured by its tag:
+# ('r', region, orientation) or ('b', region, boundary, orientation, candidate).
+Choice = tuple[Any, ...]
 
 CANON_VERSION = 2
 
@@ -214,7 +220,8 @@ class _Boundary:
             self.base = base
             self.ups = ups
         self.form: tuple[int, ...] = ()
-        self.cands: list = []
+        # candidates: letter orders (tuples) when collapsed, else rotation starts (ints)
+        self.cands: list[Any] = []
 
     def refine(self, r: int, land: Land, colour: list[int]) -> None:
         """Least form given region colours, and the rotations/orders that reach it."""
@@ -243,7 +250,7 @@ class _Boundary:
         self.form = tuple(least)
         self.cands = [i for i, rot in enumerate(rotations) if rot == least]
 
-    def encode(self, cand, names: dict[int, int]) -> tuple[tuple[int, ...], dict[int, int]]:
+    def encode(self, cand: Any, names: dict[int, int]) -> tuple[tuple[int, ...], dict[int, int]]:
         """Codes of this boundary for one candidate, naming new uppercase letters in order."""
         new: dict[int, int] = {}
         if self.collapsed:
@@ -356,7 +363,7 @@ class _Automorphism:
 
     __slots__ = ("boundary", "flip", "region", "corner", "vertex")
 
-    def __init__(self, search: _Search, p1: list, n1: list[int], p2: list,
+    def __init__(self, search: _Search, p1: list[Choice], n1: list[int], p2: list[Choice],
                  n2: list[int]) -> None:
         self.region: dict[int, int] = {}
         self.flip: dict[int, int] = {}
@@ -376,10 +383,10 @@ class _Automorphism:
                     s = d1 * d2
                     self.corner[(x[1], x[2])] = ((c2 - s * c1) % n, s, n)
 
-    def fixes(self, choice: tuple) -> bool:
+    def fixes(self, choice: Choice) -> bool:
         return self.image(choice) == choice
 
-    def image(self, choice: tuple) -> tuple:
+    def image(self, choice: Choice) -> Choice:
         if choice[0] == 'r':
             r = choice[1]
             return ('r', self.region[r], choice[2] ^ self.flip[r])
@@ -423,8 +430,8 @@ class _Search:
         self.best: list[int] | None = None
         self.prune = PRUNE if prune is None else prune
         self.leaves = 0                      # complete encodings reached
-        self.path: list[tuple] = []          # choices from the root to the current node
-        self.ref: tuple[list, list[int]] | None = None  # (path, names) of the reference leaf
+        self.path: list[Choice] = []          # choices from the root to the current node
+        self.ref: tuple[list[Choice], list[int]] | None = None  # (path, names) of the reference leaf
         self.automorphisms: list[_Automorphism] = []
         if len(self.views) == 1:
             self.colour = [0]
@@ -585,7 +592,7 @@ class _Orbits:
 
     __slots__ = ("explored", "index", "options", "parent", "search", "seen")
 
-    def __init__(self, search: _Search, options: list[tuple]) -> None:
+    def __init__(self, search: _Search, options: list[tuple[Any, ...]]) -> None:
         self.search = search
         self.options = options
         self.index = {o: i for i, o in enumerate(options)}
@@ -664,7 +671,8 @@ def _deep_enough(calls: int) -> Iterator[None]:
 
 
 def _frame_depth() -> int:
-    frame, depth = sys._getframe(), 0
+    frame: FrameType | None = sys._getframe()
+    depth = 0
     while frame is not None:
         frame, depth = frame.f_back, depth + 1
     return depth

@@ -20,14 +20,16 @@ TERMINAL = "!"
 # and canon that gives byte-identical keys) when it is built and ports this CANON_VERSION;
 # otherwise, or with SPROUTSDB_PURE_PYTHON=1 (differential tests), from the Python
 # reference. IMPLEMENTATION says which one is active: "c" or "python".
-_core = None
+# `_core` is the module or None; typing has no "module or None", hence the ignores.
 if os.environ.get("SPROUTSDB_PURE_PYTHON", "") in ("", "0"):
     try:
-        from sproutsdb.solver.sprouts import _core
+        from sproutsdb.solver.sprouts import _core as _core  # re-exported: server/validation.py
     except ImportError:
-        _core = None
+        _core = None  # type: ignore[assignment]
     if _core is not None and _core.CANON_VERSION != CANON_VERSION:
-        _core = None
+        _core = None  # type: ignore[assignment]
+else:
+    _core = None  # type: ignore[assignment]
 IMPLEMENTATION = "python" if _core is None else "c"
 
 
