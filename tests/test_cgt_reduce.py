@@ -7,7 +7,7 @@ from itertools import combinations, combinations_with_replacement
 
 import pytest
 from sproutsdb.solver.cgt import Algebra
-from test_cgt_reference import add, build, heap, height, nested, rcts_up_to, simplest, sum_wins
+from cgt_reference import add, build, heap, height, nested, rcts_up_to, simplest, sum_wins
 
 
 def all_subsets(items: list[int]) -> list[list[int]]:

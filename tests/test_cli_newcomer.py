@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from cli_helpers import run_cli
-from test_service_support import ServerProcess, build_table
+from service_support import ServerProcess, build_table
 
 
 def test_canon_json_gives_key_lands_and_lives() -> None:

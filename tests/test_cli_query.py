@@ -107,7 +107,7 @@ def test_query_shows_a_stored_misere_fact(tmp_path: Path) -> None:
 
 
 def test_remote_query_mirrors_the_local_one(tmp_path: Path) -> None:
-    from test_service_support import ServerProcess, build_table
+    from service_support import ServerProcess, build_table
 
     table = build_table("0*4", tmp_path / "s4.rcttable")
     with ServerProcess(tmp_path / "store", "--seed", str(table)) as server:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sproutsdb.client import Client, ServerUnavailableError
 from sproutsdb.solver.proofstore import FactKind
-from test_service_support import ServerProcess, build_table, run_cli
+from service_support import ServerProcess, build_table, run_cli
 
 
 def free_port() -> int:

@@ -21,7 +21,7 @@ from sproutsdb.solver.misere_keys import split_node_key
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, ProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from test_service_support import COMMAND, ServerProcess, build_table, child_env, run_cli
+from service_support import COMMAND, ServerProcess, build_table, child_env, run_cli
 
 
 @pytest.fixture()

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_service_support import ROOT, child_env
+from service_support import ROOT, child_env
 
 
 def test_twenty_crash_trials_lose_and_tear_nothing(tmp_path: Path) -> None:

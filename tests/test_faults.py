@@ -21,26 +21,10 @@ import grpc
 import lmdb
 import pytest
 from sproutsdb.client import Client, ServiceError
-from sproutsdb.server.wire import pb, pb_grpc
+from sproutsdb.server.wire import pb_grpc
 from sproutsdb.solver.proofstore import FactKind
-from test_service_support import ROOT, ServerProcess, child_env
-
-BATCH = 50
-
-
-def position(n: int) -> str:
-    """The n-th of many distinct canonical positions (sums of three runs of spots)."""
-    runs = sorted(f"0*{2 + n % 50 + 50 * i}" for i, n in enumerate((n, n // 50, n // 2500)))
-    return "+".join(runs)
-
-
-def outcome(n: int) -> str:
-    return "LW"[n * 7919 % 13 % 2]
-
-
-def batch(b: int) -> dict[str, str]:
-    return {position(n): outcome(n) for n in range(b * BATCH, (b + 1) * BATCH)}
-
+from fault_batches import BATCH, batch, insert_chunks
+from service_support import ROOT, ServerProcess, child_env
 
 def fill_until_refused(client: Client, limit: int = 2000) -> tuple[list[int], ServiceError]:
     """Insert batch after batch until the server refuses one; the batches acknowledged."""
@@ -140,17 +124,6 @@ def test_a_disk_that_refuses_writes_is_resource_exhausted(small_disk: Path) -> N
         assert server.stop() == 0
 
 
-def _chunks(first: int, count: int, *, pause: float = 0.0,
-            sent: list[int] | None = None) -> Iterator[pb.InsertRequest]:
-    for b in range(first, first + count):
-        facts = batch(b)
-        if sent is not None:
-            sent.append(b)
-        yield pb.InsertRequest(kind=pb.FACT_KIND_MISERE, keys=list(facts),
-                               texts=list(facts.values()))
-        time.sleep(pause)
-
-
 def _prefix(client: Client, batches: list[int]) -> int:
     """How many of the stream's chunks are stored; each chunk whole, and only a prefix."""
     present = [client.get(FactKind.MISERE, list(batch(b))) for b in batches]
@@ -172,7 +145,7 @@ def test_sigterm_in_the_middle_of_an_insert_stream_drains_it(tmp_path: Path) -> 
 
         def stream() -> None:
             try:
-                outcome_box.append(stub.InsertStream(_chunks(0, 40, pause=0.05, sent=sent),
+                outcome_box.append(stub.InsertStream(insert_chunks(0, 40, pause=0.05, sent=sent),
                                                      timeout=60))
             except grpc.RpcError as error:
                 outcome_box.append(error)
@@ -200,11 +173,11 @@ def test_sigterm_in_the_middle_of_an_insert_stream_drains_it(tmp_path: Path) -> 
 CLIENT_THAT_VANISHES = textwrap.dedent("""
     import sys, time, grpc
     sys.path.insert(0, sys.argv[2])
-    from test_faults import _chunks
+    from fault_batches import insert_chunks
     from sproutsdb.server.wire import pb_grpc
     stub = pb_grpc.SproutsDbStub(grpc.insecure_channel(sys.argv[1]))
     def chunks():
-        for i, chunk in enumerate(_chunks(100, 1000, pause=0.02)):
+        for i, chunk in enumerate(insert_chunks(100, 1000, pause=0.02)):
             print(i, flush=True)
             yield chunk
     stub.InsertStream(chunks(), timeout=60)

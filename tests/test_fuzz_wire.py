@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from sproutsdb.client import Client
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
-from test_service_support import ServerProcess
+from service_support import ServerProcess
 from wire_fuzz import REQUESTS, Ledger, acceptable, as_bytes, call
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))

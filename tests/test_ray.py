@@ -19,7 +19,7 @@ from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.parallel_check import Tally, check_batch, level_batches, lives_order, new_checker
-from test_service_support import ServerProcess
+from service_support import ServerProcess
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.timeout(300)

@@ -19,7 +19,7 @@ from sproutsdb.solver.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.rcttable import load_table
-from test_service_support import ServerProcess, build_table
+from service_support import ServerProcess, build_table
 
 GAME = SproutsGame()
 
@@ -41,6 +41,15 @@ def server(tmp_path_factory: pytest.TempPathFactory, table: Path) -> Iterator[Se
 @pytest.fixture()
 def client(server: ServerProcess) -> Iterator[Client]:
     with Client(server.address, timeout=30) as c:
+        yield c
+
+
+@pytest.fixture()
+def fresh_client(tmp_path: Path, table: Path) -> Iterator[Client]:
+    """A client of a server of its own, for a test whose assertions depend on what the store
+    holds before it: the shared server's store depends on which tests ran first."""
+    with ServerProcess(tmp_path / "store", "--seed", str(table), "--no-verify") as proc, \
+            Client(proc.address, timeout=30) as c:
         yield c
 
 
@@ -80,7 +89,8 @@ def test_server_info_health_and_reflection(server: ServerProcess, client: Client
 # --- Lookup and Insert ----------------------------------------------------------------------
 
 
-def test_insert_lookup_round_trip_canonicalises(client: Client) -> None:
+def test_insert_lookup_round_trip_canonicalises(fresh_client: Client) -> None:
+    client = fresh_client
     facts = {"0*5": 1, "0.0.}]!": 0, "1a1a": 2, "2ab2ba": 3}  # one in GLOP 1.x
     done = client.insert(FactKind.NIMBER, facts)
     assert done.canonical == ["0*5", "0*2", "1a1a", "2ab2ba"]
@@ -96,7 +106,8 @@ def test_insert_lookup_round_trip_canonicalises(client: Client) -> None:
     assert client.get(FactKind.NIMBER, ["0*5", "0*9"]) == {"0*5": 1}
 
 
-def test_conflict_is_reported_with_the_stored_value_and_never_applied(client: Client) -> None:
+def test_conflict_is_reported_with_the_stored_value_and_never_applied(fresh_client: Client) -> None:
+    client = fresh_client
     client.insert(FactKind.NIMBER, {"0.AB|AB": 2})
     done = client.insert(FactKind.NIMBER, {"0.AB|AB": 5, "0*3": 1})
     assert done.status == ["conflict", "inserted"]
@@ -107,7 +118,8 @@ def test_conflict_is_reported_with_the_stored_value_and_never_applied(client: Cl
     assert client.stats()["conflicts"] >= 1
 
 
-def test_misere_and_pos_rct_and_multi_kind_lookup(client: Client, table: Path) -> None:
+def test_misere_and_pos_rct_and_multi_kind_lookup(fresh_client: Client, table: Path) -> None:
+    client = fresh_client
     client.insert(FactKind.MISERE, {"0*4": "W", "0*2+0*2": "L"})
     t = load_table(table)
     positions = ["0*4", "0*3", "0*2+0*2"]
@@ -128,8 +140,9 @@ def _table_trees(table: Path, n: int) -> list[str]:
 
 
 def test_misere_node_keys_with_rct_parts_are_stored_and_looked_up(
-    client: Client, table: Path
+    fresh_client: Client, table: Path
 ) -> None:
+    client = fresh_client
     a, b = _table_trees(table, 2)
     keys = [f"0.0.}}]! *1 {a}", f"! {a} {b}", f"0*3 *2 {b} {b}", "0*5 *1"]
     done = client.insert(FactKind.MISERE, dict.fromkeys(keys, "L"))
@@ -219,9 +232,11 @@ def test_export_is_chunked_and_resumable(client: Client, table: Path) -> None:
                                        for r in first[0].records)
 
 
-def test_insert_stream_bulk(client: Client) -> None:
+def test_insert_stream_bulk(fresh_client: Client) -> None:
+    client = fresh_client
     lands = sorted({land for c in GAME.children("0*5") for land in GAME.components(c)})
     facts = [(FactKind.MISERE, f"{land}+0*2", "W") for land in lands]
+    client.insert(FactKind.NIMBER, {"0*3": 1})
     facts += [(FactKind.NIMBER, "0*5", 1), (FactKind.NIMBER, "0*3", 9)]  # 0*3 is 1: conflict
     result = client.insert_stream(facts, chunk_size=5)
     assert result.facts == len(facts) and result.chunks >= len(lands) // 5
@@ -319,7 +334,12 @@ def test_bad_page_token_and_stream_chunk_errors(client: Client, stub: object) ->
     assert client.get(FactKind.MISERE, ["0*2+0*9"]) == {"0*2+0*9": "W"}  # chunk 0 committed
 
 
-def test_stats_counts_requests_and_facts(client: Client) -> None:
+def test_stats_counts_requests_and_facts(fresh_client: Client) -> None:
+    client = fresh_client
+    client.insert(FactKind.NIMBER, {"0*5": 1})  # a commit
+    client.lookup(["0*5"])
+    with pytest.raises(InvalidRequestError):
+        client.lookup(["AB|A"])
     stats = client.stats()
     assert stats["requests"]["Lookup"] >= 1 and stats["errors"]["INVALID_ARGUMENT"] >= 1
     assert stats["facts"]["rct"] >= 35 and stats["facts"]["pos_rct"] == 1505

@@ -12,7 +12,7 @@ import pytest
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
 from sproutsdb.server.wire import pb, pb_grpc
 from sproutsdb.solver.proofstore import FactKind
-from test_service_support import ServerProcess, run_cli
+from service_support import ServerProcess, run_cli
 
 TOKEN = "s3cret-token-for-the-tests-0123456789"
 

@@ -18,7 +18,7 @@ from typing import Self
 from sproutsdb.client import Client, ServiceError
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
-from test_service_support import ServerProcess
+from service_support import ServerProcess
 
 BATCH = 100
 THREADS = 4

@@ -10,7 +10,7 @@ import grpc
 import pytest
 from sproutsdb.server.limits import children_work
 from sproutsdb.server.wire import pb, pb_grpc
-from test_service_support import ServerProcess
+from service_support import ServerProcess
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 from sproutsdb.server.wire import SERVICE_NAME
-from test_service_support import ServerProcess
+from service_support import ServerProcess
 
 V1_METHOD = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
 

@@ -13,7 +13,7 @@ import pytest
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
 from sproutsdb.server.wire import pb, pb_grpc
 from sproutsdb.solver.proofstore import FactKind
-from test_service_support import ServerProcess
+from service_support import ServerProcess
 
 TOKEN = "tok-7f3a9c1e5b2d4f6a8c0e-never-logged"
 WRONG = "wrong-9e8d7c6b5a4f3e2d1c0b-never-logged"

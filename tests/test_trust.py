@@ -16,7 +16,7 @@ from sproutsdb.server.schema import Status
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from test_service_support import ServerProcess, run_cli
+from service_support import ServerProcess, run_cli
 
 HONEST = "honest-secret-0123456789abcdef"
 EVE = "eve-secret-0123456789abcdef0000"

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import pytest
 from cli_helpers import COMMAND, run_cli
-from test_service_support import child_env
+from service_support import child_env
 from webdriver import Browser, browser_available
 
 
