@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test lint bench venv clean
+.PHONY: run test test-each lint bench venv clean
 
 $(STAMP): pyproject.toml setup.py solver/sprouts/_core.c proto/sproutsdb/v1/sproutsdb.proto server/codegen.py
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ run: $(STAMP)
 # Whole test suite (slow exhaustive runs are marked `slow` and left to bench/).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# Each test file alone, in its own process (slow; on demand): no test needs another file.
+test-each: $(STAMP)
+	tests/run_each_file.sh
 
 # Static checks (CI runs them before the tests): the pinned ruff rules of pyproject.toml, the
 # formatter's verdict, and mypy --strict on the package as Python imports it (sproutsdb/).
