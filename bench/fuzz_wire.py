@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from service_support import ServerProcess
 from sproutsdb.client import Client
-from test_service_support import ServerProcess
 from wire_fuzz import REQUESTS, Ledger, acceptable, as_bytes, call
 
 
@@ -52,24 +52,26 @@ def main() -> int:
     ledger = Ledger()
     started = time.perf_counter()
     rounds = 0
-    with tempfile.TemporaryDirectory(prefix="fuzz-wire-") as work:
-        with ServerProcess(Path(work) / "store", "--no-seed", "--request-seconds", "5") as server:
-            limit = 256 << 20
-            channel = grpc.insecure_channel(server.address, options=[
-                ("grpc.max_send_message_length", limit),
-                ("grpc.max_receive_message_length", limit)])
-            try:
-                while time.perf_counter() - started < args.minutes * 60:
-                    for method in sorted(REQUESTS):
-                        fuzz_round(channel, server, method, args.examples, ledger)
-                    rounds += 1
-            finally:
-                channel.close()
-            with Client(server.address, timeout=60) as client:
-                stats = client.stats()
-            stored = sum(stats["facts"].values())
-            moved_ok = stored == stats["facts_inserted"] >= ledger.inserted
-            internal = stats["errors"].get("INTERNAL", 0) + stats["errors"].get("UNKNOWN", 0)
+    with (
+        tempfile.TemporaryDirectory(prefix="fuzz-wire-") as work,
+        ServerProcess(Path(work) / "store", "--no-seed", "--request-seconds", "5") as server,
+    ):
+        limit = 256 << 20
+        channel = grpc.insecure_channel(server.address, options=[
+            ("grpc.max_send_message_length", limit),
+            ("grpc.max_receive_message_length", limit)])
+        try:
+            while time.perf_counter() - started < args.minutes * 60:
+                for method in sorted(REQUESTS):
+                    fuzz_round(channel, server, method, args.examples, ledger)
+                rounds += 1
+        finally:
+            channel.close()
+        with Client(server.address, timeout=60) as client:
+            stats = client.stats()
+        stored = sum(stats["facts"].values())
+        moved_ok = stored == stats["facts_inserted"] >= ledger.inserted
+        internal = stats["errors"].get("INTERNAL", 0) + stats["errors"].get("UNKNOWN", 0)
     seconds = time.perf_counter() - started
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(f"{rounds} rounds in {seconds:.0f} s wall ({usage.ru_utime + usage.ru_stime:.0f} s "

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import zstandard
+
 from sproutsdb.client import Client
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind

@@ -165,7 +165,7 @@ def main() -> None:
         print(f"{n:>3} {row['outcome']:>3} {row['seconds']:>8.1f} {row['cpu']:>8.1f} "
               f"{visits if visits is not None else '-':>9} {row['stored']:>7} "
               f"{row['peak_rss_mb']:>6} {row['warm_seconds']:>7.2f} "
-              f"{'%d-%d' % spots if spots and spots[0] != spots[1] else (spots[0] if spots else ''):>8} "
+              f"{f'{spots[0]}-{spots[1]}' if spots and spots[0] != spots[1] else (spots[0] if spots else ''):>8} "
               f"{ratio:>10} {spots_it or '':>9} "
               f"{visits / spots_it if visits and spots_it else '':>9.4}", flush=True)
         figures[f"0*{n}"] = {key: value for key, value in row.items() if key != "n"}

@@ -135,7 +135,7 @@ def main() -> int:
     game = SproutsGame()
     independent = Truth(game)
     independent.nimber(game.canonical("0*10"))
-    truth = {k: int(v) for k, v in independent.memory._facts[FactKind.NIMBER].items()}  # noqa: SLF001
+    truth = {k: int(v) for k, v in independent.memory._facts[FactKind.NIMBER].items()}
     pool = sorted(truth)
     print(f"pool: {len(pool)} lands (an independent solve of 0*10, "
           f"{time.monotonic() - t0:.1f} s)")

@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 
 import grpc
+
+from sproutsdb import __version__
+from sproutsdb.errors import UserError
 from sproutsdb.server.schema import Provenance, Status
 from sproutsdb.server.wire import (
     INSERT_STATUS_NAMES,
@@ -40,9 +43,6 @@ from sproutsdb.server.wire import (
     value_from_pb,
 )
 from sproutsdb.solver.proofstore import Conflict, FactKind, FactValue, PutResult, RctRecord
-
-from sproutsdb import __version__
-from sproutsdb.errors import UserError
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRIES = 6

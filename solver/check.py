@@ -325,7 +325,7 @@ class Checker:
         for index, hole in enumerate(holes):
             if hole.couple == couple and hole.needed_by == position:
                 others = tuple(x for x in hole.missing if x != position)
-                holes[index] = Hole(couple, position, ((position,) + others)[:MAX_NAMED])
+                holes[index] = Hole(couple, position, ((position, *others))[:MAX_NAMED])
                 return
         holes.append(Hole(couple, position, (position,)))
 

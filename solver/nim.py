@@ -6,7 +6,7 @@ It exists so that searches can be tested against xor arithmetic without Sprouts.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from sproutsdb.solver.game import NotationError
 

@@ -17,8 +17,8 @@ from typing import TypeVar, cast
 
 from sproutsdb.solver.game import Game
 from sproutsdb.solver.nimarith import cancel_pairs, mex
-from sproutsdb.solver.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.normal_dfpn import CoupleSpace, couple_key
+from sproutsdb.solver.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.dfpn import DfpnSearch
 from sproutsdb.solver.search.dfpn import Task as DfpnTask
 from sproutsdb.solver.search.driver import run_tasks

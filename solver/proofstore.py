@@ -9,8 +9,9 @@ writer and never an overwrite.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Protocol, Sequence, Union, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 
 class FactKind(str, enum.Enum):
@@ -33,7 +34,7 @@ class RctRecord:
     plus1_of: str | None = None  # content id of H when this tree is H + *1 (factored)
 
 
-FactValue = Union[int, str, RctRecord]
+FactValue = int | str | RctRecord
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ Iterative post-order, so deep trees need no recursion.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from sproutsdb.solver.game import Game
 

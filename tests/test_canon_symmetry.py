@@ -15,6 +15,7 @@ import random
 import time
 
 import pytest
+
 from sprouts_helpers import random_playout, redraw
 from sproutsdb.solver.sprouts import canon
 from sproutsdb.solver.sprouts.canon import (

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from sprouts_helpers import random_playout, redraw
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands

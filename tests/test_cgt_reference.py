@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from cgt_reference import add, heap, rcts_up_to, simplest, sum_wins
 
-
 # -- the reference itself ----------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import COMMAND, run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import Checker

@@ -4,6 +4,7 @@ Real stores made by `solve`, real worker processes, nothing mocked."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -13,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import COMMAND, run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import Checker
@@ -153,10 +155,8 @@ def test_workers_find_dependencies_marked_and_derive_each_fact_once(tmp_path: Pa
 def _children(pid: int) -> set[int]:
     found: set[int] = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
+        with contextlib.suppress(OSError):
             found.update(int(p) for p in (task / "children").read_text().split())
-        except OSError:
-            pass
     return found
 
 

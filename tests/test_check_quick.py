@@ -6,6 +6,7 @@ depth-first store (sums with unstored lands) with a wrong nimber and a deleted f
 from __future__ import annotations
 
 import pytest
+
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore

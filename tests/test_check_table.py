@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import zstandard
+
 from cli_helpers import run_cli
 from sproutsdb.tools import rcttable
 from sproutsdb.tools.cmd_check_table import check_table

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.server.validation import Limits
 from sproutsdb.solver.game import NotationError
@@ -17,7 +18,7 @@ def region_chain(links: int) -> str:
     """One land of links + 1 regions in a row, each sharing a letter with the next."""
     names = [upper_name(i) for i in range(links)]
     regions = ["1" + names[0]] + [names[i] + "1" + names[i + 1] for i in range(links - 1)]
-    return "|".join(regions + [names[-1] + "1"])
+    return "|".join([*regions, names[-1] + "1"])
 
 
 def test_the_server_limit_is_the_parser_limit() -> None:

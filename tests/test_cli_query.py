@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.server.seed import seed_store
 from sproutsdb.solver.misere import brute_force_misere

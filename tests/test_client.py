@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
+
+from service_support import ServerProcess, build_table, run_cli
 from sproutsdb.client import Client, ServerUnavailableError
 from sproutsdb.solver.proofstore import FactKind
-from service_support import ServerProcess, build_table, run_cli
 
 
 def free_port() -> int:

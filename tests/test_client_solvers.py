@@ -15,13 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from service_support import COMMAND, ServerProcess, build_table, child_env, run_cli
 from sproutsdb.client import Client, RemoteProofStore
 from sproutsdb.solver.misere import MisereSolver, TableRcts
 from sproutsdb.solver.misere_keys import split_node_key
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, ProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from service_support import COMMAND, ServerProcess, build_table, child_env, run_cli
 
 
 @pytest.fixture()
@@ -45,7 +46,7 @@ def test_two_solvers_at_once_end_with_identical_conflict_free_facts(server: Serv
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    for p, (out, err) in zip(procs, outputs):
+    for p, (_out, err) in zip(procs, outputs):
         assert p.returncode == 0, err  # 3 would be a conflict
     solved = json.loads(outputs[0][0])
     assert (solved["position"], solved["nimber"]) == ("0*7", 0)

@@ -17,13 +17,13 @@ import subprocess
 import sys
 
 import pytest
+
 from sprouts_helpers import random_playout, redraw
+from sproutsdb.errors import UserError
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.notation import parse, upper_name
-
-from sproutsdb.errors import UserError
 
 try:
     from sproutsdb.solver.sprouts import _core
@@ -106,7 +106,7 @@ def test_letter_names_beyond_y() -> None:
     many_lower = "1" + "".join(lowers) + "2" + "".join(reversed(lowers))
     for land in (many_upper, many_lower, "2" + many_lower + "2"):
         children = assert_same_children(land)
-        assert any("Z(" in l or "z(" in l for child in children for l in child)
+        assert any("Z(" in part or "z(" in part for child in children for part in child)
         assert _core.canonical_lands(land) == tuple(canonical_lands(parse(land)))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -55,7 +55,7 @@ def test_dfpn_agrees_with_recursion(graph: tuple[list[list[int]], list[int]],
     when its table of proof numbers is tiny and keeps being cleared."""
     edges, estimates = graph
 
-    @lru_cache(maxsize=None)
+    @cache
     def losing(node: int) -> bool:
         return not any(losing(child) for child in edges[node])
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind

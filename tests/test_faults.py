@@ -20,11 +20,13 @@ from pathlib import Path
 import grpc
 import lmdb
 import pytest
+
+from fault_batches import BATCH, batch, insert_chunks
+from service_support import ROOT, ServerProcess, child_env
 from sproutsdb.client import Client, ServiceError
 from sproutsdb.server.wire import pb_grpc
 from sproutsdb.solver.proofstore import FactKind
-from fault_batches import BATCH, batch, insert_chunks
-from service_support import ROOT, ServerProcess, child_env
+
 
 def fill_until_refused(client: Client, limit: int = 2000) -> tuple[list[int], ServiceError]:
     """Insert batch after batch until the server refuses one; the batches acknowledged."""
@@ -65,34 +67,38 @@ def test_map_full_is_resource_exhausted_and_reads_go_on(tmp_path: Path) -> None:
             assert client.health() == "SERVING"
         assert server.stop() == 0
     # a larger map takes the rest: nothing was damaged
-    with ServerProcess(tmp_path / "store", "--no-seed", "--map-size", "64M") as server:
-        with Client(server.address, retries=1, timeout=30) as client:
-            assert_whole(client, acked, len(acked))
-            client.insert(FactKind.MISERE, batch(len(acked) + 1))
+    with (
+        ServerProcess(tmp_path / "store", "--no-seed", "--map-size", "64M") as server,
+        Client(server.address, retries=1, timeout=30) as client,
+    ):
+        assert_whole(client, acked, len(acked))
+        client.insert(FactKind.MISERE, batch(len(acked) + 1))
 
 
 def test_reader_table_full_is_resource_exhausted_then_recovers(tmp_path: Path) -> None:
     store = tmp_path / "store"
-    with ServerProcess(store, "--no-seed") as server:
-        with Client(server.address, retries=1, timeout=30) as client:
-            client.insert(FactKind.MISERE, batch(0))
-            # another process (this one) takes every reader slot of the store's lock table
-            env = lmdb.open(str(store), readonly=True, max_dbs=16, lock=True)
-            held = []
-            try:
-                with pytest.raises(lmdb.ReadersFullError):
-                    for _ in range(5000):
-                        held.append(env.begin())
-                with pytest.raises(ServiceError) as refused:
-                    client.get(FactKind.MISERE, list(batch(0)))
-                assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
-                assert "reader table is full" in str(refused.value)
-            finally:
-                for txn in held:
-                    txn.abort()
-                env.close()
-            assert client.get(FactKind.MISERE, list(batch(0))) == batch(0)
-            assert client.stats()["errors"].get("INTERNAL", 0) == 0
+    with (
+        ServerProcess(store, "--no-seed") as server,
+        Client(server.address, retries=1, timeout=30) as client,
+    ):
+        client.insert(FactKind.MISERE, batch(0))
+        # another process (this one) takes every reader slot of the store's lock table
+        env = lmdb.open(str(store), readonly=True, max_dbs=16, lock=True)
+        held = []
+        try:
+            with pytest.raises(lmdb.ReadersFullError):
+                for _ in range(5000):
+                    held.append(env.begin())
+            with pytest.raises(ServiceError) as refused:
+                client.get(FactKind.MISERE, list(batch(0)))
+            assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "reader table is full" in str(refused.value)
+        finally:
+            for txn in held:
+                txn.abort()
+            env.close()
+        assert client.get(FactKind.MISERE, list(batch(0))) == batch(0)
+        assert client.stats()["errors"].get("INTERNAL", 0) == 0
 
 
 @pytest.fixture
@@ -191,7 +197,7 @@ def test_a_client_that_disappears_mid_stream_leaves_whole_chunks(tmp_path: Path)
                                   env=child_env())
         try:
             assert writer.stdout is not None
-            for line in itertools.islice(writer.stdout, 20):
+            for _line in itertools.islice(writer.stdout, 20):
                 pass
             writer.kill()  # gone without closing the stream
         finally:

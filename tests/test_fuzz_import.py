@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind

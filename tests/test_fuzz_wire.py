@@ -15,10 +15,11 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from hypothesis import HealthCheck, given, settings
+
+from service_support import ServerProcess
 from sproutsdb.client import Client
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
-from service_support import ServerProcess
 from wire_fuzz import REQUESTS, Ledger, acceptable, as_bytes, call
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))

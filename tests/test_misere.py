@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
+from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.misere import (
     MisereConflictError,
     MisereSolver,
@@ -20,7 +22,6 @@ from sproutsdb.solver.misere import (
     TableRcts,
     brute_force_misere,
 )
-from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame

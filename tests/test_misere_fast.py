@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.solver.misere import MisereSolver, Node, TableRcts, brute_force_misere
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from sproutsdb.solver.cgt.ident import is_content_id, nim_id, tree_id
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.misere import MisereSolver, TableRcts

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sprouts_helpers import random_playout
 from sproutsdb.solver.check import Checker

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind

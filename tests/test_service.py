@@ -12,6 +12,8 @@ from pathlib import Path
 
 import grpc
 import pytest
+
+from service_support import ServerProcess, build_table
 from sproutsdb.client import Client, InvalidRequestError
 from sproutsdb.server.wire import SERVICE_NAME, pb, pb_grpc
 from sproutsdb.solver.cgt.ident import tree_id
@@ -19,7 +21,6 @@ from sproutsdb.solver.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.rcttable import load_table
-from service_support import ServerProcess, build_table
 
 GAME = SproutsGame()
 
@@ -149,8 +150,8 @@ def test_misere_node_keys_with_rct_parts_are_stored_and_looked_up(
     assert done.status == ["inserted"] * 4
     canonical = [f"0*2 *1 {a}", *keys[1:]]  # the position part is canonicalised
     assert done.canonical == canonical
-    result = client.lookup(keys + [f"0*2 *1 {a}", f"0*3 *2 {b}"], (FactKind.MISERE,))
-    assert result.canonical == canonical + [f"0*2 *1 {a}", f"0*3 *2 {b}"]
+    result = client.lookup([*keys, f"0*2 *1 {a}", f"0*3 *2 {b}"], (FactKind.MISERE,))
+    assert result.canonical == [*canonical, f"0*2 *1 {a}", f"0*3 *2 {b}"]
     assert result.values[FactKind.MISERE] == ["L"] * 5 + [None]
     assert client.insert(FactKind.MISERE, {keys[1]: "L"}).status == ["unchanged"]
     conflict = client.insert(FactKind.MISERE, {canonical[0]: "W"}).conflicts[0]
@@ -158,7 +159,7 @@ def test_misere_node_keys_with_rct_parts_are_stored_and_looked_up(
     exported = dict(client.export_facts(FactKind.MISERE))
     assert all(exported[key] == "L" for key in canonical)
     # lookups of several kinds read positions: a node key there is named as such
-    with pytest.raises(InvalidRequestError, match="key 1: .* is a misère node key"):
+    with pytest.raises(InvalidRequestError, match=r"key 1: .* is a misère node key"):
         client.lookup(["0*5", keys[2]], (FactKind.POS_RCT, FactKind.MISERE))
 
 

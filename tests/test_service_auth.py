@@ -9,10 +9,11 @@ from pathlib import Path
 
 import grpc
 import pytest
+
+from service_support import ServerProcess, run_cli
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
 from sproutsdb.server.wire import pb, pb_grpc
 from sproutsdb.solver.proofstore import FactKind
-from service_support import ServerProcess, run_cli
 
 TOKEN = "s3cret-token-for-the-tests-0123456789"
 

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import Self
 
+from service_support import ServerProcess
 from sproutsdb.client import Client, ServiceError
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
-from service_support import ServerProcess
 
 BATCH = 100
 THREADS = 4

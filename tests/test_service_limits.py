@@ -8,9 +8,10 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+
+from service_support import ServerProcess
 from sproutsdb.server.limits import children_work
 from sproutsdb.server.wire import pb, pb_grpc
-from service_support import ServerProcess
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ walk of the game tree that never builds an RCT.
 from __future__ import annotations
 
 import pytest
+
 from sproutsdb.solver.rctsearch import RctSearch, game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
 

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from service_support import ServerProcess, run_cli
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
 from sproutsdb.server.schema import Status
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from service_support import ServerProcess, run_cli
 
 HONEST = "honest-secret-0123456789abcdef"
 EVE = "eve-secret-0123456789abcdef0000"
@@ -63,7 +64,7 @@ def below_0x10() -> dict[str, int]:
     game = SproutsGame()
     memory = MemoryProofStore()
     assert NormalSolver(game, memory).nimber(game.canonical("0*10")) == 1
-    facts = dict(memory._facts[FactKind.NIMBER])  # noqa: SLF001 - the test's own store
+    facts = dict(memory._facts[FactKind.NIMBER])  # the test's own store
     for key in ("0*10", "0*3"):
         facts.pop(game.canonical(key), None)
     return facts  # type: ignore[return-value]
@@ -250,7 +251,7 @@ def test_claims_stored_before_the_verifier_started_are_found_and_verified(
     memory = MemoryProofStore()
     NormalSolver(game, memory).nimber(game.canonical("0*8"))
     with _open(tmp_path / "s") as store:
-        store.put(FactKind.NIMBER, dict(memory._facts[FactKind.NIMBER]))  # noqa: SLF001
+        store.put(FactKind.NIMBER, dict(memory._facts[FactKind.NIMBER]))
         verifier = Verifier(store)  # as after a restart: nobody notifies it of these
         _drain(verifier)
         assert store.stats()["verified"]["nimber"] == store.count(FactKind.NIMBER) > 0

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+
 from cli_helpers import COMMAND, run_cli
 from service_support import child_env
 from webdriver import Browser, browser_available

@@ -14,10 +14,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from sproutsdb.tools.shipped_rcts import shipped_rct_table
 
 import sproutsdb
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table
+from sproutsdb.tools.shipped_rcts import shipped_rct_table
 
 REPO = Path(__file__).resolve().parent.parent
 

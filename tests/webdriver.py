@@ -3,6 +3,7 @@ headless; every process it starts is stopped by close()."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -118,15 +119,12 @@ class Browser:
 
     def close(self) -> None:
         if self.session:
-            try:
+            with contextlib.suppress(OSError, RuntimeError, urllib.error.URLError):
                 self._call("DELETE", self.session, timeout=30)
-            except (OSError, RuntimeError, urllib.error.URLError):
-                pass
             self.session = ""
-        try:  # the group this driver leads: chromedriver and the chromium it started
+        # the group this driver leads: chromedriver and the chromium it started
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.driver.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
         try:
             self.driver.wait(10)
         except subprocess.TimeoutExpired:

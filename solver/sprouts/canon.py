@@ -54,7 +54,7 @@ K_UPPER = 2
 class Land:
     """One independent land ready to be encoded: regions, kinds, and letter links."""
 
-    __slots__ = ("regions", "genus", "collapsed", "code", "kind", "other_region")
+    __slots__ = ("code", "collapsed", "genus", "kind", "other_region", "regions")
 
     def __init__(self) -> None:
         self.regions: list[list[list[int]]] = []
@@ -155,7 +155,7 @@ def normalize(raw: RawPosition) -> list[Land]:
             land.kind[v] = K_SPOT
             land.code[v] = TWO
         else:
-            (r1, b1), (r2, b2) = occurrences
+            (r1, _b1), (r2, _b2) = occurrences
             if r1 == r2:
                 land.kind[v] = K_LOWER
             else:
@@ -181,7 +181,7 @@ LOWER_PAIR = 99
 class _Boundary:
     """One boundary in one orientation, with its codes precomputed."""
 
-    __slots__ = ("seq", "base", "ups", "collapsed", "form", "cands")
+    __slots__ = ("base", "cands", "collapsed", "form", "seq", "ups")
 
     def __init__(self, seq: list[int], land: Land, collapsed: bool) -> None:
         kind, code = land.kind, land.code
@@ -361,7 +361,7 @@ _NO_JUMP = 1 << 30
 class _Automorphism:
     """g from the paths and names of two leaves with equal encodings."""
 
-    __slots__ = ("boundary", "flip", "region", "corner", "vertex")
+    __slots__ = ("boundary", "corner", "flip", "region", "vertex")
 
     def __init__(self, search: _Search, p1: list[Choice], n1: list[int], p2: list[Choice],
                  n2: list[int]) -> None:
@@ -397,7 +397,7 @@ class _Automorphism:
             return ('b', r2, b2, o2, None)
         if type(cand) is int:
             a, s, n = self.corner[(r, b)]
-            c, d = _absolute(o, cand, n)
+            c, _d = _absolute(o, cand, n)
             return ('b', r2, b2, o2, _relative(o2, (a + s * c) % n, n))
         vertex = self.vertex
         return ('b', r2, b2, o2, tuple(vertex[v] for v in cand))
@@ -734,9 +734,9 @@ def _join_boundaries(boundaries: list[str]) -> str:
         zeros += 1
     parts = boundaries[zeros:]
     if zeros >= 2:
-        parts = [f"0*{zeros}"] + parts
+        parts = [f"0*{zeros}", *parts]
     elif zeros == 1:
-        parts = ["0"] + parts
+        parts = ["0", *parts]
     return ".".join(parts) + genus
 
 

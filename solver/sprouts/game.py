@@ -8,7 +8,7 @@ assembled from the children of its lands, so shared lands cost nothing twice.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.moves import TooManySplits, raw_children

@@ -8,8 +8,8 @@ them into one. The new spot has one life and appears on both sides of the curve.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import product
-from typing import Iterator
 
 from sproutsdb.errors import UserError
 from sproutsdb.solver.sprouts.notation import RawPosition
@@ -73,7 +73,7 @@ def _split(raw: RawPosition, r: int, b: int, i: int, j: int) -> Iterator[RawPosi
         inside = [boundary[i], n]
         outside = boundary[i:] + boundary[:i] + [n]
     else:
-        inside = boundary[i:j + 1] + [n]
+        inside = [*boundary[i:j + 1], n]
         outside = boundary[j:] + boundary[:i + 1] + [n]
     others = region[:b] + region[b + 1:]
     if len(others) > MAX_SPLIT_OTHERS:
