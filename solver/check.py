@@ -130,6 +130,7 @@ def drive_checks(task: Generator[Any, Verdict, Any], verdicts: dict[str, Verdict
     value: Verdict | None = None
     while stack:
         try:
+            # the first send to a fresh coroutine is None, as Python requires
             want = stack[-1][1].send(value)  # type: ignore[arg-type]
         except StopIteration as stop:
             key, _ = stack.pop()
@@ -415,7 +416,7 @@ class Checker:
         if lands != (exclude,) and None not in values:
             total = 0
             for value in values:
-                total ^= value  # type: ignore[operator]
+                total ^= value  # type: ignore[operator]  # no None: tested just above
             if total != m:  # nim arithmetic: the full check asks for every land's verdict
                 states = [self._settled_ok(x) for x in lands]
                 if None in states:

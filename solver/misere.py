@@ -105,12 +105,22 @@ class NoRcts:
         return {}
 
 
+class LoadedTable(Protocol):
+    """What TableRcts reads of a loaded RCT table (solver/ cannot import tools/ or client/)."""
+
+    @property
+    def algebra(self) -> Algebra: ...
+
+    @property
+    def positions(self) -> Mapping[str, int]: ...
+
+
 class TableRcts:
     """RCTs of a loaded table (``tools.rcttable.load_table`` or ``Client.rct_table``)."""
 
-    def __init__(self, table: object) -> None:
-        self.algebra: Algebra = table.algebra  # type: ignore[attr-defined]
-        self._positions: Mapping[str, int] = table.positions  # type: ignore[attr-defined]
+    def __init__(self, table: LoadedTable) -> None:
+        self.algebra: Algebra = table.algebra
+        self._positions: Mapping[str, int] = table.positions
 
     def lookup(self, lands: Sequence[str]) -> dict[str, int]:
         positions = self._positions

@@ -141,8 +141,8 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
             raise UsageError("give --rct-table FILE or --no-rct-table, not both")
         return None, describe_source("none", None)
     if args.rct_table:
-        table = TableRcts(load_table(args.rct_table))  # every record re-derived
-        return table, describe_source("file", str(Path(args.rct_table).resolve()))
+        rcts = TableRcts(load_table(args.rct_table))  # every record re-derived
+        return rcts, describe_source("file", str(Path(args.rct_table).resolve()))
     if args.server:
         client = store.client  # type: ignore[attr-defined]
         if client.server_info().get("rct_tables"):
