@@ -29,10 +29,12 @@ from sproutsdb.client import Client
 from wire_fuzz import REQUESTS, Ledger, acceptable, as_bytes, call
 
 
-def fuzz_round(channel: grpc.Channel, server: ServerProcess, method: str, examples: int,
-               ledger: Ledger) -> None:
-    @settings(max_examples=examples, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+def fuzz_round(
+    channel: grpc.Channel, server: ServerProcess, method: str, examples: int, ledger: Ledger
+) -> None:
+    @settings(
+        max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(data=as_bytes(method))
     def one(data: object) -> None:
         outcome = call(channel, method, data)
@@ -57,9 +59,13 @@ def main() -> int:
         ServerProcess(Path(work) / "store", "--no-seed", "--request-seconds", "5") as server,
     ):
         limit = 256 << 20
-        channel = grpc.insecure_channel(server.address, options=[
-            ("grpc.max_send_message_length", limit),
-            ("grpc.max_receive_message_length", limit)])
+        channel = grpc.insecure_channel(
+            server.address,
+            options=[
+                ("grpc.max_send_message_length", limit),
+                ("grpc.max_receive_message_length", limit),
+            ],
+        )
         try:
             while time.perf_counter() - started < args.minutes * 60:
                 for method in sorted(REQUESTS):
@@ -74,13 +80,19 @@ def main() -> int:
         internal = stats["errors"].get("INTERNAL", 0) + stats["errors"].get("UNKNOWN", 0)
     seconds = time.perf_counter() - started
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    print(f"{rounds} rounds in {seconds:.0f} s wall ({usage.ru_utime + usage.ru_stime:.0f} s "
-          "CPU in this process)")
+    print(
+        f"{rounds} rounds in {seconds:.0f} s wall ({usage.ru_utime + usage.ru_stime:.0f} s "
+        "CPU in this process)"
+    )
     for method, codes in sorted(ledger.codes.items()):
-        print(f"  {method:15} {sum(codes.values()):>7,}  " +
-              ", ".join(f"{k} {v:,}" for k, v in sorted(codes.items())))
-    print(f"facts stored {stored:,} (server reported inserting {stats['facts_inserted']:,}; "
-          f"OK inserts {ledger.inserted:,}); internal errors {internal}")
+        print(
+            f"  {method:15} {sum(codes.values()):>7,}  "
+            + ", ".join(f"{k} {v:,}" for k, v in sorted(codes.items()))
+        )
+    print(
+        f"facts stored {stored:,} (server reported inserting {stats['facts_inserted']:,}; "
+        f"OK inserts {ledger.inserted:,}); internal errors {internal}"
+    )
     return 0 if moved_ok and not internal else 1
 
 

@@ -99,8 +99,9 @@ class NormalSolver:
         # and found absent is asked again every `share_seconds`, so their facts are seen.
         self._share_seconds = share_seconds
         self._next_share = time.monotonic() + (share_seconds or 0.0)
-        self._dfpn = (DfpnSearch(CoupleSpace(self), capacity=table_capacity)
-                      if search == "dfpn" else None)
+        self._dfpn = (
+            DfpnSearch(CoupleSpace(self), capacity=table_capacity) if search == "dfpn" else None
+        )
 
     # ----------------------------------------------------------------- public API
 
@@ -332,4 +333,3 @@ class NormalSolver:
         stats.store_hits = facts.hits
         stats.store_reads = facts.reads
         stats.store_writes = facts.writes
-

@@ -17,9 +17,9 @@ from typing import Protocol, runtime_checkable
 class FactKind(str, enum.Enum):
     """The kinds of fact a proof store keeps (one LMDB sub-database each)."""
 
-    NIMBER = "nimber"    # canonical land -> nimber (int); a losing couple (land, n)
-    MISERE = "misere"    # canonical misère node -> outcome "L" or "W"
-    RCT = "rct"          # RCT content id -> RctRecord
+    NIMBER = "nimber"  # canonical land -> nimber (int); a losing couple (land, n)
+    MISERE = "misere"  # canonical misère node -> outcome "L" or "W"
+    RCT = "rct"  # RCT content id -> RctRecord
     POS_RCT = "pos_rct"  # canonical position -> RCT content id (str)
 
 
@@ -28,9 +28,9 @@ class RctRecord:
     """What a store keeps about one reduced canonical tree (DESIGN §5)."""
 
     height: int
-    outcome: str                 # misère outcome of the tree: "W" or "L"
-    children: tuple[str, ...]    # content ids of its children, sorted
-    nim: int | None = None       # n when the tree is the nim-heap *n
+    outcome: str  # misère outcome of the tree: "W" or "L"
+    children: tuple[str, ...]  # content ids of its children, sorted
+    nim: int | None = None  # n when the tree is the nim-heap *n
     plus1_of: str | None = None  # content id of H when this tree is H + *1 (factored)
 
 

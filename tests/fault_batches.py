@@ -27,14 +27,16 @@ def batch(b: int) -> dict[str, str]:
     return {position(n): outcome(n) for n in range(b * BATCH, (b + 1) * BATCH)}
 
 
-def insert_chunks(first: int, count: int, *, pause: float = 0.0,
-                  sent: list[int] | None = None) -> Iterator[pb.InsertRequest]:
+def insert_chunks(
+    first: int, count: int, *, pause: float = 0.0, sent: list[int] | None = None
+) -> Iterator[pb.InsertRequest]:
     """The InsertRequests of batches first to first+count-1 (each number added to `sent`
     as they go), `pause` seconds apart."""
     for b in range(first, first + count):
         facts = batch(b)
         if sent is not None:
             sent.append(b)
-        yield pb.InsertRequest(kind=pb.FACT_KIND_MISERE, keys=list(facts),
-                               texts=list(facts.values()))
+        yield pb.InsertRequest(
+            kind=pb.FACT_KIND_MISERE, keys=list(facts), texts=list(facts.values())
+        )
         time.sleep(pause)

@@ -65,8 +65,13 @@ def test_query_of_a_seeded_land_shows_its_rct_and_what_it_tells(seeded: Path) ->
     assert (report["nimber_from_rct"], report["outcome_from_rct"]) == (1, "W")
     expected = brute_force_misere(GAME, "0*4", {})
     assert report["misere_outcome_from_rct"] == expected
-    assert report["misere"] == {"outcome": expected, "stored": None, "from_rct": True,
-                                "rct": land["rct"], "rct_height": land["rct_height"]}
+    assert report["misere"] == {
+        "outcome": expected,
+        "stored": None,
+        "from_rct": True,
+        "rct": land["rct"],
+        "rct_height": land["rct_height"],
+    }
     text = run_cli("query", "0*4", "--store", str(seeded))
     assert text.returncode == 0, text.stderr
     assert f"land 0*4: no stored nimber; RCT {land['rct']}" in text.stdout
@@ -82,7 +87,9 @@ def test_query_of_a_sum_of_seeded_lands(seeded: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert {land["land"]: land["nimber_from_rct"] for land in report["lands"]} == {
-        "0*3": SPOT_NIMBERS[3], "0*4": SPOT_NIMBERS[4]}
+        "0*3": SPOT_NIMBERS[3],
+        "0*4": SPOT_NIMBERS[4],
+    }
     assert all(land["rct"] for land in report["lands"])
     assert (report["nimber_from_rct"], report["outcome_from_rct"]) == (0, "L")
     assert "misere_outcome_from_rct" not in report  # only of a single land

@@ -36,9 +36,16 @@ def test_two_solvers_at_once_end_with_identical_conflict_free_facts(server: Serv
         ["solve", "0*7", "--json", "--quiet"],
         ["nimber", "0*6", "0*7", "2ab2ba", "--json", "--quiet"],
     ]
-    procs = [subprocess.Popen([*COMMAND, *job, "--server", server.address],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=child_env()) for job in jobs]
+    procs = [
+        subprocess.Popen(
+            [*COMMAND, *job, "--server", server.address],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
+        for job in jobs
+    ]
     try:
         outputs = [p.communicate(timeout=120) for p in procs]
     finally:
@@ -103,8 +110,9 @@ def seeded(tmp_path: Path) -> Iterator[ServerProcess]:
 
 def test_misere_solve_on_a_server_stores_nodes_with_rct_parts(seeded: ServerProcess) -> None:
     def solve(*args: str) -> dict[str, object]:
-        done = run_cli("solve", *args, "--misere", "--server", seeded.address, "--json",
-                       "--quiet", timeout=60)
+        done = run_cli(
+            "solve", *args, "--misere", "--server", seeded.address, "--json", "--quiet", timeout=60
+        )
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)  # type: ignore[no-any-return]
 

@@ -110,10 +110,33 @@ def test_letter_names_beyond_y() -> None:
         assert _core.canonical_lands(land) == tuple(canonical_lands(parse(land)))
 
 
-@pytest.mark.parametrize("text", [
-    "0*2+0", "0.}]!", "!", " 0*3", "0*3@1", "0.AB}AB}]", "0*0", "", "A", "AA", "aa|a",
-    "0a", "01", "0*2a", "a.a", "AB|AB|A", "B(x)", "A(", "0.|0", "0|", "3", "0**2",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0*2+0",
+        "0.}]!",
+        "!",
+        " 0*3",
+        "0*3@1",
+        "0.AB}AB}]",
+        "0*0",
+        "",
+        "A",
+        "AA",
+        "aa|a",
+        "0a",
+        "01",
+        "0*2a",
+        "a.a",
+        "AB|AB|A",
+        "B(x)",
+        "A(",
+        "0.|0",
+        "0|",
+        "3",
+        "0**2",
+    ],
+)
 def test_text_outside_the_core_goes_to_python(text: str) -> None:
     # The same children, or the same exception (NotationError, UnsupportedSurface).
     try:
@@ -173,6 +196,7 @@ def test_pure_python_switch() -> None:
     code = "from sproutsdb.solver.sprouts import game; print(game.IMPLEMENTATION)"
     for value, expected in (("1", "python"), ("0", "c")):
         env = {**os.environ, "SPROUTSDB_PURE_PYTHON": value}
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, check=True).stdout.strip()
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
         assert out == expected

@@ -106,8 +106,12 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 2 MiB tmpfs (root only; skipped where mount is not allowed)."""
     where = tmp_path / "disk"
     where.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs here ({done.stderr.strip() or 'not root'})")
     try:
@@ -151,8 +155,9 @@ def test_sigterm_in_the_middle_of_an_insert_stream_drains_it(tmp_path: Path) -> 
 
         def stream() -> None:
             try:
-                outcome_box.append(stub.InsertStream(insert_chunks(0, 40, pause=0.05, sent=sent),
-                                                     timeout=60))
+                outcome_box.append(
+                    stub.InsertStream(insert_chunks(0, 40, pause=0.05, sent=sent), timeout=60)
+                )
             except grpc.RpcError as error:
                 outcome_box.append(error)
 
@@ -192,9 +197,12 @@ CLIENT_THAT_VANISHES = textwrap.dedent("""
 
 def test_a_client_that_disappears_mid_stream_leaves_whole_chunks(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "store", "--no-seed") as server:
-        writer = subprocess.Popen([sys.executable, "-c", CLIENT_THAT_VANISHES, server.address,
-                                   str(ROOT / "tests")], stdout=subprocess.PIPE, text=True,
-                                  env=child_env())
+        writer = subprocess.Popen(
+            [sys.executable, "-c", CLIENT_THAT_VANISHES, server.address, str(ROOT / "tests")],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
         try:
             assert writer.stdout is not None
             for _line in itertools.islice(writer.stdout, 20):
@@ -227,17 +235,25 @@ def test_a_read_only_disk_is_refused_at_start_with_one_line(tmp_path: Path) -> N
         with Client(server.address) as client:
             client.insert(FactKind.MISERE, batch(0))
         assert server.stop() == 0
-    bind = subprocess.run(["mount", "--bind", str(source), str(view)], capture_output=True,
-                          text=True, check=False)
+    bind = subprocess.run(
+        ["mount", "--bind", str(source), str(view)], capture_output=True, text=True, check=False
+    )
     if bind.returncode != 0:
         pytest.skip(f"cannot bind-mount here ({bind.stderr.strip() or 'not root'})")
     try:
         subprocess.run(["mount", "-o", "remount,bind,ro", str(view)], check=True)
-        for command in (["serve", "--no-seed", "--listen", "127.0.0.1:0"],
-                        ["solve", "0*6", "--quiet"]):
-            done = subprocess.run([sys.executable, "-m", "sproutsdb", *command, "--store",
-                                   str(view / "store")], capture_output=True, text=True,
-                                  timeout=60, env=child_env(), check=False)
+        for command in (
+            ["serve", "--no-seed", "--listen", "127.0.0.1:0"],
+            ["solve", "0*6", "--quiet"],
+        ):
+            done = subprocess.run(
+                [sys.executable, "-m", "sproutsdb", *command, "--store", str(view / "store")],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env=child_env(),
+                check=False,
+            )
             assert done.returncode == 2, done.stderr
             assert done.stderr.count("\n") == 1 and "Read-only file system" in done.stderr
     finally:

@@ -49,8 +49,10 @@ def client(server: ServerProcess) -> Iterator[Client]:
 def fresh_client(tmp_path: Path, table: Path) -> Iterator[Client]:
     """A client of a server of its own, for a test whose assertions depend on what the store
     holds before it: the shared server's store depends on which tests ran first."""
-    with ServerProcess(tmp_path / "store", "--seed", str(table), "--no-verify") as proc, \
-            Client(proc.address, timeout=30) as c:
+    with (
+        ServerProcess(tmp_path / "store", "--seed", str(table), "--no-verify") as proc,
+        Client(proc.address, timeout=30) as c,
+    ):
         yield c
 
 
@@ -82,7 +84,8 @@ def test_server_info_health_and_reflection(server: ServerProcess, client: Client
 
     with grpc.insecure_channel(server.address) as channel:
         replies = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(
-            iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10)
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
+        )
         names = {s.name for r in replies for s in r.list_services_response.service}
     assert {SERVICE_NAME, "grpc.health.v1.Health"} <= names
 
@@ -113,8 +116,7 @@ def test_conflict_is_reported_with_the_stored_value_and_never_applied(fresh_clie
     done = client.insert(FactKind.NIMBER, {"0.AB|AB": 5, "0*3": 1})
     assert done.status == ["conflict", "inserted"]
     (conflict,) = done.conflicts
-    assert (conflict.key, conflict.stored, conflict.offered, conflict.index) == (
-        "0.AB|AB", 2, 5, 0)
+    assert (conflict.key, conflict.stored, conflict.offered, conflict.index) == ("0.AB|AB", 2, 5, 0)
     assert client.get(FactKind.NIMBER, ["0.AB|AB"]) == {"0.AB|AB": 2}
     assert client.stats()["conflicts"] >= 1
 
@@ -134,8 +136,11 @@ def test_misere_and_pos_rct_and_multi_kind_lookup(fresh_client: Client, table: P
 def _table_trees(table: Path, n: int) -> list[str]:
     """Content ids of n trees of the served table a misère node may hold (not 0, *1, or
     H + *1), sorted."""
-    ids = [cid for cid, record in load_table(table).records()
-           if record.nim is None and record.plus1_of is None]
+    ids = [
+        cid
+        for cid, record in load_table(table).records()
+        if record.nim is None and record.plus1_of is None
+    ]
     assert len(ids) >= n
     return sorted(ids[:n])
 
@@ -190,7 +195,8 @@ def test_stream_rct_table_rebuilds_the_served_table(client: Client, table: Path)
     original = load_table(table)
     assert served.header["root"] == "0*4"
     assert {p: served.rct_id_of(p) for p in served.positions} == {
-        p: original.rct_id_of(p) for p in original.positions}
+        p: original.rct_id_of(p) for p in original.positions
+    }
     assert dict(served.records()) == dict(original.records())
     with pytest.raises(Exception, match="no RCT table with root"):
         client.rct_table("0*9")
@@ -226,11 +232,17 @@ def test_export_is_chunked_and_resumable(client: Client, table: Path) -> None:
     pages = client.export(FactKind.POS_RCT, chunk_size=300, limit=700)
     first = list(pages)
     assert [len(p.facts) for p in first] == [300, 300, 100]
-    resumed = [f for p in client.export(FactKind.POS_RCT, page_token=first[-1].next_page_token,
-                                        chunk_size=500) for f in p.facts]
+    resumed = [
+        f
+        for p in client.export(
+            FactKind.POS_RCT, page_token=first[-1].next_page_token, chunk_size=500
+        )
+        for f in p.facts
+    ]
     assert [f for p in first for f in p.facts] + resumed == every
-    assert first[0].provenance and all(r.provenance in first[0].provenance
-                                       for r in first[0].records)
+    assert first[0].provenance and all(
+        r.provenance in first[0].provenance for r in first[0].records
+    )
 
 
 def test_insert_stream_bulk(fresh_client: Client) -> None:
@@ -254,13 +266,15 @@ def test_unparseable_positions_are_invalid_argument(stub: object) -> None:
     assert details.startswith("key 1: uppercase letter 'B' seen once")
     assert invalid(lambda: stub.Children(pb.ChildrenRequest(positions=["0.A"]), timeout=10))
     assert "limit is 1,000" in invalid(
-        lambda: stub.Lookup(pb.LookupRequest(keys=["0*5000"]), timeout=10))
+        lambda: stub.Lookup(pb.LookupRequest(keys=["0*5000"]), timeout=10)
+    )
 
 
 def test_a_bad_item_rejects_the_whole_insert(client: Client, stub: object) -> None:
     before = client.stats()["facts"]
-    request = pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=["0*6", "0*7", "AB|A"],
-                               nimbers=[0, 0, 1])
+    request = pb.InsertRequest(
+        kind=pb.FACT_KIND_NIMBER, keys=["0*6", "0*7", "AB|A"], nimbers=[0, 0, 1]
+    )
     assert "key 2: uppercase letter" in invalid(lambda: stub.Insert(request, timeout=10))
     for keys, nimbers, message in [
         (["0*6", "0*3+0*2"], [0, 1], "nimber facts are kept per land"),
@@ -287,8 +301,10 @@ def test_bad_misere_node_keys_are_refused_and_nothing_is_written(
     unknown = "rct1:" + "0" * 32
     before = client.stats()["facts"]
     for keys, message in [
-        (["0*7 *1", "0*7 " + " ".join(sorted([a, unknown]))],
-         f"key 1: content id {unknown} names no RCT stored"),
+        (
+            ["0*7 *1", "0*7 " + " ".join(sorted([a, unknown]))],
+            f"key 1: content id {unknown} names no RCT stored",
+        ),
         (["0*7 *1", f"0*7 *1 {a}", "0*7 *1 *1"], "key 2: '\\*1' twice at column 8"),
         ([f"0*7 {a} *1"], "key 0: '\\*1' out of place"),
         (["0*7 rct1:abc"], "key 0: 'rct1:abc' at column 5 .* is neither '\\*1' nor an RCT"),
@@ -308,14 +324,16 @@ def test_bad_misere_node_keys_are_refused_and_nothing_is_written(
     assert client.stats()["facts"] == before
     assert client.get(FactKind.MISERE, ["0*7 *1", f"0*7 *1 {a}", f"0*3 *1 {a}"]) == {}
     assert client.lookup([f"0*7 {unknown}"], (FactKind.MISERE,)).values[FactKind.MISERE] == [
-        None]  # a read may name any well-formed id
+        None
+    ]  # a read may name any well-formed id
 
 
 def test_oversized_batches_are_refused_with_the_limit(client: Client, stub: object) -> None:
     before = client.stats()["facts"]
     keys = [f"0*{1 + i % 30}" for i in range(10_001)]
     assert "10,001 items in one request, the limit is 10,000" in invalid(
-        lambda: stub.Lookup(pb.LookupRequest(keys=keys), timeout=30))
+        lambda: stub.Lookup(pb.LookupRequest(keys=keys), timeout=30)
+    )
     lands = [f"0*{i}" for i in range(1, 10_002)]
     request = pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=lands, nimbers=[0] * len(lands))
     assert "the limit is 10,000" in invalid(lambda: stub.Insert(request, timeout=30))
@@ -327,11 +345,13 @@ def test_oversized_batches_are_refused_with_the_limit(client: Client, stub: obje
 
 def test_bad_page_token_and_stream_chunk_errors(client: Client, stub: object) -> None:
     request = pb.ExportRequest(kind=pb.FACT_KIND_NIMBER, page_token="garbage!")
-    assert "not a token this server issued" in invalid(lambda: list(stub.Export(request,
-                                                                                timeout=10)))
+    assert "not a token this server issued" in invalid(
+        lambda: list(stub.Export(request, timeout=10))
+    )
     with pytest.raises(InvalidRequestError, match=r"chunk 1 .*uppercase letter.*1 chunks"):
-        client.insert_stream([(FactKind.MISERE, "0*2+0*9", "W"), (FactKind.MISERE, "AB|A", "L")],
-                             chunk_size=1)
+        client.insert_stream(
+            [(FactKind.MISERE, "0*2+0*9", "W"), (FactKind.MISERE, "AB|A", "L")], chunk_size=1
+        )
     assert client.get(FactKind.MISERE, ["0*2+0*9"]) == {"0*2+0*9": "W"}  # chunk 0 committed
 
 
@@ -349,15 +369,18 @@ def test_stats_counts_requests_and_facts(fresh_client: Client) -> None:
 
 
 def test_verify_rederives_a_solved_position_and_names_holes(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     # A server of its own: the module's shared store holds test facts chosen for other
     # purposes, which Verify would rightly report as inconsistent.
     from sproutsdb.client.remote import RemoteProofStore
     from sproutsdb.solver.normal import NormalSolver
 
     base = tmp_path_factory.mktemp("verify")
-    with ServerProcess(base / "store", "--no-seed") as proc, \
-            Client(proc.address, timeout=60) as client:
+    with (
+        ServerProcess(base / "store", "--no-seed") as proc,
+        Client(proc.address, timeout=60) as client,
+    ):
         solver = NormalSolver(GAME, RemoteProofStore(client))
         assert solver.nimber("0*5") == 1
         solver.flush()

@@ -61,8 +61,9 @@ class Load:
             with self.lock:
                 self.sent.add(b)
             try:
-                self.client.insert(FactKind.MISERE,
-                                   {self.keys[i]: outcome(i) for i in self.batches[b]})
+                self.client.insert(
+                    FactKind.MISERE, {self.keys[i]: outcome(i) for i in self.batches[b]}
+                )
             except ServiceError as error:
                 with self.lock:
                     self.errors.append(str(error))

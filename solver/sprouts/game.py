@@ -120,7 +120,7 @@ class SproutsGame:
             if land in done:
                 continue  # equal lands give equal children
             done.add(land)
-            rest = lands[:index] + lands[index + 1:]
+            rest = lands[:index] + lands[index + 1 :]
             for child in self.component_children(land):
                 seen.setdefault(self.join(rest + child), None)
         return list(seen)
