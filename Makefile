@@ -6,12 +6,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test bench venv clean
+.PHONY: run test test-each lint bench venv clean
 
 $(STAMP): pyproject.toml setup.py solver/sprouts/_core.c proto/sproutsdb/v1/sproutsdb.proto server/codegen.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,cluster]'
+	$(BIN)/pip install --quiet -e '.[test,lint,cluster]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -25,6 +25,20 @@ run: $(STAMP)
 # Whole test suite (slow exhaustive runs are marked `slow` and left to bench/).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# Each test file alone, in its own process (slow; on demand): no test needs another file.
+test-each: $(STAMP)
+	tests/run_each_file.sh
+
+# Static checks (CI runs them before the tests): the pinned ruff rules of pyproject.toml, the
+# formatter's verdict, and mypy --strict on the package as Python imports it (sproutsdb/).
+# All three run even when one fails, so one run reports everything.
+lint: $(STAMP)
+	@status=0; \
+	$(BIN)/ruff check . || status=1; \
+	$(BIN)/ruff format --check . || status=1; \
+	$(BIN)/mypy || status=1; \
+	exit $$status
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py

@@ -24,15 +24,17 @@ from hypothesis import HealthCheck, given, settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from service_support import ServerProcess
 from sproutsdb.client import Client
-from test_service_support import ServerProcess
 from wire_fuzz import REQUESTS, Ledger, acceptable, as_bytes, call
 
 
-def fuzz_round(channel: grpc.Channel, server: ServerProcess, method: str, examples: int,
-               ledger: Ledger) -> None:
-    @settings(max_examples=examples, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+def fuzz_round(
+    channel: grpc.Channel, server: ServerProcess, method: str, examples: int, ledger: Ledger
+) -> None:
+    @settings(
+        max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(data=as_bytes(method))
     def one(data: object) -> None:
         outcome = call(channel, method, data)
@@ -52,33 +54,45 @@ def main() -> int:
     ledger = Ledger()
     started = time.perf_counter()
     rounds = 0
-    with tempfile.TemporaryDirectory(prefix="fuzz-wire-") as work:
-        with ServerProcess(Path(work) / "store", "--no-seed", "--request-seconds", "5") as server:
-            limit = 256 << 20
-            channel = grpc.insecure_channel(server.address, options=[
+    with (
+        tempfile.TemporaryDirectory(prefix="fuzz-wire-") as work,
+        ServerProcess(Path(work) / "store", "--no-seed", "--request-seconds", "5") as server,
+    ):
+        limit = 256 << 20
+        channel = grpc.insecure_channel(
+            server.address,
+            options=[
                 ("grpc.max_send_message_length", limit),
-                ("grpc.max_receive_message_length", limit)])
-            try:
-                while time.perf_counter() - started < args.minutes * 60:
-                    for method in sorted(REQUESTS):
-                        fuzz_round(channel, server, method, args.examples, ledger)
-                    rounds += 1
-            finally:
-                channel.close()
-            with Client(server.address, timeout=60) as client:
-                stats = client.stats()
-            stored = sum(stats["facts"].values())
-            moved_ok = stored == stats["facts_inserted"] >= ledger.inserted
-            internal = stats["errors"].get("INTERNAL", 0) + stats["errors"].get("UNKNOWN", 0)
+                ("grpc.max_receive_message_length", limit),
+            ],
+        )
+        try:
+            while time.perf_counter() - started < args.minutes * 60:
+                for method in sorted(REQUESTS):
+                    fuzz_round(channel, server, method, args.examples, ledger)
+                rounds += 1
+        finally:
+            channel.close()
+        with Client(server.address, timeout=60) as client:
+            stats = client.stats()
+        stored = sum(stats["facts"].values())
+        moved_ok = stored == stats["facts_inserted"] >= ledger.inserted
+        internal = stats["errors"].get("INTERNAL", 0) + stats["errors"].get("UNKNOWN", 0)
     seconds = time.perf_counter() - started
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    print(f"{rounds} rounds in {seconds:.0f} s wall ({usage.ru_utime + usage.ru_stime:.0f} s "
-          "CPU in this process)")
+    print(
+        f"{rounds} rounds in {seconds:.0f} s wall ({usage.ru_utime + usage.ru_stime:.0f} s "
+        "CPU in this process)"
+    )
     for method, codes in sorted(ledger.codes.items()):
-        print(f"  {method:15} {sum(codes.values()):>7,}  " +
-              ", ".join(f"{k} {v:,}" for k, v in sorted(codes.items())))
-    print(f"facts stored {stored:,} (server reported inserting {stats['facts_inserted']:,}; "
-          f"OK inserts {ledger.inserted:,}); internal errors {internal}")
+        print(
+            f"  {method:15} {sum(codes.values()):>7,}  "
+            + ", ".join(f"{k} {v:,}" for k, v in sorted(codes.items()))
+        )
+    print(
+        f"facts stored {stored:,} (server reported inserting {stats['facts_inserted']:,}; "
+        f"OK inserts {ledger.inserted:,}); internal errors {internal}"
+    )
     return 0 if moved_ok and not internal else 1
 
 

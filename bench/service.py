@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import zstandard
+
 from sproutsdb.client import Client
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
@@ -45,11 +46,14 @@ VERIFY = ["--no-verify"]
 def shipped_lands() -> list[str]:
     """The canonical single lands among the S6 table's positions (no re-derivation)."""
     header, packed = read_header(TABLE)
-    body = zstandard.ZstdDecompressor().decompress(
-        packed, max_output_size=header["body"]["raw_bytes"]).decode()
+    body = (
+        zstandard.ZstdDecompressor()
+        .decompress(packed, max_output_size=header["body"]["raw_bytes"])
+        .decode()
+    )
     lines = body.split("\n")
     start = next(i for i, line in enumerate(lines) if line.startswith("#positions"))
-    positions = (line.split("\t", 1)[0] for line in lines[start + 1:] if line)
+    positions = (line.split("\t", 1)[0] for line in lines[start + 1 :] if line)
     return [p for p in positions if "+" not in p and p != "!"]
 
 
@@ -59,9 +63,23 @@ def nimber_of(i: int) -> int:
 
 def start_server(store: Path) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sproutsdb", "serve", "--store", str(store), "--listen",
-         "127.0.0.1:0", "--no-seed", "--log-level", "warning", *VERIFY],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "sproutsdb",
+            "serve",
+            "--store",
+            str(store),
+            "--listen",
+            "127.0.0.1:0",
+            "--no-seed",
+            "--log-level",
+            "warning",
+            *VERIFY,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     found = re.search(r"listening on (\S+)", line)
@@ -98,11 +116,14 @@ def pct(samples: list[float], q: float) -> float:
 class Inserter:
     """Durable inserts of fresh facts in batches from `threads` threads, `facts` of them."""
 
-    def __init__(self, put: Callable[[dict[str, int]], object], lands: list[str],
-                 batch: int) -> None:
+    def __init__(
+        self, put: Callable[[dict[str, int]], object], lands: list[str], batch: int
+    ) -> None:
         self.put = put
-        self.batches = [{lands[j]: nimber_of(j) for j in range(i, min(i + batch, len(lands)))}
-                        for i in range(0, len(lands), batch)]
+        self.batches = [
+            {lands[j]: nimber_of(j) for j in range(i, min(i + batch, len(lands)))}
+            for i in range(0, len(lands), batch)
+        ]
         self.next = 0
         self.lock = threading.Lock()
 
@@ -135,20 +156,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
     parser.add_argument("--facts", type=int, default=100_000, help="facts to look up among")
-    parser.add_argument("--insert-facts", type=int, default=30_000,
-                        help="fresh facts per insert measurement")
-    parser.add_argument("--threads", type=int, default=4, help="client threads for the "
-                        "concurrent runs")
+    parser.add_argument(
+        "--insert-facts", type=int, default=30_000, help="fresh facts per insert measurement"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=4, help="client threads for the concurrent runs"
+    )
     parser.add_argument("--dir", default=None, help="where the temporary stores go")
     args = parser.parse_args()
 
     lands = shipped_lands()
     random.Random(7).shuffle(lands)
     lookup_keys = lands[: args.facts]
-    fresh = lands[args.facts:]
+    fresh = lands[args.facts :]
     half = len(fresh) // 2
-    print(f"{len(lands):,} canonical lands from {TABLE.name} (mean {statistics.mean(map(len, lands)):.0f}"
-          f" chars); {len(lookup_keys):,} stored for lookups, the rest inserted fresh")
+    print(
+        f"{len(lands):,} canonical lands from {TABLE.name} (mean {statistics.mean(map(len, lands)):.0f}"
+        f" chars); {len(lookup_keys):,} stored for lookups, the rest inserted fresh"
+    )
 
     results: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory(prefix="sproutsdb-bench-", dir=args.dir) as tmp:
@@ -168,9 +193,13 @@ def main() -> None:
             local_ins = Inserter(lambda b: local.put(KIND, b), fresh[half:], 1000)
             n = args.insert_facts
             results["insert 1000-fact batches, 1 thread (facts/s)"] = (
-                remote_ins.run(1, n), local_ins.run(1, n))
+                remote_ins.run(1, n),
+                local_ins.run(1, n),
+            )
             results[f"insert 1000-fact batches, {args.threads} threads (facts/s)"] = (
-                remote_ins.run(args.threads, n), local_ins.run(args.threads, n))
+                remote_ins.run(args.threads, n),
+                local_ins.run(args.threads, n),
+            )
 
             # Batched lookups of stored keys.
             rng = random.Random(3)
@@ -189,7 +218,9 @@ def main() -> None:
                     return len(batch)
 
                 results[f"lookup {size}-key batches, 1 thread (keys/s)"] = (
-                    rate(remote, args.seconds), rate(inproc, args.seconds))
+                    rate(remote, args.seconds),
+                    rate(inproc, args.seconds),
+                )
 
             # Misses cost a canonicalisation each (keys the store does not hold).
             misses = [fresh[half:][i : i + 1000] for i in range(0, 50_000, 1000)]
@@ -229,7 +260,9 @@ def main() -> None:
             remote_lat = latencies(lambda k: client.get(KIND, [k]), singles, 3000)
             local_lat = latencies(lambda k: local.get(KIND, [k]), singles, 3000)
             results["single-key lookups, 1 thread (lookups/s)"] = (
-                1000.0 / statistics.mean(remote_lat), 1000.0 / statistics.mean(local_lat))
+                1000.0 / statistics.mean(remote_lat),
+                1000.0 / statistics.mean(local_lat),
+            )
 
             miss_rate = rate(remote_miss, args.seconds)
             two = threaded_lookups(2)
@@ -243,20 +276,28 @@ def main() -> None:
     print(f"\n{'operation':52} {'service':>12} {'in-process':>12} {'ratio':>8}")
     for name, (service, inproc) in results.items():
         print(f"{name:52} {service:>12,.0f} {inproc:>12,.0f} {service / inproc:>8.3f}")
-    print(f"\nsingle-key lookup latency (ms)      p50 {pct(remote_lat, .5):.3f}  "
-          f"p99 {pct(remote_lat, .99):.3f}  max {max(remote_lat):.3f}   "
-          f"(in-process p50 {pct(local_lat, .5) * 1000:.1f} µs, p99 "
-          f"{pct(local_lat, .99) * 1000:.1f} µs)")
+    print(
+        f"\nsingle-key lookup latency (ms)      p50 {pct(remote_lat, 0.5):.3f}  "
+        f"p99 {pct(remote_lat, 0.99):.3f}  max {max(remote_lat):.3f}   "
+        f"(in-process p50 {pct(local_lat, 0.5) * 1000:.1f} µs, p99 "
+        f"{pct(local_lat, 0.99) * 1000:.1f} µs)"
+    )
     print(f"lookup 1000-key batches, 2 client threads     {two:>12,.0f} keys/s")
     print(f"lookup 1000-key batches of misses (canonicalised) {miss_rate:>9,.0f} keys/s")
-    print(f"server: {stats['commits']:,} commits; insert commit latency p50 "
-          f"{stats['commit_ms']['p50']} ms, p99 {stats['commit_ms']['p99']} ms")
-    ok = (results["lookup 1000-key batches, 1 thread (keys/s)"][0] >= 100_000,
-          max(v[0] for k, v in results.items() if k.startswith("insert")) >= 20_000,
-          pct(remote_lat, .99) < 10.0)
-    print(f"targets: 1000-key lookups >= 100k keys/s {'met' if ok[0] else 'MISSED'}; "
-          f"durable inserts >= 20k facts/s {'met' if ok[1] else 'MISSED'}; "
-          f"single-lookup p99 < 10 ms {'met' if ok[2] else 'MISSED'}")
+    print(
+        f"server: {stats['commits']:,} commits; insert commit latency p50 "
+        f"{stats['commit_ms']['p50']} ms, p99 {stats['commit_ms']['p99']} ms"
+    )
+    ok = (
+        results["lookup 1000-key batches, 1 thread (keys/s)"][0] >= 100_000,
+        max(v[0] for k, v in results.items() if k.startswith("insert")) >= 20_000,
+        pct(remote_lat, 0.99) < 10.0,
+    )
+    print(
+        f"targets: 1000-key lookups >= 100k keys/s {'met' if ok[0] else 'MISSED'}; "
+        f"durable inserts >= 20k facts/s {'met' if ok[1] else 'MISSED'}; "
+        f"single-lookup p99 < 10 ms {'met' if ok[2] else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

@@ -52,9 +52,24 @@ def _env() -> dict[str, str]:
 def start_server(store: Path, tokens: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
     with open(log, "w") as err:
         proc = subprocess.Popen(
-            [*COMMAND, "serve", "--store", str(store), "--listen", "127.0.0.1:0", "--no-seed",
-             "--token-file", str(tokens), "--log-format", "text"],
-            stdout=subprocess.PIPE, stderr=err, text=True, env=_env())
+            [
+                *COMMAND,
+                "serve",
+                "--store",
+                str(store),
+                "--listen",
+                "127.0.0.1:0",
+                "--no-seed",
+                "--token-file",
+                str(tokens),
+                "--log-format",
+                "text",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=_env(),
+        )
     assert proc.stdout is not None
     for line in proc.stdout:
         found = re.search(r"listening on (\S+)", line)
@@ -83,20 +98,50 @@ class Truth:
         return int(known) if known is not None else self.solver.nimber(land)
 
 
-def honest_writer(name: str, address: str, token: Path, pool: list[str], stop: float,
-                  rng: random.Random, outcomes: Counter[str], errors: list[str]) -> None:
+def honest_writer(
+    name: str,
+    address: str,
+    token: Path,
+    pool: list[str],
+    stop: float,
+    rng: random.Random,
+    outcomes: Counter[str],
+    errors: list[str],
+) -> None:
     while time.monotonic() < stop:
         lands = rng.sample(pool, LANDS_PER_CALL)
-        done = subprocess.run([*COMMAND, "nimber", *lands, "--server", address, "--json",
-                               "--quiet", "--token-file", str(token)],
-                              capture_output=True, text=True, timeout=600, env=_env())
+        done = subprocess.run(
+            [
+                *COMMAND,
+                "nimber",
+                *lands,
+                "--server",
+                address,
+                "--json",
+                "--quiet",
+                "--token-file",
+                str(token),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=_env(),
+        )
         outcomes[{0: "ok", 3: "conflict"}.get(done.returncode, f"exit {done.returncode}")] += 1
         if done.returncode != 0:
             errors.append(f"{name}: {' '.join(lands)}: {done.stderr.strip()[-300:]}")
 
 
-def liar(address: str, secret: str, pool: list[str], truth: dict[str, int], stop: float,
-         rng: random.Random, claims: dict[str, int], counts: Counter[str]) -> None:
+def liar(
+    address: str,
+    secret: str,
+    pool: list[str],
+    truth: dict[str, int],
+    stop: float,
+    rng: random.Random,
+    claims: dict[str, int],
+    counts: Counter[str],
+) -> None:
     with Client(address, secret) as client:
         while time.monotonic() < stop:
             land = rng.choice(pool)
@@ -135,15 +180,16 @@ def main() -> int:
     game = SproutsGame()
     independent = Truth(game)
     independent.nimber(game.canonical("0*10"))
-    truth = {k: int(v) for k, v in independent.memory._facts[FactKind.NIMBER].items()}  # noqa: SLF001
+    truth = {k: int(v) for k, v in independent.memory._facts[FactKind.NIMBER].items()}
     pool = sorted(truth)
-    print(f"pool: {len(pool)} lands (an independent solve of 0*10, "
-          f"{time.monotonic() - t0:.1f} s)")
+    print(f"pool: {len(pool)} lands (an independent solve of 0*10, {time.monotonic() - t0:.1f} s)")
 
     with tempfile.TemporaryDirectory(prefix="trust-soak-") as tmp:
         base = Path(tmp)
-        secrets = {f"honest{i}": f"honest{i}-secret-{rng.getrandbits(64):016x}"
-                   for i in range(args.writers)}
+        secrets = {
+            f"honest{i}": f"honest{i}-secret-{rng.getrandbits(64):016x}"
+            for i in range(args.writers)
+        }
         secrets["liar"] = f"liar-secret-{rng.getrandbits(64):016x}"
         book = base / "tokens"
         book.write_text("".join(f"{n}:{s}\n" for n, s in secrets.items()))
@@ -158,12 +204,38 @@ def main() -> int:
             errors: list[str] = []
             claims: dict[str, int] = {}
             lies: Counter[str] = Counter()
-            threads = [threading.Thread(target=honest_writer, args=(
-                n, address, files[n], pool, stop, random.Random(rng.getrandbits(32)), outcomes,
-                errors)) for n in secrets if n != "liar"]
-            threads.append(threading.Thread(target=liar, args=(
-                address, secrets["liar"], pool, truth, stop, random.Random(rng.getrandbits(32)),
-                claims, lies)))
+            threads = [
+                threading.Thread(
+                    target=honest_writer,
+                    args=(
+                        n,
+                        address,
+                        files[n],
+                        pool,
+                        stop,
+                        random.Random(rng.getrandbits(32)),
+                        outcomes,
+                        errors,
+                    ),
+                )
+                for n in secrets
+                if n != "liar"
+            ]
+            threads.append(
+                threading.Thread(
+                    target=liar,
+                    args=(
+                        address,
+                        secrets["liar"],
+                        pool,
+                        truth,
+                        stop,
+                        random.Random(rng.getrandbits(32)),
+                        claims,
+                        lies,
+                    ),
+                )
+            )
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -171,27 +243,44 @@ def main() -> int:
             soak_end = time.monotonic()
             with Client(address, secrets["honest0"]) as client:
                 at_end = client.stats()
-                records = client.lookup(sorted(claims), with_records=True).records[
-                    FactKind.NIMBER]
-                undecided = [k for k, r in zip(sorted(claims), records)
-                             if r is not None and r.status is Status.CLAIMED]
+                records = client.lookup(sorted(claims), with_records=True).records[FactKind.NIMBER]
+                undecided = [
+                    k
+                    for k, r in zip(sorted(claims), records)
+                    if r is not None and r.status is Status.CLAIMED
+                ]
                 for start in range(0, len(undecided), 10):  # the honest sweep
                     done = subprocess.run(
-                        [*COMMAND, "nimber", *undecided[start:start + 10], "--server", address,
-                         "--quiet", "--token-file", str(files["honest0"])],
-                        capture_output=True, text=True, timeout=900, env=_env())
-                    outcomes[{0: "ok", 3: "conflict"}.get(done.returncode,
-                                                          f"exit {done.returncode}")] += 1
+                        [
+                            *COMMAND,
+                            "nimber",
+                            *undecided[start : start + 10],
+                            "--server",
+                            address,
+                            "--quiet",
+                            "--token-file",
+                            str(files["honest0"]),
+                        ],
+                        capture_output=True,
+                        text=True,
+                        timeout=900,
+                        env=_env(),
+                    )
+                    outcomes[
+                        {0: "ok", 3: "conflict"}.get(done.returncode, f"exit {done.returncode}")
+                    ] += 1
                     if done.returncode != 0:
                         errors.append(f"sweep: {done.stderr.strip()[-300:]}")
                 stats = wait_backlog(client, 120.0)
                 drained = time.monotonic() - soak_end
 
                 served = list(client.export_facts(FactKind.NIMBER))
-                verified = {k: r.value for k, r in _records(client, [k for k, _ in served])
-                            if r is not None and r.status is Status.VERIFIED}
-                wrong_verified = [(k, v) for k, v in verified.items()
-                                  if independent.nimber(k) != v]
+                verified = {
+                    k: r.value
+                    for k, r in _records(client, [k for k, _ in served])
+                    if r is not None and r.status is Status.VERIFIED
+                }
+                wrong_verified = [(k, v) for k, v in verified.items() if independent.nimber(k) != v]
                 looked = client.lookup(sorted(claims), with_records=True)
                 history = {k: r for k, r in zip(sorted(claims), looked.records[FactKind.NIMBER])}
                 not_refuted = []
@@ -201,11 +290,19 @@ def main() -> int:
                         continue
                     # replaced since: the key now holds another value, and the refutation of
                     # this claim is kept (a refuted record is shown only while no fact is)
-                    if record is not None and record.value != value and \
-                            record.status is Status.VERIFIED:
+                    if (
+                        record is not None
+                        and record.value != value
+                        and record.status is Status.VERIFIED
+                    ):
                         continue
-                    not_refuted.append((key, value, None if record is None else
-                                        (record.value, record.status.value)))
+                    not_refuted.append(
+                        (
+                            key,
+                            value,
+                            None if record is None else (record.value, record.status.value),
+                        )
+                    )
                 server_cpu = cpu_seconds(proc.pid)
         finally:
             proc.terminate()
@@ -216,30 +313,42 @@ def main() -> int:
         leaked = [n for n, s in secrets.items() if s in log_text]
 
     figures = {
-        "seconds_soak": args.seconds, "seconds_drain_after_soak": round(drained, 1),
+        "seconds_soak": args.seconds,
+        "seconds_drain_after_soak": round(drained, 1),
         "seconds_total": round(time.monotonic() - t0, 1),
-        "honest_calls": dict(outcomes), "honest_errors": errors[:5],
-        "liar_inserts": dict(lies), "liar_keys_claimed": len(claims),
+        "honest_calls": dict(outcomes),
+        "honest_errors": errors[:5],
+        "liar_inserts": dict(lies),
+        "liar_keys_claimed": len(claims),
         "refuted_at_soak_end": at_end["refuted"]["nimber"],
         "backlog_at_soak_end": at_end["verifier"]["backlog"],
         "liar_keys_undecided_at_soak_end": len(undecided),
         "wrong_claims_not_refuted": not_refuted[:10],
-        "facts": stats["facts"]["nimber"], "verified": len(verified),
-        "claimed_left": stats["claimed"]["nimber"], "refuted": stats["refuted"]["nimber"],
+        "facts": stats["facts"]["nimber"],
+        "verified": len(verified),
+        "claimed_left": stats["claimed"]["nimber"],
+        "refuted": stats["refuted"]["nimber"],
         "verifier_backlog_left": stats["verifier"]["backlog"],
         "verifier_checks": stats["verifier"]["checks"],
         "verified_values_wrong": wrong_verified[:10],
         "secrets_in_log": leaked,
-        "cpu_seconds": {"server": round(server_cpu, 1),
-                        "this_process": round(cpu1.ru_utime + cpu1.ru_stime
-                                              - cpu0.ru_utime - cpu0.ru_stime, 1),
-                        "cli_writers": round(children.ru_utime + children.ru_stime, 1)},
+        "cpu_seconds": {
+            "server": round(server_cpu, 1),
+            "this_process": round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 1),
+            "cli_writers": round(children.ru_utime + children.ru_stime, 1),
+        },
     }
     # every refutation is of a liar's claim: the verifier never refuted a true claim
     exact = stats["refuted"]["nimber"] == lies.get("inserted", 0)
     figures["refuted_equals_liar_inserts"] = exact
-    ok = (not wrong_verified and not not_refuted and outcomes.get("conflict", 0) == 0
-          and not errors and not leaked and exact)
+    ok = (
+        not wrong_verified
+        and not not_refuted
+        and outcomes.get("conflict", 0) == 0
+        and not errors
+        and not leaked
+        and exact
+    )
     print(json.dumps(figures, indent=1))
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1

@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 
 import grpc
+
+from sproutsdb import __version__
+from sproutsdb.errors import UserError
 from sproutsdb.server.schema import Provenance, Status
 from sproutsdb.server.wire import (
     INSERT_STATUS_NAMES,
@@ -40,9 +43,6 @@ from sproutsdb.server.wire import (
     value_from_pb,
 )
 from sproutsdb.solver.proofstore import Conflict, FactKind, FactValue, PutResult, RctRecord
-
-from sproutsdb import __version__
-from sproutsdb.errors import UserError
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRIES = 6
@@ -81,7 +81,9 @@ def _error_of(address: str, error: grpc.RpcError, attempts: int) -> ServiceError
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         return ServerUnavailableError(
             f"server {address} is not answering{tries} ({details.strip()}); is "
-            "`sproutsdb serve` running there?", code)
+            "`sproutsdb serve` running there?",
+            code,
+        )
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return ServiceError(f"server {address} did not answer in time ({details})", code)
     if code == grpc.StatusCode.INVALID_ARGUMENT:
@@ -89,7 +91,9 @@ def _error_of(address: str, error: grpc.RpcError, attempts: int) -> ServiceError
     if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
         return AccessDeniedError(
             f"server {address} refused to write: {details} (give the server's token with "
-            "--token-file or $SPROUTSDB_TOKEN)", code)
+            "--token-file or $SPROUTSDB_TOKEN)",
+            code,
+        )
     name = code.name if code is not None else "error"
     return ServiceError(f"server {address}: {name}: {details}", code)
 
@@ -147,8 +151,9 @@ class InsertResult:
         return PutResult(
             inserted=self.inserted,
             unchanged=self.unchanged,
-            conflicts=[Conflict(c.kind, self.keys[c.index], c.stored, c.offered)
-                       for c in self.conflicts],
+            conflicts=[
+                Conflict(c.kind, self.keys[c.index], c.stored, c.offered) for c in self.conflicts
+            ],
         )
 
 
@@ -203,9 +208,11 @@ class Client:
         self.timeout = timeout
         self.retries = max(1, retries)
         self.provenance = provenance if provenance is not None else _default_provenance()
-        options = [("grpc.max_receive_message_length", _MESSAGE_BYTES),
-                   ("grpc.max_send_message_length", _MESSAGE_BYTES),
-                   ("grpc.enable_retries", 0)]
+        options = [
+            ("grpc.max_receive_message_length", _MESSAGE_BYTES),
+            ("grpc.max_send_message_length", _MESSAGE_BYTES),
+            ("grpc.enable_retries", 0),
+        ]
         if tls or tls_ca is not None:
             creds = grpc.ssl_channel_credentials(root_certificates=tls_ca)
             self._channel = grpc.secure_channel(address, creds, options=options)
@@ -213,7 +220,8 @@ class Client:
             self._channel = grpc.insecure_channel(address, options=options)
         self._stub = pb_grpc.SproutsDbStub(self._channel)
         self._write_metadata: tuple[tuple[str, str], ...] = (
-            (("authorization", f"Bearer {token}"),) if token else ())
+            (("authorization", f"Bearer {token}"),) if token else ()
+        )
         self._max_keys: int | None = None
 
     # --- plumbing -------------------------------------------------------------------------
@@ -230,8 +238,9 @@ class Client:
     def __repr__(self) -> str:
         return f"<sproutsdb Client {self.address}>"
 
-    def _call(self, method: str, request: Any, *, write: bool = False,
-              timeout: float | None = None) -> Any:
+    def _call(
+        self, method: str, request: Any, *, write: bool = False, timeout: float | None = None
+    ) -> Any:
         """One unary call with a deadline, retried on UNAVAILABLE with backoff."""
         rpc = getattr(self._stub, method)
         metadata = self._write_metadata if write else ()
@@ -256,8 +265,14 @@ class Client:
 
     # --- reads ----------------------------------------------------------------------------
 
-    def lookup(self, keys: Iterable[str], kinds: Iterable[FactKind | str] = (FactKind.NIMBER,),
-               *, with_records: bool = False, verified_only: bool = False) -> LookupResult:
+    def lookup(
+        self,
+        keys: Iterable[str],
+        kinds: Iterable[FactKind | str] = (FactKind.NIMBER,),
+        *,
+        with_records: bool = False,
+        verified_only: bool = False,
+    ) -> LookupResult:
         """What the server knows of each key, for each kind (batched, in order). With
         `verified_only`, claimed facts count as not found; `with_records` adds each
         fact's status and provenance, and refuted claims (status REFUTED, no value)."""
@@ -267,8 +282,12 @@ class Client:
         if with_records:
             result.records = {k: [] for k in kind_list}
         for part in _chunks(keys, self.max_keys):
-            request = pb.LookupRequest(keys=part, kinds=[KIND_TO_PB[k] for k in kind_list],
-                                       with_records=with_records, verified_only=verified_only)
+            request = pb.LookupRequest(
+                keys=part,
+                kinds=[KIND_TO_PB[k] for k in kind_list],
+                with_records=with_records,
+                verified_only=verified_only,
+            )
             response = self._call("Lookup", request)
             if response.canonical:
                 result.canonical.extend(c or k for c, k in zip(response.canonical, part))
@@ -283,22 +302,30 @@ class Client:
                     refutations = list(column.refutation) or [""] * len(part)
                     result.records[kind].extend(
                         _remote_record(v, f, s, p, b, r)
-                        for v, f, s, p, b, r in zip(values, found, column.status,
-                                                    column.provenance, column.verified_by,
-                                                    refutations))
+                        for v, f, s, p, b, r in zip(
+                            values,
+                            found,
+                            column.status,
+                            column.provenance,
+                            column.verified_by,
+                            refutations,
+                        )
+                    )
             for pid, prov in response.provenance.items():
                 result.provenance[pid] = provenance_from_pb(prov)
         return result
 
-    def get(self, kind: FactKind | str, keys: Iterable[str], *,
-            verified_only: bool = False) -> dict[str, FactValue]:
+    def get(
+        self, kind: FactKind | str, keys: Iterable[str], *, verified_only: bool = False
+    ) -> dict[str, FactValue]:
         """{key as given: value} for the keys whose fact is stored (like ProofStore.get);
         with `verified_only`, only verified facts."""
         kind = FactKind(kind)
         return self.lookup(keys, (kind,), verified_only=verified_only).found(kind)
 
-    def get_rcts(self, ids: Iterable[str], *, closure: bool = False
-                 ) -> tuple[dict[str, RctRecord], list[str]]:
+    def get_rcts(
+        self, ids: Iterable[str], *, closure: bool = False
+    ) -> tuple[dict[str, RctRecord], list[str]]:
         """(records by content id, missing ids); with closure, every RCT below too,
         children first."""
         ids = _key_list(ids)
@@ -337,8 +364,11 @@ class Client:
             raise ServiceError(f"server {self.address}: the RCT table stream was incomplete")
         algebra = Algebra.from_records(records)
         handles = [algebra.handle(cid) for cid in ids]
-        return RctTable(algebra, {p: handles[i] for p, i in positions},
-                        header=json.loads(header.header_json or "{}"))
+        return RctTable(
+            algebra,
+            {p: handles[i] for p, i in positions},
+            header=json.loads(header.header_json or "{}"),
+        )
 
     def children(self, positions: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """{position as given: its distinct canonical children, sorted}."""
@@ -356,39 +386,50 @@ class Client:
         {position, ok, nimber, outcome, facts_used, facts_checked, missing, inconsistent}."""
         r = self._call("Verify", pb.VerifyRequest(position=position, outcome_only=outcome_only))
         return {
-            "position": r.position, "ok": r.ok,
-            "nimber": r.nimber if r.has_nimber else None, "outcome": r.outcome or None,
-            "facts_used": r.facts_used, "facts_checked": r.facts_checked,
-            "missing": [{"couple": h.couple, "needed_by": h.needed_by,
-                         "missing": list(h.missing)} for h in r.missing],
-            "inconsistent": [{"land": i.land, "stored": i.stored, "reason": i.reason}
-                             for i in r.inconsistent],
+            "position": r.position,
+            "ok": r.ok,
+            "nimber": r.nimber if r.has_nimber else None,
+            "outcome": r.outcome or None,
+            "facts_used": r.facts_used,
+            "facts_checked": r.facts_checked,
+            "missing": [
+                {"couple": h.couple, "needed_by": h.needed_by, "missing": list(h.missing)}
+                for h in r.missing
+            ],
+            "inconsistent": [
+                {"land": i.land, "stored": i.stored, "reason": i.reason} for i in r.inconsistent
+            ],
         }
 
     def canonical(self, positions: Iterable[str]) -> list[str]:
         """The canonical keys of positions, as the server reads them."""
         return self.lookup(positions).canonical
 
-    def export(self, kind: FactKind | str, *, page_token: str = "", chunk_size: int = 0,
-               limit: int = 0) -> Iterator[ExportPage]:
+    def export(
+        self, kind: FactKind | str, *, page_token: str = "", chunk_size: int = 0, limit: int = 0
+    ) -> Iterator[ExportPage]:
         """The stored facts of a kind, page by page, in store order. Each page's
         next_page_token resumes right after it (also in another process)."""
         kind = FactKind(kind)
-        request = pb.ExportRequest(kind=KIND_TO_PB[kind], page_token=page_token,
-                                   chunk_size=chunk_size, limit=limit)
+        request = pb.ExportRequest(
+            kind=KIND_TO_PB[kind], page_token=page_token, chunk_size=chunk_size, limit=limit
+        )
         for chunk in self._stream("Export", request, retry=False):
             values = column_values(chunk, kind)
             yield ExportPage(
                 kind,
                 list(zip(chunk.keys, values)),
-                [RemoteRecord(v, STATUS_FROM_PB[s], p) for v, s, p in
-                 zip(values, chunk.status, chunk.provenance)],
+                [
+                    RemoteRecord(v, STATUS_FROM_PB[s], p)
+                    for v, s, p in zip(values, chunk.status, chunk.provenance)
+                ],
                 {pid: provenance_from_pb(p) for pid, p in chunk.provenance_records.items()},
                 chunk.next_page_token,
             )
 
-    def export_facts(self, kind: FactKind | str, *, chunk_size: int = 0
-                     ) -> Iterator[tuple[str, FactValue]]:
+    def export_facts(
+        self, kind: FactKind | str, *, chunk_size: int = 0
+    ) -> Iterator[tuple[str, FactValue]]:
         """Every stored (key, value) of a kind; an interrupted stream resumes where it was."""
         token = ""
         failures = 0
@@ -418,8 +459,7 @@ class Client:
                     yield message
                 return
             except grpc.RpcError as error:
-                if (error.code() != grpc.StatusCode.UNAVAILABLE or received
-                        or attempt == attempts):
+                if error.code() != grpc.StatusCode.UNAVAILABLE or received or attempt == attempts:
                     raise _error_of(self.address, error, attempt) from None
             time.sleep(min(0.05 * 2**attempt, 2.0))
 
@@ -428,19 +468,34 @@ class Client:
         arrives in any order)."""
         r = self._call("Stats", pb.StatsRequest())
         return {
-            "facts": _by_kind(r.facts), "verified": _by_kind(r.verified),
-            "requests": dict(sorted(r.requests.items())), "errors": dict(sorted(r.errors.items())),
-            "keys_looked_up": r.keys_looked_up, "keys_found": r.keys_found,
-            "facts_offered": r.facts_offered, "facts_inserted": r.facts_inserted,
-            "facts_unchanged": r.facts_unchanged, "conflicts": r.conflicts,
+            "facts": _by_kind(r.facts),
+            "verified": _by_kind(r.verified),
+            "requests": dict(sorted(r.requests.items())),
+            "errors": dict(sorted(r.errors.items())),
+            "keys_looked_up": r.keys_looked_up,
+            "keys_found": r.keys_found,
+            "facts_offered": r.facts_offered,
+            "facts_inserted": r.facts_inserted,
+            "facts_unchanged": r.facts_unchanged,
+            "conflicts": r.conflicts,
             "commits": r.commits,
-            "commit_ms": {"p50": round(r.commit_p50_ms, 3), "p99": round(r.commit_p99_ms, 3),
-                          "max": round(r.commit_max_ms, 3)},
-            "uptime_seconds": round(r.uptime_seconds, 3), "store_bytes": r.store_bytes,
-            "store_path": r.store_path, "in_flight": r.in_flight,
-            "claimed": dict(r.claimed), "refuted": dict(r.refuted),
-            "verifier": {"backlog": r.verifier_backlog, "waiting": r.verifier_waiting,
-                         "checks": r.verifier_checks, "scanning": r.verifier_scanning},
+            "commit_ms": {
+                "p50": round(r.commit_p50_ms, 3),
+                "p99": round(r.commit_p99_ms, 3),
+                "max": round(r.commit_max_ms, 3),
+            },
+            "uptime_seconds": round(r.uptime_seconds, 3),
+            "store_bytes": r.store_bytes,
+            "store_path": r.store_path,
+            "in_flight": r.in_flight,
+            "claimed": dict(r.claimed),
+            "refuted": dict(r.refuted),
+            "verifier": {
+                "backlog": r.verifier_backlog,
+                "waiting": r.verifier_waiting,
+                "checks": r.verifier_checks,
+                "scanning": r.verifier_scanning,
+            },
         }
 
     def server_info(self) -> dict[str, Any]:
@@ -449,38 +504,56 @@ class Client:
         limits = r.limits
         self._max_keys = limits.max_keys or DEFAULT_MAX_KEYS
         return {
-            "address": self.address, "api": r.api, "server_version": r.server_version,
-            "game": r.game, "canon_version": r.canon_version,
-            "schema_version": r.schema_version, "engine": r.engine,
-            "writes_need_token": r.writes_need_token, "tls": r.tls,
+            "address": self.address,
+            "api": r.api,
+            "server_version": r.server_version,
+            "game": r.game,
+            "canon_version": r.canon_version,
+            "schema_version": r.schema_version,
+            "engine": r.engine,
+            "writes_need_token": r.writes_need_token,
+            "tls": r.tls,
             "limits": {f.name: getattr(limits, f.name) for f in limits.DESCRIPTOR.fields},
-            "rct_tables": [{"root": t.root, "rcts": t.rcts, "positions": t.positions,
-                            "checksum": t.checksum} for t in r.rct_tables],
+            "rct_tables": [
+                {"root": t.root, "rcts": t.rcts, "positions": t.positions, "checksum": t.checksum}
+                for t in r.rct_tables
+            ],
         }
 
     def health(self, service: str = "") -> str:
         """The standard health check: "SERVING", "NOT_SERVING", ..."""
         from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-        stub = health_pb2_grpc.HealthStub(self._channel)
+        # typeshed's HealthStub declares no methods (the generated class sets them in
+        # __init__); Check is the standard unary call of grpc.health.v1.
+        stub: Any = health_pb2_grpc.HealthStub(self._channel)
         try:
-            reply = stub.Check(health_pb2.HealthCheckRequest(service=service),
-                               timeout=self.timeout)
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=self.timeout)
         except grpc.RpcError as error:
             raise _error_of(self.address, error, 1) from None
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
     # --- writes ---------------------------------------------------------------------------
 
-    def _insert_request(self, kind: FactKind, keys: Sequence[str], values: Sequence[Any],
-                        provenance: Provenance | None) -> Any:
+    def _insert_request(
+        self,
+        kind: FactKind,
+        keys: Sequence[str],
+        values: Sequence[Any],
+        provenance: Provenance | None,
+    ) -> Any:
         request = pb.InsertRequest(kind=KIND_TO_PB[kind], keys=keys)
         fill_column(request, kind, values)
         request.provenance.CopyFrom(provenance_to_pb(provenance or self.provenance))
         return request
 
-    def insert(self, kind: FactKind | str, items: Mapping[str, Any] | Iterable[tuple[str, Any]],
-               *, provenance: Provenance | None = None) -> InsertResult:
+    def insert(
+        self,
+        kind: FactKind | str,
+        items: Mapping[str, Any] | Iterable[tuple[str, Any]],
+        *,
+        provenance: Provenance | None = None,
+    ) -> InsertResult:
         """Store facts; returns once they are committed. Identical re-inserts are
         "unchanged"; a different value for a stored key is a conflict (kept as stored).
         More than the server's max_keys items go in several requests, each atomic."""
@@ -503,9 +576,13 @@ class Client:
             base += len(part)
         return result
 
-    def insert_stream(self, facts: Iterable[tuple[FactKind | str, str, Any]], *,
-                      chunk_size: int = 1000, provenance: Provenance | None = None
-                      ) -> StreamResult:
+    def insert_stream(
+        self,
+        facts: Iterable[tuple[FactKind | str, str, Any]],
+        *,
+        chunk_size: int = 1000,
+        provenance: Provenance | None = None,
+    ) -> StreamResult:
         """Bulk load of (kind, key, value) facts on one InsertStream, in chunks of one kind.
         Each chunk commits on its own; an error names the chunk that failed."""
         chunk_size = max(1, min(chunk_size, self.max_keys))
@@ -529,17 +606,27 @@ class Client:
                 yield self._chunk(current, keys, values, prov if first else None)
 
         try:
-            response = self._stub.InsertStream(requests(), timeout=None,
-                                               metadata=self._write_metadata)
+            response = self._stub.InsertStream(
+                requests(), timeout=None, metadata=self._write_metadata
+            )
         except grpc.RpcError as error:
             raise _error_of(self.address, error, 1) from None
         return StreamResult(
-            response.chunks, response.facts, response.inserted, response.unchanged,
+            response.chunks,
+            response.facts,
+            response.inserted,
+            response.unchanged,
             response.conflict_count,
-            [_conflict(kind_from_pb(_kind_of_value(c)), c, 0) for c in response.conflicts])
+            [_conflict(kind_from_pb(_kind_of_value(c)), c, 0) for c in response.conflicts],
+        )
 
-    def _chunk(self, kind: FactKind | None, keys: list[str], values: list[Any],
-               provenance: Provenance | None) -> Any:
+    def _chunk(
+        self,
+        kind: FactKind | None,
+        keys: list[str],
+        values: list[Any],
+        provenance: Provenance | None,
+    ) -> Any:
         assert kind is not None
         request = pb.InsertRequest(kind=KIND_TO_PB[kind], keys=keys)
         fill_column(request, kind, values)
@@ -548,8 +635,12 @@ class Client:
         return request
 
 
-_VALUE_KIND = {"nimber": pb.FACT_KIND_NIMBER, "outcome": pb.FACT_KIND_MISERE,
-               "rct": pb.FACT_KIND_RCT, "rct_id": pb.FACT_KIND_POS_RCT}
+_VALUE_KIND = {
+    "nimber": pb.FACT_KIND_NIMBER,
+    "outcome": pb.FACT_KIND_MISERE,
+    "rct": pb.FACT_KIND_RCT,
+    "rct_id": pb.FACT_KIND_POS_RCT,
+}
 
 
 def _kind_of_value(conflict: Any) -> int:
@@ -557,18 +648,26 @@ def _kind_of_value(conflict: Any) -> int:
 
 
 def _conflict(kind: FactKind, msg: Any, base: int) -> IndexedConflict:
-    return IndexedConflict(kind, msg.key, value_from_pb(msg.stored),  # type: ignore[arg-type]
-                           value_from_pb(msg.offered), index=base + msg.index,  # type: ignore[arg-type]
-                           stored_claimed=msg.stored_status == pb.FACT_STATUS_CLAIMED)
+    # a server's Conflict always carries both values: never None here
+    return IndexedConflict(
+        kind,
+        msg.key,
+        value_from_pb(msg.stored),  # type: ignore[arg-type]
+        value_from_pb(msg.offered),  # type: ignore[arg-type]
+        index=base + msg.index,
+        stored_claimed=msg.stored_status == pb.FACT_STATUS_CLAIMED,
+    )
 
 
-def _remote_record(value: Any, found: bool, status: int, provenance: int, verifier: int,
-                   refutation: str) -> RemoteRecord | None:
+def _remote_record(
+    value: Any, found: bool, status: int, provenance: int, verifier: int, refutation: str
+) -> RemoteRecord | None:
     """A looked-up record: a found fact, or a refuted claim (status REFUTED, no value)."""
     if refutation:
         data = json.loads(refutation)
-        return RemoteRecord(data.get("claimed"), STATUS_FROM_PB[status], provenance,
-                            verifier or None, data)
+        return RemoteRecord(
+            data.get("claimed"), STATUS_FROM_PB[status], provenance, verifier or None, data
+        )
     if not found:
         return None
     return RemoteRecord(value, STATUS_FROM_PB[status], provenance, verifier or None)
@@ -591,6 +690,7 @@ _KIND_ORDER = [kind.value for kind in FactKind] + ["children"]
 
 def _by_kind(counts: Mapping[str, int]) -> dict[str, int]:
     """A map of fact kind → count in the store's order, whatever order it arrived in."""
+
     def rank(name: str) -> tuple[int, str]:
         return (_KIND_ORDER.index(name) if name in _KIND_ORDER else len(_KIND_ORDER), name)
 

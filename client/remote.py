@@ -45,8 +45,9 @@ class RemoteProofStore:
     ) -> None:
         """`client`: a Client (closed by close() only if owns_client) or an address."""
         self._owns_client = not isinstance(client, Client) if owns_client is None else owns_client
-        self.client = Client(client, token, provenance=provenance) if isinstance(client, str) \
-            else client
+        self.client = (
+            Client(client, token, provenance=provenance) if isinstance(client, str) else client
+        )
         self._cache_size = max(0, cache_size)
         self._cache: dict[FactKind, dict[str, FactValue]] = {k: {} for k in FactKind}
         self.remote_gets = 0  # Lookup batches sent
@@ -84,8 +85,9 @@ class RemoteProofStore:
         self.cache_hits += len(found)
         if wanted:
             self.remote_gets += 1
-            fetched = self.client.get(kind, list(dict.fromkeys(wanted)),
-                                      verified_only=kind in self.trusted_kinds)
+            fetched = self.client.get(
+                kind, list(dict.fromkeys(wanted)), verified_only=kind in self.trusted_kinds
+            )
             self._remember(kind, fetched)
             found.update(fetched)
         return found

@@ -222,7 +222,7 @@ def _denied(code: grpc.StatusCode, message: str, streaming_request: bool) -> Any
     return grpc.unary_unary_rpc_method_handler(abort)
 
 
-class WriteTokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+class WriteTokenInterceptor(grpc.ServerInterceptor):
     """Refuse the write methods unless they carry a writing token within its rate."""
 
     def __init__(

@@ -238,7 +238,7 @@ def _rpc_stream(method: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[
 class _Insertion:
     """The outcome of one validated, committed insert batch."""
 
-    status: list[int]
+    status: list[pb.InsertStatus]
     canonical: list[str] | None
     conflicts: list[Any]
     inserted: int = 0
@@ -254,7 +254,7 @@ class _TableStream:
     rct_index: list[int]
 
 
-class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
+class SproutsDbService(pb_grpc.SproutsDbServicer):
     """The RPCs of sproutsdb.v1.SproutsDb over one store."""
 
     def __init__(
@@ -413,7 +413,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
                 fill_column(column, kind, (r.value if h else default  # type: ignore[union-attr]
                                            for r, h in zip(records, hit)))
                 column.refutation.extend(_refutation_json(r) for r in records)
-                column.status.extend(0 if r is None else STATUS_TO_PB[r.status] for r in records)
+                column.status.extend(pb.FACT_STATUS_UNSPECIFIED if r is None else STATUS_TO_PB[r.status] for r in records)
                 column.provenance.extend(0 if r is None else r.provenance for r in records)
                 column.verified_by.extend(0 if r is None else (r.verified_by or 0)
                                           for r in records)
@@ -492,7 +492,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
         raced = {c.key: c.stored for c in result.conflicts} if result is not None else {}
         stored_status = self._after_insert(kind, canon, values, fresh, stored, raced,
                                            provenance)
-        status: list[int] = []
+        status: list[pb.InsertStatus] = []
         conflicts: list[Any] = []
         reported: set[str] = set()
         unchanged = 0
@@ -535,7 +535,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
 
     def _after_insert(self, kind: FactKind, canon: Sequence[str], values: Sequence[Any],
                       fresh: dict[str, FactValue], stored: dict[str, Any],
-                      raced: dict[str, Any], provenance: Provenance) -> dict[str, int]:
+                      raced: dict[str, Any], provenance: Provenance) -> dict[str, pb.FactStatus]:
         """Tell the verifier of new nimber claims and of offers contesting a claim; the
         status (wire enum) of each conflicting stored fact."""
         contested = {key: value for key, value in zip(canon, values)
@@ -728,7 +728,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
     def Verify(self, request: Any, context: grpc.ServicerContext) -> Any:
         key = self.validator.canonical(request.position, 0)
         budget = self._budget("Verify", context)
-        checker = Checker(BudgetedGame(self.game, budget),  # type: ignore[arg-type]
+        checker = Checker(BudgetedGame(self.game, budget),
                           BudgetedSource(self.store, budget))
         report = checker.check(key, outcome_only=request.outcome_only)
         response = pb.VerifyResponse(position=key, ok=report.ok,

@@ -13,37 +13,41 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sproutsdb.errors import UserError
 from sproutsdb.server.schema import Provenance, Status
 from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
 
-from sproutsdb.errors import UserError
 
-
-def _import_stubs() -> tuple[Any, Any]:
+def _regenerate_stubs() -> None:
+    """A source checkout whose proto changed since the last install: regenerate once."""
     try:
-        from sproutsdb.server._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
-    except ImportError:
-        # A source checkout whose proto changed since the last install: regenerate once.
-        try:
-            from sproutsdb.server import codegen
+        from sproutsdb.server import codegen
 
-            codegen.generate(quiet=True)
-            from sproutsdb.server._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
-        except Exception as error:  # noqa: BLE001 - reported as one actionable message
-            raise UserError(
-                "the gRPC stubs of sproutsdb are missing and cannot be generated "
-                f"({error}); reinstall sproutsdb (`make venv` or `pip install -e .`)"
-            ) from None
-    return sproutsdb_pb2, sproutsdb_pb2_grpc
+        codegen.generate(quiet=True)
+    except Exception as error:  # noqa: BLE001 - reported as one actionable message
+        raise UserError(
+            "the gRPC stubs of sproutsdb are missing and cannot be generated "
+            f"({error}); reinstall sproutsdb (`make venv` or `pip install -e .`)"
+        ) from None
 
 
-pb, pb_grpc = _import_stubs()
+try:
+    from sproutsdb.server._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
+except ImportError:
+    _regenerate_stubs()
+    from sproutsdb.server._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
+
+pb = sproutsdb_pb2  # the messages and enums, typed by the generated .pyi
+pb_grpc = sproutsdb_pb2_grpc  # the service stub and servicer base (generated, untyped)
+
+# The messages that carry one value column per kind (see COLUMN).
+ColumnMessage = pb.FactColumn | pb.InsertRequest | pb.ExportChunk
 
 API = "sproutsdb.v1"
 SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SproutsDb"].full_name
 WRITE_METHODS = frozenset({f"/{SERVICE_NAME}/Insert", f"/{SERVICE_NAME}/InsertStream"})
 
-KIND_TO_PB: dict[FactKind, int] = {
+KIND_TO_PB: dict[FactKind, pb.FactKind] = {
     FactKind.NIMBER: pb.FACT_KIND_NIMBER,
     FactKind.MISERE: pb.FACT_KIND_MISERE,
     FactKind.RCT: pb.FACT_KIND_RCT,
@@ -60,12 +64,12 @@ COLUMN: dict[FactKind, str] = {
 }
 VALUE_COLUMNS = ("nimbers", "texts", "rcts")
 
-STATUS_TO_PB = {
+STATUS_TO_PB: dict[Status, pb.FactStatus] = {
     Status.CLAIMED: pb.FACT_STATUS_CLAIMED,
     Status.VERIFIED: pb.FACT_STATUS_VERIFIED,
     Status.REFUTED: pb.FACT_STATUS_REFUTED,
 }
-STATUS_FROM_PB = {v: k for k, v in STATUS_TO_PB.items()}
+STATUS_FROM_PB: dict[int, Status] = {v: k for k, v in STATUS_TO_PB.items()}
 
 INSERTED, UNCHANGED, CONFLICT = (
     pb.INSERT_STATUS_INSERTED,
@@ -94,7 +98,7 @@ def kind_name(kind: FactKind) -> str:
 # --- values ---------------------------------------------------------------------------------
 
 
-def rct_to_pb(record: RctRecord) -> Any:
+def rct_to_pb(record: RctRecord) -> pb.RctRecord:
     msg = pb.RctRecord(
         height=record.height,
         outcome=record.outcome,
@@ -106,7 +110,7 @@ def rct_to_pb(record: RctRecord) -> Any:
     return msg
 
 
-def rct_from_pb(msg: Any) -> RctRecord:
+def rct_from_pb(msg: pb.RctRecord) -> RctRecord:
     return RctRecord(
         height=msg.height,
         outcome=msg.outcome,
@@ -116,7 +120,7 @@ def rct_from_pb(msg: Any) -> RctRecord:
     )
 
 
-def column_values(msg: Any, kind: FactKind) -> list[FactValue]:
+def column_values(msg: ColumnMessage, kind: FactKind) -> list[FactValue]:
     """The values of a message's column for `kind`, as Python values."""
     column = getattr(msg, COLUMN[kind])
     if kind is FactKind.RCT:
@@ -124,7 +128,7 @@ def column_values(msg: Any, kind: FactKind) -> list[FactValue]:
     return list(column)
 
 
-def fill_column(msg: Any, kind: FactKind, values: Iterable[Any]) -> None:
+def fill_column(msg: ColumnMessage, kind: FactKind, values: Iterable[Any]) -> None:
     """Append Python values to a message's column for `kind`."""
     column = getattr(msg, COLUMN[kind])
     if kind is FactKind.RCT:
@@ -133,7 +137,7 @@ def fill_column(msg: Any, kind: FactKind, values: Iterable[Any]) -> None:
         column.extend(values)
 
 
-def value_to_pb(kind: FactKind, value: Any) -> Any:
+def value_to_pb(kind: FactKind, value: Any) -> pb.Value:
     if kind is FactKind.NIMBER:
         return pb.Value(nimber=value)
     if kind is FactKind.MISERE:
@@ -143,7 +147,7 @@ def value_to_pb(kind: FactKind, value: Any) -> Any:
     return pb.Value(rct_id=value)
 
 
-def value_from_pb(msg: Any) -> FactValue | None:
+def value_from_pb(msg: pb.Value) -> FactValue | None:
     which = msg.WhichOneof("value")
     if which is None:
         return None
@@ -152,12 +156,12 @@ def value_from_pb(msg: Any) -> FactValue | None:
     return getattr(msg, which)  # type: ignore[no-any-return]
 
 
-def provenance_to_pb(p: Provenance) -> Any:
+def provenance_to_pb(p: Provenance) -> pb.Provenance:
     return pb.Provenance(who=p.who, tool=p.tool, version=p.version, when=p.when,
                          comment=p.comment, token=p.token)
 
 
-def provenance_from_pb(msg: Any) -> Provenance:
+def provenance_from_pb(msg: pb.Provenance) -> Provenance:
     return Provenance(
         who=msg.who, tool=msg.tool, version=msg.version, when=msg.when, comment=msg.comment,
         token=msg.token,
@@ -192,6 +196,6 @@ def decode_page_token(token: str, kind: FactKind) -> str | None:
     return after
 
 
-def nonempty_columns(msg: Any) -> Sequence[str]:
+def nonempty_columns(msg: ColumnMessage) -> Sequence[str]:
     """Names of the value columns of a message that hold something."""
     return [name for name in VALUE_COLUMNS if len(getattr(msg, name))]

@@ -71,7 +71,7 @@ def client_gone(error: BaseException, context: grpc.ServicerContext) -> bool:
     return isinstance(error, grpc.RpcError) and not context.is_active()
 
 
-class GarbledRequestInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+class GarbledRequestInterceptor(grpc.ServerInterceptor):
     """Make undecodable request bytes INVALID_ARGUMENT instead of INTERNAL."""
 
     def __init__(self, on_refused: Callable[[str], None] | None = None) -> None:

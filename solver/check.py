@@ -39,24 +39,23 @@ MAX_NAMED = 20  # missing lands named per hole
 class FactSource(Protocol):
     """Read-only access to stored facts (a ProofStore, or any view of one)."""
 
-    def get(self, kind: FactKind, keys: Sequence[str]) -> Mapping[str, Any]:
-        ...
+    def get(self, kind: FactKind, keys: Sequence[str]) -> Mapping[str, Any]: ...
 
 
 class Verdict(str, Enum):
     """What checking one stored fact concluded."""
 
-    OK = "ok"                      # its justification holds on checked facts
+    OK = "ok"  # its justification holds on checked facts
     INCONSISTENT = "inconsistent"  # checked facts contradict its value
-    UNPROVEN = "unproven"          # a hole below it, or it depends on a bad fact
+    UNPROVEN = "unproven"  # a hole below it, or it depends on a bad fact
 
 
 @dataclass(frozen=True)
 class Hole:
     """A couple that no stored fact shows winning, and the lands whose nimbers would help."""
 
-    couple: str             # "C + *m"
-    needed_by: str          # the land whose fact needs it
+    couple: str  # "C + *m"
+    needed_by: str  # the land whose fact needs it
     missing: tuple[str, ...]
 
 
@@ -74,15 +73,15 @@ class CheckReport:
     """The outcome of one check run of a root position."""
 
     root: str
-    nimber: int | None = None          # of the root (a sum: nim-sum), when re-derived
-    outcome: str | None = None         # "W" / "L" when re-derived
-    used: dict[str, int] = field(default_factory=dict)      # facts of the proof tree
-    derived: dict[str, int] = field(default_factory=dict)   # small lands taken from the rules
+    nimber: int | None = None  # of the root (a sum: nim-sum), when re-derived
+    outcome: str | None = None  # "W" / "L" when re-derived
+    used: dict[str, int] = field(default_factory=dict)  # facts of the proof tree
+    derived: dict[str, int] = field(default_factory=dict)  # small lands taken from the rules
     verified: dict[str, int] = field(default_factory=dict)  # every fact checked OK
     missing: list[Hole] = field(default_factory=list)
     inconsistent: list[Inconsistency] = field(default_factory=list)
-    unproven: int = 0                  # facts rejected because of a hole or bad fact below
-    trusted: int = 0                   # facts skipped as verified by an earlier check
+    unproven: int = 0  # facts rejected because of a hole or bad fact below
+    trusted: int = 0  # facts skipped as verified by an earlier check
 
     @property
     def ok(self) -> bool:
@@ -115,10 +114,14 @@ def _nothing_settled(key: str) -> Verdict | None:
     return None
 
 
-def drive_checks(task: Generator[Any, Verdict, Any], verdicts: dict[str, Verdict], *,
-                 key_of: Callable[[Any], str],
-                 start: Callable[[Any], Generator[Any, Verdict, Any]],
-                 settled: Callable[[str], Verdict | None] = _nothing_settled) -> None:
+def drive_checks(
+    task: Generator[Any, Verdict, Any],
+    verdicts: dict[str, Verdict],
+    *,
+    key_of: Callable[[Any], str],
+    start: Callable[[Any], Generator[Any, Verdict, Any]],
+    settled: Callable[[str], Verdict | None] = _nothing_settled,
+) -> None:
     """Run a check coroutine and every check it asks for on one explicit stack, memoised.
 
     A coroutine yields what it needs checked and is sent its verdict. A key already on
@@ -130,6 +133,7 @@ def drive_checks(task: Generator[Any, Verdict, Any], verdicts: dict[str, Verdict
     value: Verdict | None = None
     while stack:
         try:
+            # the first send to a fresh coroutine is None, as Python requires
             want = stack[-1][1].send(value)  # type: ignore[arg-type]
         except StopIteration as stop:
             key, _ = stack.pop()
@@ -177,10 +181,16 @@ class Checker:
     K > 0 takes lands with no stored fact and at most K lives from the rules (see above).
     """
 
-    def __init__(self, game: Game, source: FactSource, *, rng: random.Random | None = None,
-                 fetch_batch: int = 512,
-                 trusted: Callable[[Sequence[str]], Iterable[str]] | None = None,
-                 derive_lives: int = 0) -> None:
+    def __init__(
+        self,
+        game: Game,
+        source: FactSource,
+        *,
+        rng: random.Random | None = None,
+        fetch_batch: int = 512,
+        trusted: Callable[[Sequence[str]], Iterable[str]] | None = None,
+        derive_lives: int = 0,
+    ) -> None:
         self.game = game
         self._source = source
         self._small = SmallLands(game, derive_lives)
@@ -278,8 +288,13 @@ class Checker:
 
     def _drive(self, task: Task) -> None:
         """Run a task and the land checks it asks for on an explicit stack."""
-        drive_checks(task, self._verdicts, key_of=_itself, start=self._start_land,
-                     settled=self._settled_by_trust)
+        drive_checks(
+            task,
+            self._verdicts,
+            key_of=_itself,
+            start=self._start_land,
+            settled=self._settled_by_trust,
+        )
 
     def _start_land(self, land: str) -> Task:
         self.lands_checked += 1
@@ -339,7 +354,7 @@ class Checker:
         for index, hole in enumerate(holes):
             if hole.couple == couple and hole.needed_by == position:
                 others = tuple(x for x in hole.missing if x != position)
-                holes[index] = Hole(couple, position, ((position,) + others)[:MAX_NAMED])
+                holes[index] = Hole(couple, position, ((position, *others))[:MAX_NAMED])
                 return
         holes.append(Hole(couple, position, (position,)))
 
@@ -407,7 +422,7 @@ class Checker:
                 if total != k:
                     continue
                 states = [settled(x) for x in option]
-                if None in states[:states.index(False) if False in states else None]:
+                if None in states[: states.index(False) if False in states else None]:
                     return False
                 if False not in states:
                     deps.update(option)
@@ -419,8 +434,7 @@ class Checker:
         self._deps[land] = tuple(sorted(deps))
         return True
 
-    def _quick_win(self, lands: tuple[str, ...], m: int, exclude: str
-                   ) -> tuple[str, ...] | None:
+    def _quick_win(self, lands: tuple[str, ...], m: int, exclude: str) -> tuple[str, ...] | None:
         """`_win`'s answer (minimise off) on cancelled `lands` when it needs no check of an
         unsettled fact: the facts used; None when it would check one, or would find no
         justification."""
@@ -429,7 +443,7 @@ class Checker:
         if lands != (exclude,) and None not in values:
             total = 0
             for value in values:
-                total ^= value  # type: ignore[operator]
+                total ^= value  # type: ignore[operator]  # no None: tested just above
             if total != m:  # nim arithmetic: the full check asks for every land's verdict
                 states = [self._settled_ok(x) for x in lands]
                 if None in states:
@@ -450,7 +464,7 @@ class Checker:
         for index, land in enumerate(lands):
             if land in lands[:index]:
                 continue
-            rest = lands[:index] + lands[index + 1:]
+            rest = lands[:index] + lands[index + 1 :]
             unknown = [x for x in rest if stored.get(x) is None]
             found: list[tuple[str, ...] | None] = []
 
@@ -484,8 +498,9 @@ class Checker:
             return True
         return None
 
-    def _win(self, parts: tuple[str, ...], m: int, *, exclude: str,
-             needed_by: str) -> Generator[str, Verdict, tuple[str, ...] | Inconsistency | None]:
+    def _win(
+        self, parts: tuple[str, ...], m: int, *, exclude: str, needed_by: str
+    ) -> Generator[str, Verdict, tuple[str, ...] | Inconsistency | None]:
         """Show the couple (parts, m) winning: the facts used, an Inconsistency when checked
         facts show it losing (so `needed_by`'s value is wrong), or None when it cannot be."""
         lands = tuple(cancel_pairs(list(parts)))
@@ -557,7 +572,7 @@ class Checker:
         for index, land in enumerate(lands):
             if land in lands[:index]:
                 continue
-            rest = lands[:index] + lands[index + 1:]
+            rest = lands[:index] + lands[index + 1 :]
             children = self.game.component_children(land)
             self._fetch(part for child in children for part in child)
             for child in children:
@@ -580,8 +595,7 @@ class Checker:
             total ^= value
         return total
 
-    def _losing_options(self, lands: tuple[str, ...], m: int
-                        ) -> tuple[list[_Candidate], list[str]]:
+    def _losing_options(self, lands: tuple[str, ...], m: int) -> tuple[list[_Candidate], list[str]]:
         """Options of (lands, m) that stored facts claim losing, cheapest first; and the
         lands whose single missing fact keeps an option unknown (for naming holes)."""
         stored = self._stored
@@ -620,8 +634,9 @@ class Checker:
             reason = f"its option ({couple}) is losing by checked facts"
         return Inconsistency(land, self._value(land), reason)
 
-    def _mex_contradiction(self, land: str, k: int
-                           ) -> Generator[str, Verdict, Inconsistency | None]:
+    def _mex_contradiction(
+        self, land: str, k: int
+    ) -> Generator[str, Verdict, Inconsistency | None]:
         """When every child of `land` has checked nimbers and none is k < n, the mex of
         the children is not the stored n: an inconsistency of `land`. Nothing when
         `land` has no stored value (an unstored root: its loss is not claimed)."""
@@ -637,8 +652,10 @@ class Checker:
                     return None
             values.add(nim_sum(self._value(x) for x in parts))
         return Inconsistency(
-            land, self._value(land),
-            f"no option has nimber {k}: the mex of its checked options is {mex(values)}")
+            land,
+            self._value(land),
+            f"no option has nimber {k}: the mex of its checked options is {mex(values)}",
+        )
 
     # ----------------------------------------------------------------- helpers
 
@@ -666,7 +683,7 @@ class Checker:
         stored = self._stored
         wanted = list(dict.fromkeys(k for k in keys if k not in stored))
         for start in range(0, len(wanted), self._fetch_batch):
-            batch = wanted[start:start + self._fetch_batch]
+            batch = wanted[start : start + self._fetch_batch]
             found = self._source.get(FactKind.NIMBER, batch)
             for key in batch:
                 value = found.get(key)
@@ -706,26 +723,37 @@ class _ProofView:
         return {key: facts[key] for key in keys if key in facts}
 
 
-def check_with_cycles(game: Game, source: FactSource, position: str, *, cycles: int = 1,
-                      seed: int = 0, outcome_only: bool = False, derive_lives: int = 0
-                      ) -> tuple[CheckReport, list[int]]:
+def check_with_cycles(
+    game: Game,
+    source: FactSource,
+    position: str,
+    *,
+    cycles: int = 1,
+    seed: int = 0,
+    outcome_only: bool = False,
+    derive_lives: int = 0,
+) -> tuple[CheckReport, list[int]]:
     """The paper's random check cycles: a first deterministic check of the store, then
     `cycles - 1` checks with random choices restricted to the smallest proof found so far,
     so the proof never grows. Returns the best report (its `verified` holds every fact
     any cycle verified) and every cycle's proof size."""
-    best = Checker(game, source, derive_lives=derive_lives).check(position,
-                                                                   outcome_only=outcome_only)
+    best = Checker(game, source, derive_lives=derive_lives).check(
+        position, outcome_only=outcome_only
+    )
     sizes = [len(best.used)]
     rng = random.Random(seed)
     for _ in range(1, max(1, cycles)):
         if not best.ok:
             break
-        checker = Checker(game, _ProofView(best.used), rng=random.Random(rng.getrandbits(64)),
-                          derive_lives=derive_lives)
+        checker = Checker(
+            game,
+            _ProofView(best.used),
+            rng=random.Random(rng.getrandbits(64)),
+            derive_lives=derive_lives,
+        )
         report = checker.check(position, outcome_only=outcome_only)
         sizes.append(len(report.used))
         if report.ok and len(report.used) < len(best.used):
             report.verified = {**best.verified, **report.verified}
             best = report
     return best, sizes
-

@@ -44,8 +44,9 @@ Task = Generator[tuple[str, Any], Verdict, Any]
 class MisereChecker:
     """Checks stored losing misère nodes read from `source`; one instance per root."""
 
-    def __init__(self, engine: MisereEngine, source: FactSource, *,
-                 rng: random.Random | None = None) -> None:
+    def __init__(
+        self, engine: MisereEngine, source: FactSource, *, rng: random.Random | None = None
+    ) -> None:
         self.engine = engine
         self._source = source
         self._rng = rng
@@ -76,8 +77,12 @@ class MisereChecker:
     # ----------------------------------------------------------------- driver
 
     def _drive(self, task: Task) -> None:
-        drive_checks(task, self._verdicts, key_of=lambda want: want[0],
-                     start=lambda want: self._check_node(want[1], want[0]))
+        drive_checks(
+            task,
+            self._verdicts,
+            key_of=lambda want: want[0],
+            start=lambda want: self._check_node(want[1], want[0]),
+        )
 
     # ----------------------------------------------------------------- the checks
 
@@ -116,8 +121,9 @@ class MisereChecker:
             self._deps[key] = tuple(sorted(deps))
         return verdict
 
-    def _win(self, node: Any, key: str, *, needed_by: str
-             ) -> Generator[tuple[str, Any], Verdict, tuple[str, ...] | Inconsistency | None]:
+    def _win(
+        self, node: Any, key: str, *, needed_by: str
+    ) -> Generator[tuple[str, Any], Verdict, tuple[str, ...] | Inconsistency | None]:
         """Show `node` winning: the facts used, an Inconsistency (`needed_by` is wrong), or
         None when the stored facts cannot."""
         engine = self.engine
@@ -185,8 +191,9 @@ class _MisereProofView:
         return {key: "L" for key in keys if key in self._keys}
 
 
-def check_misere_with_cycles(engine: MisereEngine, source: FactSource, position: str, *,
-                             cycles: int = 1, seed: int = 0) -> tuple[CheckReport, list[int]]:
+def check_misere_with_cycles(
+    engine: MisereEngine, source: FactSource, position: str, *, cycles: int = 1, seed: int = 0
+) -> tuple[CheckReport, list[int]]:
     """Random check cycles as for normal play: later cycles choose among the best proof's
     facts only, so the proof never grows."""
     best = MisereChecker(engine, source).check(position)

@@ -8,7 +8,8 @@ compiled core can replace it without anything above noticing.
 
 from __future__ import annotations
 
-from typing import Iterable, Protocol, Sequence, runtime_checkable
+from collections.abc import Iterable, Sequence
+from typing import Protocol, runtime_checkable
 
 from sproutsdb.errors import UserError
 

@@ -105,12 +105,22 @@ class NoRcts:
         return {}
 
 
+class LoadedTable(Protocol):
+    """What TableRcts reads of a loaded RCT table (solver/ cannot import tools/ or client/)."""
+
+    @property
+    def algebra(self) -> Algebra: ...
+
+    @property
+    def positions(self) -> Mapping[str, int]: ...
+
+
 class TableRcts:
     """RCTs of a loaded table (``tools.rcttable.load_table`` or ``Client.rct_table``)."""
 
-    def __init__(self, table: object) -> None:
-        self.algebra: Algebra = table.algebra  # type: ignore[attr-defined]
-        self._positions: Mapping[str, int] = table.positions  # type: ignore[attr-defined]
+    def __init__(self, table: LoadedTable) -> None:
+        self.algebra: Algebra = table.algebra
+        self._positions: Mapping[str, int] = table.positions
 
     def lookup(self, lands: Sequence[str]) -> dict[str, int]:
         positions = self._positions
@@ -161,8 +171,8 @@ class StoreRcts:
             missing = todo - got.keys()
             if missing:
                 raise MisereConflictError(
-                    f"the store maps positions to RCT {min(missing)!r} "
-                    "but holds no record of it")
+                    f"the store maps positions to RCT {min(missing)!r} but holds no record of it"
+                )
             todo = set()
             for cid, record in got.items():
                 if not isinstance(record, RctRecord):
@@ -202,13 +212,13 @@ class MisereSolver:
         table_capacity: int = 1 << 22,
         delta_divisor: int = 2,
     ) -> None:
-        self._expanded: OrderedDict[str, list[tuple[str, Node, tuple[int, int]]]] = (
-            OrderedDict())
+        self._expanded: OrderedDict[str, list[tuple[str, Node, tuple[int, int]]]] = OrderedDict()
         self._expanded_capacity = node_cache
         self._moves: OrderedDict[str, tuple[LandMove, ...]] = OrderedDict()
         self._moves_capacity = children_cache
-        space = SimpleNamespace(expand=self._expand, decided=self._decided,
-                                record=self._record, visit=self._visit)
+        space = SimpleNamespace(
+            expand=self._expand, decided=self._decided, record=self._record, visit=self._visit
+        )
         if table_capacity < 1:
             raise ValueError("table_capacity must be at least 1")
         self._table_capacity = table_capacity
@@ -216,8 +226,7 @@ class MisereSolver:
             raise ValueError("delta_divisor must be at least 1")
         self._delta_divisor = delta_divisor  # df-pn+: a child's δ is 1 + lives // this + RCTs
         self.table_clears = 0  # times the proven winning nodes were dropped (memory bound)
-        self._dfpn: DfpnSearch[Node] = DfpnSearch(space, epsilon=epsilon,
-                                                   capacity=table_capacity)
+        self._dfpn: DfpnSearch[Node] = DfpnSearch(space, epsilon=epsilon, capacity=table_capacity)
         self.game = game
         self.store = store
         self.rcts: RctSource = NoRcts() if rcts is None else rcts
@@ -352,7 +361,8 @@ class MisereSolver:
             first = result.conflicts[0]
             raise MisereConflictError(
                 f"conflict on misère node {first.key!r}: the store says {first.stored!r}, "
-                f"this search proved {first.offered!r}")
+                f"this search proved {first.offered!r}"
+            )
 
     @property
     def stats(self) -> SolverStats:
@@ -440,6 +450,7 @@ class MisereSolver:
         cid = self._cid
         seen: dict[tuple[tuple[str, ...], int, tuple[int, ...]], LandMove] = {}
         new_move = tuple.__new__
+        effect: tuple[tuple[str, ...], int, tuple[int, ...]]
         for kid in kids:
             if len(kid) == 1 and memo[kid[0]] is None:  # the common move: one new land
                 effect = (kid, 0, ())
@@ -463,8 +474,9 @@ class MisereSolver:
             for handle in stays:
                 nimber ^= algebra.nimber(handle)
                 height += algebra.height(handle)
-            seen[effect] = LandMove(effect[0], sum(lives(part) for part in kept), flip,
-                                    effect[2], nimber, height)
+            seen[effect] = LandMove(
+                effect[0], sum(lives(part) for part in kept), flip, effect[2], nimber, height
+            )
         moves = tuple(seen.values())
         cache[land] = moves
         if len(cache) > self._moves_capacity:
@@ -502,7 +514,7 @@ class MisereSolver:
             if land == previous:
                 continue
             previous = land
-            rest = lands[:i] + lands[i + 1:]
+            rest = lands[:i] + lands[i + 1 :]
             rest_lives = total_lives - lives(land)
             for move in self._land_moves(land):
                 kept, move_lives, flip, handles, nimber, height = move
@@ -529,8 +541,12 @@ class MisereSolver:
                     continue
                 count = len(child_lands)
                 child_nimber = child_parity ^ rct_nimber ^ nimber
-                size = (rest_lives + move_lives, -count, 1 if child_nimber else 0,
-                        child_parity + rct_height + height)
+                size = (
+                    rest_lives + move_lives,
+                    -count,
+                    1 if child_nimber else 0,
+                    child_parity + rct_height + height,
+                )
                 out[child_key] = (size, new_node(Node, (child_lands, child_parity, child_rcts)))
         if parity:
             child = Node(lands, 0, rcts)
@@ -541,7 +557,7 @@ class MisereSolver:
         for j, handle in enumerate(rcts):
             if j and rcts[j - 1] == handle:
                 continue
-            rest_rcts = rcts[:j] + rcts[j + 1:]
+            rest_rcts = rcts[:j] + rcts[j + 1 :]
             for option in children(handle):
                 child = self._make(lands, (), parity, rest_rcts, (option,))
                 child_key = key(child)
@@ -604,7 +620,8 @@ class MisereSolver:
                 if stored is not None and stored != "W":
                     raise MisereConflictError(
                         f"conflict on misère node {root_key!r}: the store says {stored!r}, "
-                        "this search proved 'W'")
+                        "this search proved 'W'"
+                    )
             return losing
         finally:
             self._root = ""
@@ -663,8 +680,10 @@ class MisereSolver:
         # gives 0*13 17 380 (// 4: 17 719; // 1: 30 300; // 8: 25 729; lives² // 32:
         # 19 277) and 0*14 46 306 (// 4: 57 543), with ε = 0.25 (0.5 and 1: 21 385, 19 710)
         divisor = self._delta_divisor
-        children = [(child_key, child, (1, 1 + size[0] // divisor + len(child.rcts)))
-                    for size, child_key, child in ordered]
+        children = [
+            (child_key, child, (1, 1 + size[0] // divisor + len(child.rcts)))
+            for size, child_key, child in ordered
+        ]
         cache[key] = children
         if len(cache) > self._expanded_capacity:
             cache.popitem(last=False)
@@ -697,8 +716,10 @@ class MisereSolver:
     def _prove_losing(self, key: str) -> None:
         self._table[key] = True
         self._pending[key] = "L"
-        if (len(self._pending) >= self._batch_size
-                or time.monotonic() - self._last_flush >= self._flush_seconds):
+        if (
+            len(self._pending) >= self._batch_size
+            or time.monotonic() - self._last_flush >= self._flush_seconds
+        ):
             self.flush()
 
 
@@ -739,4 +760,3 @@ def brute_force_misere(
         memo[name(state)] = bool(children) and not any(memo[name(c)] for c in children)
         stack.pop()
     return "L" if memo[name(root)] else "W"
-

@@ -46,7 +46,8 @@ def split_node_key(text: str) -> tuple[str, int, tuple[str, ...]]:
     if not text:
         raise NotationError(
             "the empty string is not a misère node key (it starts with a position, "
-            f"{EMPTY_POSITION!r} when the position part is empty)")
+            f"{EMPTY_POSITION!r} when the position part is empty)"
+        )
     tokens = text.split(" ")
     columns = []  # 1-based column of each token
     column = 1
@@ -57,7 +58,8 @@ def split_node_key(text: str) -> tuple[str, int, tuple[str, ...]]:
         if not token:
             raise NotationError(
                 f"empty token at column {columns[i]} of {text!r:.120}: the tokens of a "
-                "misère node key are separated by single spaces")
+                "misère node key are separated by single spaces"
+            )
 
     def where(i: int) -> str:
         return f"at column {columns[i]} of {text!r:.120}"
@@ -66,7 +68,8 @@ def split_node_key(text: str) -> tuple[str, int, tuple[str, ...]]:
     if position == PARITY_TOKEN or is_content_id(position):
         raise NotationError(
             f"a misère node key starts with its position part ({EMPTY_POSITION!r} when it "
-            f"is empty), not with {position!r:.40} {where(0)}")
+            f"is empty), not with {position!r:.40} {where(0)}"
+        )
     parity = 0
     cids: list[str] = []
     for i in range(1, len(tokens)):
@@ -75,35 +78,40 @@ def split_node_key(text: str) -> tuple[str, int, tuple[str, ...]]:
             if parity:
                 raise NotationError(
                     f"{PARITY_TOKEN!r} twice {where(i)}: *1 + *1 is 0 in misère play, so a "
-                    f"node key carries {PARITY_TOKEN!r} at most once")
+                    f"node key carries {PARITY_TOKEN!r} at most once"
+                )
             if cids:
                 raise NotationError(
                     f"{PARITY_TOKEN!r} out of place {where(i)}: it comes right after the "
-                    "position part, before the content ids")
+                    "position part, before the content ids"
+                )
             parity = 1
             continue
         if not is_content_id(token):
             raise NotationError(
                 f"{token!r:.80} {where(i)} is neither {PARITY_TOKEN!r} nor an RCT content id "
-                f"({CONTENT_ID_SYNTAX})")
+                f"({CONTENT_ID_SYNTAX})"
+            )
         nim = nim_value_of_id(token)
         if nim == 0:
-            raise NotationError(
-                f"'*0' {where(i)}: 0 is no summand of a misère node; leave it out")
+            raise NotationError(f"'*0' {where(i)}: 0 is no summand of a misère node; leave it out")
         if nim is not None and nim % 2:
             raise NotationError(
                 f"{token!r} {where(i)} is *{nim - 1} + *1: a misère node key writes it "
-                f"'*{nim - 1}' with the {PARITY_TOKEN!r} token")
+                f"'*{nim - 1}' with the {PARITY_TOKEN!r} token"
+            )
         if cids and token < cids[-1]:
             raise NotationError(
                 f"content ids out of order {where(i)}: {token!r} comes after "
-                f"{cids[-1]!r}; a misère node key lists them sorted")
+                f"{cids[-1]!r}; a misère node key lists them sorted"
+            )
         cids.append(token)
     if position == EMPTY_POSITION and not parity and not cids:
         raise NotationError(
             f"{EMPTY_POSITION!r} alone is no misère node key: the empty position is a "
             f"misère win by definition (a node with an empty position part has "
-            f"{PARITY_TOKEN!r} or content ids after {EMPTY_POSITION!r})")
+            f"{PARITY_TOKEN!r} or content ids after {EMPTY_POSITION!r})"
+        )
     return position, parity, tuple(cids)
 
 

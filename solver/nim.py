@@ -6,7 +6,7 @@ It exists so that searches can be tested against xor arithmetic without Sprouts.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from sproutsdb.solver.game import NotationError
 
@@ -49,7 +49,7 @@ class NimGame:
         parts = self.components(key)
         seen: dict[str, None] = {}
         for i, part in enumerate(parts):
-            rest = parts[:i] + parts[i + 1:]
+            rest = parts[:i] + parts[i + 1 :]
             for child in self.component_children(part):
                 seen.setdefault(self.join(rest + child), None)
         return list(seen)

@@ -17,9 +17,10 @@ from typing import TypeVar, cast
 
 from sproutsdb.solver.game import Game
 from sproutsdb.solver.nimarith import cancel_pairs, mex
-from sproutsdb.solver.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.normal_dfpn import CoupleSpace, couple_key
+from sproutsdb.solver.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.dfpn import DfpnSearch
+from sproutsdb.solver.search.dfpn import Task as DfpnTask
 from sproutsdb.solver.search.driver import run_tasks
 from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
 from sproutsdb.solver.search.measures import ComponentMeasures
@@ -51,7 +52,8 @@ SEARCHES = ("dfs", "dfpn")  # depth-first in move order; proof-number search ove
 
 # A search task is a coroutine: it yields sub-tasks to the driver, is sent their results
 # and returns its own (True = "this couple is losing" for couples, the nimber for nimbers).
-Task = Generator["Task", bool | int, bool | int]
+# With search="dfpn" a couple's task yields a df-pn task, whose result may be None.
+Task = Generator["Task | DfpnTask", bool | int | None, bool | int]
 Result = TypeVar("Result")
 
 
@@ -97,8 +99,9 @@ class NormalSolver:
         # and found absent is asked again every `share_seconds`, so their facts are seen.
         self._share_seconds = share_seconds
         self._next_share = time.monotonic() + (share_seconds or 0.0)
-        self._dfpn = (DfpnSearch(CoupleSpace(self), capacity=table_capacity)
-                      if search == "dfpn" else None)
+        self._dfpn = (
+            DfpnSearch(CoupleSpace(self), capacity=table_capacity) if search == "dfpn" else None
+        )
 
     # ----------------------------------------------------------------- public API
 
@@ -205,7 +208,8 @@ class NormalSolver:
         if self._table.is_excluded(last, n):
             self._stats.cache_hits += 1
             return False
-        return (yield self._couple(last, n))
+        # a couple's own task answers True/False (only a df-pn task may answer None)
+        return cast(bool, (yield self._couple(last, n)))
 
     def _nimber(self, component: str) -> Task:
         """Algorithm 3: the least n whose couple (component, n) is losing."""
@@ -329,4 +333,3 @@ class NormalSolver:
         stats.store_hits = facts.hits
         stats.store_reads = facts.reads
         stats.store_writes = facts.writes
-

@@ -83,8 +83,9 @@ class CoupleSpace:
         k = 0
         while self._table.is_excluded(smallest, k):
             k += 1
-        return (f"{smallest} *{k}", ((smallest,), k), (1, 1 + lives(smallest) // 4)), \
-            len(components) - 2
+        return (f"{smallest} *{k}", ((smallest,), k), (1, 1 + lives(smallest) // 4)), len(
+            components
+        ) - 2
 
     def expand(self, node: Node, key: str) -> list[Child[Node]]:
         cached = self._expanded.get(key)
@@ -125,6 +126,7 @@ class CoupleSpace:
         lives = solver._measure.lives
         out: list[Child[Node]] = []
         seen: set[str] = set()
+        rest: tuple[str, ...]
         for child in children:
             if len(child) == 1:  # most moves keep one land: no fold, no sort
                 part = child[0]
@@ -144,8 +146,9 @@ class CoupleSpace:
                     child_key = couple_key(rest, m)
                     if child_key not in seen:
                         seen.add(child_key)
-                        out.append((child_key, (rest, m),
-                                    (1, 1 + sum(lives(part) for part in rest) // 4)))
+                        out.append(
+                            (child_key, (rest, m), (1, 1 + sum(lives(part) for part in rest) // 4))
+                        )
                     continue
                 part = rest[0]
             if table.is_excluded(part, m):

@@ -9,16 +9,17 @@ writer and never an overwrite.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Protocol, Sequence, Union, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 
 class FactKind(str, enum.Enum):
     """The kinds of fact a proof store keeps (one LMDB sub-database each)."""
 
-    NIMBER = "nimber"    # canonical land -> nimber (int); a losing couple (land, n)
-    MISERE = "misere"    # canonical misère node -> outcome "L" or "W"
-    RCT = "rct"          # RCT content id -> RctRecord
+    NIMBER = "nimber"  # canonical land -> nimber (int); a losing couple (land, n)
+    MISERE = "misere"  # canonical misère node -> outcome "L" or "W"
+    RCT = "rct"  # RCT content id -> RctRecord
     POS_RCT = "pos_rct"  # canonical position -> RCT content id (str)
 
 
@@ -27,13 +28,13 @@ class RctRecord:
     """What a store keeps about one reduced canonical tree (DESIGN §5)."""
 
     height: int
-    outcome: str                 # misère outcome of the tree: "W" or "L"
-    children: tuple[str, ...]    # content ids of its children, sorted
-    nim: int | None = None       # n when the tree is the nim-heap *n
+    outcome: str  # misère outcome of the tree: "W" or "L"
+    children: tuple[str, ...]  # content ids of its children, sorted
+    nim: int | None = None  # n when the tree is the nim-heap *n
     plus1_of: str | None = None  # content id of H when this tree is H + *1 (factored)
 
 
-FactValue = Union[int, str, RctRecord]
+FactValue = int | str | RctRecord
 
 
 @dataclass(frozen=True)

@@ -141,8 +141,12 @@ def game_tree_rcts(
     return search
 
 
-def rcts_of_trees(trees: Mapping[frozenset[int], int], algebra: Algebra,
-                  progress: Progress | None = None, every: int = 1000) -> list[int]:
+def rcts_of_trees(
+    trees: Mapping[frozenset[int], int],
+    algebra: Algebra,
+    progress: Progress | None = None,
+    every: int = 1000,
+) -> list[int]:
     """RCT handle of each canonical tree of ``treestats.explore`` (index = tree id).
 
     Trees are keyed by the set of their children's ids and numbered children first, so
@@ -157,8 +161,11 @@ def rcts_of_trees(trees: Mapping[frozenset[int], int], algebra: Algebra,
     return rct
 
 
-def count_rcts(tree_of: Mapping[str, int], trees: Mapping[frozenset[int], int],
-               progress: Progress | None = None) -> int:
+def count_rcts(
+    tree_of: Mapping[str, int],
+    trees: Mapping[frozenset[int], int],
+    progress: Progress | None = None,
+) -> int:
     """Number of distinct RCTs among the positions of an explored game tree.
 
     Positions with the same canonical tree have the same RCT, so this reduces the

@@ -38,7 +38,9 @@ class SmallLands:
         known = self._memo.get(land)
         if known is not None:
             return known
-        values = {nim_sum(self._derive(part) for part in child)
-                  for child in self.game.component_children(land)}
+        values = {
+            nim_sum(self._derive(part) for part in child)
+            for child in self.game.component_children(land)
+        }
         value = self._memo[land] = mex(values)
         return value

@@ -8,8 +8,8 @@ Iterative post-order, so deep trees need no recursion.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from sproutsdb.solver.game import Game
 
@@ -26,8 +26,9 @@ class TreeStats:
     seconds: float
 
 
-def explore(game: Game, root: str, progress: Callable[[int], None] | None = None,
-            every: int = 1000) -> tuple[TreeStats, dict[str, int], dict[frozenset[int], int]]:
+def explore(
+    game: Game, root: str, progress: Callable[[int], None] | None = None, every: int = 1000
+) -> tuple[TreeStats, dict[str, int], dict[frozenset[int], int]]:
     """Walk every position below root; return stats, position → tree id, and tree table."""
     start = time.perf_counter()
     tree_of: dict[str, int] = {}

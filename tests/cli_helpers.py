@@ -11,14 +11,25 @@ from pathlib import Path
 COMMAND = [sys.executable, "-m", "sproutsdb"]
 
 
-def run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None,
-            timeout: float = 120, env: dict[str, str] | None = None
-            ) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str,
+    cwd: Path | None = None,
+    stdin: str | None = None,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run `sproutsdb ARGS…` and return the finished process (never left running)."""
     full_env = {**os.environ, **(env or {})}
     full_env.pop("SPROUTSDB_STORE", None)
-    return subprocess.run([*COMMAND, *args], cwd=cwd, input=stdin, capture_output=True,
-                          text=True, timeout=timeout, env=full_env)
+    return subprocess.run(
+        [*COMMAND, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+    )
 
 
 def json_lines(output: str) -> list[dict]:

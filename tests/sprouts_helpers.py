@@ -31,8 +31,13 @@ def split_position(key: str) -> list[list[list[list[str]]]]:
     return lands
 
 
-def redraw(key: str, rng: random.Random, old_syntax: bool | None = None,
-           region_mirrors: bool = False, repeats: bool = False) -> str:
+def redraw(
+    key: str,
+    rng: random.Random,
+    old_syntax: bool | None = None,
+    region_mirrors: bool = False,
+    repeats: bool = False,
+) -> str:
     """The same position drawn another way: letters renamed, boundaries rotated and
     reordered, regions and lands reordered, possibly mirrored, in 2.x or 1.x syntax.
     With region_mirrors each region is mirrored on its own draw (canon v2: a region's
@@ -74,9 +79,13 @@ def redraw(key: str, rng: random.Random, old_syntax: bool | None = None,
     if not out_lands:
         return "!"
     if old_syntax:
-        return "".join(
-            "".join("".join(b + "." for b in region) + "}" for region in land) + "]"
-            for land in out_lands) + "!"
+        return (
+            "".join(
+                "".join("".join(b + "." for b in region) + "}" for region in land) + "]"
+                for land in out_lands
+            )
+            + "!"
+        )
     return "+".join("|".join(".".join(region) for region in land) for land in out_lands)
 
 

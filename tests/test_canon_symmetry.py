@@ -15,6 +15,7 @@ import random
 import time
 
 import pytest
+
 from sprouts_helpers import random_playout, redraw
 from sproutsdb.solver.sprouts import canon
 from sproutsdb.solver.sprouts.canon import (
@@ -44,14 +45,14 @@ def letters(count: int, start: int = 0) -> list[str]:
 def family(k: int, width: int = 2) -> str:
     """k regions of `width` uppercase letters around one region holding k boundaries."""
     names = letters(k * width)
-    groups = ["".join(names[i * width:(i + 1) * width]) for i in range(k)]
+    groups = ["".join(names[i * width : (i + 1) * width]) for i in range(k)]
     return "|".join(groups) + "|" + ".".join(groups)
 
 
 def family_key(k: int) -> str:
     """The canonical key of family(k): the region seen once first (canonical form v2)."""
     names = letters(k * 2)
-    groups = ["".join(names[i * 2:(i + 1) * 2]) for i in range(k)]
+    groups = ["".join(names[i * 2 : (i + 1) * 2]) for i in range(k)]
     return ".".join(groups) + "|" + "|".join(groups)
 
 
@@ -93,13 +94,28 @@ def test_family_leaves_grow_polynomially() -> None:
         assert leaves <= 4 * k * k, (k, leaves)  # plain search: 2 * k! * 2**k
 
 
-@pytest.mark.parametrize("text", [
-    family(3, 3), family(3, 4), family(3, 5),
-    "0.AB|CD|AB.CD", "0*2.AB|CD|EF|AB.CD.EF", "2AB|2CD|2EF|AB.CD.EF",
-    "AB|CD|EF|AB.CD.EF.GH|GH", "ABCD|ADCB", "ABCDEF|AFEDCB", "ABCDEFGH|AHGFEDCB",
-    "AB|CD|AB.CD+AB|AB", "ABC|DEF|ABC.DEF.GH|GH", "1aAa|1aBa|AB", "2A|2B|2C|ABC",
-    "2A|2B|2C|2D|ABCD", "2A|2B|2C|2D|ADCB", "A.BC.DE|BC|DE|2A",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        family(3, 3),
+        family(3, 4),
+        family(3, 5),
+        "0.AB|CD|AB.CD",
+        "0*2.AB|CD|EF|AB.CD.EF",
+        "2AB|2CD|2EF|AB.CD.EF",
+        "AB|CD|EF|AB.CD.EF.GH|GH",
+        "ABCD|ADCB",
+        "ABCDEF|AFEDCB",
+        "ABCDEFGH|AHGFEDCB",
+        "AB|CD|AB.CD+AB|AB",
+        "ABC|DEF|ABC.DEF.GH|GH",
+        "1aAa|1aBa|AB",
+        "2A|2B|2C|ABC",
+        "2A|2B|2C|2D|ABCD",
+        "2A|2B|2C|2D|ADCB",
+        "A.BC.DE|BC|DE|2A",
+    ],
+)
 def test_symmetric_lands_pruned_equals_plain_search(text: str) -> None:
     for land in normalize(parse(text)):
         assert searched(land, True)[0] == searched(land, False)[0], text
@@ -161,8 +177,14 @@ def test_core_large_family_is_correct(k: int) -> None:
 def test_core_equals_python_on_symmetric_lands() -> None:
     rng = random.Random(3)
     texts = [family(k, w) for k in range(2, 6) for w in range(2, 6)]
-    texts += ["0.AB|CD|AB.CD", "2AB|2CD|2EF|AB.CD.EF", "ABCDEFGH|AHGFEDCB",
-              "2A|2B|2C|2D|ABCD", "2A|2B|2C|2D|ADCB", "ABC|DEF|ABC.DEF.GH|GH"]
+    texts += [
+        "0.AB|CD|AB.CD",
+        "2AB|2CD|2EF|AB.CD.EF",
+        "ABCDEFGH|AHGFEDCB",
+        "2A|2B|2C|2D|ABCD",
+        "2A|2B|2C|2D|ADCB",
+        "ABC|DEF|ABC.DEF.GH|GH",
+    ]
     for text in texts:
         for _ in range(3):
             drawn = redraw(canonical_lands(parse(text))[0], rng, old_syntax=False)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from sprouts_helpers import random_playout, redraw
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
@@ -43,21 +44,32 @@ def test_version() -> None:
 
 
 @canons
-@pytest.mark.parametrize("one, other", [
-    ("1aa", "12"),                      # adjacent occurrences of a letter: one 1-life spot
-    ("0.aa", "0.2"),
-    ("a1a", "12"),                      # adjacent cyclically
-    ("0.ABCD|ABCD", "0.ABCD|ADCB"),     # one region mirrored on its own
-    ("2A|2B|2C|2D|ABCD", "2A|2B|2C|2D|ADCB"),
-    ("22aa", "222"),
-    ("2a2a", "222"),
-])
+@pytest.mark.parametrize(
+    "one, other",
+    [
+        ("1aa", "12"),  # adjacent occurrences of a letter: one 1-life spot
+        ("0.aa", "0.2"),
+        ("a1a", "12"),  # adjacent cyclically
+        ("0.ABCD|ABCD", "0.ABCD|ADCB"),  # one region mirrored on its own
+        ("2A|2B|2C|2D|ABCD", "2A|2B|2C|2D|ADCB"),
+        ("22aa", "222"),
+        ("2a2a", "222"),
+    ],
+)
 def test_named_equivalences(canon: Callable[[str], str], one: str, other: str) -> None:
     assert canon(one) == canon(other)
 
 
-GLOP_CHILDREN_OF_0_1a1a = ["0.1AB|AB", "0.1a2a", "0.ABCD|ABCD", "0.AB|1AB", "0.A|1aAa",
-                           "11a1a", "1a1a.AB|AB", "1abc1cba"]
+GLOP_CHILDREN_OF_0_1a1a = [
+    "0.1AB|AB",
+    "0.1a2a",
+    "0.ABCD|ABCD",
+    "0.AB|1AB",
+    "0.A|1aAa",
+    "11a1a",
+    "1a1a.AB|AB",
+    "1abc1cba",
+]
 
 
 def test_children_of_0_1a1a_are_glops() -> None:
@@ -68,8 +80,9 @@ def test_children_of_0_1a1a_are_glops() -> None:
 @canons
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**9), spots=st.integers(2, 7))
-def test_region_mirrors_and_repeats_give_one_key(canon: Callable[[str], str], seed: int,
-                                                 spots: int) -> None:
+def test_region_mirrors_and_repeats_give_one_key(
+    canon: Callable[[str], str], seed: int, spots: int
+) -> None:
     rng = random.Random(seed)
     for key in random_playout(game, f"0*{spots}", rng, moves=3 * spots):
         for _ in range(3):
@@ -80,8 +93,9 @@ def test_region_mirrors_and_repeats_give_one_key(canon: Callable[[str], str], se
 @canons
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**9), spots=st.integers(2, 7))
-def test_canon_of_a_redrawn_position_is_idempotent(canon: Callable[[str], str], seed: int,
-                                                   spots: int) -> None:
+def test_canon_of_a_redrawn_position_is_idempotent(
+    canon: Callable[[str], str], seed: int, spots: int
+) -> None:
     rng = random.Random(seed)
     for key in random_playout(game, f"0*{spots}", rng, moves=3 * spots):
         drawn = redraw(key, rng, old_syntax=False, region_mirrors=True, repeats=True)

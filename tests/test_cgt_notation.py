@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from sproutsdb.solver.cgt import Algebra, FormatLimitError
-from sproutsdb.solver.game import NotationError
 
 from sproutsdb.errors import UserError
+from sproutsdb.solver.cgt import Algebra, FormatLimitError
+from sproutsdb.solver.game import NotationError
 
 
 @pytest.fixture

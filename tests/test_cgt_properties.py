@@ -6,8 +6,9 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from cgt_reference import build, nested, simplest, sum_wins
 from sproutsdb.solver.cgt import Algebra
-from test_cgt_reference import build, nested, simplest, sum_wins
 
 # Small canonical trees (height ≤ 4, few children): sums of three stay cheap.
 trees = st.recursive(

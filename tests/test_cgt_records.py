@@ -7,6 +7,7 @@ import hashlib
 import random
 
 import pytest
+
 from sproutsdb.solver.cgt import Algebra, RctRecordError
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, RctRecord
 
@@ -117,7 +118,7 @@ def test_a_reducible_record_is_refused() -> None:
     alg = Algebra()
     two = alg.content_id(alg.nim(2))
     bogus = ("rct1:" + "0" * 32, RctRecord(2, "L", ("*0", "*1", two)))  # {0;1;2} is *3
-    with pytest.raises(RctRecordError, match="not reduced|give the id"):
+    with pytest.raises(RctRecordError, match=r"not reduced|give the id"):
         alg.load_records([bogus])
 
 

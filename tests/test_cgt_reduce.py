@@ -6,8 +6,9 @@ import random
 from itertools import combinations, combinations_with_replacement
 
 import pytest
+
+from cgt_reference import add, build, heap, height, nested, rcts_up_to, simplest, sum_wins
 from sproutsdb.solver.cgt import Algebra
-from test_cgt_reference import add, build, heap, height, nested, rcts_up_to, simplest, sum_wins
 
 
 def all_subsets(items: list[int]) -> list[list[int]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import Checker, check_with_cycles
 from sproutsdb.solver.normal import NormalSolver

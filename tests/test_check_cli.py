@@ -18,8 +18,18 @@ def _open(path: Path) -> LmdbProofStore:
 def test_solve_check_prune_cycles(tmp_path: Path) -> None:
     store, pruned = tmp_path / "store", tmp_path / "pruned"
     assert run_cli("solve", "0*6", "--store", str(store), "--quiet").returncode == 0
-    done = run_cli("check", "--store", str(store), "--root", "0*6", "--prune", str(pruned),
-                   "--cycles", "3", "--json")
+    done = run_cli(
+        "check",
+        "--store",
+        str(store),
+        "--root",
+        "0*6",
+        "--prune",
+        str(pruned),
+        "--cycles",
+        "3",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["ok"] and report["nimber"] == 0 and report["outcome"] == "L"
@@ -76,8 +86,9 @@ def test_check_all_streams_in_batches_and_resumes(tmp_path: Path) -> None:
         first = check_store(store, batch=10)  # later batches trust what earlier ones marked
         assert first["verified_now"] + first["already_verified"] == first["facts"] == len(keys)
         assert first["unproven"] == 0 and first["verified_now"] >= 10
-    with LmdbProofStore.open(tmp_path / "wrong", game="sprouts",
-                             canon_version=CANON_VERSION) as wrong:
+    with LmdbProofStore.open(
+        tmp_path / "wrong", game="sprouts", canon_version=CANON_VERSION
+    ) as wrong:
         with _open(path) as store:
             facts = dict(store.iter_facts(FactKind.NIMBER))
         wrong.put(FactKind.NIMBER, {**facts, "0*4": 0})

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import COMMAND, run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import Checker
@@ -81,8 +82,11 @@ def test_a_root_with_no_fact_is_proven_a_win_by_one_option() -> None:
     # the proof is one option of value 0: its facts alone prove the win again
     again = Checker(GAME, memory(report.used)).check("0*4")
     assert again.ok and again.outcome == "W" and set(again.used) <= set(report.used)
-    assert any(all(land in report.used for land in GAME.components(child))
-               and _nim_sum_of(child, report.used) == 0 for child in GAME.children("0*4"))
+    assert any(
+        all(land in report.used for land in GAME.components(child))
+        and _nim_sum_of(child, report.used) == 0
+        for child in GAME.children("0*4")
+    )
 
 
 def _nim_sum_of(position: str, facts: dict[str, int]) -> int:
@@ -113,8 +117,11 @@ def test_only_the_lands_of_the_losing_children_suffice(tmp_path: Path) -> None:
     with lmdb(tmp_path / "whole", {**facts, "0*4": root}):
         pass
     code, report = check_json(tmp_path / "whole", "0*4")
-    assert code == 0 and (report["proved"], report["outcome"], report["nimber"]) == \
-        ("nimber", "W", 1)
+    assert code == 0 and (report["proved"], report["outcome"], report["nimber"]) == (
+        "nimber",
+        "W",
+        1,
+    )
     # --outcome-only is still accepted: the outcome alone, without the root's fact
     code, report = check_json(tmp_path / "whole", "0*4", "--outcome-only")
     assert code == 0 and (report["proved"], report["outcome"]) == ("outcome", "W")
@@ -159,19 +166,27 @@ def test_cli_derive_lives_reports_and_writes_nothing(tmp_path: Path) -> None:
     text = run_cli("check", "--store", str(path), "--root", "0*5", "--derive-lives", "3")
     assert text.returncode == 0 and "derived from the rules" in text.stdout
     assert "(nimber proven)" in text.stdout
-    with LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                             create=False) as store:
+    with LmdbProofStore.open(
+        path, game="sprouts", canon_version=CANON_VERSION, create=False
+    ) as store:
         assert store.count(FactKind.NIMBER) == len(facts)
         assert not store.get(FactKind.NIMBER, report["derived_lands"])
-    done = run_cli("check", "--store", str(path), "--all", "--jobs", "1", "--json",
-                   "--derive-lives", "3")
+    done = run_cli(
+        "check", "--store", str(path), "--all", "--jobs", "1", "--json", "--derive-lives", "3"
+    )
     assert done.returncode == 0, done.stdout
     totals = json.loads(done.stdout)
     assert totals["ok"] and totals["derived"] > 0 and totals["facts"] == len(facts)
-    assert run_cli("check", "--store", str(path), "--root", "0*5", "--derive-lives",
-                   "-1").returncode == 2
-    assert run_cli("check", "--store", str(path), "--root", "0*5", "--misere",
-                   "--derive-lives", "3").returncode == 2
+    assert (
+        run_cli("check", "--store", str(path), "--root", "0*5", "--derive-lives", "-1").returncode
+        == 2
+    )
+    assert (
+        run_cli(
+            "check", "--store", str(path), "--root", "0*5", "--misere", "--derive-lives", "3"
+        ).returncode
+        == 2
+    )
 
 
 def test_a_reader_that_stops_early_keeps_the_exit_status(tmp_path: Path) -> None:
@@ -180,9 +195,11 @@ def test_a_reader_that_stops_early_keeps_the_exit_status(tmp_path: Path) -> None
     path = tmp_path / "store"
     with lmdb(path, {"0*2": 0}):
         pass
-    process = subprocess.Popen([*COMMAND, "check", "--store", str(path), "--root", "0*3",
-                                "--derive-lives", "0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [*COMMAND, "check", "--store", str(path), "--root", "0*3", "--derive-lives", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()
     err = process.stderr.read().decode()
@@ -193,8 +210,9 @@ def test_a_reader_that_stops_early_keeps_the_exit_status(tmp_path: Path) -> None
 
 
 def _import(certificate: str, store: Path) -> dict:
-    done = run_cli("import", str(SPOTS / certificate), "--store", str(store), "--json",
-                   "--quiet", timeout=600)
+    done = run_cli(
+        "import", str(SPOTS / certificate), "--store", str(store), "--json", "--quiet", timeout=600
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -217,8 +235,9 @@ def test_spots_certificate_checks(tmp_path: Path, root: str) -> None:
 
 def test_a_changed_certificate_nimber_fails_and_is_named(tmp_path: Path) -> None:
     _import(CERTIFICATES["0*10"][0], tmp_path / "store")
-    with LmdbProofStore.open(tmp_path / "store", game="sprouts", canon_version=CANON_VERSION,
-                             create=False) as store:
+    with LmdbProofStore.open(
+        tmp_path / "store", game="sprouts", canon_version=CANON_VERSION, create=False
+    ) as store:
         facts = dict(store.iter_facts(FactKind.NIMBER))
         report = Checker(GAME, store, derive_lives=DEFAULT_DERIVE_LIVES).check("0*10")
     assert report.ok, report.missing[:3]

@@ -71,13 +71,25 @@ def test_cli_misere_check_and_prune(tmp_path: Path) -> None:
     store, pruned = tmp_path / "store", tmp_path / "pruned"
     done = run_cli("solve", "0*4", "--misere", "--store", str(store), "--quiet")
     assert done.returncode == 0, done.stderr
-    done = run_cli("check", "--misere", "--store", str(store), "--root", "0*4",
-                   "--prune", str(pruned), "--cycles", "3", "--json")
+    done = run_cli(
+        "check",
+        "--misere",
+        "--store",
+        str(store),
+        "--root",
+        "0*4",
+        "--prune",
+        str(pruned),
+        "--cycles",
+        "3",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["ok"] and report["outcome"] == "L" and report["play"] == "misere"
-    with LmdbProofStore.open(pruned, game="sprouts", canon_version=CANON_VERSION,
-                             create=False) as small:
+    with LmdbProofStore.open(
+        pruned, game="sprouts", canon_version=CANON_VERSION, create=False
+    ) as small:
         assert small.count(FactKind.MISERE) == report["facts_used"]
     again = run_cli("check", "--misere", "--store", str(pruned), "--root", "0*4", "--json")
     assert again.returncode == 0, again.stderr

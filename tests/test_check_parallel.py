@@ -4,6 +4,7 @@ Real stores made by `solve`, real worker processes, nothing mocked."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -13,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import COMMAND, run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import Checker
@@ -30,8 +32,9 @@ GAME = SproutsGame()
 
 
 def _open(path: Path, *, readonly: bool = False) -> LmdbProofStore:
-    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, create=False,
-                               readonly=readonly)
+    return LmdbProofStore.open(
+        path, game="sprouts", canon_version=CANON_VERSION, create=False, readonly=readonly
+    )
 
 
 def _solved(tmp_path: Path, spots: int) -> Path:
@@ -46,8 +49,18 @@ def _copy(path: Path, to: Path) -> Path:
 
 
 def _check_all(path: Path, jobs: int, batch: int = 20) -> tuple[int, dict]:
-    done = run_cli("check", "--store", str(path), "--all", "--json", "--quiet",
-                   "--jobs", str(jobs), "--batch", str(batch))
+    done = run_cli(
+        "check",
+        "--store",
+        str(path),
+        "--all",
+        "--json",
+        "--quiet",
+        "--jobs",
+        str(jobs),
+        "--batch",
+        str(batch),
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, json.loads(done.stdout)
 
@@ -89,10 +102,17 @@ def _corrupted(facts: dict[str, int]) -> tuple[dict[str, int], str, str]:
     """The facts with one nimber changed to that of one of its options (a contradiction the
     checker names) and another needed fact deleted (a hole that names it among the first
     SHOWN holes in key order, those a report lists)."""
-    changed = next(land for land in sorted(facts) for child in GAME.component_children(land)
-                   if len(child) == 1 and facts.get(child[0], facts[land]) != facts[land])
-    option = next(child[0] for child in GAME.component_children(changed)
-                  if len(child) == 1 and facts.get(child[0], facts[changed]) != facts[changed])
+    changed = next(
+        land
+        for land in sorted(facts)
+        for child in GAME.component_children(land)
+        if len(child) == 1 and facts.get(child[0], facts[land]) != facts[land]
+    )
+    option = next(
+        child[0]
+        for child in GAME.component_children(changed)
+        if len(child) == 1 and facts.get(child[0], facts[changed]) != facts[changed]
+    )
     wrong = {**facts, changed: facts[option]}
     for deleted in sorted(facts, key=lambda land: (-len(land), land)):
         if deleted == changed:
@@ -100,8 +120,9 @@ def _corrupted(facts: dict[str, int]) -> tuple[dict[str, int], str, str]:
         holed = {k: v for k, v in wrong.items() if k != deleted}
         report = _whole_check(holed)
         holes = sorted({(h.needed_by, h.couple, h.missing) for h in report.missing})[:SHOWN]
-        if (any(deleted in missing for _, _, missing in holes)
-                and changed in {bad.land for bad in report.inconsistent}):
+        if any(deleted in missing for _, _, missing in holes) and changed in {
+            bad.land for bad in report.inconsistent
+        }:
             return holed, changed, deleted
     raise AssertionError("no fact whose deletion leaves a hole")
 
@@ -109,8 +130,9 @@ def _corrupted(facts: dict[str, int]) -> tuple[dict[str, int], str, str]:
 def test_a_wrong_nimber_and_a_deleted_fact_are_reported_alike(tmp_path: Path) -> None:
     with _open(_solved(tmp_path, 7), readonly=True) as store:
         wrong, changed, deleted = _corrupted(dict(store.iter_facts(FactKind.NIMBER)))
-    with LmdbProofStore.open(tmp_path / "wrong", game="sprouts", canon_version=CANON_VERSION,
-                             durable=False) as store:
+    with LmdbProofStore.open(
+        tmp_path / "wrong", game="sprouts", canon_version=CANON_VERSION, durable=False
+    ) as store:
         store.put(FactKind.NIMBER, wrong)
     one = _copy(tmp_path / "wrong", tmp_path / "one")
     two = _copy(tmp_path / "wrong", tmp_path / "two")
@@ -120,8 +142,9 @@ def test_a_wrong_nimber_and_a_deleted_fact_are_reported_alike(tmp_path: Path) ->
     assert _untimed(report1) == _untimed(report2)
     assert any(i["land"] == changed for i in report2["inconsistent"])
     assert any(deleted in hole["missing"] for hole in report2["missing"])
-    assert report2["missing"] == sorted(report2["missing"],
-                                        key=lambda h: (h["needed_by"], h["couple"]))
+    assert report2["missing"] == sorted(
+        report2["missing"], key=lambda h: (h["needed_by"], h["couple"])
+    )
     assert report2["inconsistent"] == sorted(report2["inconsistent"], key=lambda i: i["land"])
     statuses = _statuses(two)
     assert statuses == _statuses(one) and statuses[changed] == "claimed"
@@ -153,10 +176,8 @@ def test_workers_find_dependencies_marked_and_derive_each_fact_once(tmp_path: Pa
 def _children(pid: int) -> set[int]:
     found: set[int] = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
+        with contextlib.suppress(OSError):
             found.update(int(p) for p in (task / "children").read_text().split())
-        except OSError:
-            pass
     return found
 
 
@@ -175,9 +196,24 @@ def _gone(pid: int, within: float = 10) -> bool:
 
 def _start_check(path: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if k != "SPROUTSDB_STORE"}
-    return subprocess.Popen([*COMMAND, "check", "--store", str(path), "--all", "--jobs", "2",
-                             "--batch", "10", "--json"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [
+            *COMMAND,
+            "check",
+            "--store",
+            str(path),
+            "--all",
+            "--jobs",
+            "2",
+            "--batch",
+            "10",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def _is_worker(pid: int) -> bool:
@@ -244,8 +280,11 @@ def test_a_worker_killed_stops_the_run_with_one_line(tmp_path: Path) -> None:
 
 def test_jobs_is_for_check_all(tmp_path: Path) -> None:
     path = _solved(tmp_path, 4)
-    for args in (("--all", "--jobs", "0"), ("--root", "0*4", "--jobs", "2"),
-                 ("--root", "0*4", "--misere", "--jobs", "2")):
+    for args in (
+        ("--all", "--jobs", "0"),
+        ("--root", "0*4", "--jobs", "2"),
+        ("--root", "0*4", "--misere", "--jobs", "2"),
+    ):
         done = run_cli("check", "--store", str(path), *args)
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, args
     done = run_cli("check", "--help")

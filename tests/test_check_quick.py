@@ -6,6 +6,7 @@ depth-first store (sums with unstored lands) with a wrong nimber and a deleted f
 from __future__ import annotations
 
 import pytest
+
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
@@ -42,16 +43,28 @@ def _run(cls: type[Checker], facts: dict[str, int], derive_lives: int) -> list[t
     source = MemoryProofStore()
     source.put(FactKind.NIMBER, facts)
     marked: set[str] = set()
-    checker = cls(GAME, source, trusted=lambda keys: [k for k in keys if k in marked],
-                  derive_lives=derive_lives)
+    checker = cls(
+        GAME,
+        source,
+        trusted=lambda keys: [k for k in keys if k in marked],
+        derive_lives=derive_lives,
+    )
     order = sorted(facts, key=lambda land: (key_lives(land), land))
     outcomes = []
     for start in range(0, len(order), 7):
-        batch = order[start:start + 7]
+        batch = order[start : start + 7]
         report = checker.check_facts(batch)
-        outcomes.append((report.verified, report.unproven, report.trusted, report.derived,
-                         sorted(report.missing, key=repr), sorted(report.inconsistent, key=repr),
-                         {land: checker._deps.get(land) for land in report.verified}))
+        outcomes.append(
+            (
+                report.verified,
+                report.unproven,
+                report.trusted,
+                report.derived,
+                sorted(report.missing, key=repr),
+                sorted(report.inconsistent, key=repr),
+                {land: checker._deps.get(land) for land in report.verified},
+            )
+        )
         checker.forget()
         marked.update(report.verified)
     return outcomes

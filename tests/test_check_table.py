@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import zstandard
+
 from cli_helpers import run_cli
 from sproutsdb.tools import rcttable
 from sproutsdb.tools.cmd_check_table import check_table
@@ -19,8 +20,12 @@ def reframe(path: Path, body: bytes) -> None:
     header["body"] = dict(header["body"], raw_bytes=len(body))
     head = json.dumps(header).encode()
     packed = zstandard.ZstdCompressor().compress(body)
-    content = (rcttable._PREFIX.pack(rcttable.MAGIC, rcttable.FORMAT_VERSION, len(head)) + head
-               + rcttable._BODY_LEN.pack(len(packed)) + packed)
+    content = (
+        rcttable._PREFIX.pack(rcttable.MAGIC, rcttable.FORMAT_VERSION, len(head))
+        + head
+        + rcttable._BODY_LEN.pack(len(packed))
+        + packed
+    )
     path.write_bytes(content + hashlib.blake2b(content, digest_size=32).digest())
 
 

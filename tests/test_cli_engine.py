@@ -33,8 +33,9 @@ def test_tree_stats_json() -> None:
     assert report["seconds"] >= 0
 
 
-@pytest.mark.parametrize("args", [["canon", "AB|A"], ["children", "0..0"],
-                                  ["tree-stats", "0#"], ["canon", "-"]])
+@pytest.mark.parametrize(
+    "args", [["canon", "AB|A"], ["children", "0..0"], ["tree-stats", "0#"], ["canon", "-"]]
+)
 def test_bad_positions_give_one_line_and_exit_2(args: list[str]) -> None:
     done = run_cli(*args, stdin="0*2\nA\n")
     assert done.returncode == 2
@@ -42,8 +43,9 @@ def test_bad_positions_give_one_line_and_exit_2(args: list[str]) -> None:
     assert "error:" in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("command", ["canon", "children", "tree-stats", "solve", "nimber",
-                                     "query", "rct", "rct-table"])
+@pytest.mark.parametrize(
+    "command", ["canon", "children", "tree-stats", "solve", "nimber", "query", "rct", "rct-table"]
+)
 def test_every_command_has_help(command: str) -> None:
     done = run_cli(command, "--help")
     assert done.returncode == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.server.validation import Limits
 from sproutsdb.solver.game import NotationError
@@ -17,17 +18,24 @@ def region_chain(links: int) -> str:
     """One land of links + 1 regions in a row, each sharing a letter with the next."""
     names = [upper_name(i) for i in range(links)]
     regions = ["1" + names[0]] + [names[i] + "1" + names[i + 1] for i in range(links - 1)]
-    return "|".join(regions + [names[-1] + "1"])
+    return "|".join([*regions, names[-1] + "1"])
 
 
 def test_the_server_limit_is_the_parser_limit() -> None:
     assert Limits().max_position_vertices == MAX_POSITION_VERTICES == 1000
 
 
-@pytest.mark.parametrize("text, count", [
-    ("0*1000", 1000), ("0*3+0.AB|AB", 8), ("Z(25)1Z(25)", 3), ("0.0@2", 2), ("0.0.}]!", 2),
-    ("0*99999999999999999999", 10**12),
-])
+@pytest.mark.parametrize(
+    "text, count",
+    [
+        ("0*1000", 1000),
+        ("0*3+0.AB|AB", 8),
+        ("Z(25)1Z(25)", 3),
+        ("0.0@2", 2),
+        ("0.0.}]!", 2),
+        ("0*99999999999999999999", 10**12),
+    ],
+)
 def test_vertices_are_counted_as_written(text: str, count: int) -> None:
     assert count_vertices(text) == count
 
@@ -42,15 +50,18 @@ def test_the_largest_positions_canonicalise_without_recursion_errors() -> None:
     assert sys.getrecursionlimit() == limit  # raised for the deep search only
 
 
-@pytest.mark.parametrize("args, size", [
-    (["canon", "0*1001"], "1,001"),
-    (["canon", "0*99999999"], "99,999,999"),
-    (["canon", "0*" + "9" * 5000], "over 1,000,000,000,000"),
-    (["solve", "0*5000"], "5,000"),
-    (["query", "0*5000", "--server", "127.0.0.1:1"], "5,000"),
-    (["solve", "0*5000", "--misere"], "5,000"),
-    (["rct", "0*5000"], "5,000"),
-])
+@pytest.mark.parametrize(
+    "args, size",
+    [
+        (["canon", "0*1001"], "1,001"),
+        (["canon", "0*99999999"], "99,999,999"),
+        (["canon", "0*" + "9" * 5000], "over 1,000,000,000,000"),
+        (["solve", "0*5000"], "5,000"),
+        (["query", "0*5000", "--server", "127.0.0.1:1"], "5,000"),
+        (["solve", "0*5000", "--misere"], "5,000"),
+        (["rct", "0*5000"], "5,000"),
+    ],
+)
 def test_oversized_positions_are_refused_in_one_line(args: list[str], size: str) -> None:
     done = run_cli(*args, timeout=60)
     assert done.returncode == 2, done.stderr
@@ -71,12 +82,15 @@ def test_children_of_a_region_with_too_many_boundaries_is_one_line() -> None:
     assert "2**999 ways to split; too many" in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("text, where", [
-    ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn", "at column 27 of"),  # 40 characters
-    ("AB|A", "at column 2 of"),
-    ("01", "at column 1 of"),
-    ("0.1a", "at column 4 of"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn", "at column 27 of"),  # 40 characters
+        ("AB|A", "at column 2 of"),
+        ("01", "at column 1 of"),
+        ("0.1a", "at column 4 of"),
+    ],
+)
 def test_error_columns_point_inside_the_text(text: str, where: str) -> None:
     with pytest.raises(NotationError) as error:
         SproutsGame().canonical(text)

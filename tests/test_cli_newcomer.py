@@ -7,15 +7,19 @@ import json
 from pathlib import Path
 
 from cli_helpers import run_cli
-from test_service_support import ServerProcess, build_table
+from service_support import ServerProcess, build_table
 
 
 def test_canon_json_gives_key_lands_and_lives() -> None:
     done = run_cli("canon", "0*2+0.AB|AB", "0.0.}]!", "--json")
     assert done.returncode == 0, done.stderr
     first, second = (json.loads(line) for line in done.stdout.splitlines())
-    assert first == {"input": "0*2+0.AB|AB", "position": "0*2+0.AB|AB",
-                     "lands": ["0*2", "0.AB|AB"], "lives": 11}
+    assert first == {
+        "input": "0*2+0.AB|AB",
+        "position": "0*2+0.AB|AB",
+        "lands": ["0*2", "0.AB|AB"],
+        "lives": 11,
+    }
     assert second["position"] == "0*2" and second["lives"] == 6
 
 
@@ -29,8 +33,9 @@ def test_a_token_server_hints_at_token_file_and_lists_kinds_in_order(tmp_path: P
     table = build_table("0*4", tmp_path / "s4.rcttable")
     token = tmp_path / "token"
     token.write_text("a-secret-token-of-some-length\n")
-    with ServerProcess(tmp_path / "store", "--seed", str(table), "--token-file",
-                       str(token)) as server:
+    with ServerProcess(
+        tmp_path / "store", "--seed", str(table), "--token-file", str(token)
+    ) as server:
         assert server.proc is not None and server.proc.stdout is not None
         hints = [server.proc.stdout.readline() for _ in range(3)]
         solve_hint = next(line for line in hints if "solve:" in line)
@@ -42,8 +47,9 @@ def test_a_token_server_hints_at_token_file_and_lists_kinds_in_order(tmp_path: P
         for _ in range(3):
             report = json.loads(run_cli("stats", "--server", server.address, "--json").stdout)
             orders.add(tuple(report["facts"]))
-            assert tuple(report["verified"]) == tuple(k for k in report["facts"]
-                                                      if k in report["verified"])
+            assert tuple(report["verified"]) == tuple(
+                k for k in report["facts"] if k in report["verified"]
+            )
         assert orders == {("nimber", "misere", "rct", "pos_rct", "children")}
         # the seeded RCT records were re-derived when the table was loaded: verified
         assert report["verified"]["rct"] == report["facts"]["rct"] > 0

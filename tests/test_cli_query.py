@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.server.seed import seed_store
 from sproutsdb.solver.misere import brute_force_misere
@@ -64,8 +65,13 @@ def test_query_of_a_seeded_land_shows_its_rct_and_what_it_tells(seeded: Path) ->
     assert (report["nimber_from_rct"], report["outcome_from_rct"]) == (1, "W")
     expected = brute_force_misere(GAME, "0*4", {})
     assert report["misere_outcome_from_rct"] == expected
-    assert report["misere"] == {"outcome": expected, "stored": None, "from_rct": True,
-                                "rct": land["rct"], "rct_height": land["rct_height"]}
+    assert report["misere"] == {
+        "outcome": expected,
+        "stored": None,
+        "from_rct": True,
+        "rct": land["rct"],
+        "rct_height": land["rct_height"],
+    }
     text = run_cli("query", "0*4", "--store", str(seeded))
     assert text.returncode == 0, text.stderr
     assert f"land 0*4: no stored nimber; RCT {land['rct']}" in text.stdout
@@ -81,7 +87,9 @@ def test_query_of_a_sum_of_seeded_lands(seeded: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert {land["land"]: land["nimber_from_rct"] for land in report["lands"]} == {
-        "0*3": SPOT_NIMBERS[3], "0*4": SPOT_NIMBERS[4]}
+        "0*3": SPOT_NIMBERS[3],
+        "0*4": SPOT_NIMBERS[4],
+    }
     assert all(land["rct"] for land in report["lands"])
     assert (report["nimber_from_rct"], report["outcome_from_rct"]) == (0, "L")
     assert "misere_outcome_from_rct" not in report  # only of a single land
@@ -107,7 +115,7 @@ def test_query_shows_a_stored_misere_fact(tmp_path: Path) -> None:
 
 
 def test_remote_query_mirrors_the_local_one(tmp_path: Path) -> None:
-    from test_service_support import ServerProcess, build_table
+    from service_support import ServerProcess, build_table
 
     table = build_table("0*4", tmp_path / "s4.rcttable")
     with ServerProcess(tmp_path / "store", "--seed", str(table)) as server:

@@ -37,11 +37,16 @@ def test_sum_reports_outcome_without_nimber(tmp_path: Path) -> None:
 
 def test_nimber_batch_and_query(tmp_path: Path) -> None:
     store = str(tmp_path / "store")
-    done = run_cli("nimber", "-", "--json", "--store", store,
-                   stdin="0*5\n1a1a\n2ab2ba\n0*3+0.A|0.A\n")
+    done = run_cli(
+        "nimber", "-", "--json", "--store", store, stdin="0*5\n1a1a\n2ab2ba\n0*3+0.A|0.A\n"
+    )
     assert done.returncode == 0, done.stderr
     assert [(r["position"], r["nimber"]) for r in json_lines(done.stdout)] == [
-        ("0*5", 1), ("1a1a", 2), ("2ab2ba", 3), ("0*3+0.A|0.A", 0)]
+        ("0*5", 1),
+        ("1a1a", 2),
+        ("2ab2ba", 3),
+        ("0*3+0.A|0.A", 0),
+    ]
     report = json.loads(run_cli("query", "0*3+0.A|0.A", "--json", "--store", store).stdout)
     assert report["outcome"] == "L" and report["nimber"] == 0
     assert [land["nimber"] for land in report["lands"]] == [1, 1]
@@ -66,13 +71,13 @@ def test_solve_misere_grundy_is_the_least_g_making_a_loss(tmp_path: Path) -> Non
     memo: dict[str, bool] = {}
     store = str(tmp_path / "store")
     for position, expected in [("0*2", 0), ("0", 1), ("0.AB|AB+0", 2)]:
-        done = run_cli("solve", position, "--misere", "--grundy", "--json", "--quiet",
-                       "--store", store)
+        done = run_cli(
+            "solve", position, "--misere", "--grundy", "--json", "--quiet", "--store", store
+        )
         assert done.returncode == 0, done.stderr
         report = json.loads(done.stdout)
         key = game.canonical(position)
-        assert (report["position"], report["play"], report["grundy"]) == (key, "misere",
-                                                                         expected)
+        assert (report["position"], report["play"], report["grundy"]) == (key, "misere", expected)
         g = report["grundy"]
         assert brute_force_misere(game, key, memo, nim=g) == "L"
         assert all(brute_force_misere(game, key, memo, nim=h) == "W" for h in range(g))

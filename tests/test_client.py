@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
+
+from service_support import ServerProcess, build_table, run_cli
 from sproutsdb.client import Client, ServerUnavailableError
 from sproutsdb.solver.proofstore import FactKind
-from test_service_support import ServerProcess, build_table, run_cli
 
 
 def free_port() -> int:
@@ -37,8 +38,10 @@ def test_unavailable_is_retried_until_the_server_is_up(tmp_path: Path) -> None:
 
 def test_unreachable_server_is_one_clear_line(tmp_path: Path) -> None:
     address = f"127.0.0.1:{free_port()}"
-    with Client(address, retries=2, timeout=5) as c, pytest.raises(ServerUnavailableError,
-                                                                     match="not answering"):
+    with (
+        Client(address, retries=2, timeout=5) as c,
+        pytest.raises(ServerUnavailableError, match="not answering"),
+    ):
         c.get(FactKind.NIMBER, ["0*2"])
     for args in (["query", "0*2"], ["stats"], ["solve", "0*3", "--quiet"]):
         done = run_cli(*args, "--server", address, timeout=60)

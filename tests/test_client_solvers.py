@@ -15,13 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from service_support import COMMAND, ServerProcess, build_table, child_env, run_cli
 from sproutsdb.client import Client, RemoteProofStore
 from sproutsdb.solver.misere import MisereSolver, TableRcts
 from sproutsdb.solver.misere_keys import split_node_key
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, ProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from test_service_support import COMMAND, ServerProcess, build_table, child_env, run_cli
 
 
 @pytest.fixture()
@@ -35,9 +36,16 @@ def test_two_solvers_at_once_end_with_identical_conflict_free_facts(server: Serv
         ["solve", "0*7", "--json", "--quiet"],
         ["nimber", "0*6", "0*7", "2ab2ba", "--json", "--quiet"],
     ]
-    procs = [subprocess.Popen([*COMMAND, *job, "--server", server.address],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=child_env()) for job in jobs]
+    procs = [
+        subprocess.Popen(
+            [*COMMAND, *job, "--server", server.address],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
+        for job in jobs
+    ]
     try:
         outputs = [p.communicate(timeout=120) for p in procs]
     finally:
@@ -45,7 +53,7 @@ def test_two_solvers_at_once_end_with_identical_conflict_free_facts(server: Serv
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    for p, (out, err) in zip(procs, outputs):
+    for p, (_out, err) in zip(procs, outputs):
         assert p.returncode == 0, err  # 3 would be a conflict
     solved = json.loads(outputs[0][0])
     assert (solved["position"], solved["nimber"]) == ("0*7", 0)
@@ -102,8 +110,9 @@ def seeded(tmp_path: Path) -> Iterator[ServerProcess]:
 
 def test_misere_solve_on_a_server_stores_nodes_with_rct_parts(seeded: ServerProcess) -> None:
     def solve(*args: str) -> dict[str, object]:
-        done = run_cli("solve", *args, "--misere", "--server", seeded.address, "--json",
-                       "--quiet", timeout=60)
+        done = run_cli(
+            "solve", *args, "--misere", "--server", seeded.address, "--json", "--quiet", timeout=60
+        )
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)  # type: ignore[no-any-return]
 

@@ -17,13 +17,13 @@ import subprocess
 import sys
 
 import pytest
+
 from sprouts_helpers import random_playout, redraw
+from sproutsdb.errors import UserError
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.notation import key_lives, parse, upper_name
-
-from sproutsdb.errors import UserError
 
 try:
     from sproutsdb.solver.sprouts import _core
@@ -129,14 +129,37 @@ def test_letter_names_beyond_y() -> None:
     many_lower = "1" + "".join(lowers) + "2" + "".join(reversed(lowers))
     for land in (many_upper, many_lower, "2" + many_lower + "2"):
         children = assert_same_children(land)
-        assert any("Z(" in l or "z(" in l for child in children for l in child)
+        assert any("Z(" in part or "z(" in part for child in children for part in child)
         assert _core.canonical_lands(land) == tuple(canonical_lands(parse(land)))
 
 
-@pytest.mark.parametrize("text", [
-    "0*2+0", "0.}]!", "!", " 0*3", "0*3@1", "0.AB}AB}]", "0*0", "", "A", "AA", "aa|a",
-    "0a", "01", "0*2a", "a.a", "AB|AB|A", "B(x)", "A(", "0.|0", "0|", "3", "0**2",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0*2+0",
+        "0.}]!",
+        "!",
+        " 0*3",
+        "0*3@1",
+        "0.AB}AB}]",
+        "0*0",
+        "",
+        "A",
+        "AA",
+        "aa|a",
+        "0a",
+        "01",
+        "0*2a",
+        "a.a",
+        "AB|AB|A",
+        "B(x)",
+        "A(",
+        "0.|0",
+        "0|",
+        "3",
+        "0**2",
+    ],
+)
 def test_text_outside_the_core_goes_to_python(text: str) -> None:
     # The same children, or the same exception (NotationError, UnsupportedSurface).
     try:
@@ -196,8 +219,9 @@ def test_pure_python_switch() -> None:
     code = "from sproutsdb.solver.sprouts import game; print(game.IMPLEMENTATION)"
     for value, expected in (("1", "python"), ("0", "c")):
         env = {**os.environ, "SPROUTSDB_PURE_PYTHON": value}
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, check=True).stdout.strip()
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
         assert out == expected
 
 

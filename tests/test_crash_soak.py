@@ -10,14 +10,31 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_service_support import ROOT, child_env
+from service_support import ROOT, child_env
 
 
 def test_twenty_crash_trials_lose_and_tear_nothing(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "crash_soak.py"), "--trials", "20", "--seed", "20",
-         "--max-kill-delay", "0.3", "--max-solve-delay", "1.2", "--work", str(tmp_path),
-         "--json"], capture_output=True, text=True, timeout=600, env=child_env())
+        [
+            sys.executable,
+            str(ROOT / "bench" / "crash_soak.py"),
+            "--trials",
+            "20",
+            "--seed",
+            "20",
+            "--max-kill-delay",
+            "0.3",
+            "--max-solve-delay",
+            "1.2",
+            "--work",
+            str(tmp_path),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=child_env(),
+    )
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert report["trials"] == 20

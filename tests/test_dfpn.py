@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,21 +41,24 @@ class GraphSpace:
 @st.composite
 def graphs(draw: st.DrawFn) -> tuple[list[list[int]], list[int]]:
     n = draw(st.integers(1, 30))
-    edges = [sorted(set(draw(st.lists(st.integers(i + 1, n - 1), max_size=5))))
-             if i < n - 1 else [] for i in range(n)]
+    edges = [
+        sorted(set(draw(st.lists(st.integers(i + 1, n - 1), max_size=5)))) if i < n - 1 else []
+        for i in range(n)
+    ]
     estimates = draw(st.lists(st.integers(1, 9), min_size=n, max_size=n))
     return edges, estimates
 
 
 @settings(max_examples=300, deadline=None)
 @given(graphs(), st.sampled_from([1 << 22, 3, 1]))
-def test_dfpn_agrees_with_recursion(graph: tuple[list[list[int]], list[int]],
-                                    capacity: int) -> None:
+def test_dfpn_agrees_with_recursion(
+    graph: tuple[list[list[int]], list[int]], capacity: int
+) -> None:
     """Every node df-pn decides (roots and everything on the way) is decided right, also
     when its table of proof numbers is tiny and keeps being cleared."""
     edges, estimates = graph
 
-    @lru_cache(maxsize=None)
+    @cache
     def losing(node: int) -> bool:
         return not any(losing(child) for child in edges[node])
 
@@ -67,9 +70,26 @@ def test_dfpn_agrees_with_recursion(graph: tuple[list[list[int]], list[int]],
 def test_a_table_cleared_all_the_time_cannot_make_df_pn_loop() -> None:
     """A graph on which df-pn livelocked when a cleared table made a parent forget what
     its children had come back with (a search that never ended)."""
-    edges = [[5, 8, 13, 14], [], [4, 5, 7], [9, 12, 15], [5, 8, 10], [10, 12, 16],
-             [8, 14, 17], [11, 12], [11, 12, 17], [12, 15], [], [14, 15, 17],
-             [13, 15, 16, 17], [15, 16, 17], [16, 17], [16], [17], []]
+    edges = [
+        [5, 8, 13, 14],
+        [],
+        [4, 5, 7],
+        [9, 12, 15],
+        [5, 8, 10],
+        [10, 12, 16],
+        [8, 14, 17],
+        [11, 12],
+        [11, 12, 17],
+        [12, 15],
+        [],
+        [14, 15, 17],
+        [13, 15, 16, 17],
+        [15, 16, 17],
+        [16, 17],
+        [16],
+        [17],
+        [],
+    ]
     estimates = [5, 4, 6, 7, 5, 6, 8, 6, 3, 6, 6, 7, 4, 2, 1, 5, 1, 9]
     space = GraphSpace(edges, estimates, capacity=3)
     space.visit = lambda: _count_visits(space)  # type: ignore[method-assign]

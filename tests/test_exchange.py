@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal import NormalSolver

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
@@ -18,8 +19,9 @@ GAME = SproutsGame()
 
 
 def facts(path: Path) -> dict[str, int]:
-    with LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                             create=False) as store:
+    with LmdbProofStore.open(
+        path, game="sprouts", canon_version=CANON_VERSION, create=False
+    ) as store:
         return dict(store.iter_facts(FactKind.NIMBER))
 
 
@@ -37,15 +39,17 @@ def test_spr_round_trip_checks_clean(tmp_path: Path) -> None:
 
 def test_both_dialects_and_notations_are_recanonicalised(tmp_path: Path) -> None:
     spr = tmp_path / "mixed.spr"
-    spr.write_text("[Positions+Nimber]\n"
-                   "0.AB.}AB.}]! 1\n"          # GLOP 1.x
-                   "0.BA|BA 1\n"               # 2.x, not canonical: same land, same value
-                   "An(25)|An(25) 1\n"         # SPOTS: n(k) for uppercase letters beyond Y
-                   "AZ(26)|AZ(26) 1\n"         # GLOP: Z(k)
-                   "0*3+0*2 1\n"               # a sum: not one land's fact
-                   "[Misere_Complex:Losing_Position+Rcts]\n"
-                   "0*5 3-1-L\n"
-                   "\n")
+    spr.write_text(
+        "[Positions+Nimber]\n"
+        "0.AB.}AB.}]! 1\n"  # GLOP 1.x
+        "0.BA|BA 1\n"  # 2.x, not canonical: same land, same value
+        "An(25)|An(25) 1\n"  # SPOTS: n(k) for uppercase letters beyond Y
+        "AZ(26)|AZ(26) 1\n"  # GLOP: Z(k)
+        "0*3+0*2 1\n"  # a sum: not one land's fact
+        "[Misere_Complex:Losing_Position+Rcts]\n"
+        "0*5 3-1-L\n"
+        "\n"
+    )
     done = run_cli("import", str(spr), "--store", str(tmp_path / "s"), "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -106,8 +110,9 @@ def test_rct_sections_become_content_ids(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["rct_positions"] == len(table.positions)
-    with LmdbProofStore.open(tmp_path / "s", game="sprouts", canon_version=CANON_VERSION,
-                             create=False) as store:
+    with LmdbProofStore.open(
+        tmp_path / "s", game="sprouts", canon_version=CANON_VERSION, create=False
+    ) as store:
         stored = dict(store.iter_facts(FactKind.POS_RCT))
         assert stored == {p: table.rct_id_of(p) for p in table.positions}
         records = dict(store.iter_facts(FactKind.RCT))
@@ -118,8 +123,9 @@ def test_rct_sections_become_content_ids(tmp_path: Path) -> None:
     assert "[Rct+Rcts_children]" in again.read_text()
     done = run_cli("import", str(again), "--store", str(tmp_path / "s2"))
     assert done.returncode == 0, done.stderr
-    with LmdbProofStore.open(tmp_path / "s2", game="sprouts", canon_version=CANON_VERSION,
-                             create=False) as store:
+    with LmdbProofStore.open(
+        tmp_path / "s2", game="sprouts", canon_version=CANON_VERSION, create=False
+    ) as store:
         assert dict(store.iter_facts(FactKind.POS_RCT)) == stored
         assert dict(store.iter_facts(FactKind.RCT)) == records
     # a label whose outcome contradicts its children is refused, nothing written
@@ -151,10 +157,18 @@ def test_an_interrupted_staging_resumes_to_the_same_facts(tmp_path: Path) -> Non
                 raise Interrupt
             return super().lands(position)
 
-    def run(canon: Canonicalizer, staging: BinaryIO, resume: dict | None,
-            states: list[dict]) -> object:
-        return stage(io.BytesIO(text.encode()), staging, canon, name="t.spr", resume=resume,
-                     save=states.append, every=3)
+    def run(
+        canon: Canonicalizer, staging: BinaryIO, resume: dict | None, states: list[dict]
+    ) -> object:
+        return stage(
+            io.BytesIO(text.encode()),
+            staging,
+            canon,
+            name="t.spr",
+            resume=resume,
+            save=states.append,
+            every=3,
+        )
 
     with open(tmp_path / "whole", "w+b") as whole, open(tmp_path / "part", "w+b") as staging:
         expected = run(Canonicalizer(GAME), whole, None, [])
@@ -173,7 +187,9 @@ def test_staging_dir_is_emptied_after_an_import(tmp_path: Path) -> None:
     spr, staging = tmp_path / "a.spr", tmp_path / "staging"
     staging.mkdir()
     spr.write_text("[Positions+Nimber]\n0*2 0\n0*3 1\n")
-    done = run_cli("import", str(spr), "--store", str(tmp_path / "s"), "--staging-dir", str(staging))
+    done = run_cli(
+        "import", str(spr), "--store", str(tmp_path / "s"), "--staging-dir", str(staging)
+    )
     assert done.returncode == 0, done.stderr
     assert facts(tmp_path / "s") == {"0*2": 0, "0*3": 1}
     assert list(staging.iterdir()) == []

@@ -20,26 +20,12 @@ from pathlib import Path
 import grpc
 import lmdb
 import pytest
+
+from fault_batches import BATCH, batch, insert_chunks
+from service_support import ROOT, ServerProcess, child_env
 from sproutsdb.client import Client, ServiceError
-from sproutsdb.server.wire import pb, pb_grpc
+from sproutsdb.server.wire import pb_grpc
 from sproutsdb.solver.proofstore import FactKind
-from test_service_support import ROOT, ServerProcess, child_env
-
-BATCH = 50
-
-
-def position(n: int) -> str:
-    """The n-th of many distinct canonical positions (sums of three runs of spots)."""
-    runs = sorted(f"0*{2 + n % 50 + 50 * i}" for i, n in enumerate((n, n // 50, n // 2500)))
-    return "+".join(runs)
-
-
-def outcome(n: int) -> str:
-    return "LW"[n * 7919 % 13 % 2]
-
-
-def batch(b: int) -> dict[str, str]:
-    return {position(n): outcome(n) for n in range(b * BATCH, (b + 1) * BATCH)}
 
 
 def fill_until_refused(client: Client, limit: int = 2000) -> tuple[list[int], ServiceError]:
@@ -81,34 +67,38 @@ def test_map_full_is_resource_exhausted_and_reads_go_on(tmp_path: Path) -> None:
             assert client.health() == "SERVING"
         assert server.stop() == 0
     # a larger map takes the rest: nothing was damaged
-    with ServerProcess(tmp_path / "store", "--no-seed", "--map-size", "64M") as server:
-        with Client(server.address, retries=1, timeout=30) as client:
-            assert_whole(client, acked, len(acked))
-            client.insert(FactKind.MISERE, batch(len(acked) + 1))
+    with (
+        ServerProcess(tmp_path / "store", "--no-seed", "--map-size", "64M") as server,
+        Client(server.address, retries=1, timeout=30) as client,
+    ):
+        assert_whole(client, acked, len(acked))
+        client.insert(FactKind.MISERE, batch(len(acked) + 1))
 
 
 def test_reader_table_full_is_resource_exhausted_then_recovers(tmp_path: Path) -> None:
     store = tmp_path / "store"
-    with ServerProcess(store, "--no-seed") as server:
-        with Client(server.address, retries=1, timeout=30) as client:
-            client.insert(FactKind.MISERE, batch(0))
-            # another process (this one) takes every reader slot of the store's lock table
-            env = lmdb.open(str(store), readonly=True, max_dbs=16, lock=True)
-            held = []
-            try:
-                with pytest.raises(lmdb.ReadersFullError):
-                    for _ in range(5000):
-                        held.append(env.begin())
-                with pytest.raises(ServiceError) as refused:
-                    client.get(FactKind.MISERE, list(batch(0)))
-                assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
-                assert "reader table is full" in str(refused.value)
-            finally:
-                for txn in held:
-                    txn.abort()
-                env.close()
-            assert client.get(FactKind.MISERE, list(batch(0))) == batch(0)
-            assert client.stats()["errors"].get("INTERNAL", 0) == 0
+    with (
+        ServerProcess(store, "--no-seed") as server,
+        Client(server.address, retries=1, timeout=30) as client,
+    ):
+        client.insert(FactKind.MISERE, batch(0))
+        # another process (this one) takes every reader slot of the store's lock table
+        env = lmdb.open(str(store), readonly=True, max_dbs=16, lock=True)
+        held = []
+        try:
+            with pytest.raises(lmdb.ReadersFullError):
+                for _ in range(5000):
+                    held.append(env.begin())
+            with pytest.raises(ServiceError) as refused:
+                client.get(FactKind.MISERE, list(batch(0)))
+            assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "reader table is full" in str(refused.value)
+        finally:
+            for txn in held:
+                txn.abort()
+            env.close()
+        assert client.get(FactKind.MISERE, list(batch(0))) == batch(0)
+        assert client.stats()["errors"].get("INTERNAL", 0) == 0
 
 
 @pytest.fixture
@@ -116,8 +106,12 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 2 MiB tmpfs (root only; skipped where mount is not allowed)."""
     where = tmp_path / "disk"
     where.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs here ({done.stderr.strip() or 'not root'})")
     try:
@@ -138,17 +132,6 @@ def test_a_disk_that_refuses_writes_is_resource_exhausted(small_disk: Path) -> N
             assert_whole(client, [0, *acked], len(acked))
             assert client.stats()["errors"].get("INTERNAL", 0) == 0
         assert server.stop() == 0
-
-
-def _chunks(first: int, count: int, *, pause: float = 0.0,
-            sent: list[int] | None = None) -> Iterator[pb.InsertRequest]:
-    for b in range(first, first + count):
-        facts = batch(b)
-        if sent is not None:
-            sent.append(b)
-        yield pb.InsertRequest(kind=pb.FACT_KIND_MISERE, keys=list(facts),
-                               texts=list(facts.values()))
-        time.sleep(pause)
 
 
 def _prefix(client: Client, batches: list[int]) -> int:
@@ -172,8 +155,9 @@ def test_sigterm_in_the_middle_of_an_insert_stream_drains_it(tmp_path: Path) -> 
 
         def stream() -> None:
             try:
-                outcome_box.append(stub.InsertStream(_chunks(0, 40, pause=0.05, sent=sent),
-                                                     timeout=60))
+                outcome_box.append(
+                    stub.InsertStream(insert_chunks(0, 40, pause=0.05, sent=sent), timeout=60)
+                )
             except grpc.RpcError as error:
                 outcome_box.append(error)
 
@@ -200,11 +184,11 @@ def test_sigterm_in_the_middle_of_an_insert_stream_drains_it(tmp_path: Path) -> 
 CLIENT_THAT_VANISHES = textwrap.dedent("""
     import sys, time, grpc
     sys.path.insert(0, sys.argv[2])
-    from test_faults import _chunks
+    from fault_batches import insert_chunks
     from sproutsdb.server.wire import pb_grpc
     stub = pb_grpc.SproutsDbStub(grpc.insecure_channel(sys.argv[1]))
     def chunks():
-        for i, chunk in enumerate(_chunks(100, 1000, pause=0.02)):
+        for i, chunk in enumerate(insert_chunks(100, 1000, pause=0.02)):
             print(i, flush=True)
             yield chunk
     stub.InsertStream(chunks(), timeout=60)
@@ -213,12 +197,15 @@ CLIENT_THAT_VANISHES = textwrap.dedent("""
 
 def test_a_client_that_disappears_mid_stream_leaves_whole_chunks(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "store", "--no-seed") as server:
-        writer = subprocess.Popen([sys.executable, "-c", CLIENT_THAT_VANISHES, server.address,
-                                   str(ROOT / "tests")], stdout=subprocess.PIPE, text=True,
-                                  env=child_env())
+        writer = subprocess.Popen(
+            [sys.executable, "-c", CLIENT_THAT_VANISHES, server.address, str(ROOT / "tests")],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
         try:
             assert writer.stdout is not None
-            for line in itertools.islice(writer.stdout, 20):
+            for _line in itertools.islice(writer.stdout, 20):
                 pass
             writer.kill()  # gone without closing the stream
         finally:
@@ -248,17 +235,25 @@ def test_a_read_only_disk_is_refused_at_start_with_one_line(tmp_path: Path) -> N
         with Client(server.address) as client:
             client.insert(FactKind.MISERE, batch(0))
         assert server.stop() == 0
-    bind = subprocess.run(["mount", "--bind", str(source), str(view)], capture_output=True,
-                          text=True, check=False)
+    bind = subprocess.run(
+        ["mount", "--bind", str(source), str(view)], capture_output=True, text=True, check=False
+    )
     if bind.returncode != 0:
         pytest.skip(f"cannot bind-mount here ({bind.stderr.strip() or 'not root'})")
     try:
         subprocess.run(["mount", "-o", "remount,bind,ro", str(view)], check=True)
-        for command in (["serve", "--no-seed", "--listen", "127.0.0.1:0"],
-                        ["solve", "0*6", "--quiet"]):
-            done = subprocess.run([sys.executable, "-m", "sproutsdb", *command, "--store",
-                                   str(view / "store")], capture_output=True, text=True,
-                                  timeout=60, env=child_env(), check=False)
+        for command in (
+            ["serve", "--no-seed", "--listen", "127.0.0.1:0"],
+            ["solve", "0*6", "--quiet"],
+        ):
+            done = subprocess.run(
+                [sys.executable, "-m", "sproutsdb", *command, "--store", str(view / "store")],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env=child_env(),
+                check=False,
+            )
             assert done.returncode == 2, done.stderr
             assert done.stderr.count("\n") == 1 and "Read-only file system" in done.stderr
     finally:

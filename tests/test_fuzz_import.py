@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind
@@ -39,8 +40,17 @@ def run_import(path: Path, work: Path) -> tuple[int, str, Path]:
     store = Path(tempfile.mkdtemp(dir=work)) / "store"
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        code = cli.main(["import", str(path), "--store", str(store), "--quiet",
-                         "--staging-dir", str(store.parent)])
+        code = cli.main(
+            [
+                "import",
+                str(path),
+                "--store",
+                str(store),
+                "--quiet",
+                "--staging-dir",
+                str(store.parent),
+            ]
+        )
     return code, err.getvalue(), store
 
 
@@ -60,8 +70,9 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def native(work: Path) -> bytes:
     """A real native export: the facts of 0*5 and a misère fact."""
     source = work / "source"
-    with LmdbProofStore.open(source, game="sprouts", canon_version=CANON_VERSION,
-                             durable=False) as store:
+    with LmdbProofStore.open(
+        source, game="sprouts", canon_version=CANON_VERSION, durable=False
+    ) as store:
         solver = NormalSolver(SproutsGame(), store)
         solver.nimber("0*5")
         solver.flush()
@@ -86,13 +97,19 @@ def native_damage(good: bytes) -> st.SearchStrategy[bytes]:
     cut = st.integers(0, len(good) - 1).map(lambda i: good[:i])
     mutated = st.integers(0, 1 << 30).map(lambda seed: mutate(good, random.Random(seed)))
     enormous = st.integers(0, len(good)).map(
-        lambda i: good[:i] + b"x" * 3_000_000 + b"\n" + good[i:])
+        lambda i: good[:i] + b"x" * 3_000_000 + b"\n" + good[i:]
+    )
     return st.one_of(cut, mutated, enormous, st.binary(max_size=300))
 
 
 def test_damaged_native_exports_are_refused_and_write_nothing(native: bytes, work: Path) -> None:
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(data=native_damage(native))
     def one(data: bytes) -> None:
         assert data != native
@@ -109,13 +126,30 @@ def test_damaged_native_exports_are_refused_and_write_nothing(native: bytes, wor
 
 def bad_spr_line() -> st.SearchStrategy[bytes]:
     return st.one_of(
-        st.sampled_from([b"0*3\xff 1", b"\xc3\x28 0", b"0*3 1\xfe", b"0*3\x00 1", b"0.A",
-                         b"0*3", b"0*3 1 2", b"0*3 -1", b"0*3 " + b"9" * 100_000, b"! 3",
-                         b"0*3 one", b"0*3 1e3"]),
-        st.builds(lambda c, n: c * n + b" 1", st.sampled_from([b"0", b"A", b"{", b"]", b"|", b"a"]),
-                  st.integers(10_000, 1_000_000)),
-        st.text(alphabet=NOTATION, min_size=1, max_size=40).map(
-            lambda t: t.encode() + b" 1").filter(lambda b: not _valid_line(b)),
+        st.sampled_from(
+            [
+                b"0*3\xff 1",
+                b"\xc3\x28 0",
+                b"0*3 1\xfe",
+                b"0*3\x00 1",
+                b"0.A",
+                b"0*3",
+                b"0*3 1 2",
+                b"0*3 -1",
+                b"0*3 " + b"9" * 100_000,
+                b"! 3",
+                b"0*3 one",
+                b"0*3 1e3",
+            ]
+        ),
+        st.builds(
+            lambda c, n: c * n + b" 1",
+            st.sampled_from([b"0", b"A", b"{", b"]", b"|", b"a"]),
+            st.integers(10_000, 1_000_000),
+        ),
+        st.text(alphabet=NOTATION, min_size=1, max_size=40)
+        .map(lambda t: t.encode() + b" 1")
+        .filter(lambda b: not _valid_line(b)),
     )
 
 
@@ -131,10 +165,18 @@ def _valid_line(line: bytes) -> bool:
 
 
 def test_bad_spr_lines_are_refused_with_one_line_and_write_nothing(work: Path) -> None:
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(before=st.lists(st.sampled_from(GOOD_LINES), max_size=3), bad=bad_spr_line(),
-           truncated=st.booleans())
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(
+        before=st.lists(st.sampled_from(GOOD_LINES), max_size=3),
+        bad=bad_spr_line(),
+        truncated=st.booleans(),
+    )
     @example(before=["0*3 1"], bad=b"0*3 " + b"9" * 100_000, truncated=False)  # int() limit
     @example(before=[], bad=b"0" * 1_000_000 + b" 1", truncated=False)  # a 1 MB message
     def one(before: list[str], bad: bytes, truncated: bool) -> None:
@@ -152,8 +194,13 @@ def test_bad_spr_lines_are_refused_with_one_line_and_write_nothing(work: Path) -
 def test_mutated_spr_files_import_or_are_refused_cleanly(work: Path) -> None:
     good = (HEADER + "".join(f"{line}\n" for line in GOOD_LINES)).encode()
 
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(seed=st.integers(0, 1 << 30))
     def one(seed: int) -> None:
         data = mutate(good, random.Random(seed))

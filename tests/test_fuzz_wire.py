@@ -15,10 +15,11 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from hypothesis import HealthCheck, given, settings
+
+from service_support import ServerProcess
 from sproutsdb.client import Client
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
-from test_service_support import ServerProcess
 from wire_fuzz import REQUESTS, Ledger, acceptable, as_bytes, call
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
@@ -30,17 +31,22 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     base = tmp_path_factory.mktemp("fuzz")
     # Without the verifier: fuzzed nimbers are placeholders it would refute (and move out
     # of the fact table) while the counts below are taken.
-    with ServerProcess(base / "store", "--no-seed", "--no-verify",
-                       "--request-seconds", "5") as proc:
+    with ServerProcess(
+        base / "store", "--no-seed", "--no-verify", "--request-seconds", "5"
+    ) as proc:
         yield proc
 
 
 @pytest.fixture(scope="module")
 def channel(server: ServerProcess) -> Iterator[grpc.Channel]:
     limit = 256 << 20
-    with grpc.insecure_channel(server.address, options=[
+    with grpc.insecure_channel(
+        server.address,
+        options=[
             ("grpc.max_send_message_length", limit),
-            ("grpc.max_receive_message_length", limit)]) as ch:
+            ("grpc.max_receive_message_length", limit),
+        ],
+    ) as ch:
         yield ch
 
 
@@ -51,11 +57,16 @@ def facts_before(server: ServerProcess) -> int:
 
 
 @pytest.mark.parametrize("method", sorted(REQUESTS))
-def test_every_rpc_answers_fuzzed_requests_precisely(method: str, server: ServerProcess,
-                                                      channel: grpc.Channel,
-                                                      facts_before: int) -> None:
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+def test_every_rpc_answers_fuzzed_requests_precisely(
+    method: str, server: ServerProcess, channel: grpc.Channel, facts_before: int
+) -> None:
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(data=as_bytes(method))
     def fuzz(data: object) -> None:
         outcome = call(channel, method, data)
@@ -67,8 +78,9 @@ def test_every_rpc_answers_fuzzed_requests_precisely(method: str, server: Server
     fuzz()
 
 
-def test_the_store_moved_only_by_acknowledged_valid_facts(server: ServerProcess,
-                                                          facts_before: int) -> None:
+def test_the_store_moved_only_by_acknowledged_valid_facts(
+    server: ServerProcess, facts_before: int
+) -> None:
     """After the fuzzing (tests above, same module): counts and contents."""
     assert server.proc is not None and server.proc.poll() is None
     game = SproutsGame()

@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
+from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.misere import (
     MisereConflictError,
     MisereSolver,
@@ -20,7 +22,6 @@ from sproutsdb.solver.misere import (
     TableRcts,
     brute_force_misere,
 )
-from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
@@ -92,8 +93,7 @@ def test_every_position_of_the_tree_of_0x5_agrees_with_brute_force(
     solver = MisereSolver(game, MemoryProofStore(), rcts)  # type: ignore[arg-type]
     positions = _tree_positions(brute)
     assert len(positions) > 10_000
-    wrong = [p for p in positions
-             if solver.outcome(p) != ("L" if brute[p + "#0"] else "W")]
+    wrong = [p for p in positions if solver.outcome(p) != ("L" if brute[p + "#0"] else "W")]
     assert wrong == []
 
 
@@ -110,9 +110,7 @@ def test_with_and_without_table_agree_on_sums_and_nim_heaps(
             assert fed.outcome_plus_nim(position, g) == expected, (position, g)
 
 
-def test_misere_grundy_value_is_the_least_g_making_a_loss(
-    game: SproutsGame, s4: RctTable
-) -> None:
+def test_misere_grundy_value_is_the_least_g_making_a_loss(game: SproutsGame, s4: RctTable) -> None:
     memo: dict[str, bool] = {}
     solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4))
     for position in ["!", "0", "0*2", "0*3", "0*4", "0*2+0*2", "0.1a1a"]:
@@ -128,11 +126,13 @@ def test_outcomes_do_not_depend_on_the_search_tuning(
 ) -> None:
     """df-pn's threshold widening and the size of its children cache steer the search only."""
     epsilon, node_cache = tuning
-    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4), epsilon=epsilon,
-                          node_cache=node_cache)
+    solver = MisereSolver(
+        game, MemoryProofStore(), TableRcts(s4), epsilon=epsilon, node_cache=node_cache
+    )
     positions = _tree_positions(brute)[::60]
     assert [solver.outcome(p) for p in positions] == [
-        "L" if brute[p + "#0"] else "W" for p in positions]
+        "L" if brute[p + "#0"] else "W" for p in positions
+    ]
     assert solver.outcome("0*5") == "W"
 
 
@@ -143,11 +143,14 @@ def s6() -> RctTable:
     return load_table(S6_FILE)
 
 
-@pytest.mark.parametrize("n", [
-    *range(7, 13),
-    # CPU seconds on the 2-core VM: about 13, 47 and 460 (0*15: 479 475 visits)
-    *(pytest.param(n, marks=pytest.mark.slow) for n in (13, 14, 15)),
-])
+@pytest.mark.parametrize(
+    "n",
+    [
+        *range(7, 13),
+        # CPU seconds on the 2-core VM: about 13, 47 and 460 (0*15: 479 475 visits)
+        *(pytest.param(n, marks=pytest.mark.slow) for n in (13, 14, 15)),
+    ],
+)
 def test_starting_positions_7_to_15_with_the_s6_table(
     game: SproutsGame, s6: RctTable, n: int
 ) -> None:
@@ -180,7 +183,8 @@ def test_paper_node_of_section_4_1(game: SproutsGame, s5: RctTable) -> None:
     assert node.parity == 1  # 1 + 1 + 1 ~ 1
     assert sorted(algebra.format(h) for h in node.rcts) == ["2", "{2}"]  # *2 and {2}
     assert solver.key(node) == "0*8 *1 " + " ".join(
-        sorted(algebra.content_id(h) for h in node.rcts))
+        sorted(algebra.content_id(h) for h in node.rcts)
+    )
 
 
 def test_node_keys_are_canonical(game: SproutsGame, s4: RctTable) -> None:
@@ -208,8 +212,10 @@ def test_children_of_a_node(game: SproutsGame, s4: RctTable) -> None:
     assert f"0*5 {star2}" in kids  # *1 -> 0
     assert "0*5 *1" in kids  # *2 -> *0, which disappears
     assert "0*5" in kids  # *2 -> *1, which cancels the other *1
-    land_kids = {solver.key(solver.add_nim(solver.add_nim(solver.node(c), 1), 2))
-                 for c in game.children("0*5")}
+    land_kids = {
+        solver.key(solver.add_nim(solver.add_nim(solver.node(c), 1), 2))
+        for c in game.children("0*5")
+    }
     assert land_kids <= kids
     assert len(kids) == 3 + len(land_kids)
     assert solver.children(solver.node("!")) == []
@@ -254,9 +260,7 @@ def test_a_wrong_stored_outcome_of_the_root_is_a_conflict(game: SproutsGame) -> 
         MisereSolver(game, store).outcome("0*4")
 
 
-def test_rcts_read_from_the_store_give_the_same_outcomes(
-    game: SproutsGame, s4: RctTable
-) -> None:
+def test_rcts_read_from_the_store_give_the_same_outcomes(game: SproutsGame, s4: RctTable) -> None:
     store = MemoryProofStore()
     store.put(FactKind.RCT, dict(s4.records()))
     store.put(FactKind.POS_RCT, {p: s4.rct_id_of(p) for p in s4.positions})
@@ -278,14 +282,14 @@ def test_cli_solve_misere_with_a_table_file(
     table = tmp_path / "s4.rcttable"
     write_table(table, s4, make_header(s4, game="sprouts", root=game.canonical("0*4")))
     store = str(tmp_path / "store")
-    done = run_cli("solve", "0*6", "--misere", "--rct-table", str(table), "--json",
-                   "--store", store)
+    done = run_cli(
+        "solve", "0*6", "--misere", "--rct-table", str(table), "--json", "--store", store
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["position"] == "0*6" and report["outcome"] == "W"
     assert report["stored"] > 0
-    text = run_cli("solve", "--spots", "4", "--misere", "--rct-table", str(table),
-                   "--store", store)
+    text = run_cli("solve", "--spots", "4", "--misere", "--rct-table", str(table), "--store", store)
     assert text.returncode == 0, text.stderr
     assert "0*4: L in misère play" in text.stdout
 
@@ -299,8 +303,9 @@ def test_cli_solve_misere_says_which_table_it_used(tmp_path: Path) -> None:
     assert "no RCT table" not in done.stderr
     again = run_cli("solve", "0*5", "--misere", "--json", "--store", str(tmp_path / "s"))
     assert json.loads(again.stdout)["rct_table"]["source"] == "store"  # seeded by the first
-    bare = run_cli("solve", "0*5", "--misere", "--json", "--no-rct-table", "--store",
-                   str(tmp_path / "bare"))
+    bare = run_cli(
+        "solve", "0*5", "--misere", "--json", "--no-rct-table", "--store", str(tmp_path / "bare")
+    )
     assert bare.returncode == 0, bare.stderr
     assert json.loads(bare.stdout)["rct_table"] == {"source": "none", "where": None}
     bad = run_cli("solve", "0*4", "--rct-table", "x", "--store", str(tmp_path / "s"))

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.solver.misere import MisereSolver, Node, TableRcts, brute_force_misere
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
@@ -33,7 +34,7 @@ def _reference_children(solver: MisereSolver, node: Node) -> dict[str, Node]:
     lands, parity, rcts = node
     out: dict[str, Node] = {}
     for i, land in enumerate(lands):
-        rest = lands[:i] + lands[i + 1:]
+        rest = lands[:i] + lands[i + 1 :]
         for kid in solver.game.component_children(land):
             child = solver._make(rest, kid, parity, rcts)
             out.setdefault(solver.key(child), child)
@@ -42,7 +43,7 @@ def _reference_children(solver: MisereSolver, node: Node) -> dict[str, Node]:
         out.setdefault(solver.key(child), child)
     for j, handle in enumerate(rcts):
         for option in solver.algebra.children(handle):
-            child = solver._make(lands, (), parity, rcts[:j] + rcts[j + 1:], (option,))
+            child = solver._make(lands, (), parity, rcts[:j] + rcts[j + 1 :], (option,))
             out.setdefault(solver.key(child), child)
     return out
 
@@ -81,8 +82,7 @@ def test_a_tiny_table_capacity_changes_no_outcome(game: SproutsGame) -> None:
     for position in ("0*4", "0*2+0.A|0.A", "0*2+12"):
         assert solver.outcome(position) == brute_force_misere(game, position, memo)
     assert solver.table_clears > 0
-    assert all(value == "L" for value in store.get(
-        FactKind.MISERE, list(solver._table)).values())
+    assert all(value == "L" for value in store.get(FactKind.MISERE, list(solver._table)).values())
     with pytest.raises(ValueError, match="table_capacity"):
         MisereSolver(game, store, table_capacity=0)
 
@@ -91,12 +91,15 @@ def test_cli_table_capacity(tmp_path: Path) -> None:
     """`solve --misere --table-capacity N` gives the same outcome; bad use is one line, exit 2
     (the flag bounds normal play's tables too)."""
     store = str(tmp_path / "store")
-    done = run_cli("solve", "0*5", "--misere", "--table-capacity", "3", "--json", "--quiet",
-                   "--store", store)
+    done = run_cli(
+        "solve", "0*5", "--misere", "--table-capacity", "3", "--json", "--quiet", "--store", store
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["outcome"] == "W"
-    for args, message in ((("--misere", "--table-capacity", "0"), "at least 1"),
-                          (("--table-capacity", "0"), "at least 1")):  # normal play's too
+    for args, message in (
+        (("--misere", "--table-capacity", "0"), "at least 1"),
+        (("--table-capacity", "0"), "at least 1"),
+    ):  # normal play's too
         bad = run_cli("solve", "0*4", *args, "--store", store)
         assert bad.returncode == 2 and message in bad.stderr
         assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from sproutsdb.solver.cgt.ident import is_content_id, nim_id, tree_id
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.misere import MisereSolver, TableRcts
@@ -23,7 +24,10 @@ def test_split_examples() -> None:
     assert split_node_key("0*12") == ("0*12", 0, ())
     assert split_node_key("0*2.A|0.A *1") == ("0*2.A|0.A", 1, ())
     assert split_node_key(f"! *1 *2 {min(A, B)} {max(A, B)}") == (
-        "!", 1, ("*2", min(A, B), max(A, B)))
+        "!",
+        1,
+        ("*2", min(A, B), max(A, B)),
+    )
     assert split_node_key(f"0*5+0.1a1a {A} {A}") == ("0*5+0.1a1a", 0, (A, A))  # repeats
     assert split_node_key("! *1") == ("!", 1, ())
     assert split_node_key("! *10 *2") == ("!", 0, ("*10", "*2"))  # string order

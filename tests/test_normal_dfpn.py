@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sprouts_helpers import random_playout
 from sproutsdb.solver.check import Checker
@@ -62,8 +63,7 @@ def test_same_nimbers_as_depth_first_search_and_every_fact_checks(seed: int) -> 
 
 def test_a_dfpn_solve_leaves_a_store_that_checks_clean(tmp_path: Path) -> None:
     store = tmp_path / "store"
-    done = run_cli("solve", "0*10", "--search", "dfpn", "--json", "--quiet",
-                   "--store", str(store))
+    done = run_cli("solve", "0*10", "--search", "dfpn", "--json", "--quiet", "--store", str(store))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert (report["outcome"], report["nimber"]) == ("W", 1)

@@ -12,6 +12,7 @@ from operator import xor
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from normal_games import (
     HeapGame,
     brute_force_losing,

@@ -7,6 +7,7 @@ from operator import xor
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from sproutsdb.solver.nim import NimGame
 from sproutsdb.solver.normal import NormalSolver, engine_order
 from sproutsdb.solver.proofstore import MemoryProofStore

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pytest
+
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.normal import SEARCHES, NormalSolver
 from sproutsdb.solver.proofstore import FactKind, FactValue, MemoryProofStore, PutResult

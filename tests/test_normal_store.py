@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pytest
+
 from normal_games import grundy_moves, grundys_game, kayles, mex_table
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.normal import (
+    SEARCHES,
     ConflictError,
     InconsistentFactError,
     NimberConflictError,
-    SEARCHES,
     NormalSolver,
     Progress,
     StoreFormatError,

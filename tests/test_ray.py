@@ -7,19 +7,26 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
+from service_support import ServerProcess
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.parallel_check import Tally, check_batch, level_batches, lives_order, new_checker
-from test_service_support import ServerProcess
+from sproutsdb.tools.parallel_check import (
+    Tally,
+    check_batch,
+    level_batches,
+    lives_order,
+    new_checker,
+)
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.timeout(300)
@@ -28,20 +35,21 @@ TIMING = ("seconds", "facts_per_second", "jobs")
 
 
 def _open(path: Path, *, readonly: bool = False) -> LmdbProofStore:
-    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, create=False,
-                               readonly=readonly)
+    return LmdbProofStore.open(
+        path, game="sprouts", canon_version=CANON_VERSION, create=False, readonly=readonly
+    )
 
 
 def _solved(tmp_path: Path, spots: int, *more: str) -> Path:
     path = tmp_path / f"solved{spots}"
-    assert run_cli("solve", f"0*{spots}", "--store", str(path), "--quiet",
-                   *more).returncode == 0
+    assert run_cli("solve", f"0*{spots}", "--store", str(path), "--quiet", *more).returncode == 0
     return path
 
 
 def _check_all(path: Path, *how: str) -> tuple[int, dict]:
-    done = run_cli("check", "--store", str(path), "--all", "--json", "--quiet", "--batch", "20",
-                   *how)
+    done = run_cli(
+        "check", "--store", str(path), "--all", "--json", "--quiet", "--batch", "20", *how
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, json.loads(done.stdout)
 
@@ -78,8 +86,18 @@ def test_ray_check_and_fleet_solve_match_one_process(tmp_path: Path) -> None:
         else:
             expected[key] = (solver.outcome(key), None)
     with ServerProcess(tmp_path / "store", "--no-seed") as server:
-        done = run_cli("fleet", "solve", *positions, "--server", server.address, "--ray",
-                       "--jobs", "2", "--json", "--quiet")
+        done = run_cli(
+            "fleet",
+            "solve",
+            *positions,
+            "--server",
+            server.address,
+            "--ray",
+            "--jobs",
+            "2",
+            "--json",
+            "--quiet",
+        )
         assert done.returncode == 0, done.stderr
         report = json.loads(done.stdout)
         got = {r["position"]: (r["outcome"], r["nimber"]) for r in report["positions"]}
@@ -89,13 +107,17 @@ def test_ray_check_and_fleet_solve_match_one_process(tmp_path: Path) -> None:
 
 def test_ray_options_are_refused_where_they_mean_nothing(tmp_path: Path) -> None:
     solved = _solved(tmp_path, 4)
-    for args in (["check", "--store", str(solved), "--root", "0*4", "--ray"],
-                 ["fleet", "solve", "0*4", "--ray"],
-                 ["fleet", "solve", "--server", "127.0.0.1:1"]):
+    for args in (
+        ["check", "--store", str(solved), "--root", "0*4", "--ray"],
+        ["fleet", "solve", "0*4", "--ray"],
+        ["fleet", "solve", "--server", "127.0.0.1:1"],
+    ):
         wrong = run_cli(*args)
         assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1, wrong.stderr
-    assert "--ray is for --all" in run_cli(
-        "check", "--store", str(solved), "--root", "0*4", "--ray").stderr
+    assert (
+        "--ray is for --all"
+        in run_cli("check", "--store", str(solved), "--root", "0*4", "--ray").stderr
+    )
 
 
 @pytest.mark.slow
@@ -125,8 +147,13 @@ def test_a_killed_ray_worker_is_replaced_and_the_check_ends_alike(tmp_path: Path
 
     tally = Tally()
     killed: list[int] = []
-    with (ray_session(None, num_cpus=2), _open(on_ray) as store, lives_order(store) as spill,
-          RayCheckPool(str(store.path), 2) as pool):
+    with (
+        ray_session(None, num_cpus=2),
+        _open(on_ray) as store,
+        lives_order(store) as spill,
+        RayCheckPool(str(store.path), 2) as pool,
+    ):
+
         def done(lands: list[str], digest: object) -> None:
             tally.add(store, lands, digest)  # type: ignore[arg-type]
             if not killed and tally.facts > 50:

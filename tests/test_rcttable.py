@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 import zstandard
+
+from sproutsdb.errors import UserError
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
@@ -21,8 +23,6 @@ from sproutsdb.tools.rcttable import (
     table_from_positions,
     write_table,
 )
-
-from sproutsdb.errors import UserError
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +137,7 @@ def test_a_flipped_byte_is_refused(s4_file: Path, where: int) -> None:
 def test_a_truncated_file_is_refused(s4_file: Path, keep: int) -> None:
     data = s4_file.read_bytes()
     s4_file.write_bytes(data[:keep])  # -1: only the last checksum byte is missing
-    with pytest.raises(RctTableError, match="truncated|not an RCT table"):
+    with pytest.raises(RctTableError, match=r"truncated|not an RCT table"):
         load_table(s4_file)
 
 

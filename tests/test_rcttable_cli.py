@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from sproutsdb.tools.cli import main
 from sproutsdb.tools.rcttable import load_table
 

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
@@ -33,10 +34,12 @@ def test_current_code_is_newer_than_the_fixture() -> None:
     assert CANON_VERSION == 2
 
 
-@pytest.mark.parametrize("command", [["solve", "0*4"], ["serve", "--listen", "127.0.0.1:0"],
-                                     ["check", "--root", "0*6"]])
+@pytest.mark.parametrize(
+    "command", [["solve", "0*4"], ["serve", "--listen", "127.0.0.1:0"], ["check", "--root", "0*6"]]
+)
 def test_a_v1_store_is_refused_with_the_command_that_migrates_it(
-        v1_store: Path, command: list[str]) -> None:
+    v1_store: Path, command: list[str]
+) -> None:
     done = run_cli(*command, "--store", str(v1_store), timeout=60)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
@@ -63,7 +66,8 @@ def test_rekey_makes_a_v2_store_that_checks_clean(v1_store: Path, tmp_path: Path
 
 
 def test_verified_marks_and_provenance_survive_only_unchanged_facts(
-        v1_store: Path, tmp_path: Path) -> None:
+    v1_store: Path, tmp_path: Path
+) -> None:
     new = tmp_path / "v2"
     assert run_cli("rekey", "--store", str(v1_store), "--out", str(new), "--quiet").returncode == 0
     with LmdbProofStore.open(v1_store, game="sprouts", canon_version=1, readonly=True) as old:
@@ -85,8 +89,7 @@ def test_verified_marks_and_provenance_survive_only_unchanged_facts(
             assert origin.tool == "sproutsdb rekey" and record.status.value == "claimed"
 
 
-def test_keys_that_merge_with_different_values_are_reported_and_not_stored(
-        tmp_path: Path) -> None:
+def test_keys_that_merge_with_different_values_are_reported_and_not_stored(tmp_path: Path) -> None:
     old, new = tmp_path / "v1", tmp_path / "v2"
     with LmdbProofStore.open(old, game="sprouts", canon_version=1) as store:
         # 1aa and 12 are one position under version 2; a wrong nimber makes them disagree.
@@ -101,8 +104,7 @@ def test_keys_that_merge_with_different_values_are_reported_and_not_stored(
         assert store.get(FactKind.NIMBER, ["12", "0*2"]) == {"0*2": 0}
 
 
-def test_rekey_refuses_a_newer_store_and_an_occupied_target(tmp_path: Path,
-                                                             v1_store: Path) -> None:
+def test_rekey_refuses_a_newer_store_and_an_occupied_target(tmp_path: Path, v1_store: Path) -> None:
     newer = tmp_path / "v9"
     with LmdbProofStore.open(newer, game="sprouts", canon_version=9):
         pass
@@ -118,8 +120,9 @@ def test_rekey_refuses_a_newer_store_and_an_occupied_target(tmp_path: Path,
 
 def test_importing_a_v1_export_rekeys_it(tmp_path: Path) -> None:
     store = tmp_path / "imported"
-    done = run_cli("import", str(FIXTURE / "export.spdbx"), "--store", str(store), "--json",
-                   "--quiet")
+    done = run_cli(
+        "import", str(FIXTURE / "export.spdbx"), "--store", str(store), "--json", "--quiet"
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["inserted"] == sum(V2_COUNTS.values())
     with LmdbProofStore.open(store, game="sprouts", canon_version=2, readonly=True) as db:
@@ -130,17 +133,25 @@ def test_importing_a_v1_export_rekeys_it(tmp_path: Path) -> None:
 def write_export(path: Path, canon_version: int, nimbers: dict[str, int]) -> None:
     """A native export file keyed by `canon_version` holding these nimber facts."""
     with open(path, "wb") as handle:
-        writer = ExportWriter(handle, {
-            "schema": 1, "game": "sprouts", "canon_version": canon_version,
-            "counts": {kind.value: (len(nimbers) if kind is FactKind.NIMBER else 0)
-                       for kind in KINDS},
-            "provenance": {"exported_by": {"who": "a test", "when": "now"}}})
+        writer = ExportWriter(
+            handle,
+            {
+                "schema": 1,
+                "game": "sprouts",
+                "canon_version": canon_version,
+                "counts": {
+                    kind.value: (len(nimbers) if kind is FactKind.NIMBER else 0) for kind in KINDS
+                },
+                "provenance": {"exported_by": {"who": "a test", "when": "now"}},
+            },
+        )
         writer.write_facts(FactKind.NIMBER, nimbers.items())
         writer.close()
 
 
 def test_keys_of_an_old_export_that_merge_with_different_values_are_not_imported(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     export = tmp_path / "old.spdbx"
     write_export(export, 1, {"1aa": 2, "12": 1, "0*2": 0})
     store = tmp_path / "store"
@@ -158,7 +169,8 @@ def test_keys_of_an_old_export_that_merge_with_different_values_are_not_imported
 
 
 def test_an_export_of_a_newer_canon_version_is_refused_before_any_store_is_made(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     export = tmp_path / "new.spdbx"
     write_export(export, CANON_VERSION + 1, {"0*2": 0})
     done = run_cli("import", str(export), "--store", str(tmp_path / "store"))

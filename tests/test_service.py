@@ -12,6 +12,8 @@ from pathlib import Path
 
 import grpc
 import pytest
+
+from service_support import ServerProcess, build_table
 from sproutsdb.client import Client, InvalidRequestError
 from sproutsdb.server.wire import SERVICE_NAME, pb, pb_grpc
 from sproutsdb.solver.cgt.ident import tree_id
@@ -19,7 +21,6 @@ from sproutsdb.solver.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.rcttable import load_table
-from test_service_support import ServerProcess, build_table
 
 GAME = SproutsGame()
 
@@ -41,6 +42,17 @@ def server(tmp_path_factory: pytest.TempPathFactory, table: Path) -> Iterator[Se
 @pytest.fixture()
 def client(server: ServerProcess) -> Iterator[Client]:
     with Client(server.address, timeout=30) as c:
+        yield c
+
+
+@pytest.fixture()
+def fresh_client(tmp_path: Path, table: Path) -> Iterator[Client]:
+    """A client of a server of its own, for a test whose assertions depend on what the store
+    holds before it: the shared server's store depends on which tests ran first."""
+    with (
+        ServerProcess(tmp_path / "store", "--seed", str(table), "--no-verify") as proc,
+        Client(proc.address, timeout=30) as c,
+    ):
         yield c
 
 
@@ -72,7 +84,8 @@ def test_server_info_health_and_reflection(server: ServerProcess, client: Client
 
     with grpc.insecure_channel(server.address) as channel:
         replies = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(
-            iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10)
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
+        )
         names = {s.name for r in replies for s in r.list_services_response.service}
     assert {SERVICE_NAME, "grpc.health.v1.Health"} <= names
 
@@ -80,7 +93,8 @@ def test_server_info_health_and_reflection(server: ServerProcess, client: Client
 # --- Lookup and Insert ----------------------------------------------------------------------
 
 
-def test_insert_lookup_round_trip_canonicalises(client: Client) -> None:
+def test_insert_lookup_round_trip_canonicalises(fresh_client: Client) -> None:
+    client = fresh_client
     facts = {"0*5": 1, "0.0.}]!": 0, "1a1a": 2, "2ab2ba": 3}  # one in GLOP 1.x
     done = client.insert(FactKind.NIMBER, facts)
     assert done.canonical == ["0*5", "0*2", "1a1a", "2ab2ba"]
@@ -96,18 +110,19 @@ def test_insert_lookup_round_trip_canonicalises(client: Client) -> None:
     assert client.get(FactKind.NIMBER, ["0*5", "0*9"]) == {"0*5": 1}
 
 
-def test_conflict_is_reported_with_the_stored_value_and_never_applied(client: Client) -> None:
+def test_conflict_is_reported_with_the_stored_value_and_never_applied(fresh_client: Client) -> None:
+    client = fresh_client
     client.insert(FactKind.NIMBER, {"0.AB|AB": 2})
     done = client.insert(FactKind.NIMBER, {"0.AB|AB": 5, "0*3": 1})
     assert done.status == ["conflict", "inserted"]
     (conflict,) = done.conflicts
-    assert (conflict.key, conflict.stored, conflict.offered, conflict.index) == (
-        "0.AB|AB", 2, 5, 0)
+    assert (conflict.key, conflict.stored, conflict.offered, conflict.index) == ("0.AB|AB", 2, 5, 0)
     assert client.get(FactKind.NIMBER, ["0.AB|AB"]) == {"0.AB|AB": 2}
     assert client.stats()["conflicts"] >= 1
 
 
-def test_misere_and_pos_rct_and_multi_kind_lookup(client: Client, table: Path) -> None:
+def test_misere_and_pos_rct_and_multi_kind_lookup(fresh_client: Client, table: Path) -> None:
+    client = fresh_client
     client.insert(FactKind.MISERE, {"0*4": "W", "0*2+0*2": "L"})
     t = load_table(table)
     positions = ["0*4", "0*3", "0*2+0*2"]
@@ -121,23 +136,27 @@ def test_misere_and_pos_rct_and_multi_kind_lookup(client: Client, table: Path) -
 def _table_trees(table: Path, n: int) -> list[str]:
     """Content ids of n trees of the served table a misère node may hold (not 0, *1, or
     H + *1), sorted."""
-    ids = [cid for cid, record in load_table(table).records()
-           if record.nim is None and record.plus1_of is None]
+    ids = [
+        cid
+        for cid, record in load_table(table).records()
+        if record.nim is None and record.plus1_of is None
+    ]
     assert len(ids) >= n
     return sorted(ids[:n])
 
 
 def test_misere_node_keys_with_rct_parts_are_stored_and_looked_up(
-    client: Client, table: Path
+    fresh_client: Client, table: Path
 ) -> None:
+    client = fresh_client
     a, b = _table_trees(table, 2)
     keys = [f"0.0.}}]! *1 {a}", f"! {a} {b}", f"0*3 *2 {b} {b}", "0*5 *1"]
     done = client.insert(FactKind.MISERE, dict.fromkeys(keys, "L"))
     assert done.status == ["inserted"] * 4
     canonical = [f"0*2 *1 {a}", *keys[1:]]  # the position part is canonicalised
     assert done.canonical == canonical
-    result = client.lookup(keys + [f"0*2 *1 {a}", f"0*3 *2 {b}"], (FactKind.MISERE,))
-    assert result.canonical == canonical + [f"0*2 *1 {a}", f"0*3 *2 {b}"]
+    result = client.lookup([*keys, f"0*2 *1 {a}", f"0*3 *2 {b}"], (FactKind.MISERE,))
+    assert result.canonical == [*canonical, f"0*2 *1 {a}", f"0*3 *2 {b}"]
     assert result.values[FactKind.MISERE] == ["L"] * 5 + [None]
     assert client.insert(FactKind.MISERE, {keys[1]: "L"}).status == ["unchanged"]
     conflict = client.insert(FactKind.MISERE, {canonical[0]: "W"}).conflicts[0]
@@ -145,7 +164,7 @@ def test_misere_node_keys_with_rct_parts_are_stored_and_looked_up(
     exported = dict(client.export_facts(FactKind.MISERE))
     assert all(exported[key] == "L" for key in canonical)
     # lookups of several kinds read positions: a node key there is named as such
-    with pytest.raises(InvalidRequestError, match="key 1: .* is a misère node key"):
+    with pytest.raises(InvalidRequestError, match=r"key 1: .* is a misère node key"):
         client.lookup(["0*5", keys[2]], (FactKind.POS_RCT, FactKind.MISERE))
 
 
@@ -176,7 +195,8 @@ def test_stream_rct_table_rebuilds_the_served_table(client: Client, table: Path)
     original = load_table(table)
     assert served.header["root"] == "0*4"
     assert {p: served.rct_id_of(p) for p in served.positions} == {
-        p: original.rct_id_of(p) for p in original.positions}
+        p: original.rct_id_of(p) for p in original.positions
+    }
     assert dict(served.records()) == dict(original.records())
     with pytest.raises(Exception, match="no RCT table with root"):
         client.rct_table("0*9")
@@ -212,16 +232,24 @@ def test_export_is_chunked_and_resumable(client: Client, table: Path) -> None:
     pages = client.export(FactKind.POS_RCT, chunk_size=300, limit=700)
     first = list(pages)
     assert [len(p.facts) for p in first] == [300, 300, 100]
-    resumed = [f for p in client.export(FactKind.POS_RCT, page_token=first[-1].next_page_token,
-                                        chunk_size=500) for f in p.facts]
+    resumed = [
+        f
+        for p in client.export(
+            FactKind.POS_RCT, page_token=first[-1].next_page_token, chunk_size=500
+        )
+        for f in p.facts
+    ]
     assert [f for p in first for f in p.facts] + resumed == every
-    assert first[0].provenance and all(r.provenance in first[0].provenance
-                                       for r in first[0].records)
+    assert first[0].provenance and all(
+        r.provenance in first[0].provenance for r in first[0].records
+    )
 
 
-def test_insert_stream_bulk(client: Client) -> None:
+def test_insert_stream_bulk(fresh_client: Client) -> None:
+    client = fresh_client
     lands = sorted({land for c in GAME.children("0*5") for land in GAME.components(c)})
     facts = [(FactKind.MISERE, f"{land}+0*2", "W") for land in lands]
+    client.insert(FactKind.NIMBER, {"0*3": 1})
     facts += [(FactKind.NIMBER, "0*5", 1), (FactKind.NIMBER, "0*3", 9)]  # 0*3 is 1: conflict
     result = client.insert_stream(facts, chunk_size=5)
     assert result.facts == len(facts) and result.chunks >= len(lands) // 5
@@ -238,13 +266,15 @@ def test_unparseable_positions_are_invalid_argument(stub: object) -> None:
     assert details.startswith("key 1: uppercase letter 'B' seen once")
     assert invalid(lambda: stub.Children(pb.ChildrenRequest(positions=["0.A"]), timeout=10))
     assert "limit is 1,000" in invalid(
-        lambda: stub.Lookup(pb.LookupRequest(keys=["0*5000"]), timeout=10))
+        lambda: stub.Lookup(pb.LookupRequest(keys=["0*5000"]), timeout=10)
+    )
 
 
 def test_a_bad_item_rejects_the_whole_insert(client: Client, stub: object) -> None:
     before = client.stats()["facts"]
-    request = pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=["0*6", "0*7", "AB|A"],
-                               nimbers=[0, 0, 1])
+    request = pb.InsertRequest(
+        kind=pb.FACT_KIND_NIMBER, keys=["0*6", "0*7", "AB|A"], nimbers=[0, 0, 1]
+    )
     assert "key 2: uppercase letter" in invalid(lambda: stub.Insert(request, timeout=10))
     for keys, nimbers, message in [
         (["0*6", "0*3+0*2"], [0, 1], "nimber facts are kept per land"),
@@ -271,8 +301,10 @@ def test_bad_misere_node_keys_are_refused_and_nothing_is_written(
     unknown = "rct1:" + "0" * 32
     before = client.stats()["facts"]
     for keys, message in [
-        (["0*7 *1", "0*7 " + " ".join(sorted([a, unknown]))],
-         f"key 1: content id {unknown} names no RCT stored"),
+        (
+            ["0*7 *1", "0*7 " + " ".join(sorted([a, unknown]))],
+            f"key 1: content id {unknown} names no RCT stored",
+        ),
         (["0*7 *1", f"0*7 *1 {a}", "0*7 *1 *1"], "key 2: '\\*1' twice at column 8"),
         ([f"0*7 {a} *1"], "key 0: '\\*1' out of place"),
         (["0*7 rct1:abc"], "key 0: 'rct1:abc' at column 5 .* is neither '\\*1' nor an RCT"),
@@ -292,14 +324,16 @@ def test_bad_misere_node_keys_are_refused_and_nothing_is_written(
     assert client.stats()["facts"] == before
     assert client.get(FactKind.MISERE, ["0*7 *1", f"0*7 *1 {a}", f"0*3 *1 {a}"]) == {}
     assert client.lookup([f"0*7 {unknown}"], (FactKind.MISERE,)).values[FactKind.MISERE] == [
-        None]  # a read may name any well-formed id
+        None
+    ]  # a read may name any well-formed id
 
 
 def test_oversized_batches_are_refused_with_the_limit(client: Client, stub: object) -> None:
     before = client.stats()["facts"]
     keys = [f"0*{1 + i % 30}" for i in range(10_001)]
     assert "10,001 items in one request, the limit is 10,000" in invalid(
-        lambda: stub.Lookup(pb.LookupRequest(keys=keys), timeout=30))
+        lambda: stub.Lookup(pb.LookupRequest(keys=keys), timeout=30)
+    )
     lands = [f"0*{i}" for i in range(1, 10_002)]
     request = pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=lands, nimbers=[0] * len(lands))
     assert "the limit is 10,000" in invalid(lambda: stub.Insert(request, timeout=30))
@@ -311,15 +345,22 @@ def test_oversized_batches_are_refused_with_the_limit(client: Client, stub: obje
 
 def test_bad_page_token_and_stream_chunk_errors(client: Client, stub: object) -> None:
     request = pb.ExportRequest(kind=pb.FACT_KIND_NIMBER, page_token="garbage!")
-    assert "not a token this server issued" in invalid(lambda: list(stub.Export(request,
-                                                                                timeout=10)))
+    assert "not a token this server issued" in invalid(
+        lambda: list(stub.Export(request, timeout=10))
+    )
     with pytest.raises(InvalidRequestError, match=r"chunk 1 .*uppercase letter.*1 chunks"):
-        client.insert_stream([(FactKind.MISERE, "0*2+0*9", "W"), (FactKind.MISERE, "AB|A", "L")],
-                             chunk_size=1)
+        client.insert_stream(
+            [(FactKind.MISERE, "0*2+0*9", "W"), (FactKind.MISERE, "AB|A", "L")], chunk_size=1
+        )
     assert client.get(FactKind.MISERE, ["0*2+0*9"]) == {"0*2+0*9": "W"}  # chunk 0 committed
 
 
-def test_stats_counts_requests_and_facts(client: Client) -> None:
+def test_stats_counts_requests_and_facts(fresh_client: Client) -> None:
+    client = fresh_client
+    client.insert(FactKind.NIMBER, {"0*5": 1})  # a commit
+    client.lookup(["0*5"])
+    with pytest.raises(InvalidRequestError):
+        client.lookup(["AB|A"])
     stats = client.stats()
     assert stats["requests"]["Lookup"] >= 1 and stats["errors"]["INVALID_ARGUMENT"] >= 1
     assert stats["facts"]["rct"] >= 35 and stats["facts"]["pos_rct"] == 1505
@@ -328,15 +369,18 @@ def test_stats_counts_requests_and_facts(client: Client) -> None:
 
 
 def test_verify_rederives_a_solved_position_and_names_holes(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     # A server of its own: the module's shared store holds test facts chosen for other
     # purposes, which Verify would rightly report as inconsistent.
     from sproutsdb.client.remote import RemoteProofStore
     from sproutsdb.solver.normal import NormalSolver
 
     base = tmp_path_factory.mktemp("verify")
-    with ServerProcess(base / "store", "--no-seed") as proc, \
-            Client(proc.address, timeout=60) as client:
+    with (
+        ServerProcess(base / "store", "--no-seed") as proc,
+        Client(proc.address, timeout=60) as client,
+    ):
         solver = NormalSolver(GAME, RemoteProofStore(client))
         assert solver.nimber("0*5") == 1
         solver.flush()

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import grpc
 import pytest
+
+from service_support import ServerProcess, run_cli
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
 from sproutsdb.server.wire import pb, pb_grpc
 from sproutsdb.solver.proofstore import FactKind
-from test_service_support import ServerProcess, run_cli
 
 TOKEN = "s3cret-token-for-the-tests-0123456789"
 
@@ -43,8 +44,11 @@ def test_reads_are_open_writes_need_the_token(secured: tuple[ServerProcess, Path
     with grpc.insecure_channel(server.address) as channel:  # not even a Bearer header
         stub = pb_grpc.SproutsDbStub(channel)
         with pytest.raises(grpc.RpcError) as raw:
-            stub.Insert(pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=["0*5"], nimbers=[1]),
-                        metadata=(("authorization", "Basic abc"),), timeout=10)
+            stub.Insert(
+                pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=["0*5"], nimbers=[1]),
+                metadata=(("authorization", "Basic abc"),),
+                timeout=10,
+            )
         assert raw.value.code() == grpc.StatusCode.UNAUTHENTICATED
     with Client(server.address) as reader:
         assert reader.get(FactKind.NIMBER, ["0*5"]) == {}  # nothing was written
@@ -60,17 +64,26 @@ def test_cli_writes_with_a_token_file(secured: tuple[ServerProcess, Path]) -> No
     denied = run_cli("solve", "0*3", "--server", server.address, "--quiet")
     assert denied.returncode == 2 and "refused to write" in denied.stderr
     assert len(denied.stderr.strip().splitlines()) == 1
-    done = run_cli("solve", "0*3", "--server", server.address, "--quiet",
-                   "--token-file", str(token_file))
+    done = run_cli(
+        "solve", "0*3", "--server", server.address, "--quiet", "--token-file", str(token_file)
+    )
     assert done.returncode == 0, done.stderr
     assert "0*3: W" in done.stdout and "on server" in done.stdout
 
 
-def test_a_second_server_on_a_busy_port_fails_clearly(secured: tuple[ServerProcess, Path],
-                                                      tmp_path: Path) -> None:
+def test_a_second_server_on_a_busy_port_fails_clearly(
+    secured: tuple[ServerProcess, Path], tmp_path: Path
+) -> None:
     server, _ = secured
-    busy = run_cli("serve", "--store", str(tmp_path / "other"), "--listen", server.address,
-                   "--no-seed", timeout=60)
+    busy = run_cli(
+        "serve",
+        "--store",
+        str(tmp_path / "other"),
+        "--listen",
+        server.address,
+        "--no-seed",
+        timeout=60,
+    )
     assert busy.returncode == 2
     assert f"cannot listen on {server.address}: the address is already in use" in busy.stderr
     assert "Traceback" not in busy.stderr
@@ -81,30 +94,64 @@ def test_a_second_server_on_a_busy_port_fails_clearly(secured: tuple[ServerProce
 def test_bad_token_files_are_refused(tmp_path: Path) -> None:
     short = tmp_path / "short"
     short.write_text("abc")
-    done = run_cli("serve", "--store", str(tmp_path / "s"), "--token-file", str(short),
-                   "--listen", "127.0.0.1:0", "--no-seed")
+    done = run_cli(
+        "serve",
+        "--store",
+        str(tmp_path / "s"),
+        "--token-file",
+        str(short),
+        "--listen",
+        "127.0.0.1:0",
+        "--no-seed",
+    )
     assert done.returncode == 2 and "use at least 16" in done.stderr
-    done = run_cli("serve", "--store", str(tmp_path / "s"), "--token-file",
-                   str(tmp_path / "missing"), "--listen", "127.0.0.1:0", "--no-seed")
+    done = run_cli(
+        "serve",
+        "--store",
+        str(tmp_path / "s"),
+        "--token-file",
+        str(tmp_path / "missing"),
+        "--listen",
+        "127.0.0.1:0",
+        "--no-seed",
+    )
     assert done.returncode == 2 and "cannot read token file" in done.stderr
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl to make a certificate")
 def test_tls(tmp_path: Path) -> None:
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
-    with ServerProcess(tmp_path / "store", "--no-seed", "--tls-cert", str(cert),
-                       "--tls-key", str(key)) as server:
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    with ServerProcess(
+        tmp_path / "store", "--no-seed", "--tls-cert", str(cert), "--tls-key", str(key)
+    ) as server:
         with Client(server.address, tls_ca=cert.read_bytes()) as c:
             assert c.server_info()["tls"]
             assert c.insert(FactKind.NIMBER, {"0*2": 0}).inserted == 1
-        with Client(server.address, retries=1, timeout=5) as plain, \
-                pytest.raises(ServiceError):
+        with Client(server.address, retries=1, timeout=5) as plain, pytest.raises(ServiceError):
             plain.server_info()
-        done = run_cli("query", "0*2", "--server", server.address, "--tls-ca", str(cert),
-                       "--json")
+        done = run_cli("query", "0*2", "--server", server.address, "--tls-ca", str(cert), "--json")
         assert done.returncode == 0, done.stderr
         assert '"nimber": 0' in done.stdout

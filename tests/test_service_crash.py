@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import Self
 
+from service_support import ServerProcess
 from sproutsdb.client import Client, ServiceError
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
-from test_service_support import ServerProcess
 
 BATCH = 100
 THREADS = 4
@@ -61,8 +61,9 @@ class Load:
             with self.lock:
                 self.sent.add(b)
             try:
-                self.client.insert(FactKind.MISERE,
-                                   {self.keys[i]: outcome(i) for i in self.batches[b]})
+                self.client.insert(
+                    FactKind.MISERE, {self.keys[i]: outcome(i) for i in self.batches[b]}
+                )
             except ServiceError as error:
                 with self.lock:
                     self.errors.append(str(error))

@@ -8,9 +8,10 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+
+from service_support import ServerProcess
 from sproutsdb.server.limits import children_work
 from sproutsdb.server.wire import pb, pb_grpc
-from test_service_support import ServerProcess
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +24,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 @pytest.fixture(scope="module")
 def stub(server: ServerProcess) -> Iterator[pb_grpc.SproutsDbStub]:
     big = 128 << 20
-    with grpc.insecure_channel(server.address, options=[
-            ("grpc.max_send_message_length", big),
-            ("grpc.max_receive_message_length", big)]) as channel:
+    with grpc.insecure_channel(
+        server.address,
+        options=[("grpc.max_send_message_length", big), ("grpc.max_receive_message_length", big)],
+    ) as channel:
         yield pb_grpc.SproutsDbStub(channel)
 
 
@@ -51,13 +53,18 @@ def test_children_work_grows_as_the_region_splits() -> None:
 
 
 def test_children_and_verify_refuse_a_position_that_would_take_minutes(
-        stub: pb_grpc.SproutsDbStub) -> None:
+    stub: pb_grpc.SproutsDbStub,
+) -> None:
     started = time.monotonic()
-    text = refused(lambda: stub.Children(pb.ChildrenRequest(positions=["0*3", "0*20"]),
-                                         timeout=60), grpc.StatusCode.RESOURCE_EXHAUSTED)
+    text = refused(
+        lambda: stub.Children(pb.ChildrenRequest(positions=["0*3", "0*20"]), timeout=60),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    )
     assert "position 1" in text and "max_children_work" in text
-    text = refused(lambda: stub.Verify(pb.VerifyRequest(position="0*20"), timeout=60),
-                   grpc.StatusCode.RESOURCE_EXHAUSTED)
+    text = refused(
+        lambda: stub.Verify(pb.VerifyRequest(position="0*20"), timeout=60),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    )
     assert "0*20" in text and "max_children_work" in text
     assert time.monotonic() - started < 10  # refused, not computed (0*20: about a minute)
     assert len(stub.Children(pb.ChildrenRequest(positions=["0*5"]), timeout=60).children) == 1
@@ -67,17 +74,23 @@ def test_a_request_running_past_its_budget_is_cut(stub: pb_grpc.SproutsDbStub) -
     # Each allowed alone; together about 3.5 s of children even on an idle machine (the
     # first three alone were under the 1 s budget there, so the cut depended on the load).
     slow = ["0*17", "0*16.AB|AB", "0*16.1", "0*15.AB|AB", "0*16", "0*15"]
-    text = refused(lambda: stub.Children(pb.ChildrenRequest(positions=slow), timeout=120),
-                   grpc.StatusCode.RESOURCE_EXHAUSTED)
+    text = refused(
+        lambda: stub.Children(pb.ChildrenRequest(positions=slow), timeout=120),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    )
     assert "budget of 1 s" in text and "cut at position" in text
 
 
 def test_long_positions_and_large_messages_are_refused(stub: pb_grpc.SproutsDbStub) -> None:
-    text = refused(lambda: stub.Lookup(pb.LookupRequest(keys=["0" * 1_000_000]), timeout=60),
-                   grpc.StatusCode.INVALID_ARGUMENT)
+    text = refused(
+        lambda: stub.Lookup(pb.LookupRequest(keys=["0" * 1_000_000]), timeout=60),
+        grpc.StatusCode.INVALID_ARGUMENT,
+    )
     assert "the limit is 4,096 bytes" in text
-    text = refused(lambda: stub.Lookup(pb.LookupRequest(keys=["0*2.0*2"] * 1000 + ["a" * 1500]),
-                                       timeout=60), grpc.StatusCode.INVALID_ARGUMENT)
+    text = refused(
+        lambda: stub.Lookup(pb.LookupRequest(keys=["0*2.0*2"] * 1000 + ["a" * 1500]), timeout=60),
+        grpc.StatusCode.INVALID_ARGUMENT,
+    )
     assert "key 1000" in text
     huge = pb.LookupRequest(keys=["x" * (1 << 20)] * 70)  # 70 MiB: over max_message_bytes
     text = refused(lambda: stub.Lookup(huge, timeout=120), grpc.StatusCode.RESOURCE_EXHAUSTED)

@@ -14,8 +14,9 @@ from grpc_reflection.v1alpha import reflection_pb2 as alpha_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
+
+from service_support import ServerProcess
 from sproutsdb.server.wire import SERVICE_NAME
-from test_service_support import ServerProcess
 
 V1_METHOD = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
 
@@ -36,8 +37,12 @@ def channel(server: ServerProcess) -> Iterator[grpc.Channel]:
 def test_v1alpha_through_grpcs_own_reflection_client(channel: grpc.Channel) -> None:
     database = ProtoReflectionDescriptorDatabase(channel)
     services = set(database.get_services())
-    assert {SERVICE_NAME, "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection",
-            "grpc.reflection.v1.ServerReflection"} <= services
+    assert {
+        SERVICE_NAME,
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1alpha.ServerReflection",
+        "grpc.reflection.v1.ServerReflection",
+    } <= services
     pool = descriptor_pool.DescriptorPool(database)
     service = pool.FindServiceByName(SERVICE_NAME)
     methods = {m.name for m in service.methods}
@@ -46,12 +51,15 @@ def test_v1alpha_through_grpcs_own_reflection_client(channel: grpc.Channel) -> N
     assert "keys" in lookup.fields_by_name
 
 
-def _v1(channel: grpc.Channel, *requests: alpha_pb2.ServerReflectionRequest
-        ) -> list[alpha_pb2.ServerReflectionResponse]:
+def _v1(
+    channel: grpc.Channel, *requests: alpha_pb2.ServerReflectionRequest
+) -> list[alpha_pb2.ServerReflectionResponse]:
     """A v1 call: its messages are v1alpha's field for field, under v1's method name."""
     call = channel.stream_stream(
-        V1_METHOD, request_serializer=alpha_pb2.ServerReflectionRequest.SerializeToString,
-        response_deserializer=alpha_pb2.ServerReflectionResponse.FromString)
+        V1_METHOD,
+        request_serializer=alpha_pb2.ServerReflectionRequest.SerializeToString,
+        response_deserializer=alpha_pb2.ServerReflectionResponse.FromString,
+    )
     return list(call(iter(requests), timeout=10))
 
 
@@ -59,16 +67,20 @@ def test_v1_lists_and_describes_services(channel: grpc.Channel) -> None:
     (listed,) = _v1(channel, alpha_pb2.ServerReflectionRequest(list_services=""))
     names = {s.name for s in listed.list_services_response.service}
     assert {SERVICE_NAME, "grpc.reflection.v1.ServerReflection"} <= names
-    for symbol, package in [(SERVICE_NAME, "sproutsdb.v1"),
-                            ("grpc.reflection.v1.ServerReflection", "grpc.reflection.v1")]:
-        (reply,) = _v1(channel, alpha_pb2.ServerReflectionRequest(
-            file_containing_symbol=symbol))
+    for symbol, package in [
+        (SERVICE_NAME, "sproutsdb.v1"),
+        ("grpc.reflection.v1.ServerReflection", "grpc.reflection.v1"),
+    ]:
+        (reply,) = _v1(channel, alpha_pb2.ServerReflectionRequest(file_containing_symbol=symbol))
         assert reply.WhichOneof("message_response") == "file_descriptor_response", reply
-        files = [descriptor_pb2.FileDescriptorProto.FromString(raw)
-                 for raw in reply.file_descriptor_response.file_descriptor_proto]
+        files = [
+            descriptor_pb2.FileDescriptorProto.FromString(raw)
+            for raw in reply.file_descriptor_response.file_descriptor_proto
+        ]
         assert package in {f.package for f in files}
-    (missing,) = _v1(channel, alpha_pb2.ServerReflectionRequest(
-        file_containing_symbol="no.such.Service"))
+    (missing,) = _v1(
+        channel, alpha_pb2.ServerReflectionRequest(file_containing_symbol="no.such.Service")
+    )
     assert missing.error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
 
 

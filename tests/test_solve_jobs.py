@@ -13,19 +13,26 @@ from sproutsdb.tools.parallel_solve import helper_share, root_options
 
 
 @pytest.mark.parametrize("position", ["0*8", "0*9", "0*4+0.AB|AB"])
-def test_jobs_give_the_same_answer_and_a_store_that_checks(tmp_path: Path,
-                                                           position: str) -> None:
+def test_jobs_give_the_same_answer_and_a_store_that_checks(tmp_path: Path, position: str) -> None:
     answers = []
     for jobs in (1, 2):
         store = tmp_path / f"jobs{jobs}"
-        done = run_cli("solve", position, "--jobs", str(jobs), "--store", str(store),
-                       "--json", "--quiet", timeout=300)
+        done = run_cli(
+            "solve",
+            position,
+            "--jobs",
+            str(jobs),
+            "--store",
+            str(store),
+            "--json",
+            "--quiet",
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
         report = json.loads(done.stdout)
         assert report["jobs"] == jobs
         answers.append((report["outcome"], report["nimber"]))
-        checked = run_cli("check", "--store", str(store), "--root", position, "--json",
-                          timeout=300)
+        checked = run_cli("check", "--store", str(store), "--root", position, "--json", timeout=300)
         assert checked.returncode == 0, checked.stdout + checked.stderr
     assert answers[0] == answers[1]
 

@@ -26,17 +26,21 @@ def stored_nimbers(store_dir: Path, *, creating: bool = False) -> int:
             return stored_nimbers(store_dir)
         except NotAStoreError:
             return 0
-    with LmdbProofStore.open(store_dir, game="sprouts", canon_version=CANON_VERSION,
-                             create=False, readonly=True) as store:
+    with LmdbProofStore.open(
+        store_dir, game="sprouts", canon_version=CANON_VERSION, create=False, readonly=True
+    ) as store:
         return store.count(FactKind.NIMBER)
 
 
 def test_killed_solve_keeps_committed_facts_and_resumes(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     env = {k: v for k, v in os.environ.items() if k != "SPROUTSDB_STORE"}
-    child = subprocess.Popen([*COMMAND, "solve", "--spots", "12", "--quiet", "--json",
-                              "--store", str(store_dir)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    child = subprocess.Popen(
+        [*COMMAND, "solve", "--spots", "12", "--quiet", "--json", "--store", str(store_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 120
         committed = 0
@@ -61,13 +65,13 @@ def test_killed_solve_keeps_committed_facts_and_resumes(tmp_path: Path) -> None:
     survived = stored_nimbers(store_dir)
     assert survived >= committed
     # Every fact that survived is re-derived from the rules by the checker.
-    check = run_cli("check", "--all", "--quiet", "--json", "--store", str(store_dir),
-                    timeout=300)
+    check = run_cli("check", "--all", "--quiet", "--json", "--store", str(store_dir), timeout=300)
     assert check.returncode == 0, check.stdout + check.stderr
 
     # Rerunning continues from the store and finishes with the published answer.
-    done = run_cli("solve", "--spots", "12", "--json", "--quiet", "--store", str(store_dir),
-                   timeout=600)
+    done = run_cli(
+        "solve", "--spots", "12", "--json", "--quiet", "--store", str(store_dir), timeout=600
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert (report["outcome"], report["nimber"]) == ("L", 0)

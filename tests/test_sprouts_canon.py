@@ -78,7 +78,8 @@ def test_known_children() -> None:
     assert sorted(game.children("0*2")) == sorted(["0.AB|AB", "1a1a"])
     assert game.children("22") == ["!"]
     assert sorted(game.children("0.AB|AB")) == sorted(
-        [game.canonical(p) for p in ["0", "0.2", "1a2a", "AB|CD|AB.CD"]])
+        [game.canonical(p) for p in ["0", "0.2", "1a2a", "AB|CD|AB.CD"]]
+    )
 
 
 def test_sums_keep_equal_lands_apart() -> None:

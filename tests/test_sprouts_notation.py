@@ -61,20 +61,23 @@ def test_letter_scopes_follow_glop() -> None:
     assert game.canonical("0.AB.}AB.}]0.AB.}AB.}]!") == "0.AB|AB+0.AB|AB"
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("AB|A", "uppercase letter 'B' seen once"),
-    ("1a1", "lowercase letter 'a' seen once"),
-    ("A|A|A", "seen three times"),
-    ("0.AB|AB|AB", "seen three times"),
-    ("AA|B.B", "seen twice in one region"),
-    ("0..0", "empty boundary"),
-    ("0.A#|A", "unknown character '#'"),
-    ("01", "isolated spot 0 must be alone"),
-    ("0*", "must be followed by a number"),
-    ("", "empty position"),
-    ("0!0", "text after the end"),
-    ("0++0", "empty land"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("AB|A", "uppercase letter 'B' seen once"),
+        ("1a1", "lowercase letter 'a' seen once"),
+        ("A|A|A", "seen three times"),
+        ("0.AB|AB|AB", "seen three times"),
+        ("AA|B.B", "seen twice in one region"),
+        ("0..0", "empty boundary"),
+        ("0.A#|A", "unknown character '#'"),
+        ("01", "isolated spot 0 must be alone"),
+        ("0*", "must be followed by a number"),
+        ("", "empty position"),
+        ("0!0", "text after the end"),
+        ("0++0", "empty land"),
+    ],
+)
 def test_errors_say_what_and_where(text: str, fragment: str) -> None:
     with pytest.raises(NotationError) as error:
         game.canonical(text)

@@ -8,6 +8,7 @@ walk of the game tree that never builds an RCT.
 from __future__ import annotations
 
 import pytest
+
 from sproutsdb.solver.rctsearch import RctSearch, game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
 
@@ -199,4 +200,6 @@ def test_terminal_and_memo(game: SproutsGame) -> None:
     assert search.rct("!") == search.algebra.ZERO
     assert search.known("0*2") is None
     handle = search.rct("0*2")
-    assert search.known("0*2") == handle and len(search) == 18  # the 18 positions of S2 (20 with canon_version 1)
+    assert (
+        search.known("0*2") == handle and len(search) == 18
+    )  # the 18 positions of S2 (20 with canon_version 1)

@@ -6,6 +6,7 @@ import io
 import json
 
 import pytest
+
 from sproutsdb.tools import cmd_rct
 from sproutsdb.tools.cli import main
 

@@ -30,6 +30,7 @@ be read from its published source, so these tests pin the facts, not a guess.
 from __future__ import annotations
 
 import pytest
+
 from sproutsdb.solver.rctsearch import RctSearch, game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
 

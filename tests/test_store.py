@@ -116,7 +116,7 @@ def test_long_keys_are_transparent(store: LmdbProofStore) -> None:
     long3 = "x" * 5000
     items = {edge: 1, long1: 2, long2: 3, long3: 4, "short": 5}
     assert store.put(FactKind.NIMBER, items).inserted == 5
-    assert store.get(FactKind.NIMBER, list(items) + ["y" * 600]) == items
+    assert store.get(FactKind.NIMBER, [*list(items), "y" * 600]) == items
     assert store.put(FactKind.NIMBER, {long1: 2}).unchanged == 1
     assert store.put(FactKind.NIMBER, {long1: 7}).conflicts == [
         Conflict(FactKind.NIMBER, long1, 2, 7)

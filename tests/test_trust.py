@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from service_support import ServerProcess, run_cli
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
 from sproutsdb.server.schema import Status
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from test_service_support import ServerProcess, run_cli
 
 HONEST = "honest-secret-0123456789abcdef"
 EVE = "eve-secret-0123456789abcdef0000"
@@ -27,8 +28,10 @@ DEADLINE = 30.0  # seconds a verdict may take on a loaded machine (typically wel
 
 def _token_files(base: Path) -> dict[str, Path]:
     book = base / "tokens"
-    book.write_text(f"# the server's tokens\nhonest:{HONEST}\neve:{EVE}\n"
-                    f"reader:{READER}:ro\nslow:{SLOW}:rate=1,batch=2\n")
+    book.write_text(
+        f"# the server's tokens\nhonest:{HONEST}\neve:{EVE}\n"
+        f"reader:{READER}:ro\nslow:{SLOW}:rate=1,batch=2\n"
+    )
     files = {"book": book}
     for name, secret in (("honest", HONEST), ("eve", EVE)):
         files[name] = base / f"{name}.token"
@@ -63,7 +66,7 @@ def below_0x10() -> dict[str, int]:
     game = SproutsGame()
     memory = MemoryProofStore()
     assert NormalSolver(game, memory).nimber(game.canonical("0*10")) == 1
-    facts = dict(memory._facts[FactKind.NIMBER])  # noqa: SLF001 - the test's own store
+    facts = dict(memory._facts[FactKind.NIMBER])  # the test's own store
     for key in ("0*10", "0*3"):
         facts.pop(game.canonical(key), None)
     return facts  # type: ignore[return-value]
@@ -72,24 +75,31 @@ def below_0x10() -> dict[str, int]:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[ServerProcess, dict[str, Path]]]:
     files = _token_files(tmp_path)
-    with ServerProcess(tmp_path / "store", "--no-seed", "--token-file",
-                       str(files["book"])) as proc:
+    with ServerProcess(tmp_path / "store", "--no-seed", "--token-file", str(files["book"])) as proc:
         yield proc, files
         assert proc.stop() == 0
 
 
 def test_false_claims_are_refuted_and_never_block_a_proof(
-        server: tuple[ServerProcess, dict[str, Path]], below_0x10: dict[str, int]) -> None:
+    server: tuple[ServerProcess, dict[str, Path]], below_0x10: dict[str, int]
+) -> None:
     proc, files = server
     with Client(proc.address, HONEST) as honest, Client(proc.address, EVE) as eve:
         honest.insert(FactKind.NIMBER, below_0x10)
         # every honest claim becomes verified (the true claims of this test)
-        _wait_for("honest claims verified", lambda: honest.stats()["verified"]["nimber"]
-                  == len(below_0x10))
+        _wait_for(
+            "honest claims verified",
+            lambda: honest.stats()["verified"]["nimber"] == len(below_0x10),
+        )
         start = time.monotonic()
         eve.insert(FactKind.NIMBER, {"0*10": 7, "0*3": 0})
-        _wait_for("both false claims refuted", lambda: _status(honest, "0*10")
-                  is Status.REFUTED and _status(honest, "0*3") is Status.REFUTED)
+        _wait_for(
+            "both false claims refuted",
+            lambda: (
+                _status(honest, "0*10") is Status.REFUTED
+                and _status(honest, "0*3") is Status.REFUTED
+            ),
+        )
         refuted_after = time.monotonic() - start
         print(f"both false claims refuted {refuted_after:.2f} s after the insert")
         assert refuted_after < DEADLINE
@@ -108,13 +118,24 @@ def test_false_claims_are_refuted_and_never_block_a_proof(
     done = run_cli("query", "0*3", "--server", proc.address)
     assert done.returncode == 0 and "REFUTED" in done.stdout and "rules" in done.stdout
 
-    solved = run_cli("solve", "0*10", "--server", proc.address, "--json", "--quiet",
-                     "--token-file", str(files["honest"]), timeout=300)
+    solved = run_cli(
+        "solve",
+        "0*10",
+        "--server",
+        proc.address,
+        "--json",
+        "--quiet",
+        "--token-file",
+        str(files["honest"]),
+        timeout=300,
+    )
     assert solved.returncode == 0, solved.stderr
     assert json.loads(solved.stdout)["nimber"] == 1
     with Client(proc.address) as reader:
-        record = _wait_for("0*10 = 1 verified", lambda: (
-            r if (r := _record(reader, "0*10")) and r.status is Status.VERIFIED else None))
+        record = _wait_for(
+            "0*10 = 1 verified",
+            lambda: r if (r := _record(reader, "0*10")) and r.status is Status.VERIFIED else None,
+        )
         assert record.value == 1
         looked = reader.lookup(["0*10"], with_records=True)
         assert looked.provenance[record.provenance].token == "honest"
@@ -123,7 +144,8 @@ def test_false_claims_are_refuted_and_never_block_a_proof(
 
 
 def test_a_contested_claim_yields_to_the_proof_and_missing_children_wait(
-        server: tuple[ServerProcess, dict[str, Path]]) -> None:
+    server: tuple[ServerProcess, dict[str, Path]],
+) -> None:
     proc, files = server
     with Client(proc.address, EVE) as eve, Client(proc.address, HONEST) as honest:
         eve.insert(FactKind.NIMBER, {"0*7": 3})  # false: 0*7 is a loss, nimber 0
@@ -136,23 +158,37 @@ def test_a_contested_claim_yields_to_the_proof_and_missing_children_wait(
         assert honest.get(FactKind.NIMBER, ["0*7"]) == {"0*7": 3}  # claims too, if asked
 
     for position, nimber in (("0*7", 0), ("0*6", 0)):
-        solved = run_cli("solve", position, "--server", proc.address, "--json", "--quiet",
-                         "--token-file", str(files["honest"]), timeout=300)
+        solved = run_cli(
+            "solve",
+            position,
+            "--server",
+            proc.address,
+            "--json",
+            "--quiet",
+            "--token-file",
+            str(files["honest"]),
+            timeout=300,
+        )
         assert solved.returncode == 0, solved.stderr  # the claim 0*7 = 3 stopped nothing
         assert json.loads(solved.stdout)["nimber"] == nimber
 
     with Client(proc.address) as reader:
-        _wait_for("0*6 verified once a solver supplied the facts below it",
-                  lambda: _status(reader, "0*6") is Status.VERIFIED)
-        record = _wait_for("0*7 = 0 replaced the refuted claim and is verified", lambda: (
-            r if (r := _record(reader, "0*7")) and r.status is Status.VERIFIED else None))
+        _wait_for(
+            "0*6 verified once a solver supplied the facts below it",
+            lambda: _status(reader, "0*6") is Status.VERIFIED,
+        )
+        record = _wait_for(
+            "0*7 = 0 replaced the refuted claim and is verified",
+            lambda: r if (r := _record(reader, "0*7")) and r.status is Status.VERIFIED else None,
+        )
         assert record.value == 0
         refuted = reader.stats()["refuted"]["nimber"]
         assert refuted == 1
 
 
 def test_tokens_have_names_read_only_and_limits(
-        server: tuple[ServerProcess, dict[str, Path]]) -> None:
+    server: tuple[ServerProcess, dict[str, Path]],
+) -> None:
     proc, _ = server
     with Client(proc.address, READER) as reader:
         assert reader.get(FactKind.NIMBER, ["0*2"]) == {}  # reads are open
@@ -180,8 +216,7 @@ def _open(path: Path) -> Any:
     from sproutsdb.server.store import LmdbProofStore
     from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
-    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                               durable=False)
+    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, durable=False)
 
 
 def _drain(verifier: Any, steps: int = 500) -> None:
@@ -196,8 +231,11 @@ def test_an_unverified_claim_never_refutes_another(tmp_path: Path) -> None:
 
     game = SproutsGame()
     root = game.canonical("0*6")  # a loss: nimber 0, so no option of it has nimber 0
-    child = next(parts[0] for parts in game.component_children(root)
-                 if len(parts) == 1 and game.size(parts[0]) > 12)
+    child = next(
+        parts[0]
+        for parts in game.component_children(root)
+        if len(parts) == 1 and game.size(parts[0]) > 12
+    )
     with _open(tmp_path / "s") as store:
         # the false claim child = 0 would make 0*6 = 0 look inconsistent, were it trusted
         store.put(FactKind.NIMBER, {root: 0, child: 0})
@@ -210,7 +248,8 @@ def test_an_unverified_claim_never_refutes_another(tmp_path: Path) -> None:
 
 
 def test_a_refuted_claim_keeps_its_evidence_and_verified_facts_are_write_once(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     with _open(tmp_path / "s") as store:
         store.put(FactKind.NIMBER, {"0*3": 0})
         store.put(FactKind.NIMBER, {"0*2": 0}, verified=True)
@@ -234,23 +273,23 @@ def test_a_store_made_before_refutations_opens_read_only(tmp_path: Path) -> None
     fixture = Path(__file__).parent / "fixtures" / "v1_store"
     (tmp_path / "v1").mkdir()
     shutil.copy(fixture / "data.mdb", tmp_path / "v1" / "data.mdb")
-    with LmdbProofStore.open(tmp_path / "v1", game="sprouts", canon_version=1,
-                             readonly=True) as store:
+    with LmdbProofStore.open(
+        tmp_path / "v1", game="sprouts", canon_version=1, readonly=True
+    ) as store:
         keys = [k for k, _ in store.iter_facts(FactKind.NIMBER)][:5]
         records = store.get_records(FactKind.NIMBER, keys, refuted=True)
         assert len(records) == 5 and store.stats()["refuted"]["nimber"] == 0
     assert (fixture / "data.mdb").read_bytes() == (tmp_path / "v1" / "data.mdb").read_bytes()
 
 
-def test_claims_stored_before_the_verifier_started_are_found_and_verified(
-        tmp_path: Path) -> None:
+def test_claims_stored_before_the_verifier_started_are_found_and_verified(tmp_path: Path) -> None:
     from sproutsdb.server.verifier import Verifier
 
     game = SproutsGame()
     memory = MemoryProofStore()
     NormalSolver(game, memory).nimber(game.canonical("0*8"))
     with _open(tmp_path / "s") as store:
-        store.put(FactKind.NIMBER, dict(memory._facts[FactKind.NIMBER]))  # noqa: SLF001
+        store.put(FactKind.NIMBER, dict(memory._facts[FactKind.NIMBER]))
         verifier = Verifier(store)  # as after a restart: nobody notifies it of these
         _drain(verifier)
         assert store.stats()["verified"]["nimber"] == store.count(FactKind.NIMBER) > 0

@@ -16,8 +16,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+
 from cli_helpers import COMMAND, run_cli
-from test_service_support import child_env
+from service_support import child_env
 from webdriver import Browser, browser_available
 
 
@@ -27,8 +28,12 @@ class WebProcess:
     def __init__(self, store: Path) -> None:
         self.proc = subprocess.Popen(
             [*COMMAND, "web", "--store", str(store), "--listen", "127.0.0.1:0"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=child_env(),
-            cwd=store.parent)
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=child_env(),
+            cwd=store.parent,
+        )
         self.url = ""
         assert self.proc.stdout is not None
         selector = selectors.DefaultSelector()
@@ -101,7 +106,8 @@ def test_values_equal_query_and_children_are_complete(web: WebProcess, store: Pa
     assert view["misere"] == query["misere"]["outcome"] == "W"  # misère: 0*6 wins
     assert view["rct"] == query["misere"]["rct"]
     assert [(x["land"], x["nimber"], x["rct"]) for x in view["lands"]] == [
-        (x["land"], x["nimber"], x["rct"]) for x in query["lands"]]
+        (x["land"], x["nimber"], x["rct"]) for x in query["lands"]
+    ]
     assert view["lands"][0]["r1"] == "null"  # normal loss, misère win
     # who said it: the stored nimber's provenance, as query --json gives it
     assert view["lands"][0]["provenance"] == query["lands"][0]["provenance_record"]
@@ -140,8 +146,9 @@ def test_the_page_in_a_headless_browser(web: WebProcess) -> None:
     if not browser_available():
         if os.environ.get("CI"):
             pytest.fail("chromium and chromedriver must be installed on CI (.ci/run does it)")
-        pytest.skip("chromium/chromedriver not installed (apt-get install chromium "
-                    "chromium-driver)")
+        pytest.skip(
+            "chromium/chromedriver not installed (apt-get install chromium chromium-driver)"
+        )
     with Browser() as browser:
         browser.get(web.url)
         field = browser.find("#pos")
@@ -152,8 +159,9 @@ def test_the_page_in_a_headless_browser(web: WebProcess) -> None:
         assert browser.text(browser.find("#misere")).startswith("W")
         links = browser.find_all("#children a[data-pos]")
         assert len(links) == 4
-        child = browser.script("return arguments[0].dataset.pos;",
-                               {"element-6066-11e4-a52e-4f735466cecf": links[0]})
+        child = browser.script(
+            "return arguments[0].dataset.pos;", {"element-6066-11e4-a52e-4f735466cecf": links[0]}
+        )
         browser.click(links[0])
         browser.wait_for(f"document.getElementById('position').textContent === {child!r}")
         _, expected = fetch(f"{web.url}api/v1/position?pos={quote(child)}")

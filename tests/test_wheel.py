@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import sysconfig
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
-from sproutsdb.tools.shipped_rcts import shipped_rct_table
 
 import sproutsdb
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table
+from sproutsdb.tools.shipped_rcts import shipped_rct_table
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -32,22 +34,78 @@ def test_the_shipped_table_is_package_data() -> None:
 
 def _run(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SPROUTSDB_", "PYTHON"))}
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env=env, check=False)
+    return subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
+
+
+def _assert_wheel_holds_the_package(wheel: Path) -> None:
+    """Every module reached through the sproutsdb/solver -> ../solver links (and server,
+    client, tools) is a real file in the wheel, with the core, the stubs and the data."""
+    with zipfile.ZipFile(wheel) as archive:
+        infos = archive.infolist()
+    names = {info.filename for info in infos}
+    links = [i.filename for i in infos if stat.S_ISLNK(i.external_attr >> 16)]
+    assert not links, links
+    modules = {
+        (Path(folder) / name).relative_to(REPO).as_posix()
+        for folder, _, files in os.walk(REPO / "sproutsdb", followlinks=True)
+        for name in files
+        if name.endswith(".py")
+    }
+    assert "sproutsdb/solver/sprouts/canon.py" in modules  # the walk went through the links
+    assert modules - names == set()
+    assert {
+        "sproutsdb/py.typed",
+        "sproutsdb/solver/sprouts/_core.pyi",
+        "sproutsdb/data/s6.rcttable",
+        "sproutsdb/server/_proto/sproutsdb_pb2.pyi",
+        "sproutsdb/server/web/index.html",
+        "sproutsdb/server/web/app.js",
+        "sproutsdb/server/web/style.css",
+    } <= names
+    assert any(n.startswith("sproutsdb/solver/sprouts/_core.") and n.endswith(".so") for n in names)
 
 
 @pytest.mark.slow  # about 50 s: builds the wheel (its build needs grpcio-tools fetched)
 def test_an_installed_wheel_solves_misere_with_the_shipped_table(tmp_path: Path) -> None:
-    built = _run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "-q",
-                  "-w", str(tmp_path / "dist")], tmp_path, 600)
+    built = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(REPO),
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+        ],
+        tmp_path,
+        600,
+    )
     assert built.returncode == 0, built.stderr[-2000:]
     (wheel,) = (tmp_path / "dist").glob("sproutsdb-*.whl")
+    _assert_wheel_holds_the_package(wheel)
     venv = tmp_path / "venv"
     made = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp_path, 120)
     assert made.returncode == 0, made.stderr
     python = venv / "bin" / "python"
-    installed = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
-                      "--no-deps", str(wheel)], tmp_path, 300)
+    installed = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            str(wheel),
+        ],
+        tmp_path,
+        300,
+    )
     assert installed.returncode == 0, installed.stderr[-2000:]
     # the dependencies (lmdb, grpcio, ...) come from this environment's site-packages,
     # added as a plain path: its editable finder of the checkout is not loaded
@@ -57,12 +115,14 @@ def test_an_installed_wheel_solves_misere_with_the_shipped_table(tmp_path: Path)
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    where = _run([str(python), "-c", "import sproutsdb; print(sproutsdb.__file__)"],
-                 elsewhere, 60)
+    where = _run([str(python), "-c", "import sproutsdb; print(sproutsdb.__file__)"], elsewhere, 60)
     assert where.stdout.strip().startswith(str(venv)), where.stdout + where.stderr
     start = time.monotonic()
-    solved = _run([str(venv / "bin" / "sproutsdb"), "solve", "0*10", "--misere", "--json",
-                   "--quiet"], elsewhere, 120)
+    solved = _run(
+        [str(venv / "bin" / "sproutsdb"), "solve", "0*10", "--misere", "--json", "--quiet"],
+        elsewhere,
+        120,
+    )
     seconds = time.monotonic() - start
     assert solved.returncode == 0, solved.stderr
     report = json.loads(solved.stdout)

@@ -3,6 +3,7 @@ headless; every process it starts is stopped by close()."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -15,10 +16,17 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 
 
@@ -41,8 +49,10 @@ class Browser:
         self.base = f"http://127.0.0.1:{port}"
         self.driver = subprocess.Popen(
             [shutil.which("chromedriver") or "chromedriver", f"--port={port}"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)  # its own process group: chromium is stopped with it
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # its own process group: chromium is stopped with it
         self.session = ""
         try:
             deadline = time.monotonic() + timeout
@@ -55,10 +65,16 @@ class Browser:
                 if time.monotonic() > deadline:
                     raise RuntimeError("chromedriver did not start")
                 time.sleep(0.2)
-            options = {"binary": shutil.which("chromium"),
-                       "args": [*CHROMIUM_ARGS, f"--user-data-dir={self.profile}"]}
-            made = self._call("POST", "/session", {"capabilities": {"alwaysMatch": {
-                "goog:chromeOptions": options}}}, timeout=timeout)
+            options = {
+                "binary": shutil.which("chromium"),
+                "args": [*CHROMIUM_ARGS, f"--user-data-dir={self.profile}"],
+            }
+            made = self._call(
+                "POST",
+                "/session",
+                {"capabilities": {"alwaysMatch": {"goog:chromeOptions": options}}},
+                timeout=timeout,
+            )
             self.session = f"/session/{made['sessionId']}"
         except BaseException:
             self.close()
@@ -66,8 +82,9 @@ class Browser:
 
     def _call(self, method: str, path: str, body: Any = None, timeout: float = 30) -> Any:
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.base + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            self.base + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=timeout) as reply:
                 return json.loads(reply.read())["value"]
@@ -118,15 +135,12 @@ class Browser:
 
     def close(self) -> None:
         if self.session:
-            try:
+            with contextlib.suppress(OSError, RuntimeError, urllib.error.URLError):
                 self._call("DELETE", self.session, timeout=30)
-            except (OSError, RuntimeError, urllib.error.URLError):
-                pass
             self.session = ""
-        try:  # the group this driver leads: chromedriver and the chromium it started
+        # the group this driver leads: chromedriver and the chromium it started
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.driver.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
         try:
             self.driver.wait(10)
         except subprocess.TimeoutExpired:

@@ -20,6 +20,7 @@ from typing import Any
 
 import grpc
 from hypothesis import strategies as st
+
 from sproutsdb.server.wire import SERVICE_NAME, pb
 
 MAX_KEYS = 10_000
@@ -29,8 +30,8 @@ NOTATION = "012aAbB.|+!*@{}]}()-# \x00\t\n"
 
 REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED}
 ALSO_ALLOWED = {
-    "StreamRctTable": {grpc.StatusCode.NOT_FOUND},           # no table of that root
-    "GetRcts": {grpc.StatusCode.FAILED_PRECONDITION},        # a closure over the limit
+    "StreamRctTable": {grpc.StatusCode.NOT_FOUND},  # no table of that root
+    "GetRcts": {grpc.StatusCode.FAILED_PRECONDITION},  # a closure over the limit
 }
 
 # --- values ---------------------------------------------------------------------------------
@@ -38,21 +39,39 @@ ALSO_ALLOWED = {
 
 def notation() -> st.SearchStrategy[str]:
     """Position-like text: the notation's letters in any order, deep or unbalanced runs."""
-    runs = st.builds(lambda c, n: c * n, st.sampled_from(list("{}]|.+(0A")),
-                     st.integers(1, 3000))
+    runs = st.builds(lambda c, n: c * n, st.sampled_from(list("{}]|.+(0A")), st.integers(1, 3000))
     return st.one_of(
         st.text(alphabet=NOTATION, max_size=60),
-        st.lists(st.one_of(st.text(alphabet=NOTATION, max_size=8), runs), max_size=5).map(
-            "".join),
-        st.sampled_from(["0*3", "0.AB|AB", "1ABC|BCDE|ADE", "2ab2ba", "0*5+0.A|0.A", "!",
-                         "0.0.}]!", "0*0", "0*-1", "0*99999999999999999999", "0*3@1",
-                         "0*3@999999999", "0*2 *1", "! *1 *2", "0*2 rct1:" + "0" * 32]),
+        st.lists(st.one_of(st.text(alphabet=NOTATION, max_size=8), runs), max_size=5).map("".join),
+        st.sampled_from(
+            [
+                "0*3",
+                "0.AB|AB",
+                "1ABC|BCDE|ADE",
+                "2ab2ba",
+                "0*5+0.A|0.A",
+                "!",
+                "0.0.}]!",
+                "0*0",
+                "0*-1",
+                "0*99999999999999999999",
+                "0*3@1",
+                "0*3@999999999",
+                "0*2 *1",
+                "! *1 *2",
+                "0*2 rct1:" + "0" * 32,
+            ]
+        ),
     )
 
 
 def nasty_text() -> st.SearchStrategy[str]:
-    return st.one_of(notation(), st.text(max_size=80), st.sampled_from(HUGE),
-                     st.text(alphabet="\x00\x01\ufffd\u202e\U0001f600", max_size=40))
+    return st.one_of(
+        notation(),
+        st.text(max_size=80),
+        st.sampled_from(HUGE),
+        st.text(alphabet="\x00\x01\ufffd\u202e\U0001f600", max_size=40),
+    )
 
 
 def content_id() -> st.SearchStrategy[str]:
@@ -73,54 +92,95 @@ def provenance() -> st.SearchStrategy[pb.Provenance]:
 
 
 def rct_record() -> st.SearchStrategy[pb.RctRecord]:
-    return st.builds(lambda h, o, c, n, p: pb.RctRecord(height=h, outcome=o, children=c,
-                                                        plus1_of=p, **({} if n is None else {"nim": n})),
-                     st.integers(0, (1 << 32) - 1), st.sampled_from(["L", "W", "", "X"]),
-                     st.lists(content_id(), max_size=4), st.none() | st.integers(0, (1 << 64) - 1),
-                     st.sampled_from(["", "*0", "rct1:zz"]))
+    return st.builds(
+        lambda h, o, c, n, p: pb.RctRecord(
+            height=h, outcome=o, children=c, plus1_of=p, **({} if n is None else {"nim": n})
+        ),
+        st.integers(0, (1 << 32) - 1),
+        st.sampled_from(["L", "W", "", "X"]),
+        st.lists(content_id(), max_size=4),
+        st.none() | st.integers(0, (1 << 64) - 1),
+        st.sampled_from(["", "*0", "rct1:zz"]),
+    )
 
 
 kinds = st.integers(-1, 6)
 
 
 def insert_request() -> st.SearchStrategy[pb.InsertRequest]:
-    def build(kind: int, keys: list[str], nimbers: list[int], texts: list[str],
-              rcts: list[pb.RctRecord], prov: pb.Provenance) -> pb.InsertRequest:
-        return pb.InsertRequest(kind=max(kind, 0), keys=keys, nimbers=nimbers,
-                                texts=texts, rcts=rcts, provenance=prov)
-    return st.builds(build, kinds, key_list(nasty_text()),
-                     st.lists(st.integers(0, (1 << 64) - 1), max_size=6),
-                     st.lists(st.one_of(st.sampled_from(["L", "W"]), content_id()), max_size=6),
-                     st.lists(rct_record(), max_size=3), provenance())
+    def build(
+        kind: int,
+        keys: list[str],
+        nimbers: list[int],
+        texts: list[str],
+        rcts: list[pb.RctRecord],
+        prov: pb.Provenance,
+    ) -> pb.InsertRequest:
+        return pb.InsertRequest(
+            kind=max(kind, 0), keys=keys, nimbers=nimbers, texts=texts, rcts=rcts, provenance=prov
+        )
+
+    return st.builds(
+        build,
+        kinds,
+        key_list(nasty_text()),
+        st.lists(st.integers(0, (1 << 64) - 1), max_size=6),
+        st.lists(st.one_of(st.sampled_from(["L", "W"]), content_id()), max_size=6),
+        st.lists(rct_record(), max_size=3),
+        provenance(),
+    )
 
 
 def valid_insert() -> st.SearchStrategy[pb.InsertRequest]:
     """Inserts that may well be valid: small canonical lands and true-looking values."""
     lands = st.sampled_from(["0*2", "0*3", "0*4", "0.AB|AB", "1a1a", "0*2.1a1a", "2ab2ba"])
-    return st.builds(lambda ks, n: pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=ks,
-                                                    nimbers=[n] * len(ks)),
-                     st.lists(lands, max_size=3, unique=True), st.integers(0, 3))
+    return st.builds(
+        lambda ks, n: pb.InsertRequest(kind=pb.FACT_KIND_NIMBER, keys=ks, nimbers=[n] * len(ks)),
+        st.lists(lands, max_size=3, unique=True),
+        st.integers(0, 3),
+    )
 
 
 REQUESTS: dict[str, st.SearchStrategy[Any]] = {
-    "Lookup": st.builds(lambda k, ks, w: pb.LookupRequest(keys=k, kinds=[max(0, x) for x in ks],
-                                                          with_records=w),
-                        key_list(nasty_text()), st.lists(kinds, max_size=3), st.booleans()),
+    "Lookup": st.builds(
+        lambda k, ks, w: pb.LookupRequest(keys=k, kinds=[max(0, x) for x in ks], with_records=w),
+        key_list(nasty_text()),
+        st.lists(kinds, max_size=3),
+        st.booleans(),
+    ),
     "Insert": st.one_of(insert_request(), valid_insert()),
     "InsertStream": st.lists(st.one_of(insert_request(), valid_insert()), max_size=4),
-    "GetRcts": st.builds(lambda i, c: pb.GetRctsRequest(ids=i, closure=c),
-                         key_list(content_id()), st.booleans()),
-    "StreamRctTable": st.builds(lambda r, c: pb.StreamRctTableRequest(root=r, chunk_size=c),
-                                nasty_text(), st.integers(0, (1 << 32) - 1)),
+    "GetRcts": st.builds(
+        lambda i, c: pb.GetRctsRequest(ids=i, closure=c), key_list(content_id()), st.booleans()
+    ),
+    "StreamRctTable": st.builds(
+        lambda r, c: pb.StreamRctTableRequest(root=r, chunk_size=c),
+        nasty_text(),
+        st.integers(0, (1 << 32) - 1),
+    ),
     "Children": st.builds(lambda p: pb.ChildrenRequest(positions=p), key_list(notation())),
-    "Verify": st.builds(lambda p, o: pb.VerifyRequest(position=p, outcome_only=o),
-                        nasty_text(), st.booleans()),
-    "Export": st.builds(lambda k, t, c, n: pb.ExportRequest(kind=max(0, k), page_token=t,
-                                                            chunk_size=c, limit=n),
-                        kinds, st.one_of(nasty_text(), st.sampled_from(
-                            ["eyJ2IjoxfQ", "eyJ2IjoxLCJhZnRlciI6MSwia2luZCI6Im5pbWJlciJ9",
-                             "W10", "bnVsbA", "!!!!", "eyJ2IjoxLCJhZnRlciI6IiIsImtpbmQiOiJuaW1iZXIifQ"])),
-                        st.integers(0, (1 << 32) - 1), st.integers(0, (1 << 64) - 1)),
+    "Verify": st.builds(
+        lambda p, o: pb.VerifyRequest(position=p, outcome_only=o), nasty_text(), st.booleans()
+    ),
+    "Export": st.builds(
+        lambda k, t, c, n: pb.ExportRequest(kind=max(0, k), page_token=t, chunk_size=c, limit=n),
+        kinds,
+        st.one_of(
+            nasty_text(),
+            st.sampled_from(
+                [
+                    "eyJ2IjoxfQ",
+                    "eyJ2IjoxLCJhZnRlciI6MSwia2luZCI6Im5pbWJlciJ9",
+                    "W10",
+                    "bnVsbA",
+                    "!!!!",
+                    "eyJ2IjoxLCJhZnRlciI6IiIsImtpbmQiOiJuaW1iZXIifQ",
+                ]
+            ),
+        ),
+        st.integers(0, (1 << 32) - 1),
+        st.integers(0, (1 << 64) - 1),
+    ),
     "Stats": st.just(pb.StatsRequest()),
     "ServerInfo": st.just(pb.ServerInfoRequest()),
 }
@@ -155,7 +215,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
     i = rng.randrange(len(data))
     edit = rng.randrange(4)
     if edit == 0:
-        return data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1:]
+        return data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1 :]
     if edit == 1:
         return data[:i]
     if edit == 2:
@@ -165,6 +225,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 
 def as_bytes(method: str) -> st.SearchStrategy[Any]:
     """Request bytes of a method (a list of messages' bytes for InsertStream)."""
+
     def serialized(message: Any) -> Any:
         if isinstance(message, list):
             return [m.SerializeToString() for m in message]
@@ -222,18 +283,21 @@ def call(channel: grpc.Channel, method: str, data: Any) -> Outcome:
     identity: Callable[[bytes], bytes] | None = None
     try:
         if method == "InsertStream":
-            rpc = channel.stream_unary(path, request_serializer=identity,
-                                       response_deserializer=identity)
+            rpc = channel.stream_unary(
+                path, request_serializer=identity, response_deserializer=identity
+            )
             reply = rpc(iter(data), timeout=DEADLINE)
         elif method in STREAMING_RESPONSES:
-            rpc = channel.unary_stream(path, request_serializer=identity,
-                                       response_deserializer=identity)
+            rpc = channel.unary_stream(
+                path, request_serializer=identity, response_deserializer=identity
+            )
             for _ in rpc(data, timeout=DEADLINE):
                 pass
             reply = None
         else:
-            rpc = channel.unary_unary(path, request_serializer=identity,
-                                      response_deserializer=identity)
+            rpc = channel.unary_unary(
+                path, request_serializer=identity, response_deserializer=identity
+            )
             reply = rpc(data, timeout=DEADLINE)
     except grpc.RpcError as error:
         return Outcome(error.code(), error.details() or "")

@@ -379,7 +379,7 @@ def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{n:,} {kind}" for kind, n in counts.items() if n) or "none"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `export` and `import` to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(

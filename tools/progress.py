@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 from tqdm import tqdm
 
@@ -12,7 +12,7 @@ from tqdm import tqdm
 class _Bar:
     """A counter bar that callers advance to an absolute count."""
 
-    def __init__(self, bar: tqdm | None) -> None:
+    def __init__(self, bar: tqdm[Any] | None) -> None:
         self._bar = bar
 
     def update_to(self, count: int) -> None:

@@ -41,7 +41,7 @@ def plus1_base(
             continue
         for c in base_kids:
             p = partner[c]
-            if p == NONE or p == base or p not in kids:
+            if p in (NONE, base) or p not in kids:
                 break
         else:
             # The partners of base's children are distinct (c ↦ c + *1 is an involution),

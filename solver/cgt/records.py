@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from sproutsdb.errors import UserError
 from sproutsdb.solver.cgt.factor import NONE
 from sproutsdb.solver.cgt.table import TreeTable
 from sproutsdb.solver.proofstore import RctRecord
-
-from sproutsdb.errors import UserError
 
 if TYPE_CHECKING:
     from sproutsdb.solver.cgt.algebra import Algebra

@@ -64,8 +64,9 @@ class WaitingSpace(Space[Node], Protocol[Node]):
 class DfpnSearch(Generic[Node]):
     """df-pn over a ``Space``; ``solve`` is a coroutine for an explicit-stack driver."""
 
-    def __init__(self, space: Space[Node], *, epsilon: float = 0.25,
-                 capacity: int = 1 << 22) -> None:
+    def __init__(
+        self, space: Space[Node], *, epsilon: float = 0.25, capacity: int = 1 << 22
+    ) -> None:
         if epsilon < 0:
             raise ValueError("epsilon must be ≥ 0")
         self.space = space
@@ -107,8 +108,7 @@ class DfpnSearch(Generic[Node]):
             # sibling.
             while (waiting := self._waiting(node, key)) is not None:
                 (sub_key, sub, initial), later = waiting
-                sub_phi, sub_delta = self._numbers(sub, sub_key,
-                                                   learnt.get(sub_key, initial))
+                sub_phi, sub_delta = self._numbers(sub, sub_key, learnt.get(sub_key, initial))
                 cost = min(min(sub_phi, sub_delta) + later, INFINITY - 1)
                 if cost >= phi_limit or cost >= delta_limit:
                     if len(numbers) >= self.capacity:
@@ -118,8 +118,12 @@ class DfpnSearch(Generic[Node]):
                 # Search the sub-question until it is decided or both its numbers reach
                 # the limit: a number already past it is not a reason to stop.
                 limit = min(phi_limit, delta_limit) - later
-                yield self._mid(sub, sub_key, limit if sub_phi < limit else INFINITY,
-                                limit if sub_delta < limit else INFINITY)
+                yield self._mid(
+                    sub,
+                    sub_key,
+                    limit if sub_phi < limit else INFINITY,
+                    limit if sub_delta < limit else INFINITY,
+                )
                 after = self._numbers(sub, sub_key, learnt.get(sub_key, initial))
                 if after == (sub_phi, sub_delta):  # no progress: give the parent its turn
                     numbers[key] = (phi_limit, delta_limit)
@@ -173,8 +177,12 @@ class DfpnSearch(Generic[Node]):
                 numbers[key] = (phi, delta)
                 return None
             child_key, child, initial = children[best_index]
-            widened = second if second >= INFINITY else max(
-                second + 1, math.ceil(second * (1 + self.epsilon)))
-            yield self._mid(child, child_key, delta_limit - delta + best_phi,
-                            min(phi_limit, widened))
+            widened = (
+                second
+                if second >= INFINITY
+                else max(second + 1, math.ceil(second * (1 + self.epsilon)))
+            )
+            yield self._mid(
+                child, child_key, delta_limit - delta + best_phi, min(phi_limit, widened)
+            )
             learnt[child_key] = self._numbers(child, child_key, learnt.get(child_key, initial))

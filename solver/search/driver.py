@@ -14,8 +14,9 @@ from sproutsdb.solver.search.progress import SolverStats
 __all__ = ["run_tasks"]
 
 
-def run_tasks(task: Generator[Any, Any, Any], stack: list[Any],
-              stats: SolverStats | None = None) -> Any:
+def run_tasks(
+    task: Generator[Any, Any, Any], stack: list[Any], stats: SolverStats | None = None
+) -> Any:
     """Run ``task`` and every sub-task it yields on ``stack`` (the caller's list, so that
     progress reports can read the depth); the task's return value. ``stats.max_depth``
     follows the deepest stack."""

@@ -49,7 +49,8 @@ class ComponentMeasures:
         cache[component] = children
         self._children_held += len(children)
         while len(cache) > self._children_capacity or (
-                self._children_held > self._children_held_capacity and len(cache) > 1):
+            self._children_held > self._children_held_capacity and len(cache) > 1
+        ):
             self._children_held -= len(cache.popitem(last=False)[1])
         return children
 

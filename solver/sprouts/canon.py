@@ -26,21 +26,27 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import permutations
+from types import FrameType
+from typing import Any
 
 from sproutsdb.solver.sprouts.notation import RawPosition, lower_name, upper_name
+
+# One step of the search for a least encoding, destructured by its tag:
+# ('r', region, orientation) or ('b', region, boundary, orientation, candidate).
+Choice = tuple[Any, ...]
 
 CANON_VERSION = 2
 
 # Codes of vertex occurrences in an encoding (a tuple of ints compared lexicographically).
 ZERO, ONE, TWO = 0, 1, 2
-LOWER = 100          # + index of the lowercase letter within its boundary
-UPPER = 1000         # + index of the uppercase letter within its land
+LOWER = 100  # + index of the lowercase letter within its boundary
+UPPER = 1000  # + index of the uppercase letter within its land
 UPPER_COLOUR = 10**6  # + colour of the other region (used while refining only)
 END_BOUNDARY = -1
 END_REGION = -2
 
 # Kinds of vertices after normalisation.
-K_SPOT = 0   # 0, 1 or 2: code = 3 - lives for 0/1, 2 for a 1-life spot seen once
+K_SPOT = 0  # 0, 1 or 2: code = 3 - lives for 0/1, 2 for a 1-life spot seen once
 K_LOWER = 1
 K_UPPER = 2
 
@@ -48,13 +54,13 @@ K_UPPER = 2
 class Land:
     """One independent land ready to be encoded: regions, kinds, and letter links."""
 
-    __slots__ = ("regions", "genus", "collapsed", "code", "kind", "other_region")
+    __slots__ = ("code", "collapsed", "genus", "kind", "other_region", "regions")
 
     def __init__(self) -> None:
         self.regions: list[list[list[int]]] = []
         self.genus: list[int] = []
         self.collapsed: list[bool] = []
-        self.code: dict[int, int] = {}         # fixed code of 0/1/2 spots
+        self.code: dict[int, int] = {}  # fixed code of 0/1/2 spots
         self.kind: dict[int, int] = {}
         self.other_region: dict[tuple[int, int], int] = {}  # (vertex, region) -> other region
 
@@ -149,7 +155,7 @@ def normalize(raw: RawPosition) -> list[Land]:
             land.kind[v] = K_SPOT
             land.code[v] = TWO
         else:
-            (r1, b1), (r2, b2) = occurrences
+            (r1, _b1), (r2, _b2) = occurrences
             if r1 == r2:
                 land.kind[v] = K_LOWER
             else:
@@ -175,7 +181,7 @@ LOWER_PAIR = 99
 class _Boundary:
     """One boundary in one orientation, with its codes precomputed."""
 
-    __slots__ = ("seq", "base", "ups", "collapsed", "form", "cands")
+    __slots__ = ("base", "cands", "collapsed", "form", "seq", "ups")
 
     def __init__(self, seq: list[int], land: Land, collapsed: bool) -> None:
         kind, code = land.kind, land.code
@@ -187,10 +193,12 @@ class _Boundary:
                 if kind[v] == K_LOWER and v not in pairs:
                     pairs.append(v)
             head = spots + [v for v in pairs for _ in (0, 1)]
-            self.ups = [(len(head) + k, v) for k, v in
-                        enumerate(v for v in seq if kind[v] == K_UPPER)]
-            self.base = ([code[v] for v in spots] + [LOWER_PAIR] * (2 * len(pairs))
-                         + [0] * len(self.ups))
+            self.ups = [
+                (len(head) + k, v) for k, v in enumerate(v for v in seq if kind[v] == K_UPPER)
+            ]
+            self.base = (
+                [code[v] for v in spots] + [LOWER_PAIR] * (2 * len(pairs)) + [0] * len(self.ups)
+            )
             self.seq = head + [v for _, v in self.ups]
         else:
             n = len(seq)
@@ -214,7 +222,8 @@ class _Boundary:
             self.base = base
             self.ups = ups
         self.form: tuple[int, ...] = ()
-        self.cands: list = []
+        # candidates: letter orders (tuples) when collapsed, else rotation starts (ints)
+        self.cands: list[Any] = []
 
     def refine(self, r: int, land: Land, colour: list[int]) -> None:
         """Least form given region colours, and the rotations/orders that reach it."""
@@ -233,17 +242,20 @@ class _Boundary:
                 self.cands = [tuple(v for _, v in ups)]
             else:
                 want = tail
-                self.cands = [perm for perm in permutations(v for _, v in ups)
-                              if [UPPER_COLOUR + colour[other[(v, r)]] for v in perm] == want]
+                self.cands = [
+                    perm
+                    for perm in permutations(v for _, v in ups)
+                    if [UPPER_COLOUR + colour[other[(v, r)]] for v in perm] == want
+                ]
             return
         n = len(codes)
         doubled = codes + codes
-        rotations = [doubled[i:i + n] for i in range(n)]
+        rotations = [doubled[i : i + n] for i in range(n)]
         least = min(rotations)
         self.form = tuple(least)
         self.cands = [i for i, rot in enumerate(rotations) if rot == least]
 
-    def encode(self, cand, names: dict[int, int]) -> tuple[tuple[int, ...], dict[int, int]]:
+    def encode(self, cand: Any, names: dict[int, int]) -> tuple[tuple[int, ...], dict[int, int]]:
         """Codes of this boundary for one candidate, naming new uppercase letters in order."""
         new: dict[int, int] = {}
         if self.collapsed:
@@ -346,7 +358,7 @@ def _refine(land: Land, views: list[list[list[_Boundary]]]) -> list[int]:
 # least encoding is unchanged, whatever order the options are tried in. At most
 # MAX_AUTOMORPHISMS are stored (fewer only prunes less).
 
-PRUNE = True            # module switch: False gives the plain search (tests compare both)
+PRUNE = True  # module switch: False gives the plain search (tests compare both)
 MAX_AUTOMORPHISMS = 64
 _NO_JUMP = 1 << 30
 
@@ -354,17 +366,18 @@ _NO_JUMP = 1 << 30
 class _Automorphism:
     """g from the paths and names of two leaves with equal encodings."""
 
-    __slots__ = ("boundary", "flip", "region", "corner", "vertex")
+    __slots__ = ("boundary", "corner", "flip", "region", "vertex")
 
-    def __init__(self, search: _Search, p1: list, n1: list[int], p2: list,
-                 n2: list[int]) -> None:
+    def __init__(
+        self, search: _Search, p1: list[Choice], n1: list[int], p2: list[Choice], n2: list[int]
+    ) -> None:
         self.region: dict[int, int] = {}
         self.flip: dict[int, int] = {}
         self.boundary: dict[tuple[int, int], tuple[int, int]] = {}
         self.corner: dict[tuple[int, int], tuple[int, int, int]] = {}  # (a, s, length)
         self.vertex = dict(zip(n1, n2))
         for x, y in zip(p1, p2):
-            if x[0] == 'r':
+            if x[0] == "r":
                 self.region[x[1]] = y[1]
                 self.flip[x[1]] = x[2] ^ y[2]
             else:
@@ -376,24 +389,24 @@ class _Automorphism:
                     s = d1 * d2
                     self.corner[(x[1], x[2])] = ((c2 - s * c1) % n, s, n)
 
-    def fixes(self, choice: tuple) -> bool:
+    def fixes(self, choice: Choice) -> bool:
         return self.image(choice) == choice
 
-    def image(self, choice: tuple) -> tuple:
-        if choice[0] == 'r':
+    def image(self, choice: Choice) -> Choice:
+        if choice[0] == "r":
             r = choice[1]
-            return ('r', self.region[r], choice[2] ^ self.flip[r])
+            return ("r", self.region[r], choice[2] ^ self.flip[r])
         _, r, b, o, cand = choice
         r2, b2 = self.boundary[(r, b)]
         o2 = o ^ self.flip[r]
         if cand is None:
-            return ('b', r2, b2, o2, None)
+            return ("b", r2, b2, o2, None)
         if type(cand) is int:
             a, s, n = self.corner[(r, b)]
-            c, d = _absolute(o, cand, n)
-            return ('b', r2, b2, o2, _relative(o2, (a + s * c) % n, n))
+            c, _d = _absolute(o, cand, n)
+            return ("b", r2, b2, o2, _relative(o2, (a + s * c) % n, n))
         vertex = self.vertex
-        return ('b', r2, b2, o2, tuple(vertex[v] for v in cand))
+        return ("b", r2, b2, o2, tuple(vertex[v] for v in cand))
 
 
 def _absolute(o: int, start: int, n: int) -> tuple[int, int]:
@@ -416,15 +429,21 @@ class _Search:
         self.land = land
         # views[r][o]: the boundaries of region r in orientation o (bags have one view).
         self.views = [
-            [[_Boundary(b, land, True) for b in region]] if land.collapsed[r] else
-            [[_Boundary(b, land, False) for b in region],
-             [_Boundary(b[::-1], land, False) for b in region]]
-            for r, region in enumerate(land.regions)]
+            [[_Boundary(b, land, True) for b in region]]
+            if land.collapsed[r]
+            else [
+                [_Boundary(b, land, False) for b in region],
+                [_Boundary(b[::-1], land, False) for b in region],
+            ]
+            for r, region in enumerate(land.regions)
+        ]
         self.best: list[int] | None = None
         self.prune = PRUNE if prune is None else prune
-        self.leaves = 0                      # complete encodings reached
-        self.path: list[tuple] = []          # choices from the root to the current node
-        self.ref: tuple[list, list[int]] | None = None  # (path, names) of the reference leaf
+        self.leaves = 0  # complete encodings reached
+        self.path: list[Choice] = []  # choices from the root to the current node
+        self.ref: tuple[list[Choice], list[int]] | None = (
+            None  # (path, names) of the reference leaf
+        )
         self.automorphisms: list[_Automorphism] = []
         if len(self.views) == 1:
             self.colour = [0]
@@ -437,8 +456,9 @@ class _Search:
         self.orientations = []
         for views in self.views:
             least = _region_form(views)
-            self.orientations.append([o for o, region in enumerate(views)
-                                      if _sorted_forms(region) == least])
+            self.orientations.append(
+                [o for o, region in enumerate(views) if _sorted_forms(region) == least]
+            )
 
     def run(self) -> list[int]:
         colour = self.colour
@@ -454,8 +474,8 @@ class _Search:
         best = self.best
         if best is None:
             return False
-        cut = best[:len(out)]
-        return out[:len(cut)] > cut
+        cut = best[: len(out)]
+        return out[: len(cut)] > cut
 
     def _leaf(self, names: dict[int, int], out: list[int]) -> int:
         """A complete encoding: keep the least; from a repeat of the best, an automorphism
@@ -498,31 +518,39 @@ class _Search:
         touching = [r for r in remaining if any(v in names for v in self.letters[r])]
         pool = touching or remaining
         first = self.colour[pool[0]]
-        options = [(r, o) for r in pool if self.colour[r] == first
-                   for o in self.orientations[r]]
+        options = [(r, o) for r in pool if self.colour[r] == first for o in self.orientations[r]]
         if len(options) > 1:
             # Regions of one class start at the same place: only the least start can win.
             chunks = [self._first_chunk(self.views[r][o], names) for r, o in options]
             least = min(chunks)
             options = [opt for opt, chunk in zip(options, chunks) if chunk == least]
-        orbits = (_Orbits(self, [('r', r, o) for r, o in options])
-                  if self.prune and len(options) > 1 else None)
+        orbits = (
+            _Orbits(self, [("r", r, o) for r, o in options])
+            if self.prune and len(options) > 1
+            else None
+        )
         path = self.path
         depth = len(path)
         for i, (r, o) in enumerate(options):
             if orbits is not None and orbits.skip(i):
                 continue
             rest = [x for x in remaining if x != r]
-            path.append(('r', r, o))
-            jump = self._boundaries(r, o, list(range(len(self.views[r][o]))), rest, names,
-                                    out)
+            path.append(("r", r, o))
+            jump = self._boundaries(r, o, list(range(len(self.views[r][o]))), rest, names, out)
             path.pop()
             if jump < depth:
                 return jump
         return _NO_JUMP
 
-    def _boundaries(self, r: int, o: int, left: list[int], rest_regions: list[int],
-                    names: dict[int, int], out: list[int]) -> int:
+    def _boundaries(
+        self,
+        r: int,
+        o: int,
+        left: list[int],
+        rest_regions: list[int],
+        names: dict[int, int],
+        out: list[int],
+    ) -> int:
         path = self.path
         depth = len(path)
         region = self.views[r][o]
@@ -543,15 +571,22 @@ class _Search:
             if region[tied[0]].ups:
                 break
             left = [x for x in left if x != tied[0]]
-            path.append(('b', r, tied[0], o, None))
+            path.append(("b", r, tied[0], o, None))
             out = out + list(least) + [END_BOUNDARY]
         jump = self._tied_boundaries(r, o, left, tied, rest_regions, names, out)
         del path[depth:]
         return jump
 
-    def _tied_boundaries(self, r: int, o: int, left: list[int], tied: list[int],
-                         rest_regions: list[int], names: dict[int, int],
-                         out: list[int]) -> int:
+    def _tied_boundaries(
+        self,
+        r: int,
+        o: int,
+        left: list[int],
+        tied: list[int],
+        rest_regions: list[int],
+        names: dict[int, int],
+        out: list[int],
+    ) -> int:
         """Branch on the least boundaries that hold uppercase letters."""
         region = self.views[r][o]
         path = self.path
@@ -563,17 +598,19 @@ class _Search:
                 options.append((enc, b, cand, new))
         chunk = min(opt[0] for opt in options)
         kept = [opt for opt in options if opt[0] == chunk]
-        orbits = (_Orbits(self, [('b', r, b, o, cand) for _, b, cand, _ in kept])
-                  if self.prune and len(kept) > 1 else None)
+        orbits = (
+            _Orbits(self, [("b", r, b, o, cand) for _, b, cand, _ in kept])
+            if self.prune and len(kept) > 1
+            else None
+        )
         tail = out + list(chunk) + [END_BOUNDARY]
         depth = len(path)
         for i, (_, b, cand, new) in enumerate(kept):
             if orbits is not None and orbits.skip(i):
                 continue
             merged = {**names, **new} if new else names
-            path.append(('b', r, b, o, cand))
-            jump = self._boundaries(r, o, [x for x in left if x != b], rest_regions, merged,
-                                    tail)
+            path.append(("b", r, b, o, cand))
+            jump = self._boundaries(r, o, [x for x in left if x != b], rest_regions, merged, tail)
             path.pop()
             if jump < depth:
                 return jump
@@ -585,13 +622,13 @@ class _Orbits:
 
     __slots__ = ("explored", "index", "options", "parent", "search", "seen")
 
-    def __init__(self, search: _Search, options: list[tuple]) -> None:
+    def __init__(self, search: _Search, options: list[tuple[Any, ...]]) -> None:
         self.search = search
         self.options = options
         self.index = {o: i for i, o in enumerate(options)}
         self.parent = list(range(len(options)))
         self.explored = [False] * len(options)
-        self.seen = 0                    # automorphisms looked at so far
+        self.seen = 0  # automorphisms looked at so far
 
     def _find(self, x: int) -> int:
         parent = self.parent
@@ -632,8 +669,8 @@ def encode_land(land: Land, prune: bool | None = None) -> list[int]:
 
 
 _depth_lock = threading.Lock()
-_deep_searches = 0           # searches running with the recursion limit raised
-_saved_limit = 0             # the limit before the first of them raised it
+_deep_searches = 0  # searches running with the recursion limit raised
+_saved_limit = 0  # the limit before the first of them raised it
 
 
 @contextmanager
@@ -664,7 +701,8 @@ def _deep_enough(calls: int) -> Iterator[None]:
 
 
 def _frame_depth() -> int:
-    frame, depth = sys._getframe(), 0
+    frame: FrameType | None = sys._getframe()
+    depth = 0
     while frame is not None:
         frame, depth = frame.f_back, depth + 1
     return depth
@@ -726,9 +764,9 @@ def _join_boundaries(boundaries: list[str]) -> str:
         zeros += 1
     parts = boundaries[zeros:]
     if zeros >= 2:
-        parts = [f"0*{zeros}"] + parts
+        parts = [f"0*{zeros}", *parts]
     elif zeros == 1:
-        parts = ["0"] + parts
+        parts = ["0", *parts]
     return ".".join(parts) + genus
 
 

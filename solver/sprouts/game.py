@@ -8,7 +8,7 @@ assembled from the children of its lands, so shared lands cost nothing twice.
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.moves import TooManySplits, raw_children
@@ -20,14 +20,16 @@ TERMINAL = "!"
 # and canon that gives byte-identical keys) when it is built and ports this CANON_VERSION;
 # otherwise, or with SPROUTSDB_PURE_PYTHON=1 (differential tests), from the Python
 # reference. IMPLEMENTATION says which one is active: "c" or "python".
-_core = None
+# `_core` is the module or None; typing has no "module or None", hence the ignores.
 if os.environ.get("SPROUTSDB_PURE_PYTHON", "") in ("", "0"):
     try:
-        from sproutsdb.solver.sprouts import _core
+        from sproutsdb.solver.sprouts import _core as _core  # re-exported: server/validation.py
     except ImportError:
-        _core = None
+        _core = None  # type: ignore[assignment]
     if _core is not None and _core.CANON_VERSION != CANON_VERSION:
-        _core = None
+        _core = None  # type: ignore[assignment]
+else:
+    _core = None  # type: ignore[assignment]
 IMPLEMENTATION = "python" if _core is None else "c"
 
 
@@ -145,7 +147,7 @@ class SproutsGame:
             if land in done:
                 continue  # equal lands give equal children
             done.add(land)
-            rest = lands[:index] + lands[index + 1:]
+            rest = lands[:index] + lands[index + 1 :]
             for child in self.component_children(land):
                 seen.setdefault(self.join(rest + child), None)
         return list(seen)

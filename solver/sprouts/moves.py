@@ -8,8 +8,8 @@ them into one. The new spot has one life and appears on both sides of the curve.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import product
-from typing import Iterator
 
 from sproutsdb.errors import UserError
 from sproutsdb.solver.sprouts.notation import RawPosition
@@ -32,13 +32,18 @@ def raw_children(raw: RawPosition) -> Iterator[RawPosition]:
     """Yield the position after each move (not yet normalised; duplicates included)."""
     lives = raw.lives
     for r, region in enumerate(raw.regions):
-        occurrences = [(b, i) for b, boundary in enumerate(region)
-                       for i, v in enumerate(boundary) if lives[v] > 0]
+        occurrences = [
+            (b, i)
+            for b, boundary in enumerate(region)
+            for i, v in enumerate(boundary)
+            if lives[v] > 0
+        ]
         if not occurrences:
             continue
         if raw.genus[r]:
             raise UnsupportedSurface(
-                "moves on surfaces of genus > 0 are not supported yet (plane positions only)")
+                "moves on surfaces of genus > 0 are not supported yet (plane positions only)"
+            )
         for x, (b1, i1) in enumerate(occurrences):
             u = region[b1][i1]
             for b2, i2 in occurrences[x:]:
@@ -53,10 +58,11 @@ def raw_children(raw: RawPosition) -> Iterator[RawPosition]:
                     yield _merge(raw, r, b1, i1, b2, i2)
 
 
-def _replace_region(raw: RawPosition, r: int, new_regions: list[list[list[int]]],
-                    lives: list[int]) -> RawPosition:
-    regions = raw.regions[:r] + new_regions + raw.regions[r + 1:]
-    genus = raw.genus[:r] + [0] * len(new_regions) + raw.genus[r + 1:]
+def _replace_region(
+    raw: RawPosition, r: int, new_regions: list[list[list[int]]], lives: list[int]
+) -> RawPosition:
+    regions = raw.regions[:r] + new_regions + raw.regions[r + 1 :]
+    genus = raw.genus[:r] + [0] * len(new_regions) + raw.genus[r + 1 :]
     return RawPosition(regions, genus, lives)
 
 
@@ -73,12 +79,14 @@ def _split(raw: RawPosition, r: int, b: int, i: int, j: int) -> Iterator[RawPosi
         inside = [boundary[i], n]
         outside = boundary[i:] + boundary[:i] + [n]
     else:
-        inside = boundary[i:j + 1] + [n]
-        outside = boundary[j:] + boundary[:i + 1] + [n]
-    others = region[:b] + region[b + 1:]
+        inside = [*boundary[i : j + 1], n]
+        outside = boundary[j:] + boundary[: i + 1] + [n]
+    others = region[:b] + region[b + 1 :]
     if len(others) > MAX_SPLIT_OTHERS:
-        raise TooManySplits(f"a region with {len(others) + 1} boundaries has "
-                            f"2**{len(others)} ways to split; too many")
+        raise TooManySplits(
+            f"a region with {len(others) + 1} boundaries has "
+            f"2**{len(others)} ways to split; too many"
+        )
     if not others:
         yield _replace_region(raw, r, [[inside], [outside]], lives)
         return

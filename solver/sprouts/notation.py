@@ -114,7 +114,7 @@ class _Reader:
                 raise self.fail("'0*' must be followed by a number of spots", start)
             if self.boundary:
                 raise self.fail("'0*k' must stand where a boundary starts", start)
-            count = int(text[self.pos + 2:end])
+            count = int(text[self.pos + 2 : end])
             self.pos = end
             if count == 0:
                 if self.pos < len(text) and text[self.pos] not in BOUNDARY_END:
@@ -142,7 +142,7 @@ class _Reader:
         text = self.text
         if self.pos < len(text) and text[self.pos] == "(":
             close = text.find(")", self.pos)
-            digits = text[self.pos + 1:close] if close > 0 else ""
+            digits = text[self.pos + 1 : close] if close > 0 else ""
             if not digits.isdigit():
                 raise self.fail(f"letter {ch!r} followed by '(' needs a number and ')'", start)
             name = f"{ch}({int(digits)})"
@@ -151,14 +151,18 @@ class _Reader:
         if ch.isupper():
             seen = self.upper.setdefault(name, [])
             if len(seen) >= 2:
-                raise self.fail(f"letter {name!r} seen three times (a letter marks a spot seen twice)", start)
+                raise self.fail(
+                    f"letter {name!r} seen three times (a letter marks a spot seen twice)", start
+                )
             if seen:
                 vertex, first_region = seen[0]
                 if first_region == region_index:
                     raise self.fail(
                         f"uppercase letter {name!r} seen twice in one region "
                         "(uppercase letters join two regions; write a spot seen twice on "
-                        "one boundary in lowercase)", start)
+                        "one boundary in lowercase)",
+                        start,
+                    )
             else:
                 vertex = self.raw.new_vertex(1)
                 self.first_at[name] = start
@@ -188,21 +192,21 @@ class _Reader:
             if end >= len(self.text) or self.text[end] != "}":
                 raise self.fail("genus '{g' must be closed by '}'", start)
             end += 1
-        self.region_genus = int(self.text[self.pos + 1:end].rstrip("}"))
+        self.region_genus = int(self.text[self.pos + 1 : end].rstrip("}"))
         self.pos = end
 
     def end_boundary(self) -> None:
         if not self.boundary:
             return
         if len(self.boundary) > 1 and any(self.raw.lives[v] == 3 for v in self.boundary):
-            raise self.fail("an isolated spot 0 must be alone on its boundary",
-                            self.boundary_at)
+            raise self.fail("an isolated spot 0 must be alone on its boundary", self.boundary_at)
         for name, vertices in self.lower.items():
             if len(vertices) == 1:
                 raise self.fail(
                     f"lowercase letter {name!r} seen once on its boundary (a lowercase "
                     "letter marks a spot seen twice on the same boundary)",
-                    self.first_at.get(name))
+                    self.first_at.get(name),
+                )
         self.lower.clear()
         self.region.append(self.boundary)
         self.boundary = []
@@ -229,7 +233,9 @@ class _Reader:
             if len(seen) == 1:
                 raise self.fail(
                     f"uppercase letter {name!r} seen once in its land (an uppercase letter "
-                    "marks a spot shared by two regions)", self.first_at.get(name))
+                    "marks a spot shared by two regions)",
+                    self.first_at.get(name),
+                )
         self.upper.clear()
         self.land_regions = []
 
@@ -275,7 +281,8 @@ def check_size(text: str) -> None:
         size = f"{count:,}" if count < _HUGE else f"over {_HUGE:,}"
         raise NotationError(
             f"a position of {size} spots and letters ({shown!r}); the limit is "
-            f"{MAX_POSITION_VERTICES:,}")
+            f"{MAX_POSITION_VERTICES:,}"
+        )
 
 
 _LIVES_TOKEN = re.compile(r"0\*(\d+)|@\d+|\{\d+\}|([A-Za-z])(?:\(\d+\))?|([012])")
@@ -289,8 +296,16 @@ def key_lives(key: str) -> int:
     spots 0/1/2 and one per letter, each letter being written twice."""
     if _PLAIN_KEY.fullmatch(key):  # most canonical lands: count characters (3x faster)
         zeros, ones, twos = key.count("0"), key.count("1"), key.count("2")
-        letters = (len(key) - zeros - ones - twos - key.count(".") - key.count("|")
-                   - key.count("+") - key.count("!"))
+        letters = (
+            len(key)
+            - zeros
+            - ones
+            - twos
+            - key.count(".")
+            - key.count("|")
+            - key.count("+")
+            - key.count("!")
+        )
         return 3 * zeros + 2 * ones + twos + letters // 2
     return _token_lives(key)
 
@@ -309,6 +324,7 @@ def _token_lives(key: str) -> int:
 
 
 # ---------------------------------------------------------------- writing letter names
+
 
 def upper_name(index: int) -> str:
     """Name of the index-th uppercase letter of a land: A..Y, then Z(25), Z(26), …"""

@@ -32,8 +32,9 @@ def child_env(**extra: str) -> dict[str, str]:
 class ServerProcess:
     """`sproutsdb serve` in a subprocess: start() waits until it listens; always killed."""
 
-    def __init__(self, store: Path, *args: str, listen: str = "127.0.0.1:0",
-                 log: Path | None = None) -> None:
+    def __init__(
+        self, store: Path, *args: str, listen: str = "127.0.0.1:0", log: Path | None = None
+    ) -> None:
         self.store = store
         self.args = args
         self.listen = listen
@@ -43,11 +44,24 @@ class ServerProcess:
         self.banner: list[str] = []
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
-        command = [*COMMAND, "serve", "--store", str(self.store), "--listen", self.listen,
-                   *self.args]
+        command = [
+            *COMMAND,
+            "serve",
+            "--store",
+            str(self.store),
+            "--listen",
+            self.listen,
+            *self.args,
+        ]
         with open(self.log, "a") as err:
-            self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True,
-                                         env=child_env(), cwd=self.store.parent)
+            self.proc = subprocess.Popen(
+                command,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                env=child_env(),
+                cwd=self.store.parent,
+            )
         assert self.proc.stdout is not None
         selector = selectors.DefaultSelector()
         selector.register(self.proc.stdout, selectors.EVENT_READ)
@@ -62,8 +76,7 @@ class ServerProcess:
                 line = self.proc.stdout.readline()
                 if not line:
                     self.proc.wait(10)
-                    raise RuntimeError(
-                        f"server exited with {self.proc.returncode}: {self.tail()}")
+                    raise RuntimeError(f"server exited with {self.proc.returncode}: {self.tail()}")
                 self.banner.append(line)
                 found = re.search(r"listening on (\S+)", line)
                 if found:
@@ -112,10 +125,18 @@ class ServerProcess:
         self.kill()
 
 
-def run_cli(*args: str, timeout: float = 120, cwd: Path | None = None,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*COMMAND, *args], check=False, capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd, env=child_env(**(env or {})))
+def run_cli(
+    *args: str, timeout: float = 120, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*COMMAND, *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=child_env(**(env or {})),
+    )
 
 
 def build_table(root: str, out: Path) -> Path:
