@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 
 import grpc
-from sproutsdb.server.schema import Provenance, Status
-from sproutsdb.server.wire import (
+from sproutsdb.facts import Provenance, Status
+from sproutsdb.wire import (
     INSERT_STATUS_NAMES,
     KIND_TO_PB,
     STATUS_FROM_PB,

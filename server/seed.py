@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
-from sproutsdb.server.schema import Provenance
+from sproutsdb.facts import Provenance
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.tools.rcttable import RctTable, load_table, read_header

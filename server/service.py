@@ -41,11 +41,12 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from sproutsdb.facts import now_iso
 from sproutsdb.server import schema
 from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor, bearer_secret
 from sproutsdb.server.limits import Budget, BudgetedGame, BudgetedSource, resource_status
 from sproutsdb.server.reflection import enable_reflection
-from sproutsdb.server.schema import Provenance, Status
+from sproutsdb.facts import Provenance, Status
 from sproutsdb.server.seed import TableEntry, TableShelf, needs_seed, seed_store
 from sproutsdb.server.store import (
     LmdbProofStore,
@@ -62,7 +63,7 @@ from sproutsdb.server.validation import (
     Validator,
     check_parallel,
 )
-from sproutsdb.server.wire import (
+from sproutsdb.wire import (
     COLUMN,
     CONFLICT,
     INSERTED,
@@ -279,7 +280,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
         self.metrics = Metrics()
         self.writes_need_token = writes_need_token
         self.tls = tls
-        self.started_iso = schema._now_iso()
+        self.started_iso = now_iso()
         self._provenance: dict[int, Provenance] = {}
         self._provenance_lock = threading.Lock()
         self._streams: dict[str, _TableStream] = {}
@@ -556,7 +557,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
     def _check_values(self, kind: FactKind, keys: Sequence[str], values: Sequence[Any]) -> None:
         if kind is FactKind.NIMBER:
             for i, v in enumerate(values):
-                if v > schema._MAX_NIMBER:
+                if v > schema.MAX_NIMBER:
                     raise RequestError(f"key {i}: nimber {v} is out of range (at most 2**63-1)")
         elif kind is FactKind.MISERE:
             for i, v in enumerate(values):

@@ -28,11 +28,10 @@ from sproutsdb.server.schema import (
     FLAG_VERIFIED,
     FactRecord,
     InvalidFactError,
-    Provenance,
     Refutation,
-    Status,
     table_name,
 )
+from sproutsdb.facts import Provenance, Status
 from sproutsdb.server.store_errors import (
     NotAStoreError,
     ReadOnlyStoreError,

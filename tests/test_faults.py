@@ -21,7 +21,7 @@ import grpc
 import lmdb
 import pytest
 from sproutsdb.client import Client, ServiceError
-from sproutsdb.server.wire import pb, pb_grpc
+from sproutsdb.wire import pb, pb_grpc
 from sproutsdb.solver.proofstore import FactKind
 from test_service_support import ROOT, ServerProcess, child_env
 
@@ -201,7 +201,7 @@ CLIENT_THAT_VANISHES = textwrap.dedent("""
     import sys, time, grpc
     sys.path.insert(0, sys.argv[2])
     from test_faults import _chunks
-    from sproutsdb.server.wire import pb_grpc
+    from sproutsdb.wire import pb_grpc
     stub = pb_grpc.SproutsDbStub(grpc.insecure_channel(sys.argv[1]))
     def chunks():
         for i, chunk in enumerate(_chunks(100, 1000, pause=0.02)):

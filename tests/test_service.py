@@ -13,7 +13,7 @@ from pathlib import Path
 import grpc
 import pytest
 from sproutsdb.client import Client, InvalidRequestError
-from sproutsdb.server.wire import SERVICE_NAME, pb, pb_grpc
+from sproutsdb.wire import SERVICE_NAME, pb, pb_grpc
 from sproutsdb.solver.cgt.ident import tree_id
 from sproutsdb.solver.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION

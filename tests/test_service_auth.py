@@ -10,7 +10,7 @@ from pathlib import Path
 import grpc
 import pytest
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
-from sproutsdb.server.wire import pb, pb_grpc
+from sproutsdb.wire import pb, pb_grpc
 from sproutsdb.solver.proofstore import FactKind
 from test_service_support import ServerProcess, run_cli
 

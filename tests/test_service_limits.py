@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from sproutsdb.server.limits import children_work
-from sproutsdb.server.wire import pb, pb_grpc
+from sproutsdb.wire import pb, pb_grpc
 from test_service_support import ServerProcess
 
 

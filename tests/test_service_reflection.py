@@ -14,7 +14,7 @@ from grpc_reflection.v1alpha import reflection_pb2 as alpha_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
-from sproutsdb.server.wire import SERVICE_NAME
+from sproutsdb.wire import SERVICE_NAME
 from test_service_support import ServerProcess
 
 V1_METHOD = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
-from sproutsdb.server.schema import Status
+from sproutsdb.facts import Status
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb.server import schema
-from sproutsdb.server.schema import Provenance
+from sproutsdb.facts import Provenance
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import export as export_records

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Self
 
 import zstandard
-from sproutsdb.server.schema import Status
+from sproutsdb.facts import Status
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.proofstore import FactKind

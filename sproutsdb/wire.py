@@ -1,7 +1,7 @@
 """The wire in Python terms: the generated stubs and conversions shared by server and client.
 
 `pb` and `pb_grpc` are the modules generated from proto/sproutsdb/v1/sproutsdb.proto at
-build time (server/codegen.py). The helpers here translate between their messages and the
+build time (sproutsdb/codegen.py). The helpers here translate between their messages and the
 store's values (`FactKind`, `RctRecord`, `Provenance`), so server and client agree on
 every column and enum by construction.
 """
@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sproutsdb.server.schema import Provenance, Status
+from sproutsdb.facts import Provenance, Status
 from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
 
 from sproutsdb.errors import UserError
@@ -21,14 +21,14 @@ from sproutsdb.errors import UserError
 
 def _import_stubs() -> tuple[Any, Any]:
     try:
-        from sproutsdb.server._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
+        from sproutsdb._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
     except ImportError:
         # A source checkout whose proto changed since the last install: regenerate once.
         try:
-            from sproutsdb.server import codegen
+            from sproutsdb import codegen
 
             codegen.generate(quiet=True)
-            from sproutsdb.server._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
+            from sproutsdb._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
         except Exception as error:  # noqa: BLE001 - reported as one actionable message
             raise UserError(
                 "the gRPC stubs of sproutsdb are missing and cannot be generated "
