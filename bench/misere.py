@@ -73,7 +73,7 @@ def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, o
     from sproutsdb.solver.misere import MisereSolver, Progress, TableRcts
     from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
     from sproutsdb.solver.sprouts.game import SproutsGame
-    from sproutsdb.tools.rcttable import load_table
+    from sproutsdb.formats.rcttable import load_table
 
     table = load_table(table_path)
     deadline = time.monotonic() + minutes * 60

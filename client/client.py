@@ -316,7 +316,7 @@ class Client:
         """The server's RCT table of `root` ("" = its default, the S6 table) as an RctTable,
         rebuilt locally: every record is re-derived (Algebra.from_records)."""
         from sproutsdb.solver.cgt import Algebra
-        from sproutsdb.tools.rcttable import RctTable
+        from sproutsdb.formats.rcttable import RctTable
 
         header: Any = None
         ids: list[str] = []

@@ -3,7 +3,7 @@
 The S6 table (the RCTs of every position of the game tree of 0*6, DESIGN §3) ships as
 package data (sproutsdb/shipped.py; `data/s6.rcttable` in a checkout). A server whose store holds no RCT yet seeds `rct` and
 `pos_rct` from it; `StreamRctTable` feeds a solver the same table in chunks. Loading a
-table verifies its checksum and re-derives every record (tools/rcttable.py), so a
+table verifies its checksum and re-derives every record (sproutsdb/formats/rcttable.py), so a
 damaged or forged file is refused before anything reaches the store.
 """
 
@@ -22,7 +22,7 @@ from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exp
 from sproutsdb.facts import Provenance
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.tools.rcttable import RctTable, load_table, read_header
+from sproutsdb.formats.rcttable import RctTable, load_table, read_header
 
 log = logging.getLogger("sproutsdb.server.seed")
 

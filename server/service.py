@@ -54,6 +54,7 @@ from sproutsdb.server.store import (
     StoreClosedError,
     StoreError,
     StoreFullError,
+    open_store,
 )
 from sproutsdb.server.verifier import Verifier
 from sproutsdb.server.validation import (
@@ -1022,11 +1023,8 @@ class Server:
 
 
 def open_served_store(path: str | None, map_size: int | None = None) -> LmdbProofStore:
-    from sproutsdb.solver.sprouts.canon import CANON_VERSION
-
     sized = {} if map_size is None else {"map_size": map_size}
-    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                               provenance=Provenance(tool="sproutsdb serve"), **sized)
+    return open_store(path, provenance=Provenance(tool="sproutsdb serve"), **sized)
 
 
 def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:

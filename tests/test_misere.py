@@ -24,7 +24,7 @@ from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.rcttable import RctTable, make_header, table_from_positions, write_table
+from sproutsdb.formats.rcttable import RctTable, make_header, table_from_positions, write_table
 
 REPO = Path(__file__).resolve().parents[1]
 S6_FILE = REPO / "data" / "s6.rcttable"
@@ -138,7 +138,7 @@ def test_outcomes_do_not_depend_on_the_search_tuning(
 
 @pytest.fixture(scope="module")
 def s6() -> RctTable:
-    from sproutsdb.tools.rcttable import load_table
+    from sproutsdb.formats.rcttable import load_table
 
     return load_table(S6_FILE)
 

@@ -13,7 +13,7 @@ from sproutsdb.solver.misere import MisereSolver, Node, TableRcts, brute_force_m
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.rcttable import RctTable, table_from_positions
+from sproutsdb.formats.rcttable import RctTable, table_from_positions
 
 
 @pytest.fixture(scope="module")

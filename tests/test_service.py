@@ -18,7 +18,7 @@ from sproutsdb.solver.cgt.ident import tree_id
 from sproutsdb.solver.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.rcttable import load_table
+from sproutsdb.formats.rcttable import load_table
 from test_service_support import ServerProcess, build_table
 
 GAME = SproutsGame()

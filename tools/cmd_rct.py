@@ -15,7 +15,7 @@ from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rct
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.progress import counter_bar
-from sproutsdb.tools.rcttable import (
+from sproutsdb.formats.rcttable import (
     load_table,
     make_header,
     read_header,

@@ -44,7 +44,7 @@ def helper_share(options: list[tuple[str, int]], index: int, helpers: int
 def _helper_main(args: argparse.Namespace, key: str, n: int, index: int, helpers: int,
                  stop: Any) -> None:
     """A helper process: prove its share of the root's options into the shared store."""
-    from sproutsdb.tools.cmd_solve import open_solve_store
+    from sproutsdb.tools.stores import open_solve_store
 
     parent = os.getppid()
 

@@ -90,11 +90,13 @@ def load(
             else:
                 stack.pop()
                 on_path.discard(top)
-                loaded[top] = _load_one(algebra, table, top, by_id[top])
+                loaded[top] = load_one(algebra, table, top, by_id[top])
     return [loaded[cid] for cid, _ in items]
 
 
-def _load_one(algebra: Algebra, table: TreeTable, cid: str, record: RctRecord) -> int:
+def load_one(algebra: Algebra, table: TreeTable, cid: str, record: RctRecord) -> int:
+    """Load one record whose children are loaded already: its handle, or RctRecordError when
+    the recomputed tree disagrees with the record (check-table calls it entry by entry)."""
     children = tuple(record.children)
     if list(children) != sorted(set(children)):
         raise RctRecordError(f"record {cid}: children ids are not sorted and distinct")
