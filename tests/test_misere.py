@@ -24,6 +24,7 @@ from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.formats.rcttable import RctTable, make_header, table_from_positions, write_table
 
 REPO = Path(__file__).resolve().parents[1]
@@ -228,7 +229,7 @@ def test_stored_facts_are_losing_nodes_confirmed_by_brute_force(
     game: SproutsGame, brute: dict[str, bool]
 ) -> None:
     store = MemoryProofStore()
-    solver = MisereSolver(game, store, batch_size=7)
+    solver = MisereSolver(game, store, options=SolveOptions(batch_size=7))
     assert solver.outcome("0*5") == "W"
     stored = store.get(FactKind.MISERE, [k[:-2] for k in brute if k.endswith("#0")])
     assert len(stored) == store.count(FactKind.MISERE) == solver.stats.facts_stored > 0

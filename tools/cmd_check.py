@@ -248,11 +248,8 @@ def _copy_rcts_read(rcts: Any, pruned: Any) -> None:
     records = [(algebra.content_id(h), algebra.record(h)) for h in algebra.handles()]
     for start in range(0, len(records), MARK_BATCH):  # children first: creation order
         pruned.put(FactKind.RCT, dict(records[start:start + MARK_BATCH]), verified=True)
-    # every position the check looked up, with its RCT (StoreRcts keeps no public view of
-    # it, and solver/misere.py is another helper's file now)
-    looked_up = rcts._known
-    mapped = sorted((land, algebra.content_id(h)) for land, h in looked_up.items()
-                    if h is not None)
+    # every position the check looked up, with its RCT
+    mapped = sorted((land, algebra.content_id(h)) for land, h in rcts.looked_up().items())
     for start in range(0, len(mapped), MARK_BATCH):
         pruned.put(FactKind.POS_RCT, dict(mapped[start:start + MARK_BATCH]))
 

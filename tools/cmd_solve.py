@@ -15,6 +15,7 @@ from sproutsdb.server.location import resolve_store_path
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.proofstore import ConflictError, FactKind
+from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.cmd_engine import positions_from
@@ -43,12 +44,12 @@ def solving(args: argparse.Namespace) -> Iterator[tuple[SproutsGame, NormalSolve
             line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                       f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-        solver = NormalSolver(game, store, progress=report,
+        options = SolveOptions(progress=report,
+                               table_capacity=getattr(args, "table_capacity", None),
+                               flush_seconds=getattr(args, "flush_seconds", FLUSH_SECONDS))
+        solver = NormalSolver(game, store, options=options,
                               search=getattr(args, "search", SEARCHES[-1]),
-                              table_capacity=getattr(args, "table_capacity", None)
-                              or DEFAULT_TABLE_CAPACITY,
-                              share_seconds=SHARE_SECONDS if jobs > 1 else None,
-                              flush_seconds=getattr(args, "flush_seconds", FLUSH_SECONDS))
+                              share_seconds=SHARE_SECONDS if jobs > 1 else None)
         try:
             yield game, solver, store
         finally:
@@ -175,7 +176,6 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     capacity = getattr(args, "table_capacity", None)
     if capacity is not None and capacity < 1:
         raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
-    tuning = {} if capacity is None else {"table_capacity": capacity}
     start = time.perf_counter()
     store = open_solve_store(args)
     try:
@@ -185,8 +185,10 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                 line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                           f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-            solver = MisereSolver(game, store, rcts, progress=report,  # type: ignore[arg-type]
-                                  flush_seconds=args.flush_seconds, **tuning)
+            options = SolveOptions(progress=report, flush_seconds=args.flush_seconds,
+                                   table_capacity=capacity)
+            solver = MisereSolver(game, store, rcts,  # type: ignore[arg-type]
+                                  options=options)
             try:
                 grundy = _misere_grundy(solver, key) if args.grundy else None
                 # P + *0 is P: the search for g has decided the outcome already
