@@ -1,7 +1,7 @@
 """What the project ships, served: RCT tables seeded into an empty store and streamed.
 
-The S6 table (the RCTs of every position of the game tree of 0*6, DESIGN §3) ships as
-package data (sproutsdb/shipped.py; `data/s6.rcttable` in a checkout). A server whose store holds no RCT yet seeds `rct` and
+The S6 table (the RCTs of every position of the game tree of 0*6, docs/architecture.md §3)
+ships as package data (sproutsdb/shipped.py; `data/s6.rcttable` in a checkout). A server whose store holds no RCT yet seeds `rct` and
 `pos_rct` from it; `StreamRctTable` feeds a solver the same table in chunks. Loading a
 table verifies its checksum and re-derives every record (sproutsdb/formats/rcttable.py), so a
 damaged or forged file is refused before anything reaches the store.

@@ -23,7 +23,8 @@ def run_serve(args: argparse.Namespace) -> int:
     from sproutsdb.server.auth import read_token_book
     from sproutsdb.server.location import resolve_store_path
     from sproutsdb.server.seed import shipped_table
-    from sproutsdb.server.service import ServeOptions, configure_logging, run_server
+    from sproutsdb.server.lifecycle import ServeOptions, run_server
+    from sproutsdb.server.logs import configure_logging
     from sproutsdb.server.validation import Limits
 
     if (args.tls_cert is None) != (args.tls_key is None):
