@@ -25,7 +25,8 @@ from sproutsdb.formats.rcttable import (
 
 from sproutsdb.errors import UserError
 
-GLOP_S6_CPU_SECONDS = 1740.0  # DESIGN §7: GLOP 2.2 built the S6 table in about 1 740 s CPU
+# docs/architecture.md §9: GLOP 2.2 built the S6 table in about 1 740 s CPU
+GLOP_S6_CPU_SECONDS = 1740.0
 
 
 def describe(algebra: Algebra, handle: int, position: str | None, max_chars: int) -> dict[str, Any]:

@@ -4,8 +4,8 @@ Export walks handles in creation order, which is topological. Loading takes reco
 any order (a store iterates by key), loads children first, resolves them by content id
 and recomputes the reduction: a record is accepted only if the tree it describes is
 reduced and every stored fact (id, height, outcome, nim value, *1 factor) equals the
-recomputed one (DESIGN §3: "for an RCT, recomputing the reduction of its children's RCTs
-must give it back").
+recomputed one (docs/architecture.md §3: an RCT's record is the reduction of its
+children's RCTs).
 """
 
 from __future__ import annotations
