@@ -1,8 +1,8 @@
 """Build steps that pyproject.toml cannot declare: the gRPC stubs and the compiled core.
 
 Every build (wheel or editable) first generates the gRPC stubs of proto/sproutsdb/v1/*.proto
-into server/_proto/ (the package sproutsdb.server._proto) with grpcio-tools, a build
-requirement; the stubs are never committed (server/codegen.py). They are generated when
+into sproutsdb/_proto/ (the package sproutsdb._proto) with grpcio-tools, a build
+requirement; the stubs are never committed (sproutsdb/codegen.py). They are generated when
 this file is loaded, before setuptools looks for the package directories.
 
 `pip install -e .` compiles solver/sprouts/_core.c into sproutsdb.solver.sprouts._core.
@@ -19,7 +19,7 @@ HERE = Path(__file__).resolve().parent
 
 def generate_stubs() -> None:
     spec = importlib.util.spec_from_file_location(
-        "_sproutsdb_codegen", HERE / "server" / "codegen.py"
+        "_sproutsdb_codegen", HERE / "sproutsdb" / "codegen.py"
     )
     assert spec is not None and spec.loader is not None
     codegen = importlib.util.module_from_spec(spec)

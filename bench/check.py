@@ -92,7 +92,7 @@ from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cmd_exchange import export_store, import_file, import_spr
-from sproutsdb.tools.glop_spr import write_spr
+from sproutsdb.formats.spr import write_spr
 
 # The smallest known pruned proofs of 0*n (losing couples), and GLOP's own counts of 2010
 # ("Nimbers are inevitable", §6: the solution tree at the end of its computation, pruned).
@@ -313,7 +313,7 @@ def misere_sizes(table_path: Path, top: int, cycles: int, budget: float) -> None
     from sproutsdb.solver.check_misere import check_misere_with_cycles
     from sproutsdb.solver.misere import MisereSolver, TableRcts
     from sproutsdb.solver.proofstore import MemoryProofStore
-    from sproutsdb.tools.rcttable import load_table
+    from sproutsdb.formats.rcttable import load_table
 
     game = SproutsGame()
     t0 = time.perf_counter()

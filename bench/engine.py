@@ -59,7 +59,7 @@ def python_canon(land: str) -> list[str]:
 
 
 def c_canon(land: str) -> list[str]:
-    core = sprouts_game._core
+    core = sprouts_game.compiled_core()
     assert core is not None
     core.clear_memo()
     return list(core.canonical_lands(land))
@@ -106,7 +106,7 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="write the figures to this JSON file")
     parser.add_argument("--baseline", type=Path, help="a saved run to print ratios against")
     args = parser.parse_args()
-    have_c = sprouts_game._core is not None
+    have_c = sprouts_game.compiled_core() is not None
     figures: dict[str, Any] = {"canon_version": CANON_VERSION,
                                "implementation": sprouts_game.IMPLEMENTATION}
     print(f"implementation: {sprouts_game.IMPLEMENTATION}, canon_version {CANON_VERSION}")
@@ -125,7 +125,7 @@ def main() -> None:
     figures["children_python_lands_per_s"] = rate(python_land_children, lands)
     figures["canon_python_lands_per_s"] = rate(python_canon, distinct)
     if have_c:
-        core = sprouts_game._core
+        core = sprouts_game.compiled_core()
         assert core is not None
         figures["children_c_lands_per_s"] = rate(core.land_children, lands, passes=5)
         figures["canon_c_lands_per_s"] = rate(c_canon, distinct, passes=5)

@@ -72,8 +72,9 @@ def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, o
     from sproutsdb.solver.check_misere import check_misere_with_cycles
     from sproutsdb.solver.misere import MisereSolver, Progress, TableRcts
     from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+    from sproutsdb.solver.search.options import SolveOptions
     from sproutsdb.solver.sprouts.game import SproutsGame
-    from sproutsdb.tools.rcttable import load_table
+    from sproutsdb.formats.rcttable import load_table
 
     table = load_table(table_path)
     deadline = time.monotonic() + minutes * 60
@@ -83,7 +84,8 @@ def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, o
             raise OutOfTime
 
     game, store, rcts = SproutsGame(), MemoryProofStore(), TableRcts(table)
-    solver = MisereSolver(game, store, rcts, progress=check, progress_interval=1.0)
+    solver = MisereSolver(game, store, rcts,
+                          options=SolveOptions(progress=check, progress_interval=1.0))
     wall, cpu = time.perf_counter(), _cpu()
     try:
         outcome: str | None = solver.outcome(f"0*{n}")

@@ -3,8 +3,8 @@
 For each root: compute the RCT of every position of its game tree, write the table file,
 load it back (which re-derives every RCT record). Prints wall and CPU seconds per phase,
 the file size and the peak memory, and compares the S6 build with GLOP 2.2, which needed
-about 1 740 s of CPU for the same table (DESIGN §7; its canonical form stores 393 103
-positions where ours stores 345 562, and both find 25 458 RCTs).
+about 1 740 s of CPU for the same table (docs/architecture.md §9; its canonical form stores
+393 103 positions where ours stores 345 562, and both find 25 458 RCTs).
 
     .venv/bin/python bench/rct.py [--roots 0*5 0*6] [--dir /tmp]
 """
@@ -20,7 +20,7 @@ from typing import Self
 
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import IMPLEMENTATION, SproutsGame
-from sproutsdb.tools.rcttable import load_table, make_header, table_from_positions, write_table
+from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
 
 GLOP_S6_CPU = 1740.0
 

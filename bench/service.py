@@ -10,8 +10,8 @@ lands: the 242 047 single lands among the positions of the shipped S6 table.
 
 Targets on a 2-core machine (the issue): >= 100 000 keys/s for 1 000-key lookups,
 >= 20 000 durable facts/s for batched inserts, p99 < 10 ms for single lookups at low load.
-DESIGN §7 reference points: Python gRPC 1-3 k unary RPC/s per process, 40-160 k keys/s
-with 100-1 000-key batches; durable LMDB commits 4-8 ms, ~50 k records/s in batches of 1 000.
+Reference points (docs/architecture.md §9): Python gRPC 1-3 k unary RPC/s per process,
+40-160 k keys/s with 100-1 000-key batches; durable LMDB commits 4-8 ms, ~50 k records/s in batches of 1 000.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import zstandard
 from sproutsdb.client import Client
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.tools.rcttable import read_header
+from sproutsdb.formats.rcttable import read_header
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "data" / "s6.rcttable"

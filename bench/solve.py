@@ -5,9 +5,9 @@ Run on demand (not part of the test suite):
     .venv/bin/python bench/solve.py --max-n 14 --limit 300 --jobs 2
     .venv/bin/python bench/solve.py --min-n 8 --baseline bench/baselines/solve-canon-v1.json
 Each n runs in a fresh process (so peak RSS is that run's) on a fresh durable store: outcome,
-wall and CPU seconds, df-pn visits (nodes), losing couples stored, peak RSS, and the ratio of
-our CPU seconds to SPOTS's seconds on one core of this machine kind (DESIGN §7); then the same question on the
-now warm store, the in-process baseline of the warm/fresh ratio. --save keeps the figures as
+wall and CPU seconds, df-pn visits (nodes), losing couples stored, peak RSS, and the ratio to
+SPOTS's seconds on one core of this machine kind (docs/architecture.md §9); then the same
+question on the now warm store, the in-process baseline of the warm/fresh ratio. --save keeps the figures as
 JSON; --baseline prints the node and time ratios to a saved run. `sproutsdb check --prune
 --cycles` (bench/check.py) gives pruned proof sizes.
 
@@ -45,10 +45,11 @@ from sproutsdb.solver.normal import SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.solver.search.options import SolveOptions
 
 PAPER_PRUNED = {11: 140, 12: 475}
 # SPOTS on one core of this machine kind, outcome of 0*n, seconds and df-pn iterations
-# (DESIGN §7); 21 was not solved within 600 s.
+# (docs/architecture.md §9); 21 was not solved within 600 s.
 SPOTS_SECONDS = {
     12: (21, 26),
     13: (25, 25),
@@ -92,7 +93,8 @@ def run(
             raise OutOfTime
 
     with LmdbProofStore.open(store_dir, game="sprouts", canon_version=CANON_VERSION) as store:
-        solver = NormalSolver(game, store, progress=watchdog, progress_interval=1.0, search=search)
+        solver = NormalSolver(game, store, search=search,
+                              options=SolveOptions(progress=watchdog, progress_interval=1.0))
         try:
             outcome = solver.outcome(key)
         finally:

@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/store.py [--facts 200000] [--seconds 2] [--rounds 3] [--dir /some/disk]
 
-Reference points (DESIGN §7): 0.25-0.7 M raw gets/s per thread from Python; a durable commit
-costs 4-8 ms on real disks, so about 50 k durable records/s in batches of 1 000. Put rates are
+Reference points (docs/architecture.md §9): 0.25-0.7 M raw gets/s per thread from Python;
+a durable commit costs 4-8 ms on real disks, so about 50 k durable records/s in batches of 1 000. Put rates are
 printed with their ratio to the batch-1 rate of the same run, since absolute fsync costs depend
 on the disk the store sits on.
 """

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb.client import Client, ServiceError
-from sproutsdb.server.schema import Status
+from sproutsdb.facts import Status
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame

@@ -27,8 +27,8 @@ import grpc
 
 from sproutsdb import __version__
 from sproutsdb.errors import UserError
-from sproutsdb.server.schema import Provenance, Status
-from sproutsdb.server.wire import (
+from sproutsdb.facts import Provenance, Status
+from sproutsdb.wire import (
     INSERT_STATUS_NAMES,
     KIND_TO_PB,
     STATUS_FROM_PB,
@@ -343,7 +343,7 @@ class Client:
         """The server's RCT table of `root` ("" = its default, the S6 table) as an RctTable,
         rebuilt locally: every record is re-derived (Algebra.from_records)."""
         from sproutsdb.solver.cgt import Algebra
-        from sproutsdb.tools.rcttable import RctTable
+        from sproutsdb.formats.rcttable import RctTable
 
         header: Any = None
         ids: list[str] = []

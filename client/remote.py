@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Self
 
 from sproutsdb.client.client import Client
-from sproutsdb.server.schema import Provenance
+from sproutsdb.facts import Provenance
 from sproutsdb.solver.proofstore import FactKind, FactValue, PutResult
 
 DEFAULT_CACHE = 1_000_000

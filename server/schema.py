@@ -43,22 +43,18 @@ insert of the key is an ordinary first insert. Counts: meta ``refuted/<table>``.
 
 from __future__ import annotations
 
-import enum
-import getpass
 import hashlib
 import json
-import socket
 import struct
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple, Union
 
 import zstandard
 
-from sproutsdb import __version__
 from sproutsdb.errors import UserError
+from sproutsdb.facts import Status
 from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
 
 SCHEMA_VERSION = 1
@@ -118,14 +114,6 @@ class CorruptRecordError(RuntimeError):
     """Bytes in the store that this schema cannot decode: a bug or damage, never user input."""
 
 
-class Status(str, enum.Enum):
-    """How far a fact has been checked."""
-
-    CLAIMED = "claimed"  # stored by a solver or an import, not yet re-derived
-    VERIFIED = "verified"  # re-derived by a checker
-    REFUTED = "refuted"  # disproved by the verifier from verified facts or the rules
-
-
 TableValue = Union[FactValue, tuple[str, ...]]  # tuple: the `children` cache
 
 
@@ -181,58 +169,6 @@ def decode_refutations(table: str, key: str, raw: bytes | None) -> list[Refutati
     if data.get("table") != table or data.get("key") != key:
         return []
     return [Refutation.from_json(e) for e in data.get("entries", ())]
-
-
-def _now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _default_who() -> str:
-    try:
-        user = getpass.getuser()
-    except Exception:  # no passwd entry in some containers
-        user = "unknown"
-    return f"{user}@{socket.gethostname()}"
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Who stored facts, when, with which tool and version; kept once per distinct record."""
-
-    who: str = field(default_factory=_default_who)
-    tool: str = "sproutsdb"
-    version: str = __version__
-    when: str = field(default_factory=_now_iso)
-    comment: str = ""
-    token: str = ""  # name of the server token the writer used ("" without one)
-
-    def describe(self) -> str:
-        """One line for people: who (and with which token), with what, when (and the
-        comment if any)."""
-        who = f"{self.who} [token {self.token}]" if self.token else self.who
-        text = f"{who}, {self.tool} {self.version}, {self.when}"
-        return f"{text}: {self.comment}" if self.comment else text
-
-    def as_dict(self, pid: int) -> dict[str, Any]:
-        """The record for JSON reports (query --json, the web API): its id and fields."""
-        return {"id": pid, "who": self.who, "token": self.token or None, "tool": self.tool,
-                "version": self.version, "when": self.when, "comment": self.comment}
-
-    def to_json(self) -> bytes:
-        data = asdict(self)
-        if not self.token:  # records written before tokens had names stay byte-identical
-            del data["token"]
-        return json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-
-    @classmethod
-    def from_json(cls, raw: bytes) -> Provenance:
-        data = json.loads(raw.decode())
-        known = {
-            k: str(data[k])
-            for k in ("who", "tool", "version", "when", "comment", "token")
-            if k in data
-        }
-        return cls(**known)
 
 
 def provenance_key(pid: int) -> bytes:
@@ -356,10 +292,10 @@ def decode_strings(buf: bytes, off: int) -> tuple[str, ...]:
 
 # --- payloads: validate + encode (writers) and decode (readers) -----------------------------
 
-_MAX_NIMBER = (1 << 63) - 1
+MAX_NIMBER = (1 << 63) - 1
 
 
-def _is_int(v: object) -> bool:
+def is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
@@ -375,7 +311,7 @@ _SMALL_VARINTS = [bytes((i,)) for i in range(0x80)]
 def _encode_nimber(v: object) -> tuple[int, bytes]:
     if type(v) is int and 0 <= v < 0x80:
         return v, _SMALL_VARINTS[v]
-    if not _is_int(v) or not 0 <= v <= _MAX_NIMBER:  # type: ignore[operator]
+    if not is_int(v) or not 0 <= v <= MAX_NIMBER:  # type: ignore[operator]
         raise InvalidFactError(f"a nimber is an int in 0..2**63-1, got {v!r:.80}")
     out = bytearray()
     put_varint(out, v)  # type: ignore[arg-type]
@@ -420,11 +356,11 @@ def _str_list(v: object, what: str) -> tuple[str, ...]:
 def _encode_rct(v: object) -> tuple[RctRecord, bytes]:
     if not isinstance(v, RctRecord):
         raise InvalidFactError(f"an rct fact is an RctRecord, got {type(v).__name__}")
-    if not _is_int(v.height) or v.height < 0:
+    if not is_int(v.height) or v.height < 0:
         raise InvalidFactError(f"RctRecord.height must be an int >= 0, got {v.height!r}")
     if v.outcome not in ("L", "W") or not isinstance(v.outcome, str):
         raise InvalidFactError(f"RctRecord.outcome must be 'L' or 'W', got {v.outcome!r}")
-    if v.nim is not None and (not _is_int(v.nim) or not 0 <= v.nim <= _MAX_NIMBER):
+    if v.nim is not None and (not is_int(v.nim) or not 0 <= v.nim <= MAX_NIMBER):
         raise InvalidFactError(f"RctRecord.nim must be None or an int >= 0, got {v.nim!r}")
     if v.plus1_of is not None:
         _id(v.plus1_of, "RctRecord.plus1_of")

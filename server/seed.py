@@ -1,9 +1,9 @@
 """What the project ships, served: RCT tables seeded into an empty store and streamed.
 
-The S6 table (the RCTs of every position of the game tree of 0*6, DESIGN §3) ships as
-package data (sproutsdb/shipped.py; `data/s6.rcttable` in a checkout). A server whose store holds no RCT yet seeds `rct` and
+The S6 table (the RCTs of every position of the game tree of 0*6, docs/architecture.md §3)
+ships as package data (sproutsdb/shipped.py; `data/s6.rcttable` in a checkout). A server whose store holds no RCT yet seeds `rct` and
 `pos_rct` from it; `StreamRctTable` feeds a solver the same table in chunks. Loading a
-table verifies its checksum and re-derives every record (tools/rcttable.py), so a
+table verifies its checksum and re-derives every record (sproutsdb/formats/rcttable.py), so a
 damaged or forged file is refused before anything reaches the store.
 """
 
@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
-from sproutsdb.server.schema import Provenance
+from sproutsdb.facts import Provenance
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.tools.rcttable import RctTable, load_table, read_header
+from sproutsdb.formats.rcttable import RctTable, load_table, read_header
 
 log = logging.getLogger("sproutsdb.server.seed")
 

@@ -1,4 +1,4 @@
-"""The gRPC service: one LMDB proof store shared by many solvers (DESIGN §6).
+"""The gRPC service: one LMDB proof store shared by many solvers.
 
 `SproutsDbService` implements proto/sproutsdb/v1/sproutsdb.proto over an `LmdbProofStore`.
 Reads run in the gRPC worker threads on short LMDB read transactions; writes go through
@@ -6,54 +6,31 @@ the store's single writer thread (group commit), and an insert is acknowledged o
 the transaction holding its facts has committed. Every position is validated and
 canonicalised by the engine (server/validation.py) before it reaches the store.
 
-Errors a client can cause map to status codes with the message (never a traceback):
-bad input (garbled request bytes too, server/wire_guard.py) -> INVALID_ARGUMENT, a server
-state that forbids the request -> FAILED_PRECONDITION, a missing table -> NOT_FOUND, a store
-out of room or readers and a request over its budget (server/limits.py) ->
-RESOURCE_EXHAUSTED, shutting down -> UNAVAILABLE. Anything
-else is a bug: INTERNAL with an incident number, and the traceback in the server's log.
-
-`run_server` is `sproutsdb serve`: open the store, seed it from the shipped RCT table when
-it has none, listen (SO_REUSEPORT off, so a busy port is an error, not a shared port),
-and on SIGTERM/SIGINT stop taking calls, let in-flight ones finish (their writes commit)
-and close the store.
+Failures map to gRPC status codes (server/rpc_errors.py); the counters of the Stats RPC
+are server/metrics.py; `sproutsdb serve` itself (listening, seeding, signals) is
+server/lifecycle.py.
 """
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import functools
-import itertools
 import json
 import logging
-import os
-import signal
-import socket
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent import futures
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from sproutsdb.facts import Provenance, Status, now_iso
 from sproutsdb.server import schema
-from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor, bearer_secret
-from sproutsdb.server.limits import Budget, BudgetedGame, BudgetedSource, resource_status
-from sproutsdb.server.reflection import enable_reflection
-from sproutsdb.server.schema import Provenance, Status
-from sproutsdb.server.seed import TableEntry, TableShelf, needs_seed, seed_store
-from sproutsdb.server.store import (
-    LmdbProofStore,
-    ReadOnlyStoreError,
-    StoreClosedError,
-    StoreError,
-    StoreFullError,
-)
+from sproutsdb.server.auth import TokenBook, bearer_secret
+from sproutsdb.server.limits import Budget, BudgetedGame, BudgetedSource
+from sproutsdb.server.seed import TableEntry, TableShelf
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.server.metrics import Metrics
+from sproutsdb.server.rpc_errors import NotFoundError, rpc, rpc_stream
 from sproutsdb.server.verifier import Verifier
 from sproutsdb.server.validation import (
     Limits,
@@ -62,15 +39,13 @@ from sproutsdb.server.validation import (
     Validator,
     check_parallel,
 )
-from sproutsdb.server.wire import (
+from sproutsdb.wire import (
     COLUMN,
     CONFLICT,
     INSERTED,
     KIND_TO_PB,
-    SERVICE_NAME,
     STATUS_TO_PB,
     UNCHANGED,
-    WRITE_METHODS,
     column_values,
     decode_page_token,
     encode_page_token,
@@ -83,7 +58,6 @@ from sproutsdb.server.wire import (
     rct_to_pb,
     value_to_pb,
 )
-from sproutsdb.server.wire_guard import GarbledRequestInterceptor, client_gone, clip_details
 from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.game import NotationError
@@ -93,142 +67,11 @@ from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 from sproutsdb import __version__
-from sproutsdb.errors import UserError
 
 log = logging.getLogger("sproutsdb.server")
 
-DEFAULT_LISTEN = "127.0.0.1:50051"
-DEFAULT_WORKERS = 16
 DEFAULT_CHUNK = 5000
-GRACE_SECONDS = 30.0
 _MAX_PROVENANCE_TEXT = 1000
-_LATENCY_SAMPLES = 10_000
-
-
-# --- metrics --------------------------------------------------------------------------------
-
-
-class Metrics:
-    """Counters of the Stats RPC; cheap enough to update on every call."""
-
-    def __init__(self) -> None:
-        self.started = time.monotonic()
-        self._lock = threading.Lock()
-        self.requests: collections.Counter[str] = collections.Counter()
-        self.errors: collections.Counter[str] = collections.Counter()
-        self.totals: collections.Counter[str] = collections.Counter()
-        self.commit_ms: collections.deque[float] = collections.deque(maxlen=_LATENCY_SAMPLES)
-        self.in_flight = 0
-
-    def begin(self, rpc: str) -> None:
-        with self._lock:
-            self.requests[rpc] += 1
-            self.in_flight += 1
-
-    def end(self, code: str | None) -> None:
-        with self._lock:
-            self.in_flight -= 1
-            if code is not None:
-                self.errors[code] += 1
-
-    def error(self, code: str) -> None:
-        with self._lock:
-            self.errors[code] += 1
-
-    def add(self, **amounts: int) -> None:
-        with self._lock:
-            self.totals.update(amounts)
-
-    def commit(self, seconds: float) -> None:
-        with self._lock:
-            self.commit_ms.append(seconds * 1000.0)
-
-    def latency(self) -> tuple[float, float, float]:
-        with self._lock:
-            samples = sorted(self.commit_ms)
-        if not samples:
-            return 0.0, 0.0, 0.0
-        def at(q: float) -> float:
-            return samples[min(len(samples) - 1, int(q * len(samples)))]
-        return at(0.5), at(0.99), samples[-1]
-
-
-# --- error mapping --------------------------------------------------------------------------
-
-_incidents = itertools.count(1)
-
-
-class NotFoundError(UserError):
-    """Something named in a request that the server does not have (NOT_FOUND)."""
-
-
-def _status_of(error: BaseException) -> tuple[grpc.StatusCode, str]:
-    exhausted = resource_status(error)  # store full, readers full, disk, budgets
-    if exhausted is not None:
-        return exhausted
-    if isinstance(error, StoreClosedError):
-        return grpc.StatusCode.UNAVAILABLE, "the server is shutting down; retry on another"
-    if isinstance(error, (PreconditionError, ReadOnlyStoreError, StoreFullError)):
-        return grpc.StatusCode.FAILED_PRECONDITION, str(error)
-    if isinstance(error, NotFoundError):
-        return grpc.StatusCode.NOT_FOUND, str(error)
-    if isinstance(error, (StoreError,)):
-        return grpc.StatusCode.FAILED_PRECONDITION, str(error)
-    if isinstance(error, UserError):
-        return grpc.StatusCode.INVALID_ARGUMENT, str(error)
-    incident = next(_incidents)
-    log.error("internal error #%d: %r", incident, error, exc_info=error,
-              extra={"incident": incident})
-    return grpc.StatusCode.INTERNAL, f"internal error; the server logged it as incident #{incident}"
-
-
-@contextlib.contextmanager
-def _served(service: SproutsDbService, name: str, context: grpc.ServicerContext, *,
-            timed: bool) -> Iterator[None]:
-    """One RPC's frame: count it, map an exception to its status code (context.abort),
-    and with ``timed`` log its duration at debug level."""
-    service.metrics.begin(name)
-    start = time.perf_counter()
-    code: str | None = None
-    try:
-        yield
-    except Exception as error:  # noqa: BLE001 - every failure becomes a status
-        status, message = (_status_of(error) if not client_gone(error, context) else
-                           (grpc.StatusCode.CANCELLED, "the client went away mid-call"))
-        code = status.name
-        log.info("%s failed: %s %s", name, code, message,
-                 extra={"rpc": name, "code": code, "peer": context.peer()})
-        context.abort(status, clip_details(message))
-    finally:
-        service.metrics.end(code)
-        if timed and log.isEnabledFor(logging.DEBUG):
-            log.debug("%s", name, extra={"rpc": name, "code": code or "OK",
-                                         "ms": round((time.perf_counter() - start) * 1e3, 3),
-                                         "peer": context.peer()})
-
-
-def _rpc(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Count the call, map exceptions to status codes, log at debug level."""
-    name = method.__name__
-
-    @functools.wraps(method)
-    def wrapper(self: SproutsDbService, request: Any, context: grpc.ServicerContext) -> Any:
-        with _served(self, name, context, timed=True):
-            return method(self, request, context)
-
-    return wrapper
-
-
-def _rpc_stream(method: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
-    """_rpc for methods that return a stream of messages."""
-    name = method.__name__
-
-    @functools.wraps(method)
-    def wrapper(self: SproutsDbService, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-        with _served(self, name, context, timed=False):
-            yield from method(self, request, context)
-
-    return wrapper
 
 
 # --- the service ----------------------------------------------------------------------------
@@ -279,7 +122,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         self.metrics = Metrics()
         self.writes_need_token = writes_need_token
         self.tls = tls
-        self.started_iso = schema._now_iso()
+        self.started_iso = now_iso()
         self._provenance: dict[int, Provenance] = {}
         self._provenance_lock = threading.Lock()
         self._streams: dict[str, _TableStream] = {}
@@ -365,7 +208,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
 
     # --- Lookup ---------------------------------------------------------------------------
 
-    @_rpc
+    @rpc
     def Lookup(self, request: Any, context: grpc.ServicerContext) -> Any:
         keys = list(request.keys)
         self.limits.check_count("Lookup", len(keys))
@@ -556,7 +399,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
     def _check_values(self, kind: FactKind, keys: Sequence[str], values: Sequence[Any]) -> None:
         if kind is FactKind.NIMBER:
             for i, v in enumerate(values):
-                if v > schema._MAX_NIMBER:
+                if v > schema.MAX_NIMBER:
                     raise RequestError(f"key {i}: nimber {v} is out of range (at most 2**63-1)")
         elif kind is FactKind.MISERE:
             for i, v in enumerate(values):
@@ -569,7 +412,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             for i, (key, record) in enumerate(zip(keys, values)):
                 self.validator.rct_record(key, record, i)
 
-    @_rpc
+    @rpc
     def Insert(self, request: Any, context: grpc.ServicerContext) -> Any:
         provenance = self._writer_provenance(request.provenance, context)
         done = self._insert(request, provenance)
@@ -581,7 +424,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         response.conflicts.extend(done.conflicts)
         return response
 
-    @_rpc
+    @rpc
     def InsertStream(self, request_iterator: Iterator[Any], context: grpc.ServicerContext) -> Any:
         response = pb.InsertStreamResponse()
         provenance: Provenance | None = None
@@ -608,7 +451,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
 
     # --- RCTs -----------------------------------------------------------------------------
 
-    @_rpc
+    @rpc
     def GetRcts(self, request: Any, context: grpc.ServicerContext) -> Any:
         ids = list(request.ids)
         self.limits.check_count("GetRcts", len(ids))
@@ -653,7 +496,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         response.missing.extend(missing)
         return response
 
-    def _table_stream(self, entry: TableEntry) -> _TableStream:
+    def table_stream(self, entry: TableEntry) -> _TableStream:
         """The table as stream columns, built once (the loaded algebra is then dropped)."""
         with self._streams_lock:
             cached = self._streams.get(entry.root)
@@ -677,7 +520,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             self._streams[entry.root] = stream
         return stream
 
-    @_rpc_stream
+    @rpc_stream
     def StreamRctTable(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         entry = self.tables.get(request.root)
         if entry is None:
@@ -685,7 +528,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             raise NotFoundError(
                 f"no RCT table with root {request.root!r} on this server (it serves: {served})")
         chunk = min(request.chunk_size or DEFAULT_CHUNK, self.limits.max_chunk)
-        stream = self._table_stream(entry)
+        stream = self.table_stream(entry)
         yield pb.RctTableChunk(header=pb.RctTableHeader(
             root=entry.root, game=str(entry.header.get("game", "")),
             canon_version=int(entry.header.get("canon_version", 0)),
@@ -706,7 +549,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
 
     # --- Children -------------------------------------------------------------------------
 
-    @_rpc
+    @rpc
     def Children(self, request: Any, context: grpc.ServicerContext) -> Any:
         positions = list(request.positions)
         self.limits.check_count("Children", len(positions), self.limits.max_children_positions)
@@ -724,7 +567,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
 
     # --- Verify ---------------------------------------------------------------------------
 
-    @_rpc
+    @rpc
     def Verify(self, request: Any, context: grpc.ServicerContext) -> Any:
         key = self.validator.canonical(request.position, 0)
         budget = self._budget("Verify", context)
@@ -748,7 +591,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
 
     # --- Export ---------------------------------------------------------------------------
 
-    @_rpc_stream
+    @rpc_stream
     def Export(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         kind = kind_from_pb(request.kind)
         after = decode_page_token(request.page_token, kind)
@@ -785,7 +628,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
 
     # --- Stats and ServerInfo -------------------------------------------------------------
 
-    @_rpc
+    @rpc
     def Stats(self, request: Any, context: grpc.ServicerContext) -> Any:
         stats = self.store.stats()
         metrics = self.metrics
@@ -813,13 +656,13 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             response.verifier_waiting = figures["waiting"]
             response.verifier_checks = figures["checks"]
             response.verifier_scanning = figures["scanning"]
-        for rpc, n in list(metrics.requests.items()):
-            response.requests[rpc] = n
+        for name, n in list(metrics.requests.items()):
+            response.requests[name] = n
         for code, n in list(metrics.errors.items()):
             response.errors[code] = n
         return response
 
-    @_rpc
+    @rpc
     def ServerInfo(self, request: Any, context: grpc.ServicerContext) -> Any:
         limits = self.limits
         identity = self.store.identity
@@ -867,228 +710,4 @@ _DEFAULTS: dict[FactKind, Any] = {
 }
 
 
-# --- structured logs ------------------------------------------------------------------------
-
-_STANDARD_ATTRS = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message"}
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: ts, level, logger, msg and the record's extra fields."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, Any] = {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-            + f".{int(record.msecs):03d}Z",
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        for key, value in record.__dict__.items():
-            if key not in _STANDARD_ATTRS and not key.startswith("_"):
-                entry[key] = value
-        if record.exc_info:
-            entry["traceback"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str, ensure_ascii=False)
-
-
-def configure_logging(level: str = "info", fmt: str = "json", stream: Any = None) -> None:
-    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json"
-                         else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger("sproutsdb")
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
-    root.propagate = False
-
-
-# --- the server -----------------------------------------------------------------------------
-
-
-class ListenError(UserError):
-    """The address cannot be listened on (in use, not local, malformed)."""
-
-
-@dataclass
-class ServeOptions:
-    """What `sproutsdb serve` was asked for."""
-
-    store: str | None = None
-    listen: str = DEFAULT_LISTEN
-    token: TokenBook | str | None = None  # a str: one token named "default"
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
-    seed: list[Path] = field(default_factory=list)
-    workers: int = DEFAULT_WORKERS
-    limits: Limits = field(default_factory=Limits)
-    grace: float = GRACE_SECONDS
-    verify: bool = True  # run the background verifier of claims (server/verifier.py)
-    map_size: int | None = None  # LMDB map_size in bytes (None: the store's default)
-
-
-def split_address(address: str) -> tuple[str, int]:
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit() or not host:
-        raise ListenError(f"listen address {address!r} must be HOST:PORT (e.g. {DEFAULT_LISTEN})")
-    return host.strip("[]"), int(port)
-
-
-def _why_not_listening(address: str) -> str:
-    host, port = split_address(address)
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as error:
-        return f"cannot resolve {host!r}: {error.strerror}"
-    family, kind, proto, _, sockaddr = infos[0]
-    probe = socket.socket(family, kind, proto)
-    try:
-        probe.bind(sockaddr)
-    except OSError as error:
-        if error.errno == 98:  # EADDRINUSE
-            return ("the address is already in use (another sproutsdb serve, or another "
-                    "program, is listening there; stop it or choose another --listen port)")
-        return error.strerror or str(error)
-    finally:
-        probe.close()
-    return "gRPC refused the address"
-
-
-class Server:
-    """A running gRPC server over a store: start(), then stop() (graceful)."""
-
-    def __init__(self, store: LmdbProofStore, options: ServeOptions,
-                 tables: TableShelf | None = None) -> None:
-        self.store = store
-        self.options = options
-        tls = options.tls_cert is not None
-        tokens = options.token
-        if isinstance(tokens, str):
-            tokens = TokenBook.single(tokens)
-        self.verifier = Verifier(store) if options.verify else None
-        self.service = SproutsDbService(store, limits=options.limits, tables=tables,
-                                        writes_need_token=tokens is not None, tls=tls,
-                                        tokens=tokens, verifier=self.verifier)
-        interceptors: list[grpc.ServerInterceptor] = [
-            GarbledRequestInterceptor(on_refused=self.service.metrics.error)]
-        if tokens is not None:
-            streaming = frozenset({f"/{SERVICE_NAME}/InsertStream"})
-            interceptors.append(WriteTokenInterceptor(
-                tokens, WRITE_METHODS, streaming,
-                on_denied=self.service.metrics.error))
-        limit = options.limits.max_message_bytes
-        self.grpc = grpc.server(
-            futures.ThreadPoolExecutor(max_workers=options.workers,
-                                       thread_name_prefix="sproutsdb-rpc"),
-            interceptors=interceptors,
-            options=[("grpc.so_reuseport", 0),
-                     ("grpc.max_receive_message_length", limit),
-                     ("grpc.max_send_message_length", limit)],
-            maximum_concurrent_rpcs=options.workers * 16)
-        pb_grpc.add_SproutsDbServicer_to_server(self.service, self.grpc)
-        self.health = health.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
-        enable_reflection((SERVICE_NAME, health.SERVICE_NAME), self.grpc)  # v1 and v1alpha
-        self.port = 0
-
-    def start(self) -> int:
-        address = self.options.listen
-        split_address(address)
-        try:
-            if self.options.tls_cert is not None:
-                assert self.options.tls_key is not None
-                creds = grpc.ssl_server_credentials(
-                    [(self.options.tls_key.read_bytes(), self.options.tls_cert.read_bytes())])
-                port = self.grpc.add_secure_port(address, creds)
-            else:
-                port = self.grpc.add_insecure_port(address)
-        except RuntimeError:
-            port = 0
-        if not port:
-            raise ListenError(f"cannot listen on {address}: {_why_not_listening(address)}")
-        self.port = port
-        self.grpc.start()
-        if self.verifier is not None:
-            self.verifier.start()
-        for name in ("", SERVICE_NAME):
-            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        return port
-
-    def stop(self, grace: float | None = None) -> None:
-        """Refuse new calls, let in-flight ones finish (their writes commit), then return."""
-        self.health.enter_graceful_shutdown()
-        self.grpc.stop(self.options.grace if grace is None else grace).wait()
-        if self.verifier is not None:
-            self.verifier.stop()
-
-
-def open_served_store(path: str | None, map_size: int | None = None) -> LmdbProofStore:
-    from sproutsdb.solver.sprouts.canon import CANON_VERSION
-
-    sized = {} if map_size is None else {"map_size": map_size}
-    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                               provenance=Provenance(tool="sproutsdb serve"), **sized)
-
-
-def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:
-    """`sproutsdb serve`: serve until SIGTERM/SIGINT, then drain and close the store."""
-    stop = threading.Event()
-    signals: list[int] = []
-
-    def on_signal(signum: int, _frame: Any) -> None:
-        signals.append(signum)
-        stop.set()
-
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    store = open_served_store(options.store, options.map_size)
-    try:
-        shelf = TableShelf()
-        for path in options.seed:
-            entry = shelf.add(path)
-            if needs_seed(store):
-                log.info("first start: seeding the store from %s (checksum, every record "
-                         "re-derived)", path, extra={"table": str(path)})
-            report = seed_store(store, path, load=lambda e=entry: shelf.loaded(e))
-            if report.skipped:
-                log.info("not seeding from %s: %s", path, report.skipped,
-                         extra={"table": str(path)})
-            else:
-                log.info("seeded %d RCTs and %d positions from %s in %.1f s", report.rcts,
-                         report.positions, path, report.seconds,
-                         extra={"table": str(path), "root": entry.root})
-            if stop.is_set():
-                return 0
-        server = Server(store, options, shelf)
-        for entry in shelf.entries.values():
-            if entry.table is not None:  # loaded to seed: keep the stream, drop the algebra
-                server.service._table_stream(entry)
-        server.start()
-        log.info("serving %s on port %d", store.path, server.port,
-                 extra={"listen": options.listen, "port": server.port,
-                        "store": str(store.path), "pid": os.getpid(),
-                        "writes_need_token": options.token is not None,
-                        "tls": options.tls_cert is not None})
-        if ready is not None:
-            ready(server)
-        while not stop.wait(1.0):
-            pass
-        log.info("signal %s: draining in-flight calls (up to %.0f s)",
-                 signal.Signals(signals[0]).name if signals else "?", options.grace)
-        server.stop()
-    finally:
-        store.close()
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-    log.info("stopped; every acknowledged write is committed", extra={"store": str(store.path)})
-    return 0
-
-
-__all__ = [
-    "DEFAULT_LISTEN",
-    "JsonFormatter",
-    "ListenError",
-    "Metrics",
-    "ServeOptions",
-    "Server",
-    "SproutsDbService",
-    "configure_logging",
-    "run_server",
-]
+__all__ = ["SproutsDbService"]

@@ -28,11 +28,10 @@ from sproutsdb.server.schema import (
     FLAG_VERIFIED,
     FactRecord,
     InvalidFactError,
-    Provenance,
     Refutation,
-    Status,
     table_name,
 )
+from sproutsdb.facts import Provenance, Status
 from sproutsdb.server.store_errors import (
     NotAStoreError,
     ReadOnlyStoreError,
@@ -45,6 +44,7 @@ from sproutsdb.server.store_errors import (
     StoreNotFoundError,
 )
 from sproutsdb.server.store_open import DEFAULT_MAP_SIZE, StoreIdentity, open_environment
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp, RefuteOp
 from sproutsdb.server.store_writer import Barrier, GroupCommitWriter, shutdown
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
@@ -462,3 +462,19 @@ class VerifiedFacts:
 
     def close(self) -> None:
         """The view owns nothing: closing it leaves the store open."""
+
+
+def open_store(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    create: bool = True,
+    readonly: bool = False,
+    provenance: Provenance | None = None,
+    durable: bool = True,
+    map_size: int = DEFAULT_MAP_SIZE,
+) -> LmdbProofStore:
+    """The Sprouts store at `path`, keyed by this engine's canonical form (CANON_VERSION):
+    what every command and the server open (LmdbProofStore.open for another game or canon)."""
+    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
+                               create=create, readonly=readonly, provenance=provenance,
+                               durable=durable, map_size=map_size)

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import lmdb
 
+from sproutsdb.facts import now_iso
 from sproutsdb.server import schema
 from sproutsdb.server.location import ENV_VAR, resolve_store_path
 from sproutsdb.server.schema import MAX_DIRECT_KEY_BYTES, InvalidFactError
@@ -71,7 +72,7 @@ def open_environment(
     """
     if not isinstance(game, str) or not game:
         raise InvalidFactError(f"game must be a non-empty name, got {game!r}")
-    if not schema._is_int(canon_version) or canon_version < 0:
+    if not schema.is_int(canon_version) or canon_version < 0:
         raise InvalidFactError(f"canon_version must be an int >= 0, got {canon_version!r}")
     where = resolve_store_path(path)
     if where.exists() and not where.is_dir():
@@ -199,7 +200,7 @@ def peek_identity(path: str | os.PathLike[str] | None) -> StoreIdentity:
 
 def _init_meta(txn: lmdb.Transaction, meta_db: Any, game: str, canon_version: int) -> StoreIdentity:
     """Write a new store's identity, first provenance id and zero counts into `meta`."""
-    identity = StoreIdentity(schema.SCHEMA_VERSION, game, canon_version, schema._now_iso())
+    identity = StoreIdentity(schema.SCHEMA_VERSION, game, canon_version, now_iso())
     txn.put(schema.META_SCHEMA_VERSION, schema.encode_meta_int(identity.schema_version), db=meta_db)
     txn.put(schema.META_GAME, game.encode(), db=meta_db)
     txn.put(schema.META_CANON_VERSION, schema.encode_meta_int(canon_version), db=meta_db)

@@ -16,13 +16,8 @@ from typing import Any
 import lmdb
 
 from sproutsdb.server import schema
-from sproutsdb.server.schema import (
-    DECODERS,
-    FLAG_VERIFIED,
-    EncodedFact,
-    Provenance,
-    Refutation,
-)
+from sproutsdb.server.schema import DECODERS, FLAG_VERIFIED, EncodedFact, Refutation
+from sproutsdb.facts import Provenance, now_iso
 from sproutsdb.server.store_errors import StoreFullError
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 
@@ -199,7 +194,7 @@ class WriteTxn:
         rkey = schema.refuted_key(table, op.key)
         entries = schema.decode_refutations(table, op.key, self.txn.get(rkey, db=db))
         entries.append(Refutation(op.claimed, parts.provenance, refuter, op.evidence,
-                                  op.proven, schema._now_iso()))
+                                  op.proven, now_iso()))
         self.txn.put(rkey, schema.encode_refutations(table, op.key, entries), db=db)
         self.txn.delete(skey, db=self.dbs[table])
         self.counts[table] -= 1

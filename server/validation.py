@@ -69,7 +69,7 @@ class Validator:
     def __init__(self, game: SproutsGame, limits: Limits) -> None:
         self.game = game
         self.limits = limits
-        self._core = sprouts_game._core
+        self._have_core = sprouts_game.compiled_core() is not None
         self._cache: dict[str, str] = {}  # text -> canonical key (confirmed)
         self._lock = threading.Lock()
 
@@ -119,19 +119,22 @@ class Validator:
         return key
 
     def _core_canonical(self, text: str) -> str | None:
-        core = self._core
-        if core is None:
+        if not self._have_core:
             return None
-        try:
-            if "+" not in text:
-                if text == TERMINAL:
-                    return TERMINAL
-                lands = core.canonical_lands(text)
-                if len(lands) == 1:
-                    return lands[0]  # type: ignore[no-any-return]
-            else:
-                lands = [land for part in text.split("+") for land in core.canonical_lands(part)]
-        except core.Unsupported:
+        if "+" not in text:
+            if text == TERMINAL:
+                return TERMINAL
+            lands = sprouts_game.core_canonical_lands(text)
+            if lands is not None and len(lands) == 1:
+                return lands[0]
+        else:
+            lands = []
+            for part in text.split("+"):
+                part_lands = sprouts_game.core_canonical_lands(part)
+                if part_lands is None:
+                    return None
+                lands += part_lands
+        if lands is None:
             return None
         return "+".join(sorted(lands)) if lands else TERMINAL
 

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sproutsdb.server.schema import Provenance, Status
+from sproutsdb.facts import Provenance, Status
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import Checker, CheckReport
 from sproutsdb.solver.proofstore import FactKind

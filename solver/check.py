@@ -1,7 +1,7 @@
 """Normal-play proof checker: re-derive a position's nimber from stored facts only.
 
 A stored fact is a losing couple (land, n), i.e. "nimber(land) = n". It is accepted only
-when its own justification holds (DESIGN §3, "Nimbers are inevitable" §5):
+when its own justification holds (docs/architecture.md §3, "Nimbers are inevitable" §5):
 
 - every child couple (C, n), C a child of the land (a sum of lands), is shown winning, and
 - every nim-part option (land, k), k < n, is shown winning without using the land's own fact.
@@ -23,7 +23,7 @@ nimber from the rules (`rules_nimber.SmallLands`): such lands are reported apart
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -168,6 +168,63 @@ def first_child(game: Game, land: str, accept: Callable[[tuple[str, ...]], bool]
         if accept(child):
             return child
     return None
+
+
+# What `_win` gives for one obligation: the facts used, an Inconsistency, or None (unproven).
+WinResult = tuple[str, ...] | Inconsistency | None
+
+
+def all_options_win(wins: Iterable[Generator[Any, Verdict, WinResult]], report: CheckReport
+                    ) -> Generator[Any, Verdict, tuple[Verdict, tuple[str, ...]]]:
+    """A stored loss holds when every obligation (each option, shown winning) holds: the
+    verdict and the facts used. The first Inconsistency is reported and ends the check."""
+    deps: set[str] = set()
+    verdict = Verdict.OK
+    for win in wins:
+        result = yield from win
+        if isinstance(result, Inconsistency):
+            report.inconsistent.append(result)
+            return Verdict.INCONSISTENT, ()
+        if result is None:
+            verdict = Verdict.UNPROVEN
+        else:
+            deps.update(result)
+    return verdict, tuple(sorted(deps))
+
+
+def proof_closure(roots: Iterable[str], deps: Mapping[str, tuple[str, ...]],
+                  value: Callable[[str], int], skip: Container[str] = ()) -> dict[str, int]:
+    """The facts reachable from `roots` through the chosen justifications `deps`, each with
+    its `value` (keys in `skip`, values derived from the rules, are not facts)."""
+    used: dict[str, int] = {}
+    todo = list(roots)
+    while todo:
+        key = todo.pop()
+        if key in used or key in skip:
+            continue
+        used[key] = value(key)
+        todo.extend(deps.get(key, ()))
+    return used
+
+
+def best_of_cycles(run: Callable[[CheckReport | None, random.Random | None], CheckReport], *,
+                   cycles: int, seed: int) -> tuple[CheckReport, list[int]]:
+    """The paper's random check cycles: `run(None, None)` checks the store, then
+    `run(best, rng)` checks again `cycles - 1` times with random choices among the facts of
+    the smallest proof found so far, so the proof never grows. Returns the best report (its
+    `verified` holds every fact any cycle verified) and every cycle's proof size."""
+    best = run(None, None)
+    sizes = [len(best.used)]
+    rng = random.Random(seed)
+    for _ in range(1, max(1, cycles)):
+        if not best.ok:
+            break
+        report = run(best, random.Random(rng.getrandbits(64)))
+        sizes.append(len(report.used))
+        if report.ok and len(report.used) < len(best.used):
+            report.verified = {**best.verified, **report.verified}
+            best = report
+    return best, sizes
 
 
 class Checker:
@@ -363,21 +420,13 @@ class Checker:
         n = self._value(land)
         children = self.game.component_children(land)
         self._fetch(part for child in children for part in child)
-        deps: set[str] = set()
-        verdict = Verdict.OK
         obligations: list[tuple[tuple[str, ...], int]] = [(child, n) for child in children]
         obligations += [((land,), k) for k in range(n)]
-        for parts, m in obligations:
-            result = yield from self._win(parts, m, exclude=land, needed_by=land)
-            if isinstance(result, Inconsistency):
-                self._report.inconsistent.append(result)
-                return Verdict.INCONSISTENT
-            if result is None:
-                verdict = Verdict.UNPROVEN
-            else:
-                deps.update(result)
+        verdict, deps = yield from all_options_win(
+            (self._win(parts, m, exclude=land, needed_by=land) for parts, m in obligations),
+            self._report)
         if verdict is Verdict.OK:
-            self._deps[land] = tuple(sorted(deps))
+            self._deps[land] = deps
         return verdict
 
     # ------------------------------------------------------- the quick path (check_facts)
@@ -662,15 +711,7 @@ class Checker:
     def _closure(self, roots: Iterable[str]) -> dict[str, int]:
         """The stored facts reachable from the root through the chosen justifications
         (lands derived from the rules are not facts: they are left out)."""
-        used: dict[str, int] = {}
-        todo = list(roots)
-        while todo:
-            land = todo.pop()
-            if land in used or land in self._derived:
-                continue
-            used[land] = self._value(land)
-            todo.extend(self._deps.get(land, ()))
-        return used
+        return proof_closure(roots, self._deps, self._value, self._derived)
 
     def _value(self, land: str) -> int:
         value = self._stored.get(land)
@@ -737,23 +778,9 @@ def check_with_cycles(
     `cycles - 1` checks with random choices restricted to the smallest proof found so far,
     so the proof never grows. Returns the best report (its `verified` holds every fact
     any cycle verified) and every cycle's proof size."""
-    best = Checker(game, source, derive_lives=derive_lives).check(
-        position, outcome_only=outcome_only
-    )
-    sizes = [len(best.used)]
-    rng = random.Random(seed)
-    for _ in range(1, max(1, cycles)):
-        if not best.ok:
-            break
-        checker = Checker(
-            game,
-            _ProofView(best.used),
-            rng=random.Random(rng.getrandbits(64)),
-            derive_lives=derive_lives,
-        )
-        report = checker.check(position, outcome_only=outcome_only)
-        sizes.append(len(report.used))
-        if report.ok and len(report.used) < len(best.used):
-            report.verified = {**best.verified, **report.verified}
-            best = report
-    return best, sizes
+    def run(best: CheckReport | None, rng: random.Random | None) -> CheckReport:
+        facts = source if best is None else _ProofView(best.used)
+        checker = Checker(game, facts, rng=rng, derive_lives=derive_lives)
+        return checker.check(position, outcome_only=outcome_only)
+
+    return best_of_cycles(run, cycles=cycles, seed=seed)

@@ -21,7 +21,10 @@ from sproutsdb.solver.check import (
     Hole,
     Inconsistency,
     Verdict,
+    all_options_win,
+    best_of_cycles,
     drive_checks,
+    proof_closure,
 )
 from sproutsdb.solver.proofstore import FactKind
 
@@ -106,19 +109,12 @@ class MisereChecker:
 
     def _check_node(self, node: Any, key: str) -> Task:
         """The justification of the stored fact "node is a misère loss"."""
-        deps: set[str] = set()
-        verdict = Verdict.OK
-        for child in self.engine.children(node):
-            result = yield from self._win(child, self.engine.key(child), needed_by=key)
-            if isinstance(result, Inconsistency):
-                self._report.inconsistent.append(result)
-                return Verdict.INCONSISTENT
-            if result is None:
-                verdict = Verdict.UNPROVEN
-            else:
-                deps.update(result)
+        engine = self.engine
+        verdict, deps = yield from all_options_win(
+            (self._win(child, engine.key(child), needed_by=key) for child in engine.children(node)),
+            self._report)
         if verdict is Verdict.OK:
-            self._deps[key] = tuple(sorted(deps))
+            self._deps[key] = deps
         return verdict
 
     def _win(
@@ -160,15 +156,7 @@ class MisereChecker:
     # ----------------------------------------------------------------- helpers
 
     def _closure(self, roots: Iterable[str]) -> dict[str, int]:
-        used: dict[str, int] = {}
-        todo = list(roots)
-        while todo:
-            key = todo.pop()
-            if key in used:
-                continue
-            used[key] = 0
-            todo.extend(self._deps.get(key, ()))
-        return used
+        return proof_closure(roots, self._deps, lambda _key: 0)
 
     def _fetch(self, keys: Sequence[str]) -> None:
         wanted = list(dict.fromkeys(k for k in keys if k not in self._stored))
@@ -196,16 +184,8 @@ def check_misere_with_cycles(
 ) -> tuple[CheckReport, list[int]]:
     """Random check cycles as for normal play: later cycles choose among the best proof's
     facts only, so the proof never grows."""
-    best = MisereChecker(engine, source).check(position)
-    sizes = [len(best.used)]
-    rng = random.Random(seed)
-    for _ in range(1, max(1, cycles)):
-        if not best.ok:
-            break
-        view = _MisereProofView(best.used)
-        report = MisereChecker(engine, view, rng=random.Random(rng.getrandbits(64))).check(position)
-        sizes.append(len(report.used))
-        if report.ok and len(report.used) < len(best.used):
-            report.verified = {**best.verified, **report.verified}
-            best = report
-    return best, sizes
+    def run(best: CheckReport | None, rng: random.Random | None) -> CheckReport:
+        facts = source if best is None else _MisereProofView(best.used)
+        return MisereChecker(engine, facts, rng=rng).check(position)
+
+    return best_of_cycles(run, cycles=cycles, seed=seed)

@@ -39,7 +39,8 @@ from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore, Rct
 from sproutsdb.solver.search.dfpn import DfpnSearch, Task
 from sproutsdb.solver.search.driver import run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
-from sproutsdb.solver.search.progress import Progress, ProgressFn, ProgressMeter, SolverStats
+from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.solver.search.progress import Progress, SolverStats
 
 __all__ = [
     "MisereConflictError",
@@ -116,7 +117,7 @@ class LoadedTable(Protocol):
 
 
 class TableRcts:
-    """RCTs of a loaded table (``tools.rcttable.load_table`` or ``Client.rct_table``)."""
+    """RCTs of a loaded table (``formats.rcttable.load_table`` or ``Client.rct_table``)."""
 
     def __init__(self, table: LoadedTable) -> None:
         self.algebra: Algebra = table.algebra
@@ -160,6 +161,11 @@ class StoreRcts:
                 out[land] = handle
         return out
 
+    def looked_up(self) -> dict[str, int]:
+        """Every land looked up so far that has an RCT, with its handle (a pruned proof
+        copies these so it can be checked on its own)."""
+        return {land: h for land, h in self._known.items() if h is not None}
+
     def _load(self, cids: set[str]) -> None:
         """Fetch and intern the records of ``cids`` and of every tree below them."""
         by_cid = self.algebra.table.by_cid
@@ -186,6 +192,10 @@ class StoreRcts:
 # --------------------------------------------------------------------------- the solver
 
 
+DEFAULT_CHILDREN_CACHE = 1 << 15  # lands whose moves the misère search memoises
+DEFAULT_TABLE_CAPACITY = 1 << 22  # proven nodes kept in memory before the table is cleared
+
+
 class MisereSolver:
     """Proves misère outcomes of positions of a splittable game, storing losing nodes.
 
@@ -201,18 +211,17 @@ class MisereSolver:
         store: ProofStore,
         rcts: RctSource | None = None,
         *,
-        progress: ProgressFn | None = None,
-        progress_interval: float = 0.25,
-        batch_size: int = 1000,
-        flush_seconds: float = 5.0,
-        reprove_roots: bool = True,
-        children_cache: int = 1 << 15,
+        options: SolveOptions = SolveOptions(),
         node_cache: int = 8192,
         epsilon: float = 0.25,
-        table_capacity: int = 1 << 22,
         delta_divisor: int = 2,
     ) -> None:
-        self._expanded: OrderedDict[str, list[tuple[str, Node, tuple[int, int]]]] = OrderedDict()
+        children_cache = (DEFAULT_CHILDREN_CACHE if options.children_cache is None
+                          else options.children_cache)
+        table_capacity = (DEFAULT_TABLE_CAPACITY if options.table_capacity is None
+                          else options.table_capacity)
+        self._expanded: OrderedDict[str, list[tuple[str, Node, tuple[int, int]]]] = (
+            OrderedDict())
         self._expanded_capacity = node_cache
         self._moves: OrderedDict[str, tuple[LandMove, ...]] = OrderedDict()
         self._moves_capacity = children_cache
@@ -233,10 +242,10 @@ class MisereSolver:
         self.algebra = self.rcts.algebra
         # its children LRU is a pass-through here: _land_moves keeps what the search needs
         self._measure = ComponentMeasures(game, children_capacity=256)
-        self._meter = ProgressMeter(progress, progress_interval)
-        self._reprove_roots = reprove_roots
-        self._batch_size = batch_size
-        self._flush_seconds = flush_seconds
+        self._meter = options.meter()
+        self._reprove_roots = options.reprove_roots
+        self._batch_size = options.batch_size
+        self._flush_seconds = options.flush_seconds
         self._table: dict[str, bool] = {}  # node key -> losing?
         self._asked: set[str] = set()  # keys already looked up in the store
         self._pending: dict[str, str] = {}

@@ -24,8 +24,9 @@ from sproutsdb.solver.search.dfpn import Task as DfpnTask
 from sproutsdb.solver.search.driver import run_tasks
 from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
 from sproutsdb.solver.search.measures import ComponentMeasures
+from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.ordering import Option, OrderFn, engine_order, fewest_lives_first
-from sproutsdb.solver.search.progress import Progress, ProgressFn, ProgressMeter, SolverStats
+from sproutsdb.solver.search.progress import Progress, ProgressFn, SolverStats
 from sproutsdb.solver.search.table import InconsistentFactError, TranspositionTable
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
 # Entries of each in-memory table (nimbers and exclusions; df-pn's proof numbers) before it
 # is cleared: about 100-200 bytes each, so the default keeps a solve within a few hundred MB.
 DEFAULT_TABLE_CAPACITY = 1 << 19
+DEFAULT_CHILDREN_CACHE = 4096  # lands whose children ComponentMeasures memoises
 SEARCHES = ("dfs", "dfpn")  # depth-first in move order; proof-number search over couples
 
 # A search task is a coroutine: it yields sub-tasks to the driver, is sent their results
@@ -71,24 +73,23 @@ class NormalSolver:
         game: Game,
         store: ProofStore,
         *,
+        options: SolveOptions = SolveOptions(),
         order: OrderFn = fewest_lives_first,
-        progress: ProgressFn | None = None,
-        progress_interval: float = 0.25,
-        batch_size: int = 1000,
-        flush_seconds: float = 5.0,
-        reprove_roots: bool = True,
-        children_cache: int = 4096,
         search: str = "dfpn",
-        table_capacity: int = DEFAULT_TABLE_CAPACITY,
         share_seconds: float | None = None,
     ) -> None:
         self.game = game
         self._order = order
-        self._facts = NimberFacts(store, batch_size=batch_size, flush_seconds=flush_seconds)
+        self._facts = NimberFacts(store, batch_size=options.batch_size,
+                                  flush_seconds=options.flush_seconds)
         self._table = TranspositionTable()
-        self._meter = ProgressMeter(progress, progress_interval)
-        self._reprove_roots = reprove_roots
-        self._measure = ComponentMeasures(game, children_capacity=children_cache)
+        self._meter = options.meter()
+        self._reprove_roots = options.reprove_roots
+        children_cache = options.children_cache
+        self._measure = ComponentMeasures(game, children_capacity=DEFAULT_CHILDREN_CACHE
+                                          if children_cache is None else children_cache)
+        table_capacity = (DEFAULT_TABLE_CAPACITY if options.table_capacity is None
+                          else options.table_capacity)
         self._roots: frozenset[str] = frozenset()
         self._stack: list[Task] = []
         self._stats = SolverStats()

@@ -25,7 +25,7 @@ class FactKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class RctRecord:
-    """What a store keeps about one reduced canonical tree (DESIGN §5)."""
+    """What a store keeps about one reduced canonical tree (docs/architecture.md §5)."""
 
     height: int
     outcome: str  # misère outcome of the tree: "W" or "L"

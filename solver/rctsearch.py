@@ -185,8 +185,8 @@ def check_positions(
     """Positions whose RCT in ``positions`` is not re-derived from their children's.
 
     A table of a whole game tree is closed under moves, so each position's RCT must be the
-    reduction of the RCTs the table gives its children (DESIGN §3). Returns the faulty
-    positions with the reason, in the order met (empty: every position checks out).
+    reduction of the RCTs the table gives its children (docs/architecture.md §3). Returns the
+    faulty positions with the reason, in the order met (empty: every position checks out).
     """
     problems: list[str] = []
     reduce_children = algebra.reduce_children

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-from sproutsdb.server.wire import pb
+from sproutsdb.wire import pb
 
 BATCH = 50
 

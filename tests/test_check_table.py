@@ -10,7 +10,7 @@ from pathlib import Path
 import zstandard
 
 from cli_helpers import run_cli
-from sproutsdb.tools import rcttable
+from sproutsdb.formats import rcttable
 from sproutsdb.tools.cmd_check_table import check_table
 
 
@@ -21,9 +21,9 @@ def reframe(path: Path, body: bytes) -> None:
     head = json.dumps(header).encode()
     packed = zstandard.ZstdCompressor().compress(body)
     content = (
-        rcttable._PREFIX.pack(rcttable.MAGIC, rcttable.FORMAT_VERSION, len(head))
+        rcttable.PREFIX.pack(rcttable.MAGIC, rcttable.FORMAT_VERSION, len(head))
         + head
-        + rcttable._BODY_LEN.pack(len(packed))
+        + rcttable.BODY_LEN.pack(len(packed))
         + packed
     )
     path.write_bytes(content + hashlib.blake2b(content, digest_size=32).digest())

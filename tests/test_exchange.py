@@ -15,7 +15,7 @@ from sproutsdb.solver.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cmd_exchange import export_store, import_file
-from sproutsdb.tools.exchange import _FRAME, KINDS, MAGIC, ExchangeFormatError, read_stream
+from sproutsdb.formats.exchange import FRAME, KINDS, MAGIC, ExchangeFormatError, read_stream
 
 RCTS = {
     "id-leaf": RctRecord(0, "W", ()),
@@ -75,8 +75,8 @@ def raw_chunk_frames(path: Path) -> bytes:
     at = len(MAGIC)
     chunk_bytes = b""
     while at < len(data):
-        kind, length, _ = _FRAME.unpack_from(data, at)
-        end = at + _FRAME.size + length
+        kind, length, _ = FRAME.unpack_from(data, at)
+        end = at + FRAME.size + length
         if kind == b"C":
             chunk_bytes += data[at:end]
         at = end

@@ -87,7 +87,7 @@ def test_contradicting_lines_are_conflicts_not_overwrites(tmp_path: Path) -> Non
 
 
 def test_rct_sections_become_content_ids(tmp_path: Path) -> None:
-    from sproutsdb.tools.rcttable import load_table
+    from sproutsdb.formats.rcttable import load_table
 
     table_file = tmp_path / "s3.rcttable"
     assert run_cli("rct-table", "build", "0*3", "--out", str(table_file), "--quiet").returncode == 0
@@ -142,7 +142,7 @@ def test_an_interrupted_staging_resumes_to_the_same_facts(tmp_path: Path) -> Non
     import io
     from typing import BinaryIO
 
-    from sproutsdb.tools.glop_spr import Canonicalizer, read_staged, stage
+    from sproutsdb.formats.spr import Canonicalizer, read_staged, stage
 
     positions = [f"0*{n}" for n in range(1, 8)] + ["1a1a", "2ab2ba", "0.AB|AB", "0.A|0.A"]
     text = "[Positions+Nimber]\n" + "".join(f"{p} {i % 3}\n" for i, p in enumerate(positions))

@@ -24,7 +24,7 @@ import pytest
 from fault_batches import BATCH, batch, insert_chunks
 from service_support import ROOT, ServerProcess, child_env
 from sproutsdb.client import Client, ServiceError
-from sproutsdb.server.wire import pb_grpc
+from sproutsdb.wire import pb, pb_grpc
 from sproutsdb.solver.proofstore import FactKind
 
 
@@ -185,7 +185,7 @@ CLIENT_THAT_VANISHES = textwrap.dedent("""
     import sys, time, grpc
     sys.path.insert(0, sys.argv[2])
     from fault_batches import insert_chunks
-    from sproutsdb.server.wire import pb_grpc
+    from sproutsdb.wire import pb_grpc
     stub = pb_grpc.SproutsDbStub(grpc.insecure_channel(sys.argv[1]))
     def chunks():
         for i, chunk in enumerate(insert_chunks(100, 1000, pause=0.02)):

@@ -25,7 +25,8 @@ from sproutsdb.solver.misere import (
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.rcttable import RctTable, make_header, table_from_positions, write_table
+from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.formats.rcttable import RctTable, make_header, table_from_positions, write_table
 
 REPO = Path(__file__).resolve().parents[1]
 S6_FILE = REPO / "data" / "s6.rcttable"
@@ -138,7 +139,7 @@ def test_outcomes_do_not_depend_on_the_search_tuning(
 
 @pytest.fixture(scope="module")
 def s6() -> RctTable:
-    from sproutsdb.tools.rcttable import load_table
+    from sproutsdb.formats.rcttable import load_table
 
     return load_table(S6_FILE)
 
@@ -234,7 +235,7 @@ def test_stored_facts_are_losing_nodes_confirmed_by_brute_force(
     game: SproutsGame, brute: dict[str, bool]
 ) -> None:
     store = MemoryProofStore()
-    solver = MisereSolver(game, store, batch_size=7)
+    solver = MisereSolver(game, store, options=SolveOptions(batch_size=7))
     assert solver.outcome("0*5") == "W"
     stored = store.get(FactKind.MISERE, [k[:-2] for k in brute if k.endswith("#0")])
     assert len(stored) == store.count(FactKind.MISERE) == solver.stats.facts_stored > 0

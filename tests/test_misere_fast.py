@@ -14,7 +14,8 @@ from sproutsdb.solver.misere import MisereSolver, Node, TableRcts, brute_force_m
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.rcttable import RctTable, table_from_positions
+from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.formats.rcttable import RctTable, table_from_positions
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,8 @@ def test_children_from_folded_land_moves_match_the_definition(
 ) -> None:
     """Random walks from 0*5..0*8 (+ *1 + *2 + *3), with the S4 table: the same children,
     keys and move order as building every child from its lands."""
-    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4), children_cache=8)
+    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4),
+                          options=SolveOptions(children_cache=8))
     rng = random.Random(seed)
     checked = 0
     for n in (5, 6, 7, 8):
@@ -78,13 +80,14 @@ def test_a_tiny_table_capacity_changes_no_outcome(game: SproutsGame) -> None:
     """Dropping proven wins and proof numbers (capacity 5) only costs re-proofs."""
     memo: dict[str, bool] = {}
     store = MemoryProofStore()
-    solver = MisereSolver(game, store, table_capacity=5)  # no table: more nodes
+    # no table: more nodes
+    solver = MisereSolver(game, store, options=SolveOptions(table_capacity=5))
     for position in ("0*4", "0*2+0.A|0.A", "0*2+12"):
         assert solver.outcome(position) == brute_force_misere(game, position, memo)
     assert solver.table_clears > 0
     assert all(value == "L" for value in store.get(FactKind.MISERE, list(solver._table)).values())
     with pytest.raises(ValueError, match="table_capacity"):
-        MisereSolver(game, store, table_capacity=0)
+        MisereSolver(game, store, options=SolveOptions(table_capacity=0))
 
 
 def test_cli_table_capacity(tmp_path: Path) -> None:

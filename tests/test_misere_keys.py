@@ -14,7 +14,7 @@ from sproutsdb.solver.misere_keys import join_node_key, split_node_key
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.rcttable import table_from_positions
+from sproutsdb.formats.rcttable import table_from_positions
 
 A = tree_id(["*0"])
 B = tree_id(["*1", "*2"])

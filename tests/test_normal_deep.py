@@ -7,6 +7,7 @@ import sys
 from normal_games import chain
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.search.options import SolveOptions
 
 DEPTH = 6000
 
@@ -15,7 +16,7 @@ def test_a_chain_deeper_than_the_recursion_limit_solves() -> None:
     assert DEPTH > 5 * sys.getrecursionlimit()
     game = chain()
     store = MemoryProofStore()
-    solver = NormalSolver(game, store, batch_size=500)
+    solver = NormalSolver(game, store, options=SolveOptions(batch_size=500))
     assert solver.nimber(f"C{DEPTH}") == DEPTH % 2
     assert solver.outcome(f"C{DEPTH - 1}") == ("L" if (DEPTH - 1) % 2 == 0 else "W")
     assert solver.stats.max_depth >= DEPTH

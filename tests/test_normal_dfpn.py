@@ -15,6 +15,7 @@ from sproutsdb.solver.check import Checker
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.solver.search.options import SolveOptions
 
 GAME = SproutsGame()
 NIMBERS = [0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1]  # of 0*0 .. 0*10 (Nimbers are inevitable)
@@ -76,7 +77,7 @@ def test_a_dfpn_solve_leaves_a_store_that_checks_clean(tmp_path: Path) -> None:
 @pytest.mark.parametrize("search", ["dfpn", "dfs"])
 def test_a_table_far_too_small_is_cleared_and_the_answers_stay_right(search: str) -> None:
     store = MemoryProofStore()
-    solver = NormalSolver(GAME, store, search=search, table_capacity=100)
+    solver = NormalSolver(GAME, store, search=search, options=SolveOptions(table_capacity=100))
     assert [solver.nimber(f"0*{n}") for n in range(8)] == NIMBERS[:8]
     assert solver.outcome("0*4+0.AB|AB") == "W"
     assert solver.stats.table_clears > 0

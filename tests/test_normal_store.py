@@ -19,6 +19,7 @@ from sproutsdb.solver.normal import (
 )
 from sproutsdb.solver.proofstore import FactKind, FactValue, MemoryProofStore, PutResult
 from sproutsdb.solver.search.table import TranspositionTable
+from sproutsdb.solver.search.options import SolveOptions
 
 GAME = grundys_game()
 TRUTH = mex_table(grundy_moves, 80)
@@ -90,7 +91,7 @@ def test_a_second_solver_on_the_same_store_barely_searches(search: str) -> None:
     assert second.stats.nodes <= SECOND_RUN_NODES[search]
     assert 10 * second.stats.nodes < first.stats.nodes
     assert second.stats.facts_stored == 0
-    trusting = NormalSolver(GAME, store, reprove_roots=False, search=search)
+    trusting = NormalSolver(GAME, store, options=SolveOptions(reprove_roots=False), search=search)
     assert trusting.position_nimber(ROOT) == expected
     assert trusting.stats.nodes == 0
 
@@ -104,9 +105,8 @@ def test_an_interrupted_run_resumes_from_its_stored_facts() -> None:
             raise Stop
 
     store = RecordingStore()
-    killed = NormalSolver(
-        GAME, store, batch_size=4, progress=stop_after_some_work, progress_interval=0.0
-    )
+    killed = NormalSolver(GAME, store, options=SolveOptions(
+        batch_size=4, progress=stop_after_some_work, progress_interval=0.0))
     with pytest.raises(Stop):
         killed.position_nimber(ROOT)
     saved = stored(store)
@@ -120,7 +120,7 @@ def test_an_interrupted_run_resumes_from_its_stored_facts() -> None:
 
 def test_reads_and_writes_are_batched() -> None:
     store = RecordingStore()
-    solver = NormalSolver(GAME, store, batch_size=7)
+    solver = NormalSolver(GAME, store, options=SolveOptions(batch_size=7))
     solver.position_nimber(ROOT)
     facts = solver.stats.facts_stored
     assert all(size <= 7 for size in store.puts)
@@ -132,7 +132,8 @@ def test_reads_and_writes_are_batched() -> None:
 
 def test_time_based_flush_writes_every_fact_when_the_period_is_zero() -> None:
     store = RecordingStore()
-    NormalSolver(GAME, store, batch_size=10_000, flush_seconds=0.0).nimber(GAME.heap(30))
+    NormalSolver(GAME, store,
+                 options=SolveOptions(batch_size=10_000, flush_seconds=0.0)).nimber(GAME.heap(30))
     assert store.puts and set(store.puts) == {1}
 
 
@@ -174,13 +175,15 @@ def test_table_refuses_contradictions() -> None:
 
 def test_progress_reports_are_throttled_and_end_with_a_final_one() -> None:
     reports: list[Progress] = []
-    solver = NormalSolver(kayles(), MemoryProofStore(), progress=reports.append)
+    solver = NormalSolver(kayles(), MemoryProofStore(),
+                          options=SolveOptions(progress=reports.append))
     solver.nimber("K70")
     assert 1 <= len(reports) <= 3  # the run takes a few ms: only the final report
     final = reports[-1]
     assert final.nodes == solver.stats.nodes and final.facts_stored == solver.stats.facts_stored
     every: list[Progress] = []
-    NormalSolver(GAME, MemoryProofStore(), progress=every.append, progress_interval=0.0).nimber(
+    NormalSolver(GAME, MemoryProofStore(), options=SolveOptions(
+        progress=every.append, progress_interval=0.0)).nimber(
         GAME.heap(50)
     )
     nodes = [p.nodes for p in every]

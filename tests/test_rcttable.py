@@ -14,8 +14,8 @@ from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools import rcttable
-from sproutsdb.tools.rcttable import (
+from sproutsdb.formats import rcttable
+from sproutsdb.formats.rcttable import (
     RctTable,
     RctTableError,
     load_table,
@@ -54,9 +54,9 @@ def reframe(path: Path, header: dict[str, object] | None = None, body: bytes | N
     head_bytes = json.dumps(head).encode()
     packed = zstandard.ZstdCompressor().compress(new_body)
     content = (
-        rcttable._PREFIX.pack(rcttable.MAGIC, rcttable.FORMAT_VERSION, len(head_bytes))
+        rcttable.PREFIX.pack(rcttable.MAGIC, rcttable.FORMAT_VERSION, len(head_bytes))
         + head_bytes
-        + rcttable._BODY_LEN.pack(len(packed))
+        + rcttable.BODY_LEN.pack(len(packed))
         + packed
     )
     path.write_bytes(content + hashlib.blake2b(content, digest_size=32).digest())

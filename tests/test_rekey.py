@@ -14,7 +14,7 @@ from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.tools.exchange import KINDS, ExportWriter
+from sproutsdb.formats.exchange import KINDS, ExportWriter
 
 FIXTURE = Path(__file__).parent / "fixtures" / "v1_store"
 V1_COUNTS = {"nimber": 142, "misere": 81, "rct": 7, "pos_rct": 181}

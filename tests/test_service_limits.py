@@ -11,7 +11,7 @@ import pytest
 
 from service_support import ServerProcess
 from sproutsdb.server.limits import children_work
-from sproutsdb.server.wire import pb, pb_grpc
+from sproutsdb.wire import pb, pb_grpc
 
 
 @pytest.fixture(scope="module")

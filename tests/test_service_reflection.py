@@ -16,7 +16,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from service_support import ServerProcess
-from sproutsdb.server.wire import SERVICE_NAME
+from sproutsdb.wire import SERVICE_NAME
 
 V1_METHOD = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
 

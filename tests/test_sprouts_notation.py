@@ -10,7 +10,7 @@ from sproutsdb.solver.sprouts.notation import parse
 
 game = SproutsGame()
 
-# DESIGN §2: old (1.x) → new (2.x) examples.
+# docs/architecture.md §2: old (1.x) → new (2.x) examples.
 OLD_TO_NEW = [
     ("0.0.}]!", "0*2"),
     ("0.AB.}AB.}]!", "0.AB|AB"),

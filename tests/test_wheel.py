@@ -59,7 +59,7 @@ def _assert_wheel_holds_the_package(wheel: Path) -> None:
         "sproutsdb/py.typed",
         "sproutsdb/solver/sprouts/_core.pyi",
         "sproutsdb/data/s6.rcttable",
-        "sproutsdb/server/_proto/sproutsdb_pb2.pyi",
+        "sproutsdb/_proto/sproutsdb_pb2.pyi",
         "sproutsdb/server/web/index.html",
         "sproutsdb/server/web/app.js",
         "sproutsdb/server/web/style.css",

@@ -21,7 +21,7 @@ from typing import Any
 import grpc
 from hypothesis import strategies as st
 
-from sproutsdb.server.wire import SERVICE_NAME, pb
+from sproutsdb.wire import SERVICE_NAME, pb
 
 MAX_KEYS = 10_000
 DEADLINE = 60.0

@@ -19,11 +19,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.server.location import resolve_store_path
-from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
+from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import CheckReport, check_with_cycles
 from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.parallel_check import (
@@ -35,6 +33,7 @@ from sproutsdb.tools.parallel_check import (
     new_checker,
 )
 from sproutsdb.tools.progress import counter_bar
+from sproutsdb.tools.stores import new_store, open_existing
 
 EXIT_BAD_PROOF = 1
 MARK_BATCH = 10_000
@@ -48,23 +47,6 @@ DERIVED_SHOWN = 10    # lands derived from the rules named in a report
 # core) K = 0 checks all three, so the default derives nothing.
 DEFAULT_DERIVE_LIVES = 0
 LOCAL_RAY = ""  # `--ray` with no address: start a local Ray instance
-
-
-def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
-    """An existing Sprouts store (never creates one): a UsageError when there is none."""
-    try:
-        return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                                   create=False, readonly=readonly)
-    except StoreNotFoundError:
-        raise UsageError(f"no store at {resolve_store_path(path)}") from None
-
-
-def new_store(path: str) -> LmdbProofStore:
-    """A new store at `path`, which must not exist or be an empty directory."""
-    where = Path(path).expanduser()
-    if where.exists() and (not where.is_dir() or any(where.iterdir())):
-        raise UsageError(f"{where} already exists and is not empty: give a new directory")
-    return LmdbProofStore.open(where, game="sprouts", canon_version=CANON_VERSION, create=True)
 
 
 def report_dict(report: CheckReport, sizes: list[int], seconds: float) -> dict[str, Any]:
@@ -224,7 +206,7 @@ def run_check_misere(args: argparse.Namespace) -> int:
     from sproutsdb.solver.check_misere import check_misere_with_cycles
     from sproutsdb.solver.misere import MisereSolver, StoreRcts, TableRcts
     from sproutsdb.solver.proofstore import MemoryProofStore
-    from sproutsdb.tools.rcttable import load_table
+    from sproutsdb.formats.rcttable import load_table
 
     game = SproutsGame()
     if args.prune is not None:
@@ -266,11 +248,8 @@ def _copy_rcts_read(rcts: Any, pruned: Any) -> None:
     records = [(algebra.content_id(h), algebra.record(h)) for h in algebra.handles()]
     for start in range(0, len(records), MARK_BATCH):  # children first: creation order
         pruned.put(FactKind.RCT, dict(records[start:start + MARK_BATCH]), verified=True)
-    # every position the check looked up, with its RCT (StoreRcts keeps no public view of
-    # it, and solver/misere.py is another helper's file now)
-    looked_up = rcts._known
-    mapped = sorted((land, algebra.content_id(h)) for land, h in looked_up.items()
-                    if h is not None)
+    # every position the check looked up, with its RCT
+    mapped = sorted((land, algebra.content_id(h)) for land, h in rcts.looked_up().items())
     for start in range(0, len(mapped), MARK_BATCH):
         pruned.put(FactKind.POS_RCT, dict(mapped[start:start + MARK_BATCH]))
 

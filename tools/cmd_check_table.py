@@ -15,10 +15,10 @@ from typing import Any
 
 import zstandard
 from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.cgt.records import RctRecordError, _load_one
+from sproutsdb.solver.cgt.records import RctRecordError, load_one
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.progress import counter_bar
-from sproutsdb.tools.rcttable import RctTableError, _parse, read_header
+from sproutsdb.formats.rcttable import RctTableError, parse_body, read_header
 
 EXIT_BAD_TABLE = 1
 SHOWN = 20
@@ -30,7 +30,7 @@ def check_table(path: str, *, quiet: bool = True) -> dict[str, Any]:
     try:
         raw = int(header["body"]["raw_bytes"])
         body = zstandard.ZstdDecompressor().decompress(packed, max_output_size=raw)
-        ids, records, positions = _parse(body.decode().split("\n"))
+        ids, records, positions = parse_body(body.decode().split("\n"))
     except (KeyError, TypeError, ValueError, IndexError, zstandard.ZstdError) as error:
         raise RctTableError(f"{path}: malformed body: {error}") from None
     algebra = Algebra()
@@ -44,7 +44,7 @@ def check_table(path: str, *, quiet: bool = True) -> dict[str, Any]:
             unproven += 1
             continue
         try:
-            handles[cid] = _load_one(algebra, table, cid, record)
+            handles[cid] = load_one(algebra, table, cid, record)
         except RctRecordError as error:
             bad_records.append(str(error))
     game = SproutsGame()

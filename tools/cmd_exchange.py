@@ -1,9 +1,9 @@
 """`sproutsdb export` / `sproutsdb import`: move facts between stores as files.
 
-The native stream (tools/exchange.py) is written to a temporary file renamed into place
+The native stream (sproutsdb/formats/exchange.py) is written to a temporary file renamed into place
 at the end, and verified completely before an import writes anything. Imports are
 idempotent and write-once: a fact already stored with another value is reported as a
-conflict (exit 3) and kept. GLOP/SPOTS `.spr` nimber files (tools/glop_spr.py) are read
+conflict (exit 3) and kept. GLOP/SPOTS `.spr` nimber files (sproutsdb/formats/spr.py) are read
 the same way: canonicalised whole into a staging file first, then stored.
 """
 
@@ -21,17 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb.server import schema
-from sproutsdb.server.schema import Provenance
-from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.facts import Provenance
+from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import export as export_records
 from sproutsdb.solver.proofstore import Conflict, FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
-from sproutsdb.tools.cmd_check import open_existing
-from sproutsdb.tools.exchange import KINDS, MAGIC, ExchangeFormatError, ExportWriter, read_stream
-from sproutsdb.tools.glop_spr import (
+from sproutsdb.tools.stores import open_existing
+from sproutsdb.formats.exchange import KINDS, MAGIC, ExchangeFormatError, ExportWriter, read_stream
+from sproutsdb.formats.spr import (
     DIALECTS,
     Canonicalizer,
     SprFormatError,
@@ -267,7 +267,7 @@ def _store_staged(path: Path, staging: Any, summary: StageSummary, store_path: s
               "other_sections_skipped": sum(summary.skipped.values())}
     conflicts: list[Conflict] = []
     provenance = Provenance(tool="sproutsdb import", comment=f"from {path.name} (.spr)")
-    store = LmdbProofStore.open(store_path, game="sprouts", canon_version=CANON_VERSION)
+    store = open_store(store_path)
     with store, counter_bar("facts", enabled=not quiet) as bar:
         done = 0
         batches = [(FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)]
@@ -340,7 +340,7 @@ def run_import(args: argparse.Namespace) -> int:
     if native:
         header = validate(path)  # refuse a damaged file before creating or touching a store
         _check_canon_version(path, header, CANON_VERSION)
-        store = LmdbProofStore.open(args.store, game="sprouts", canon_version=CANON_VERSION)
+        store = open_store(args.store)
         with store:
             totals, conflicts = import_file(path, store, quiet=args.quiet, header=header)
     else:

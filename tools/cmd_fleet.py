@@ -17,7 +17,7 @@ from typing import Any
 
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError
-from sproutsdb.tools.cmd_serve import _client_token, add_client_options, remote_store_from_args
+from sproutsdb.tools.server_options import add_client_options, client_token, remote_store_from_args
 from sproutsdb.tools.progress import status_line
 
 EXIT_CONFLICT = 3
@@ -49,7 +49,7 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
     from sproutsdb.tools.ray_fleet import ServerSpec, solve_fleet, solve_on_server
 
     ca = Path(args.tls_ca).read_bytes() if args.tls_ca else None
-    server = ServerSpec(args.server, _client_token(args), ca)
+    server = ServerSpec(args.server, client_token(args), ca)
     started = time.perf_counter()
     counter = _ServerCounter(args)
     shown = not args.quiet and sys.stderr.isatty()
@@ -103,7 +103,7 @@ class _ServerCounter:
     """The server's nimber count for the progress line (one Stats call a refresh)."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from sproutsdb.tools.cmd_serve import client_from_args
+        from sproutsdb.tools.server_options import client_from_args
 
         self._client = client_from_args(args)
         self._first: int | None = None

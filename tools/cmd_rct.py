@@ -15,7 +15,7 @@ from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rct
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.progress import counter_bar
-from sproutsdb.tools.rcttable import (
+from sproutsdb.formats.rcttable import (
     load_table,
     make_header,
     read_header,
@@ -25,7 +25,8 @@ from sproutsdb.tools.rcttable import (
 
 from sproutsdb.errors import UserError
 
-GLOP_S6_CPU_SECONDS = 1740.0  # DESIGN §7: GLOP 2.2 built the S6 table in about 1 740 s CPU
+# docs/architecture.md §9: GLOP 2.2 built the S6 table in about 1 740 s CPU
+GLOP_S6_CPU_SECONDS = 1740.0
 
 
 def describe(algebra: Algebra, handle: int, position: str | None, max_chars: int) -> dict[str, Any]:

@@ -9,74 +9,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from sproutsdb.tools.cli import UsageError, add_store_option
+from sproutsdb.tools.server_options import add_client_options, client_from_args
 
-TOKEN_ENV = "SPROUTSDB_TOKEN"
 DEFAULT_REQUEST_SECONDS = 20.0  # server/limits.py's (not imported: it needs grpc)
-
-
-# --- client side: --server ADDR -------------------------------------------------------------
-
-
-def add_client_options(parser: argparse.ArgumentParser, *, writes: bool = True) -> None:
-    """--server, and for commands that write --token-file; --tls-ca for TLS servers."""
-    parser.add_argument("--server", metavar="ADDR", default=None,
-                        help="use the sproutsdb server at HOST:PORT instead of a local store")
-    if writes:
-        parser.add_argument("--token-file", metavar="F", default=None,
-                            help=f"file holding the server's write token (default: ${TOKEN_ENV})")
-    parser.add_argument("--tls-ca", metavar="PEM", default=None,
-                        help="connect with TLS, trusting this CA certificate (PEM)")
-
-
-def _client_token(args: argparse.Namespace) -> str | None:
-    path = getattr(args, "token_file", None)
-    if path:
-        from sproutsdb.server.auth import read_token_file
-
-        return read_token_file(path)
-    return os.environ.get(TOKEN_ENV) or None
-
-
-def client_from_args(args: argparse.Namespace) -> Any:
-    """A Client for --server (with the token and TLS options)."""
-    from sproutsdb.client import Client
-
-    ca = None
-    if getattr(args, "tls_ca", None):
-        try:
-            ca = Path(args.tls_ca).read_bytes()
-        except OSError as error:
-            raise UsageError(f"cannot read --tls-ca {args.tls_ca}: {error.strerror}") from None
-    return Client(args.server, _client_token(args), tls_ca=ca, timeout=30.0)
-
-
-def remote_store_from_args(args: argparse.Namespace) -> Any:
-    """The RemoteProofStore of --server, checked to be answering and of the same game."""
-    from sproutsdb.client import RemoteProofStore
-    from sproutsdb.solver.sprouts.canon import CANON_VERSION
-
-    client = client_from_args(args)
-    info = client.server_info()
-    if info["game"] != "sprouts" or info["canon_version"] != CANON_VERSION:
-        client.close()
-        raise UsageError(
-            f"server {args.server} keeps {info['game']!r} positions with canon_version "
-            f"{info['canon_version']}; this sproutsdb uses 'sprouts' with canon_version "
-            f"{CANON_VERSION}")
-    return RemoteProofStore(client, owns_client=True)
 
 
 def run_serve(args: argparse.Namespace) -> int:
     from sproutsdb.server.auth import read_token_book
     from sproutsdb.server.location import resolve_store_path
     from sproutsdb.server.seed import shipped_table
-    from sproutsdb.server.service import ServeOptions, configure_logging, run_server
+    from sproutsdb.server.lifecycle import ServeOptions, run_server
+    from sproutsdb.server.logs import configure_logging
     from sproutsdb.server.validation import Limits
 
     if (args.tls_cert is None) != (args.tls_key is None):
@@ -131,7 +79,7 @@ def run_stats(args: argparse.Namespace) -> int:
         with client_from_args(args) as client:
             report = {"server": client.server_info(), **client.stats()}
     else:
-        from sproutsdb.tools.cmd_solve import open_store
+        from sproutsdb.tools.stores import open_store
 
         with open_store(args.store, readonly=True) as store:
             report = store.stats()
@@ -265,7 +213,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=run_stats)
 
 
-__all__ = ["add_client_options", "client_from_args", "register", "remote_store_from_args"]
+__all__ = ["register"]
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit("use: sproutsdb serve | sproutsdb stats")

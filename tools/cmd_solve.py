@@ -12,16 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb.server.location import resolve_store_path
-from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
+from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.proofstore import ConflictError, FactKind
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.cmd_engine import positions_from
-from sproutsdb.tools.cmd_serve import add_client_options, client_from_args, remote_store_from_args
+from sproutsdb.tools.server_options import add_client_options, client_from_args
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.progress import status_line
+from sproutsdb.tools.stores import open_solve_store, open_store
 
 from sproutsdb.errors import UserError
 
@@ -29,21 +30,6 @@ EXIT_CONFLICT = 3
 MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in `solve --misere`
 GRUNDY_LIMIT = 64  # `solve --misere --grundy` tries P + *g for g up to this
 FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every 1 000)
-
-
-def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
-    """The embedded store for Sprouts at --store / $SPROUTSDB_STORE / ./sproutsdb-data."""
-    try:
-        return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                                   create=not readonly, readonly=readonly)
-    except StoreNotFoundError:
-        raise UsageError(f"no store at {resolve_store_path(path)}: solve something first "
-                         "(sproutsdb solve …) or name an existing store with --store DIR") from None
-
-
-def open_solve_store(args: argparse.Namespace) -> Any:
-    """The ProofStore a solve works on: the --server's, else the embedded store."""
-    return remote_store_from_args(args) if args.server else open_store(args.store)
 
 
 @contextmanager
@@ -58,12 +44,12 @@ def solving(args: argparse.Namespace) -> Iterator[tuple[SproutsGame, NormalSolve
             line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                       f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-        solver = NormalSolver(game, store, progress=report,
+        options = SolveOptions(progress=report,
+                               table_capacity=getattr(args, "table_capacity", None),
+                               flush_seconds=getattr(args, "flush_seconds", FLUSH_SECONDS))
+        solver = NormalSolver(game, store, options=options,
                               search=getattr(args, "search", SEARCHES[-1]),
-                              table_capacity=getattr(args, "table_capacity", None)
-                              or DEFAULT_TABLE_CAPACITY,
-                              share_seconds=SHARE_SECONDS if jobs > 1 else None,
-                              flush_seconds=getattr(args, "flush_seconds", FLUSH_SECONDS))
+                              share_seconds=SHARE_SECONDS if jobs > 1 else None)
         try:
             yield game, solver, store
         finally:
@@ -133,7 +119,7 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
     """The RCT source of a misère solve and its --json description: --rct-table FILE,
     else the server's streamed table, else the store's, else the shipped S6 table."""
     from sproutsdb.solver.misere import StoreRcts, TableRcts
-    from sproutsdb.tools.rcttable import load_table
+    from sproutsdb.formats.rcttable import load_table
     from sproutsdb.tools.shipped_rcts import describe_source, shipped_rct_table
 
     if args.no_rct_table:
@@ -190,9 +176,8 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     capacity = getattr(args, "table_capacity", None)
     if capacity is not None and capacity < 1:
         raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
-    tuning = {} if capacity is None else {"table_capacity": capacity}
     start = time.perf_counter()
-    store = remote_store_from_args(args) if args.server else open_store(args.store)
+    store = open_solve_store(args)
     try:
         rcts, rct_source = _misere_rcts(args, store)
         with status_line(enabled=not args.quiet) as line:
@@ -200,8 +185,10 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                 line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                           f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-            solver = MisereSolver(game, store, rcts, progress=report,  # type: ignore[arg-type]
-                                  flush_seconds=args.flush_seconds, **tuning)
+            options = SolveOptions(progress=report, flush_seconds=args.flush_seconds,
+                                   table_capacity=capacity)
+            solver = MisereSolver(game, store, rcts,  # type: ignore[arg-type]
+                                  options=options)
             try:
                 grundy = _misere_grundy(solver, key) if args.grundy else None
                 # P + *0 is P: the search for g has decided the outcome already

@@ -15,8 +15,8 @@ def run_web(args: argparse.Namespace) -> int:
     from sproutsdb.server.http_api import WebServer
     from sproutsdb.server.location import resolve_store_path
     from sproutsdb.server.position_view import PositionReader
-    from sproutsdb.server.service import configure_logging
-    from sproutsdb.tools.cmd_solve import open_store
+    from sproutsdb.server.logs import configure_logging
+    from sproutsdb.tools.stores import open_store
     from sproutsdb.tools.shipped_rcts import shipped_rct_table
 
     host, _, port_text = args.listen.rpartition(":")

@@ -34,11 +34,10 @@ from pathlib import Path
 from typing import Any, BinaryIO, Self
 
 import zstandard
-from sproutsdb.server.schema import Status
-from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.facts import Status
+from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.sprouts.notation import key_lives
 from sproutsdb.tools.progress import counter_bar
@@ -269,8 +268,7 @@ def _worker_main(conn: Connection, path: str, derive_lives: int = 0) -> None:
     store: LmdbProofStore | None = None
     failure: str | None = None
     try:
-        store = LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                                    create=False, readonly=True)
+        store = open_store(path, create=False, readonly=True)
         checker = new_checker(store, derive_lives=derive_lives)
     except Exception as error:  # noqa: BLE001 (reported with the first batch)
         failure = _describe(error)

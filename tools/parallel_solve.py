@@ -20,6 +20,7 @@ from typing import Any
 
 from sproutsdb.solver.normal import NormalSolver, Progress
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.solver.search.options import SolveOptions
 
 SHARE_SECONDS = 1.0  # how often solvers of one --jobs run look for each other's facts
 _STOP_GRACE = 10.0  # seconds a helper has to flush and exit before it is terminated
@@ -44,7 +45,7 @@ def helper_share(options: list[tuple[str, int]], index: int, helpers: int
 def _helper_main(args: argparse.Namespace, key: str, n: int, index: int, helpers: int,
                  stop: Any) -> None:
     """A helper process: prove its share of the root's options into the shared store."""
-    from sproutsdb.tools.cmd_solve import open_solve_store
+    from sproutsdb.tools.stores import open_solve_store
 
     parent = os.getppid()
 
@@ -55,9 +56,9 @@ def _helper_main(args: argparse.Namespace, key: str, n: int, index: int, helpers
     game = SproutsGame()
     store = open_solve_store(args)
     try:
-        solver = NormalSolver(game, store, progress=keep_going, progress_interval=0.2,
-                              reprove_roots=False, share_seconds=SHARE_SECONDS,
-                              flush_seconds=SHARE_SECONDS,
+        options = SolveOptions(progress=keep_going, progress_interval=0.2,
+                               reprove_roots=False, flush_seconds=SHARE_SECONDS)
+        solver = NormalSolver(game, store, options=options, share_seconds=SHARE_SECONDS,
                               search=getattr(args, "search", "dfpn"))
         for child, m in helper_share(root_options(game, key, n), index, helpers):
             if stop.is_set():

@@ -19,8 +19,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any, Self
 
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.server.store import open_store
 from sproutsdb.solver.sprouts.notation import key_lives
 from sproutsdb.tools.parallel_check import (
     BatchDigest,
@@ -41,8 +40,7 @@ class CheckActor:
     """One checker worker: the store opened read-only, one Checker for every batch."""
 
     def __init__(self, path: str, derive_lives: int) -> None:
-        self._store = LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                                          create=False, readonly=True)
+        self._store = open_store(path, create=False, readonly=True)
         self._checker = new_checker(self._store, derive_lives=derive_lives)
 
     def pid(self) -> int:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb.server import schema
-from sproutsdb.server.schema import FactRecord, Provenance, Status
+from sproutsdb.server.schema import FactRecord
+from sproutsdb.facts import Provenance, Status
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.store_open import peek_identity
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_node_key

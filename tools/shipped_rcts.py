@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sproutsdb.tools.rcttable import RctTable, load_table
+from sproutsdb.formats.rcttable import RctTable, load_table
 
 from sproutsdb.shipped import shipped_table
 

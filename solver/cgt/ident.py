@@ -1,4 +1,6 @@
-"""Content identifiers of trees: the same tree gets the same id in every run (DESIGN §4).
+"""Content identifiers of trees: the same tree gets the same id in every run.
+
+See docs/architecture.md §4.
 
 A nim-heap *n is named ``*n``. Any other tree is named ``rct1:`` followed by the 32 hex
 digits of ``blake2b(",".join(sorted(child ids)), digest_size=16)`` (UTF-8, Python string

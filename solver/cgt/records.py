@@ -4,8 +4,8 @@ Export walks handles in creation order, which is topological. Loading takes reco
 any order (a store iterates by key), loads children first, resolves them by content id
 and recomputes the reduction: a record is accepted only if the tree it describes is
 reduced and every stored fact (id, height, outcome, nim value, *1 factor) equals the
-recomputed one (DESIGN §3: "for an RCT, recomputing the reduction of its children's RCTs
-must give it back").
+recomputed one (docs/architecture.md §3: an RCT's record is the reduction of its
+children's RCTs).
 """
 
 from __future__ import annotations
@@ -89,11 +89,13 @@ def load(
             else:
                 stack.pop()
                 on_path.discard(top)
-                loaded[top] = _load_one(algebra, table, top, by_id[top])
+                loaded[top] = load_one(algebra, table, top, by_id[top])
     return [loaded[cid] for cid, _ in items]
 
 
-def _load_one(algebra: Algebra, table: TreeTable, cid: str, record: RctRecord) -> int:
+def load_one(algebra: Algebra, table: TreeTable, cid: str, record: RctRecord) -> int:
+    """Load one record whose children are loaded already: its handle, or RctRecordError when
+    the recomputed tree disagrees with the record (check-table calls it entry by entry)."""
     children = tuple(record.children)
     if list(children) != sorted(set(children)):
         raise RctRecordError(f"record {cid}: children ids are not sorted and distinct")

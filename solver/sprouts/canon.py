@@ -1,8 +1,8 @@
 """Canonical form of Sprouts positions: game-preserving reductions, then a unique key.
 
-`normalize` applies the reductions of DESIGN §2 (dead spots and dead regions removed, a
-letter whose two occurrences stand next to each other on a boundary becomes one `2`, a
-letter whose other occurrence vanished becomes `2`, a region with at most 3 lives
+`normalize` applies the reductions of docs/architecture.md §2 (dead spots and dead regions
+removed, a letter whose two occurrences stand next to each other on a boundary becomes one
+`2`, a letter whose other occurrence vanished becomes `2`, a region with at most 3 lives
 collapses to one boundary, the position split into independent lands). `canonical_land`
 then picks one string per class of a land: invariant under renaming of letters, rotation
 of boundaries, reordering of boundaries and regions, and the mirror image of any one

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
+from types import ModuleType
 
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.moves import TooManySplits, raw_children
@@ -31,6 +32,22 @@ if os.environ.get("SPROUTSDB_PURE_PYTHON", "") in ("", "0"):
 else:
     _core = None  # type: ignore[assignment]
 IMPLEMENTATION = "python" if _core is None else "c"
+
+
+def compiled_core() -> ModuleType | None:
+    """The compiled core module when it is active (benchmarks time it directly), else None."""
+    return _core
+
+
+def core_canonical_lands(text: str) -> list[str] | None:
+    """The compiled core's canonical lands of a position, or None when the core is not
+    active or does not read the text (GLOP 1.x, sums, genus): then ask the Python parser."""
+    if _core is None:
+        return None
+    try:
+        return list(_core.canonical_lands(text))
+    except _core.Unsupported:
+        return None
 
 
 def python_land_children(component: str) -> tuple[tuple[str, ...], ...]:

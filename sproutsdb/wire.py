@@ -1,7 +1,7 @@
 """The wire in Python terms: the generated stubs and conversions shared by server and client.
 
 `pb` and `pb_grpc` are the modules generated from proto/sproutsdb/v1/sproutsdb.proto at
-build time (server/codegen.py). The helpers here translate between their messages and the
+build time (sproutsdb/codegen.py). The helpers here translate between their messages and the
 store's values (`FactKind`, `RctRecord`, `Provenance`), so server and client agree on
 every column and enum by construction.
 """
@@ -14,14 +14,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sproutsdb.errors import UserError
-from sproutsdb.server.schema import Provenance, Status
+from sproutsdb.facts import Provenance, Status
 from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
 
 
 def _regenerate_stubs() -> None:
     """A source checkout whose proto changed since the last install: regenerate once."""
     try:
-        from sproutsdb.server import codegen
+        from sproutsdb import codegen
 
         codegen.generate(quiet=True)
     except Exception as error:  # noqa: BLE001 - reported as one actionable message
@@ -32,10 +32,10 @@ def _regenerate_stubs() -> None:
 
 
 try:
-    from sproutsdb.server._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
+    from sproutsdb._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
 except ImportError:
     _regenerate_stubs()
-    from sproutsdb.server._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
+    from sproutsdb._proto import sproutsdb_pb2, sproutsdb_pb2_grpc
 
 pb = sproutsdb_pb2  # the messages and enums, typed by the generated .pyi
 pb_grpc = sproutsdb_pb2_grpc  # the service stub and servicer base (generated, untyped)

@@ -1,11 +1,11 @@
-"""Generate the Python gRPC stubs of proto/sproutsdb/v1/*.proto into server/_proto/.
+"""Generate the Python gRPC stubs of proto/sproutsdb/v1/*.proto into sproutsdb/_proto/.
 
 Run at build time by setup.py (grpcio-tools is a build requirement, so `pip install -e .`
-from a clean clone produces the stubs); by hand with `python server/codegen.py`. The
+from a clean clone produces the stubs); by hand with `python sproutsdb/codegen.py`. The
 generated files are never committed (.gitignore) and never edited.
 
 protoc names the modules after the proto package (`from sproutsdb.v1 import x_pb2`); they
-are installed as `sproutsdb.server._proto`, so that one import line is rewritten to a
+are installed as `sproutsdb._proto`, so that one import line is rewritten to a
 relative one. This module imports nothing from sproutsdb: setup.py loads it by path
 before the package is installed.
 """
@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = "proto"
 PROTO_PACKAGE_DIR = Path("sproutsdb") / "v1"
-OUT_DIR = Path("server") / "_proto"
+OUT_DIR = Path("sproutsdb") / "_proto"
 
-_INIT = '''"""Generated gRPC stubs of proto/sproutsdb/v1 (server/codegen.py); do not edit."""
+_INIT = '''"""Generated gRPC stubs of proto/sproutsdb/v1 (sproutsdb/codegen.py); do not edit."""
 '''
 _ABSOLUTE_IMPORT = re.compile(r"^from sproutsdb\.v1 import (\w+_pb2)", re.MULTILINE)
 
@@ -56,7 +56,7 @@ def up_to_date(root: Path = ROOT) -> bool:
 
 
 def generate(root: Path = ROOT, *, force: bool = False, quiet: bool = False) -> Path:
-    """(Re)generate the stubs into root/server/_proto unless they are up to date."""
+    """(Re)generate the stubs into root/sproutsdb/_proto unless they are up to date."""
     out = root / OUT_DIR
     protos = proto_files(root)
     if not protos:

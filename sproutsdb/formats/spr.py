@@ -27,7 +27,7 @@ from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import load as load_records
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.proofstore import RctRecord
-from sproutsdb.solver.sprouts.game import SproutsGame, _core
+from sproutsdb.solver.sprouts.game import SproutsGame, core_canonical_lands
 
 from sproutsdb.errors import UserError
 
@@ -72,11 +72,9 @@ class Canonicalizer:
     def lands(self, text: str) -> tuple[str, ...]:
         if self._spots and "n(" in text:
             text = text.replace("n(", "Z(")  # SPOTS' name for uppercase letters beyond Y
-        if _core is not None:
-            try:
-                return tuple(_core.canonical_lands(text))
-            except _core.Unsupported:
-                pass
+        lands = core_canonical_lands(text)
+        if lands is not None:
+            return tuple(lands)
         return self._game.components(self._game.canonical(text))
 
 

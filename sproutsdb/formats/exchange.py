@@ -34,7 +34,7 @@ VERSION = 1
 KINDS = (FactKind.NIMBER, FactKind.MISERE, FactKind.RCT, FactKind.POS_RCT)
 CHUNK_FACTS = 20_000
 MAX_FRAME = 1 << 28
-_FRAME = struct.Struct(">cI16s")
+FRAME = struct.Struct(">cI16s")
 
 
 class ExchangeFormatError(UserError):
@@ -115,7 +115,7 @@ class ExportWriter:
 
     def _frame_bytes(self, kind: bytes, body: bytes) -> None:
         payload = self._zstd.compress(body)
-        self._out.write(_FRAME.pack(kind, len(payload), _hash(payload)))
+        self._out.write(FRAME.pack(kind, len(payload), _hash(payload)))
         self._out.write(payload)
 
 
@@ -140,13 +140,13 @@ def read_stream(path: Path) -> Iterator[tuple[str, Any]]:
         index = 0
         seen_header = False
         while True:
-            head = handle.read(_FRAME.size)
+            head = handle.read(FRAME.size)
             if not head:
                 raise ExchangeFormatError(f"{name}: truncated: the stream ends without its "
                                           f"trailer after {index} frames")
-            if len(head) < _FRAME.size:
+            if len(head) < FRAME.size:
                 raise ExchangeFormatError(f"{name}: truncated inside frame {index}")
-            kind, length, expected = _FRAME.unpack(head)
+            kind, length, expected = FRAME.unpack(head)
             if length > MAX_FRAME:
                 raise ExchangeFormatError(f"{name}: frame {index} is damaged (length {length})")
             payload = handle.read(length)

@@ -50,8 +50,8 @@ FORMAT_VERSION = 1
 FORMAT_NAME = "sproutsdb-rct-table"
 ID_SCHEME = "rct1"
 ZSTD_LEVEL = 12
-_PREFIX = struct.Struct(">8sHI")  # magic, version, header length
-_BODY_LEN = struct.Struct(">Q")
+PREFIX = struct.Struct(">8sHI")  # magic, version, header length
+BODY_LEN = struct.Struct(">Q")
 _DIGEST = 32
 _MAX_HEADER = 1 << 20
 
@@ -180,9 +180,9 @@ def encode(table: RctTable, header: Mapping[str, Any]) -> bytes:
     head_bytes = json.dumps(head, sort_keys=True, ensure_ascii=False).encode()
     packed = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(body)
     content = (
-        _PREFIX.pack(MAGIC, FORMAT_VERSION, len(head_bytes))
+        PREFIX.pack(MAGIC, FORMAT_VERSION, len(head_bytes))
         + head_bytes
-        + _BODY_LEN.pack(len(packed))
+        + BODY_LEN.pack(len(packed))
         + packed
     )
     return content + hashlib.blake2b(content, digest_size=_DIGEST).digest()
@@ -216,20 +216,20 @@ def read_header(path: str | Path) -> tuple[dict[str, Any], bytes]:
 
 
 def _split(name: str, data: bytes) -> tuple[dict[str, Any], bytes]:
-    if len(data) < _PREFIX.size or data[:8] != MAGIC:
+    if len(data) < PREFIX.size or data[:8] != MAGIC:
         raise RctTableError(f"{name}: not an RCT table file (bad magic)")
-    _, version, head_len = _PREFIX.unpack_from(data)
+    _, version, head_len = PREFIX.unpack_from(data)
     if version != FORMAT_VERSION:
         raise RctTableError(
             f"{name}: RCT table format version {version}; this sproutsdb reads {FORMAT_VERSION}"
         )
     if head_len > _MAX_HEADER:
         raise RctTableError(f"{name}: corrupted header length {head_len}")
-    at = _PREFIX.size + head_len
-    if len(data) < at + _BODY_LEN.size:
+    at = PREFIX.size + head_len
+    if len(data) < at + BODY_LEN.size:
         raise RctTableError(f"{name}: truncated: {len(data)} bytes, the header alone needs more")
-    (body_len,) = _BODY_LEN.unpack_from(data, at)
-    expected = at + _BODY_LEN.size + body_len + _DIGEST
+    (body_len,) = BODY_LEN.unpack_from(data, at)
+    expected = at + BODY_LEN.size + body_len + _DIGEST
     if len(data) != expected:
         what = "truncated" if len(data) < expected else "has trailing bytes"
         raise RctTableError(f"{name}: {what}: {len(data)} bytes, its framing says {expected}")
@@ -237,12 +237,12 @@ def _split(name: str, data: bytes) -> tuple[dict[str, Any], bytes]:
     if digest != data[-_DIGEST:]:
         raise RctTableError(f"{name}: checksum mismatch: the file is corrupted")
     try:
-        header = json.loads(data[_PREFIX.size : at])
+        header = json.loads(data[PREFIX.size : at])
     except ValueError as error:
         raise RctTableError(f"{name}: unreadable header: {error}") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         raise RctTableError(f"{name}: header does not describe an RCT table")
-    return header, data[at + _BODY_LEN.size : -_DIGEST]
+    return header, data[at + BODY_LEN.size : -_DIGEST]
 
 
 def load_table(
@@ -292,7 +292,7 @@ def decode_body(name: str, body: bytes) -> RctTable:
     except UnicodeDecodeError:
         raise RctTableError(f"{name}: body is not UTF-8") from None
     try:
-        ids, records, positions = _parse(lines)
+        ids, records, positions = parse_body(lines)
     except (ValueError, IndexError) as error:
         raise RctTableError(f"{name}: malformed body: {error}") from None
     algebra = Algebra.from_records(records)  # RctRecordError (a UserError) on any mismatch
@@ -300,9 +300,11 @@ def decode_body(name: str, body: bytes) -> RctTable:
     return RctTable(algebra, {p: handles[i] for p, i in positions})
 
 
-def _parse(
+def parse_body(
     lines: list[str],
 ) -> tuple[list[str], list[tuple[str, RctRecord]], list[tuple[str, int]]]:
+    """The body's lines as (ids, (id, record) in file order, (position, line number)),
+    checked for shape only (ValueError/IndexError); `check-table` re-derives each entry."""
     tag, count = lines[0].split("\t")
     if tag != "#rcts":
         raise ValueError("expected #rcts")

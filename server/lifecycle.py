@@ -1,0 +1,185 @@
+"""`sproutsdb serve`: a Server (the gRPC server, its interceptors, health and reflection,
+the verifier) and run_server, its lifecycle.
+
+`run_server` opens the store, seeds it from the RCT tables when it has none, listens
+(SO_REUSEPORT off, so a busy port is an error, not a shared port), and on SIGTERM/SIGINT
+stops taking calls, lets in-flight ones finish (their writes commit) and closes the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from collections.abc import Callable
+from concurrent import futures
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from sproutsdb.facts import Provenance
+from sproutsdb.server.address import DEFAULT_LISTEN, ListenError, split_address, why_not_listening
+from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor
+from sproutsdb.server.reflection import enable_reflection
+from sproutsdb.server.seed import TableShelf, needs_seed, seed_store
+from sproutsdb.server.service import SproutsDbService
+from sproutsdb.server.store import LmdbProofStore, open_store
+from sproutsdb.server.validation import Limits
+from sproutsdb.server.verifier import Verifier
+from sproutsdb.server.wire_guard import GarbledRequestInterceptor
+from sproutsdb.wire import SERVICE_NAME, WRITE_METHODS, pb_grpc
+
+log = logging.getLogger("sproutsdb.server")
+
+DEFAULT_WORKERS = 16
+GRACE_SECONDS = 30.0
+
+
+@dataclass
+class ServeOptions:
+    """What `sproutsdb serve` was asked for."""
+
+    store: str | None = None
+    listen: str = DEFAULT_LISTEN
+    token: TokenBook | str | None = None  # a str: one token named "default"
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    seed: list[Path] = field(default_factory=list)
+    workers: int = DEFAULT_WORKERS
+    limits: Limits = field(default_factory=Limits)
+    grace: float = GRACE_SECONDS
+    verify: bool = True  # run the background verifier of claims (server/verifier.py)
+    map_size: int | None = None  # LMDB map_size in bytes (None: the store's default)
+
+
+class Server:
+    """A running gRPC server over a store: start(), then stop() (graceful)."""
+
+    def __init__(self, store: LmdbProofStore, options: ServeOptions,
+                 tables: TableShelf | None = None) -> None:
+        self.store = store
+        self.options = options
+        tls = options.tls_cert is not None
+        tokens = options.token
+        if isinstance(tokens, str):
+            tokens = TokenBook.single(tokens)
+        self.verifier = Verifier(store) if options.verify else None
+        self.service = SproutsDbService(store, limits=options.limits, tables=tables,
+                                        writes_need_token=tokens is not None, tls=tls,
+                                        tokens=tokens, verifier=self.verifier)
+        interceptors: list[grpc.ServerInterceptor] = [
+            GarbledRequestInterceptor(on_refused=self.service.metrics.error)]
+        if tokens is not None:
+            streaming = frozenset({f"/{SERVICE_NAME}/InsertStream"})
+            interceptors.append(WriteTokenInterceptor(
+                tokens, WRITE_METHODS, streaming,
+                on_denied=self.service.metrics.error))
+        limit = options.limits.max_message_bytes
+        self.grpc = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=options.workers,
+                                       thread_name_prefix="sproutsdb-rpc"),
+            interceptors=interceptors,
+            options=[("grpc.so_reuseport", 0),
+                     ("grpc.max_receive_message_length", limit),
+                     ("grpc.max_send_message_length", limit)],
+            maximum_concurrent_rpcs=options.workers * 16)
+        pb_grpc.add_SproutsDbServicer_to_server(self.service, self.grpc)
+        self.health = health.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
+        enable_reflection((SERVICE_NAME, health.SERVICE_NAME), self.grpc)  # v1 and v1alpha
+        self.port = 0
+
+    def start(self) -> int:
+        address = self.options.listen
+        split_address(address)
+        try:
+            if self.options.tls_cert is not None:
+                assert self.options.tls_key is not None
+                creds = grpc.ssl_server_credentials(
+                    [(self.options.tls_key.read_bytes(), self.options.tls_cert.read_bytes())])
+                port = self.grpc.add_secure_port(address, creds)
+            else:
+                port = self.grpc.add_insecure_port(address)
+        except RuntimeError:
+            port = 0
+        if not port:
+            raise ListenError(f"cannot listen on {address}: {why_not_listening(address)}")
+        self.port = port
+        self.grpc.start()
+        if self.verifier is not None:
+            self.verifier.start()
+        for name in ("", SERVICE_NAME):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        return port
+
+    def stop(self, grace: float | None = None) -> None:
+        """Refuse new calls, let in-flight ones finish (their writes commit), then return."""
+        self.health.enter_graceful_shutdown()
+        self.grpc.stop(self.options.grace if grace is None else grace).wait()
+        if self.verifier is not None:
+            self.verifier.stop()
+
+
+def open_served_store(path: str | None, map_size: int | None = None) -> LmdbProofStore:
+    sized = {} if map_size is None else {"map_size": map_size}
+    return open_store(path, provenance=Provenance(tool="sproutsdb serve"), **sized)
+
+
+def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:
+    """`sproutsdb serve`: serve until SIGTERM/SIGINT, then drain and close the store."""
+    stop = threading.Event()
+    signals: list[int] = []
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        signals.append(signum)
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    store = open_served_store(options.store, options.map_size)
+    try:
+        shelf = TableShelf()
+        for path in options.seed:
+            entry = shelf.add(path)
+            if needs_seed(store):
+                log.info("first start: seeding the store from %s (checksum, every record "
+                         "re-derived)", path, extra={"table": str(path)})
+            report = seed_store(store, path, load=lambda e=entry: shelf.loaded(e))
+            if report.skipped:
+                log.info("not seeding from %s: %s", path, report.skipped,
+                         extra={"table": str(path)})
+            else:
+                log.info("seeded %d RCTs and %d positions from %s in %.1f s", report.rcts,
+                         report.positions, path, report.seconds,
+                         extra={"table": str(path), "root": entry.root})
+            if stop.is_set():
+                return 0
+        server = Server(store, options, shelf)
+        for entry in shelf.entries.values():
+            if entry.table is not None:  # loaded to seed: keep the stream, drop the algebra
+                server.service.table_stream(entry)
+        server.start()
+        log.info("serving %s on port %d", store.path, server.port,
+                 extra={"listen": options.listen, "port": server.port,
+                        "store": str(store.path), "pid": os.getpid(),
+                        "writes_need_token": options.token is not None,
+                        "tls": options.tls_cert is not None})
+        if ready is not None:
+            ready(server)
+        while not stop.wait(1.0):
+            pass
+        log.info("signal %s: draining in-flight calls (up to %.0f s)",
+                 signal.Signals(signals[0]).name if signals else "?", options.grace)
+        server.stop()
+    finally:
+        store.close()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    log.info("stopped; every acknowledged write is committed", extra={"store": str(store.path)})
+    return 0
+
+
+__all__ = ["DEFAULT_LISTEN", "ListenError", "ServeOptions", "Server", "run_server"]

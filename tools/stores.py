@@ -1,0 +1,44 @@
+"""Which store a command works on: the embedded store at --store (opened, created or new)
+or, with --server, the server's; a missing store is a UsageError naming the directory."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from sproutsdb.server.location import resolve_store_path
+from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
+from sproutsdb.server.store import open_store as open_sprouts_store
+from sproutsdb.tools.cli import UsageError
+from sproutsdb.tools.server_options import remote_store_from_args
+
+
+def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
+    """The embedded store for Sprouts at --store / $SPROUTSDB_STORE / ./sproutsdb-data."""
+    try:
+        return open_sprouts_store(path, create=not readonly, readonly=readonly)
+    except StoreNotFoundError:
+        raise UsageError(f"no store at {resolve_store_path(path)}: solve something first "
+                         "(sproutsdb solve …) or name an existing store with --store DIR") from None
+
+
+def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
+    """An existing Sprouts store (never creates one): a UsageError when there is none."""
+    try:
+        return open_sprouts_store(path, create=False, readonly=readonly)
+    except StoreNotFoundError:
+        raise UsageError(f"no store at {resolve_store_path(path)}") from None
+
+
+def new_store(path: str) -> LmdbProofStore:
+    """A new store at `path`, which must not exist or be an empty directory."""
+    where = Path(path).expanduser()
+    if where.exists() and (not where.is_dir() or any(where.iterdir())):
+        raise UsageError(f"{where} already exists and is not empty: give a new directory")
+    return open_sprouts_store(where, create=True)
+
+
+def open_solve_store(args: argparse.Namespace) -> Any:
+    """The ProofStore a solve works on: the --server's, else the embedded store."""
+    return remote_store_from_args(args) if args.server else open_store(args.store)
