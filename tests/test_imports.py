@@ -15,7 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Folder of the checkout → import package (pyproject.toml's package-dir).
+# Folder of the checkout → import package (sproutsdb/solver and the others are links to the
+# top-level folders; each module is read once, under its real folder).
 PACKAGES = {
     "solver": "sproutsdb.solver",
     "server": "sproutsdb.server",
@@ -73,6 +74,8 @@ def module_files() -> dict[str, Path]:
             rel = path.relative_to(base)
             if SKIPPED & set(rel.parts) or "fixtures" in rel.parts:
                 continue
+            if any(parent.is_symlink() for parent in path.parents if base in parent.parents):
+                continue  # sproutsdb/solver -> ../solver: scanned under solver/ already
             parts = list(rel.with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
