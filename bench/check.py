@@ -85,6 +85,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from sproutsdb.formats.spr import write_spr
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import Checker, check_with_cycles
 from sproutsdb.solver.normal import NormalSolver
@@ -92,7 +93,6 @@ from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cmd_exchange import export_store, import_file, import_spr
-from sproutsdb.formats.spr import write_spr
 
 # The smallest known pruned proofs of 0*n (losing couples), and GLOP's own counts of 2010
 # ("Nimbers are inevitable", §6: the solution tree at the end of its computation, pruned).
@@ -310,10 +310,10 @@ def _cpu_seconds() -> float:
 def misere_sizes(table_path: Path, top: int, cycles: int, budget: float) -> None:
     """Misère 0*7..0*top solved with the S6 RCT table, then checked with cycles: the
     losing nodes the proof uses (the paper counts positions beyond the S6 table)."""
+    from sproutsdb.formats.rcttable import load_table
     from sproutsdb.solver.check_misere import check_misere_with_cycles
     from sproutsdb.solver.misere import MisereSolver, TableRcts
     from sproutsdb.solver.proofstore import MemoryProofStore
-    from sproutsdb.formats.rcttable import load_table
 
     game = SproutsGame()
     t0 = time.perf_counter()

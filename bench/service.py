@@ -31,9 +31,9 @@ from pathlib import Path
 import zstandard
 
 from sproutsdb.client import Client
+from sproutsdb.formats.rcttable import read_header
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.formats.rcttable import read_header
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "data" / "s6.rcttable"

@@ -42,10 +42,10 @@ from pathlib import Path
 
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal import SEARCHES, NormalSolver, Progress
+from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.solver.search.options import SolveOptions
 
 PAPER_PRUNED = {11: 140, 12: 475}
 # SPOTS on one core of this machine kind, outcome of 0*n, seconds and df-pn iterations

@@ -28,6 +28,7 @@ import grpc
 from sproutsdb import __version__
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance, Status
+from sproutsdb.solver.proofstore import Conflict, FactKind, FactValue, PutResult, RctRecord
 from sproutsdb.wire import (
     INSERT_STATUS_NAMES,
     KIND_TO_PB,
@@ -42,7 +43,6 @@ from sproutsdb.wire import (
     rct_from_pb,
     value_from_pb,
 )
-from sproutsdb.solver.proofstore import Conflict, FactKind, FactValue, PutResult, RctRecord
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRIES = 6
@@ -342,8 +342,8 @@ class Client:
     def rct_table(self, root: str = "", *, chunk_size: int = 0) -> Any:
         """The server's RCT table of `root` ("" = its default, the S6 table) as an RctTable,
         rebuilt locally: every record is re-derived (Algebra.from_records)."""
-        from sproutsdb.solver.cgt import Algebra
         from sproutsdb.formats.rcttable import RctTable
+        from sproutsdb.solver.cgt import Algebra
 
         header: Any = None
         ids: list[str] = []

@@ -15,9 +15,8 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from sproutsdb.server.position_view import PositionReader
-
 from sproutsdb.errors import UserError
+from sproutsdb.server.position_view import PositionReader
 
 log = logging.getLogger("sproutsdb.server.http")
 

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
 from sproutsdb.facts import Provenance
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.formats.rcttable import RctTable, load_table, read_header
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
+from sproutsdb.solver.proofstore import FactKind
 
 log = logging.getLogger("sproutsdb.server.seed")
 

@@ -23,15 +23,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+
+from sproutsdb import __version__
 from sproutsdb.facts import Provenance, Status, now_iso
 from sproutsdb.server import schema
 from sproutsdb.server.auth import TokenBook, bearer_secret
 from sproutsdb.server.limits import Budget, BudgetedGame, BudgetedSource
-from sproutsdb.server.seed import TableEntry, TableShelf
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.metrics import Metrics
 from sproutsdb.server.rpc_errors import NotFoundError, rpc, rpc_stream
-from sproutsdb.server.verifier import Verifier
+from sproutsdb.server.seed import TableEntry, TableShelf
+from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.validation import (
     Limits,
     PreconditionError,
@@ -39,6 +40,14 @@ from sproutsdb.server.validation import (
     Validator,
     check_parallel,
 )
+from sproutsdb.server.verifier import Verifier
+from sproutsdb.solver.cgt.ident import nim_value_of_id
+from sproutsdb.solver.check import Checker
+from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.misere_keys import split_node_key
+from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
+from sproutsdb.solver.sprouts import game as sprouts_game
+from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.wire import (
     COLUMN,
     CONFLICT,
@@ -58,15 +67,6 @@ from sproutsdb.wire import (
     rct_to_pb,
     value_to_pb,
 )
-from sproutsdb.solver.cgt.ident import nim_value_of_id
-from sproutsdb.solver.check import Checker
-from sproutsdb.solver.game import NotationError
-from sproutsdb.solver.misere_keys import split_node_key
-from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
-from sproutsdb.solver.sprouts import game as sprouts_game
-from sproutsdb.solver.sprouts.game import SproutsGame
-
-from sproutsdb import __version__
 
 log = logging.getLogger("sproutsdb.server")
 

@@ -22,6 +22,7 @@ from typing import Any, Union
 
 import lmdb
 
+from sproutsdb.facts import Provenance, Status
 from sproutsdb.server import schema, store_reads
 from sproutsdb.server.schema import (
     DECODERS,
@@ -31,7 +32,6 @@ from sproutsdb.server.schema import (
     Refutation,
     table_name,
 )
-from sproutsdb.facts import Provenance, Status
 from sproutsdb.server.store_errors import (
     NotAStoreError,
     ReadOnlyStoreError,
@@ -44,29 +44,29 @@ from sproutsdb.server.store_errors import (
     StoreNotFoundError,
 )
 from sproutsdb.server.store_open import DEFAULT_MAP_SIZE, StoreIdentity, open_environment
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp, RefuteOp
 from sproutsdb.server.store_writer import Barrier, GroupCommitWriter, shutdown
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "FactRecord",
+    "InvalidFactError",
     "LmdbProofStore",
     "MarkResult",
-    "FactRecord",
-    "Provenance",
-    "Status",
-    "StoreError",
-    "StoreNotFoundError",
     "NotAStoreError",
-    "StoreMismatchError",
-    "SchemaVersionError",
+    "Provenance",
     "ReadOnlyStoreError",
+    "SchemaVersionError",
+    "Status",
     "StoreClosedError",
-    "StoreInUseError",
+    "StoreError",
     "StoreFullError",
-    "InvalidFactError",
+    "StoreInUseError",
+    "StoreMismatchError",
+    "StoreNotFoundError",
 ]
 
 LOGGED_CONFLICTS = 20  # per put; the rest are summarised in one line

@@ -12,9 +12,9 @@ from typing import Any, NamedTuple
 
 import lmdb
 
+from sproutsdb.facts import Provenance
 from sproutsdb.server import schema
 from sproutsdb.server.schema import LONG_KEY_PREFIX, MAX_DIRECT_KEY_BYTES, InvalidFactError
-from sproutsdb.facts import Provenance
 
 ITER_CHUNK = 1024  # facts read per read transaction while iterating
 

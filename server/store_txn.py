@@ -15,9 +15,9 @@ from typing import Any
 
 import lmdb
 
+from sproutsdb.facts import Provenance, now_iso
 from sproutsdb.server import schema
 from sproutsdb.server.schema import DECODERS, FLAG_VERIFIED, EncodedFact, Refutation
-from sproutsdb.facts import Provenance, now_iso
 from sproutsdb.server.store_errors import StoreFullError
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sproutsdb.errors import UserError
 from sproutsdb.server.limits import DEFAULT_MAX_CHILDREN_WORK, DEFAULT_REQUEST_SECONDS
 from sproutsdb.solver.cgt.ident import CONTENT_ID_SYNTAX, is_content_id, nim_id, tree_id
 from sproutsdb.solver.game import NotationError
@@ -27,8 +28,6 @@ from sproutsdb.solver.proofstore import RctRecord
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.game import TERMINAL, SproutsGame
 from sproutsdb.solver.sprouts.notation import MAX_POSITION_VERTICES, count_vertices
-
-from sproutsdb.errors import UserError
 
 
 class RequestError(UserError):

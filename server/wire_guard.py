@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 from google.protobuf.message import DecodeError
+
 from sproutsdb.server.validation import RequestError
 
 

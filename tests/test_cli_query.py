@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
+from sproutsdb.formats.rcttable import make_header, table_from_positions, write_table
 from sproutsdb.server.seed import seed_store
 from sproutsdb.solver.misere import brute_force_misere
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.stores import open_store
-from sproutsdb.formats.rcttable import make_header, table_from_positions, write_table
 
 GAME = SproutsGame()
 SPOT_NIMBERS = {3: 1, 4: 1}  # normal-play nimbers of 0*3 and 0*4

@@ -24,8 +24,8 @@ import pytest
 from fault_batches import BATCH, batch, insert_chunks
 from service_support import ROOT, ServerProcess, child_env
 from sproutsdb.client import Client, ServiceError
-from sproutsdb.wire import pb, pb_grpc
 from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.wire import pb_grpc
 
 
 def fill_until_refused(client: Client, limit: int = 2000) -> tuple[list[int], ServiceError]:

@@ -155,7 +155,7 @@ def violations(edges: list[Edge]) -> list[str]:
                 bad[f"{where} (only {', '.join(sorted(WRAPPED[wrapped]))} may)"] = None
             continue
         private_module = any(_is_private(p) for p in edge.target.split("."))
-        if (edge.name and _is_private(edge.name) or private_module) and not _own(edge):
+        if ((edge.name and _is_private(edge.name)) or private_module) and not _own(edge):
             name = f".{edge.name}" if edge.name else ""
             bad[f"{where}{name} (a private name of another module)"] = None
     return list(bad)

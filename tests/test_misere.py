@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
+from sproutsdb.formats.rcttable import RctTable, make_header, table_from_positions, write_table
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.misere import (
     MisereConflictError,
@@ -24,9 +25,8 @@ from sproutsdb.solver.misere import (
 )
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.search.options import SolveOptions
-from sproutsdb.formats.rcttable import RctTable, make_header, table_from_positions, write_table
+from sproutsdb.solver.sprouts.game import SproutsGame
 
 REPO = Path(__file__).resolve().parents[1]
 S6_FILE = REPO / "data" / "s6.rcttable"

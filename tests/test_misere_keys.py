@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sproutsdb.formats.rcttable import table_from_positions
 from sproutsdb.solver.cgt.ident import is_content_id, nim_id, tree_id
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.misere import MisereSolver, TableRcts
@@ -14,7 +15,6 @@ from sproutsdb.solver.misere_keys import join_node_key, split_node_key
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.formats.rcttable import table_from_positions
 
 A = tree_id(["*0"])
 B = tree_id(["*1", "*2"])

@@ -14,8 +14,8 @@ from sprouts_helpers import random_playout
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.solver.sprouts.game import SproutsGame
 
 GAME = SproutsGame()
 NIMBERS = [0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1]  # of 0*0 .. 0*10 (Nimbers are inevitable)

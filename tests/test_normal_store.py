@@ -18,8 +18,8 @@ from sproutsdb.solver.normal import (
     StoreFormatError,
 )
 from sproutsdb.solver.proofstore import FactKind, FactValue, MemoryProofStore, PutResult
-from sproutsdb.solver.search.table import TranspositionTable
 from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.solver.search.table import TranspositionTable
 
 GAME = grundys_game()
 TRUTH = mex_table(grundy_moves, 80)

@@ -10,10 +10,6 @@ import pytest
 import zstandard
 
 from sproutsdb.errors import UserError
-from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.formats import rcttable
 from sproutsdb.formats.rcttable import (
     RctTable,
@@ -23,6 +19,10 @@ from sproutsdb.formats.rcttable import (
     table_from_positions,
     write_table,
 )
+from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
 
 
 @pytest.fixture(scope="module")

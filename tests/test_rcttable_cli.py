@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sproutsdb.tools.cli import main
 from sproutsdb.formats.rcttable import load_table
+from sproutsdb.tools.cli import main
 
 
 def test_build_then_info(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
+from sproutsdb.formats.exchange import KINDS, ExportWriter
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.formats.exchange import KINDS, ExportWriter
 
 FIXTURE = Path(__file__).parent / "fixtures" / "v1_store"
 V1_COUNTS = {"nimber": 142, "misere": 81, "rct": 7, "pos_rct": 181}

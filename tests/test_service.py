@@ -15,12 +15,12 @@ import pytest
 
 from service_support import ServerProcess, build_table
 from sproutsdb.client import Client, InvalidRequestError
-from sproutsdb.wire import SERVICE_NAME, pb, pb_grpc
+from sproutsdb.formats.rcttable import load_table
 from sproutsdb.solver.cgt.ident import tree_id
 from sproutsdb.solver.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.formats.rcttable import load_table
+from sproutsdb.wire import SERVICE_NAME, pb, pb_grpc
 
 GAME = SproutsGame()
 

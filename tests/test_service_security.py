@@ -13,8 +13,8 @@ import pytest
 
 from service_support import ServerProcess
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
-from sproutsdb.wire import pb, pb_grpc
 from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.wire import pb, pb_grpc
 
 TOKEN = "tok-7f3a9c1e5b2d4f6a8c0e-never-logged"
 WRONG = "wrong-9e8d7c6b5a4f3e2d1c0b-never-logged"

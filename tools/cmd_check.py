@@ -203,10 +203,10 @@ def _reader_may_stop() -> Iterator[None]:
 
 def run_check_misere(args: argparse.Namespace) -> int:
     """`check --misere`: the misère outcome of --root from stored losing nodes."""
+    from sproutsdb.formats.rcttable import load_table
     from sproutsdb.solver.check_misere import check_misere_with_cycles
     from sproutsdb.solver.misere import MisereSolver, StoreRcts, TableRcts
     from sproutsdb.solver.proofstore import MemoryProofStore
-    from sproutsdb.formats.rcttable import load_table
 
     game = SproutsGame()
     if args.prune is not None:

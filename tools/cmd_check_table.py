@@ -14,11 +14,12 @@ import time
 from typing import Any
 
 import zstandard
+
+from sproutsdb.formats.rcttable import RctTableError, parse_body, read_header
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError, load_one
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.progress import counter_bar
-from sproutsdb.formats.rcttable import RctTableError, parse_body, read_header
 
 EXIT_BAD_TABLE = 1
 SHOWN = 20

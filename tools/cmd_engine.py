@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from sproutsdb.solver.rctsearch import count_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame

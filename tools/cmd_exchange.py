@@ -20,16 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.server import schema
 from sproutsdb.facts import Provenance
-from sproutsdb.server.store import LmdbProofStore, open_store
-from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.cgt.records import export as export_records
-from sproutsdb.solver.proofstore import Conflict, FactKind
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.cli import UsageError, add_store_option
-from sproutsdb.tools.stores import open_existing
 from sproutsdb.formats.exchange import KINDS, MAGIC, ExchangeFormatError, ExportWriter, read_stream
 from sproutsdb.formats.spr import (
     DIALECTS,
@@ -43,8 +34,17 @@ from sproutsdb.formats.spr import (
     translate_rcts,
     write_spr,
 )
+from sproutsdb.server import schema
+from sproutsdb.server.store import LmdbProofStore, open_store
+from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.cgt.records import export as export_records
+from sproutsdb.solver.proofstore import Conflict, FactKind
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.progress import counter_bar
 from sproutsdb.tools.rekey import KeyClash, rekey_function, rekey_items
+from sproutsdb.tools.stores import open_existing
 
 EXIT_CONFLICT = 3
 SHOWN_CONFLICTS = 10

@@ -17,8 +17,8 @@ from typing import Any
 
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError
-from sproutsdb.tools.server_options import add_client_options, client_token, remote_store_from_args
 from sproutsdb.tools.progress import status_line
+from sproutsdb.tools.server_options import add_client_options, client_token, remote_store_from_args
 
 EXIT_CONFLICT = 3
 

@@ -10,11 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.solver.cgt import Algebra, FormatLimitError
-from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
-from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.cmd_engine import positions_from
-from sproutsdb.tools.progress import counter_bar
+from sproutsdb.errors import UserError
 from sproutsdb.formats.rcttable import (
     load_table,
     make_header,
@@ -22,8 +18,11 @@ from sproutsdb.formats.rcttable import (
     table_from_positions,
     write_table,
 )
-
-from sproutsdb.errors import UserError
+from sproutsdb.solver.cgt import Algebra, FormatLimitError
+from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.cmd_engine import positions_from
+from sproutsdb.tools.progress import counter_bar
 
 # docs/architecture.md §9: GLOP 2.2 built the S6 table in about 1 740 s CPU
 GLOP_S6_CPU_SECONDS = 1740.0

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.errors import UserError
 from sproutsdb.server.location import resolve_store_path
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
@@ -19,12 +20,10 @@ from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.cmd_engine import positions_from
-from sproutsdb.tools.server_options import add_client_options, client_from_args
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.progress import status_line
+from sproutsdb.tools.server_options import add_client_options, client_from_args
 from sproutsdb.tools.stores import open_solve_store, open_store
-
-from sproutsdb.errors import UserError
 
 EXIT_CONFLICT = 3
 MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in `solve --misere`
@@ -118,8 +117,8 @@ def run_solve(args: argparse.Namespace) -> int:
 def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[str, Any]]:
     """The RCT source of a misère solve and its --json description: --rct-table FILE,
     else the server's streamed table, else the store's, else the shipped S6 table."""
-    from sproutsdb.solver.misere import StoreRcts, TableRcts
     from sproutsdb.formats.rcttable import load_table
+    from sproutsdb.solver.misere import StoreRcts, TableRcts
     from sproutsdb.tools.shipped_rcts import describe_source, shipped_rct_table
 
     if args.no_rct_table:

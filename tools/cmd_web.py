@@ -14,10 +14,10 @@ from sproutsdb.tools.cli import UsageError, add_store_option
 def run_web(args: argparse.Namespace) -> int:
     from sproutsdb.server.http_api import WebServer
     from sproutsdb.server.location import resolve_store_path
-    from sproutsdb.server.position_view import PositionReader
     from sproutsdb.server.logs import configure_logging
-    from sproutsdb.tools.stores import open_store
+    from sproutsdb.server.position_view import PositionReader
     from sproutsdb.tools.shipped_rcts import shipped_rct_table
+    from sproutsdb.tools.stores import open_store
 
     host, _, port_text = args.listen.rpartition(":")
     if not host or not port_text.isdigit() or int(port_text) > 65535:

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Self
 
 import zstandard
+
+from sproutsdb.errors import UserError
 from sproutsdb.facts import Status
 from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.solver.check import Checker
@@ -41,8 +43,6 @@ from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.sprouts.notation import key_lives
 from sproutsdb.tools.progress import counter_bar
-
-from sproutsdb.errors import UserError
 
 SHOWN = 20  # holes and inconsistencies listed in a report (the smallest keys)
 

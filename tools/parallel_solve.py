@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from sproutsdb.solver.normal import NormalSolver, Progress
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.solver.sprouts.game import SproutsGame
 
 SHARE_SECONDS = 1.0  # how often solvers of one --jobs run look for each other's facts
 _STOP_GRACE = 10.0  # seconds a helper has to flush and exit before it is terminated

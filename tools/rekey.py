@@ -17,17 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.errors import UserError
+from sproutsdb.facts import Provenance, Status
 from sproutsdb.server import schema
 from sproutsdb.server.schema import FactRecord
-from sproutsdb.facts import Provenance, Status
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.store_open import peek_identity
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_node_key
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-
-from sproutsdb.errors import UserError
 
 KINDS = (FactKind.NIMBER, FactKind.MISERE, FactKind.RCT, FactKind.POS_RCT)
 BATCH = 5_000

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from sproutsdb.formats.rcttable import RctTable, load_table
-
 from sproutsdb.shipped import shipped_table
 
 _loaded: dict[Path, RctTable] = {}

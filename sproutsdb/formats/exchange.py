@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import zstandard
-from sproutsdb.solver.proofstore import FactKind, RctRecord
 
 from sproutsdb.errors import UserError
+from sproutsdb.solver.proofstore import FactKind, RctRecord
 
 MAGIC = b"SPDBX\x00\x01\n"
 FORMAT = "sproutsdb-export"

@@ -38,12 +38,12 @@ from pathlib import Path
 from typing import Any
 
 import zstandard
-from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.proofstore import RctRecord
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 from sproutsdb import __version__
 from sproutsdb.errors import UserError
+from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.proofstore import RctRecord
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 MAGIC = b"\x89SRCTBL\n"
 FORMAT_VERSION = 1

@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import zstandard
+
+from sproutsdb.errors import UserError
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import load as load_records
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.proofstore import RctRecord
 from sproutsdb.solver.sprouts.game import SproutsGame, core_canonical_lands
-
-from sproutsdb.errors import UserError
 
 NIMBER_SECTION = "[Positions+Nimber]"
 RCT_CHILDREN_SECTION = "[Rct+Rcts_children]"
