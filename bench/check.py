@@ -99,8 +99,19 @@ from sproutsdb.tools.cmd_exchange import export_store, import_file, import_spr
 PAPER_NORMAL = {2: 3, 3: 6, 4: 15, 5: 15, 6: 43, 7: 65, 8: 137, 9: 58, 10: 110, 11: 113}
 GLOP_2010 = {2: 3, 3: 6, 4: 16, 5: 38, 6: 64, 7: 103, 8: 205, 9: 63, 10: 140, 11: 140}
 # Misère 0*7..0*12: positions beyond the S6 table.
-PAPER_MISERE = {7: 7, 8: 24, 9: 44, 10: 114, 11: 79, 12: 983, 13: 1082, 14: 3517, 15: 6906,
-                16: 8981, 17: 17583}
+PAPER_MISERE = {
+    7: 7,
+    8: 24,
+    9: 44,
+    10: 114,
+    11: 79,
+    12: 983,
+    13: 1082,
+    14: 3517,
+    15: 6906,
+    16: 8981,
+    17: 17583,
+}
 TWELVE_GB = 12 * 10**9
 
 
@@ -112,8 +123,10 @@ def proof_sizes(work: Path, top: int, cycles: int, budget: float) -> Path | None
     """Print the table of proof sizes; return the largest store made (for throughput)."""
     game = SproutsGame()
     print(f"normal play, outcome proofs, check --prune --cycles {cycles}")
-    print(f"{'pos':>5} {'out':>3} {'stored':>7} {'first':>6} {'best':>6} {'paper':>6} "
-          f"{'GLOP10':>6} {'solve s':>8} {'check s':>8}")
+    print(
+        f"{'pos':>5} {'out':>3} {'stored':>7} {'first':>6} {'best':>6} {'paper':>6} "
+        f"{'GLOP10':>6} {'solve s':>8} {'check s':>8}"
+    )
     started = time.perf_counter()
     largest: Path | None = None
     for n in range(2, top + 1):
@@ -129,13 +142,16 @@ def proof_sizes(work: Path, top: int, cycles: int, budget: float) -> Path | None
             solve_s = time.perf_counter() - t0
             stored = store.count(FactKind.NIMBER)
             t0 = time.perf_counter()
-            best, sizes = check_with_cycles(game, store, f"0*{n}", cycles=cycles, seed=n,
-                                            outcome_only=True)
+            best, sizes = check_with_cycles(
+                game, store, f"0*{n}", cycles=cycles, seed=n, outcome_only=True
+            )
             check_s = time.perf_counter() - t0
         assert best.ok and best.outcome == outcome, (n, best.missing, best.inconsistent)
-        print(f"{'0*' + str(n):>5} {outcome:>3} {stored:>7} {sizes[0]:>6} {len(best.used):>6} "
-              f"{PAPER_NORMAL[n]:>6} {GLOP_2010[n]:>6} {solve_s:>8.1f} {check_s:>8.1f}",
-              flush=True)
+        print(
+            f"{'0*' + str(n):>5} {outcome:>3} {stored:>7} {sizes[0]:>6} {len(best.used):>6} "
+            f"{PAPER_NORMAL[n]:>6} {GLOP_2010[n]:>6} {solve_s:>8.1f} {check_s:>8.1f}",
+            flush=True,
+        )
         if largest is None or stored > _count(largest):
             largest = path
     return largest
@@ -170,11 +186,15 @@ def throughput(work: Path, source: Path) -> None:
     per_line = size / facts
     lines_12gb = TWELVE_GB / per_line
     print(f"\nthroughput on {facts:,} facts ({size / facts:.0f} bytes per .spr line):")
-    print(f"  import .spr   {facts / spr_s:>10,.0f} facts/s  -> 12 GB (~{lines_12gb / 1e6:,.0f} M "
-          f"lines) in {lines_12gb / (facts / spr_s) / 3600:,.1f} h")
+    print(
+        f"  import .spr   {facts / spr_s:>10,.0f} facts/s  -> 12 GB (~{lines_12gb / 1e6:,.0f} M "
+        f"lines) in {lines_12gb / (facts / spr_s) / 3600:,.1f} h"
+    )
     print(f"  import native {facts / native_s:>10,.0f} facts/s")
-    print(f"  check every fact {facts / check_s:>9,.0f} facts/s, {verified:,}/{facts:,} "
-          f"verified -> 12 GB in {lines_12gb / (facts / check_s) / 3600:,.1f} h")
+    print(
+        f"  check every fact {facts / check_s:>9,.0f} facts/s, {verified:,}/{facts:,} "
+        f"verified -> 12 GB in {lines_12gb / (facts / check_s) / 3600:,.1f} h"
+    )
     check_all_rates(work, source, lines_12gb)
 
 
@@ -190,16 +210,35 @@ def check_all_rates(work: Path, source: Path, lines_12gb: float, batch: int = 50
         with store_at(source) as store, store_at(copy) as target:
             target.put(FactKind.NIMBER, dict(store.iter_facts(FactKind.NIMBER)))
         cpu0 = _cpu_seconds()
-        done = subprocess.run([sys.executable, "-m", "sproutsdb", "check", "--store", str(copy),
-                               "--all", "--jobs", str(jobs), "--batch", str(batch), "--json",
-                               "--quiet"], capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sproutsdb",
+                "check",
+                "--store",
+                str(copy),
+                "--all",
+                "--jobs",
+                str(jobs),
+                "--batch",
+                str(batch),
+                "--json",
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         cpu = _cpu_seconds() - cpu0
         totals = json.loads(done.stdout)
         rates[jobs] = totals["facts"] / totals["seconds"]
         ratio = "" if jobs == 1 else f", x{rates[jobs] / rates[1]:.2f} the rate of 1"
-        print(f"  check --all --jobs {totals['jobs']} {rates[jobs]:>6,.0f} facts/s, "
-              f"{totals['verified_now']:,}/{totals['facts']:,} verified, {cpu:.1f} s CPU "
-              f"-> 12 GB in {lines_12gb / rates[jobs] / 3600:,.1f} h{ratio} (batch {batch})")
+        print(
+            f"  check --all --jobs {totals['jobs']} {rates[jobs]:>6,.0f} facts/s, "
+            f"{totals['verified_now']:,}/{totals['facts']:,} verified, {cpu:.1f} s CPU "
+            f"-> 12 GB in {lines_12gb / rates[jobs] / 3600:,.1f} h{ratio} (batch {batch})"
+        )
 
 
 CERTIFICATE_FACTS = 656e6  # SPOTS's largest certificate, 12 GB, left unverified
@@ -212,8 +251,12 @@ def fresh_copy(source: Path, to: Path, max_lives: int | None) -> int:
     from sproutsdb.solver.sprouts.notation import key_lives
 
     count = 0
-    with LmdbProofStore.open(source, game="sprouts", canon_version=CANON_VERSION,
-                             create=False, readonly=True) as store, store_at(to) as target:
+    with (
+        LmdbProofStore.open(
+            source, game="sprouts", canon_version=CANON_VERSION, create=False, readonly=True
+        ) as store,
+        store_at(to) as target,
+    ):
         chunk: dict[str, int] = {}
         for land, value in store.iter_facts(FactKind.NIMBER):
             if max_lives is None or key_lives(land) <= max_lives:
@@ -240,7 +283,7 @@ def _tree_usage(root: int, seen: dict[int, tuple[float, int]]) -> int:
             text = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        fields = text[text.rindex(")") + 2:].split()
+        fields = text[text.rindex(")") + 2 :].split()
         parents[int(entry)] = int(fields[1])
         stats[int(entry)] = ((int(fields[11]) + int(fields[12])) / tick, int(fields[21]) * page)
     total = 0
@@ -261,10 +304,15 @@ def check_scale(source: Path, work: Path, max_lives: int | None, batch: int) -> 
     CPU-second of the whole process tree, workers and Ray's own processes included), peak
     RSS, and the hours 656 M facts would take on 2, 32 and 1 024 cores at each mode's
     facts per CPU-second (linear scaling assumed: workers share nothing but the store)."""
-    modes = [("--jobs 1", ["--jobs", "1"]), ("--jobs 2", ["--jobs", "2"]),
-             ("--ray", ["--ray", "--jobs", "2"])]
-    header = (f"{'mode':>9} {'facts':>8} {'wall s':>7} {'CPU s':>7} {'facts/s':>8} "
-              f"{'/CPU-s':>7} {'RSS MB':>14} " + " ".join(f"{c:>6}c h" for c in CORES))
+    modes = [
+        ("--jobs 1", ["--jobs", "1"]),
+        ("--jobs 2", ["--jobs", "2"]),
+        ("--ray", ["--ray", "--jobs", "2"]),
+    ]
+    header = (
+        f"{'mode':>9} {'facts':>8} {'wall s':>7} {'CPU s':>7} {'facts/s':>8} "
+        f"{'/CPU-s':>7} {'RSS MB':>14} " + " ".join(f"{c:>6}c h" for c in CORES)
+    )
     print(f"check --all on {source} (lives <= {max_lives or 'all'}), batch {batch}")
     print(header)
     base: float | None = None
@@ -274,9 +322,25 @@ def check_scale(source: Path, work: Path, max_lives: int | None, batch: int) -> 
         seen: dict[int, tuple[float, int]] = {}
         peak_tree = 0
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "sproutsdb", "check", "--store", str(copy),
-                                 "--all", "--json", "--quiet", "--batch", str(batch), *extra],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sproutsdb",
+                "check",
+                "--store",
+                str(copy),
+                "--all",
+                "--json",
+                "--quiet",
+                "--batch",
+                str(batch),
+                *extra,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         while proc.poll() is None:
             peak_tree = max(peak_tree, _tree_usage(proc.pid, seen))
             time.sleep(0.2)
@@ -294,11 +358,16 @@ def check_scale(source: Path, work: Path, max_lives: int | None, batch: int) -> 
         hours = " ".join(f"{CERTIFICATE_FACTS / (per_cpu * c) / 3600:>8,.1f}" for c in CORES)
         ratio = "" if base is None else f"  x{(facts / wall) / base:.2f} the wall rate of --jobs 1"
         base = base or facts / wall
-        print(f"{label:>9} {facts:>8,} {wall:>7.1f} {cpu:>7.1f} {facts / wall:>8,.0f} "
-              f"{per_cpu:>7,.0f} {own >> 20:>4}/{worker >> 20:>4}/{peak_tree >> 20:>4} {hours}"
-              f"{ratio}", flush=True)
-    print("  RSS MB: the command's peak / the largest other process's peak (a worker, or a "
-          "Ray daemon) / the tree's peak sum")
+        print(
+            f"{label:>9} {facts:>8,} {wall:>7.1f} {cpu:>7.1f} {facts / wall:>8,.0f} "
+            f"{per_cpu:>7,.0f} {own >> 20:>4}/{worker >> 20:>4}/{peak_tree >> 20:>4} {hours}"
+            f"{ratio}",
+            flush=True,
+        )
+    print(
+        "  RSS MB: the command's peak / the largest other process's peak (a worker, or a "
+        "Ray daemon) / the tree's peak sum"
+    )
 
 
 def _cpu_seconds() -> float:
@@ -318,10 +387,14 @@ def misere_sizes(table_path: Path, top: int, cycles: int, budget: float) -> None
     game = SproutsGame()
     t0 = time.perf_counter()
     table = load_table(table_path)
-    print(f"\nmisère play with {table_path} ({time.perf_counter() - t0:.1f} s to load and "
-          f"re-derive), check --misere --prune --cycles {cycles}")
-    print(f"{'pos':>5} {'out':>3} {'stored':>7} {'first':>6} {'best':>6} {'paper':>6} "
-          f"{'GLOP10':>6} {'solve s':>8} {'check s':>8}")
+    print(
+        f"\nmisère play with {table_path} ({time.perf_counter() - t0:.1f} s to load and "
+        f"re-derive), check --misere --prune --cycles {cycles}"
+    )
+    print(
+        f"{'pos':>5} {'out':>3} {'stored':>7} {'first':>6} {'best':>6} {'paper':>6} "
+        f"{'GLOP10':>6} {'solve s':>8} {'check s':>8}"
+    )
     started = time.perf_counter()
     for n in range(7, top + 1):
         if time.perf_counter() - started > budget:
@@ -338,9 +411,11 @@ def misere_sizes(table_path: Path, top: int, cycles: int, budget: float) -> None
         best, sizes = check_misere_with_cycles(engine, store, f"0*{n}", cycles=cycles, seed=n)
         check_s = time.perf_counter() - t0
         assert best.ok and best.outcome == outcome, (n, best.missing, best.inconsistent)
-        print(f"{'0*' + str(n):>5} {outcome:>3} {store.count(FactKind.MISERE):>7} {sizes[0]:>6} "
-              f"{len(best.used):>6} {PAPER_MISERE.get(n, '-'):>6} {solve_s:>8.1f} {check_s:>8.1f}",
-              flush=True)
+        print(
+            f"{'0*' + str(n):>5} {outcome:>3} {store.count(FactKind.MISERE):>7} {sizes[0]:>6} "
+            f"{len(best.used):>6} {PAPER_MISERE.get(n, '-'):>6} {solve_s:>8.1f} {check_s:>8.1f}",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -348,15 +423,32 @@ def main() -> None:
     parser.add_argument("--max", type=int, default=11, help="largest n of 0*n (≤ 11)")
     parser.add_argument("--cycles", type=int, default=10)
     parser.add_argument("--budget", type=float, default=300, help="seconds for the size table")
-    parser.add_argument("--misere-max", type=int, default=12,
-                        help="largest misère 0*n (0*13 and 0*14 take 1-3 min each to solve)")
-    parser.add_argument("--table", type=Path, default=Path(__file__).parent.parent / "data"
-                        / "s6.rcttable", help="RCT table for the misère runs")
-    parser.add_argument("--scale", type=Path, metavar="STORE", default=None,
-                        help="only the check --all scaling table, on copies of STORE (a solved "
-                             "store, e.g. `solve 0*12 --search dfs`)")
-    parser.add_argument("--max-lives", type=int, default=None,
-                        help="with --scale: copy only the facts of at most this many lives")
+    parser.add_argument(
+        "--misere-max",
+        type=int,
+        default=12,
+        help="largest misère 0*n (0*13 and 0*14 take 1-3 min each to solve)",
+    )
+    parser.add_argument(
+        "--table",
+        type=Path,
+        default=Path(__file__).parent.parent / "data" / "s6.rcttable",
+        help="RCT table for the misère runs",
+    )
+    parser.add_argument(
+        "--scale",
+        type=Path,
+        metavar="STORE",
+        default=None,
+        help="only the check --all scaling table, on copies of STORE (a solved "
+        "store, e.g. `solve 0*12 --search dfs`)",
+    )
+    parser.add_argument(
+        "--max-lives",
+        type=int,
+        default=None,
+        help="with --scale: copy only the facts of at most this many lives",
+    )
     parser.add_argument("--batch", type=int, default=2000, help="with --scale: facts per batch")
     args = parser.parse_args()
     if args.scale is not None:

@@ -46,8 +46,8 @@ from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.tools.cmd_check import check_store
 
 COMMAND = [sys.executable, "-m", "sproutsdb"]
-BATCH = 20            # facts per Insert request and per InsertStream chunk
-STREAM_CHUNKS = 5     # chunks per InsertStream call
+BATCH = 20  # facts per Insert request and per InsertStream chunk
+STREAM_CHUNKS = 5  # chunks per InsertStream call
 CHECK_ALL_EVERY = 100
 SOLVE_FLUSH_SECONDS = 0.1  # the solve commits this often, so a kill finds facts to check
 SOLVES = {"0*8": 0, "0*9": 1, "0*10": 1}  # position -> nimber (published; cheap to solve)
@@ -79,9 +79,9 @@ class Batch:
     """One transaction's worth of facts: keys position(first .. first+BATCH-1)."""
 
     first: int
-    stream: int | None = None   # the InsertStream call it belongs to, if any
+    stream: int | None = None  # the InsertStream call it belongs to, if any
     acked: bool = False
-    present: bool = False       # found whole in the store after its trial
+    present: bool = False  # found whole in the store after its trial
 
     def expected(self) -> dict[str, str]:
         return {position(n): outcome(n) for n in range(self.first, self.first + BATCH)}
@@ -108,8 +108,10 @@ class Writers:
         self.address = address
         self.ledger = ledger
         self.stop = threading.Event()
-        self.threads = [threading.Thread(target=self.insert if i % 2 == 0 else self.stream,
-                                         daemon=True) for i in range(count)]
+        self.threads = [
+            threading.Thread(target=self.insert if i % 2 == 0 else self.stream, daemon=True)
+            for i in range(count)
+        ]
 
     def insert(self) -> None:
         with Client(self.address, retries=1, timeout=10) as client:
@@ -148,12 +150,28 @@ class Writers:
 # --- the server ------------------------------------------------------------------------------
 
 
-def start_server(store: Path, log: Path, timeout: float = 60.0) -> tuple[subprocess.Popen[str], str]:
+def start_server(
+    store: Path, log: Path, timeout: float = 60.0
+) -> tuple[subprocess.Popen[str], str]:
     """`sproutsdb serve` on a free port; returns once it listens (RuntimeError if not)."""
     with open(log, "a") as err:
-        proc = subprocess.Popen([*COMMAND, "serve", "--store", str(store), "--listen",
-                                 "127.0.0.1:0", "--no-seed", "--log-format", "text"],
-                                stdout=subprocess.PIPE, stderr=err, text=True, env=child_env())
+        proc = subprocess.Popen(
+            [
+                *COMMAND,
+                "serve",
+                "--store",
+                str(store),
+                "--listen",
+                "127.0.0.1:0",
+                "--no-seed",
+                "--log-format",
+                "text",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=child_env(),
+        )
     assert proc.stdout is not None
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ)
@@ -190,7 +208,7 @@ class Totals:
     trials: int = 0
     facts_acknowledged: int = 0
     facts_sent: int = 0
-    facts_whole: int = 0        # facts of the batches found whole: what the store must count
+    facts_whole: int = 0  # facts of the batches found whole: what the store must count
     facts_lost: int = 0
     torn_batches: int = 0
     phantom_facts: int = 0
@@ -209,8 +227,9 @@ class Totals:
             self.problems.append(text)
 
 
-def check_batches(store: LmdbProofStore, batches: list[Batch], totals: Totals, *,
-                  count_new: bool) -> int:
+def check_batches(
+    store: LmdbProofStore, batches: list[Batch], totals: Totals, *, count_new: bool
+) -> int:
     """Check acknowledged batches whole and the others all-or-nothing (streams: a prefix);
     returns the facts of the batches found."""
     present = 0
@@ -244,8 +263,15 @@ def open_store(path: Path) -> LmdbProofStore:
     return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, create=False)
 
 
-def serve_trial(store: Path, log: Path, ledger: Ledger, totals: Totals, rng: random.Random,
-                writers: int, max_delay: float) -> None:
+def serve_trial(
+    store: Path,
+    log: Path,
+    ledger: Ledger,
+    totals: Totals,
+    rng: random.Random,
+    writers: int,
+    max_delay: float,
+) -> None:
     """(a): writers on a server killed after a random delay, then the store checked."""
     first_new = len(ledger.batches)
     try:
@@ -268,13 +294,16 @@ def serve_trial(store: Path, log: Path, ledger: Ledger, totals: Totals, rng: ran
         totals.problem(f"trial {totals.trials}: reopen failed: {error}")
         return
     with reopened:
-        totals.facts_whole += check_batches(reopened, ledger.batches[first_new:], totals,
-                                            count_new=True)
+        totals.facts_whole += check_batches(
+            reopened, ledger.batches[first_new:], totals, count_new=True
+        )
         stored = reopened.count(FactKind.MISERE)
         if stored != totals.facts_whole:  # a fact of no whole batch: torn or phantom
             totals.phantom_facts += abs(stored - totals.facts_whole)
-            totals.problem(f"trial {totals.trials}: {stored} facts stored, the ledger has "
-                           f"{totals.facts_whole} in whole batches")
+            totals.problem(
+                f"trial {totals.trials}: {stored} facts stored, the ledger has "
+                f"{totals.facts_whole} in whole batches"
+            )
             totals.facts_whole = stored
 
 
@@ -289,11 +318,27 @@ class SolveRun:
 def start_solve(where: Path, rng: random.Random, max_delay: float) -> SolveRun:
     """(b): an embedded solve on a fresh store, SIGKILLed after a random delay."""
     root = rng.choice(sorted(SOLVES))
-    proc = subprocess.Popen([*COMMAND, "solve", root, "--json", "--quiet", "--flush-seconds",
-                             str(SOLVE_FLUSH_SECONDS), "--store", str(where)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, env=child_env())
-    timer = threading.Timer(rng.uniform(0.5, max_delay),
-                            lambda: proc.poll() is None and proc.send_signal(signal.SIGKILL))
+    proc = subprocess.Popen(
+        [
+            *COMMAND,
+            "solve",
+            root,
+            "--json",
+            "--quiet",
+            "--flush-seconds",
+            str(SOLVE_FLUSH_SECONDS),
+            "--store",
+            str(where),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=child_env(),
+    )
+    timer = threading.Timer(
+        rng.uniform(0.5, max_delay),
+        lambda: proc.poll() is None and proc.send_signal(signal.SIGKILL),
+    )
     timer.start()
     return SolveRun(proc, where, root, timer)
 
@@ -325,8 +370,10 @@ def finish_solve(run: SolveRun, totals: Totals) -> None:
         totals.solve_facts_rederived += report["verified_now"]
         if report["verified_now"] != report["facts"] or report.get("bad"):
             totals.solve_checks_failed += 1
-            totals.problem(f"check after a killed solve of {run.position}: "
-                           f"{report['verified_now']} of {report['facts']} re-derived")
+            totals.problem(
+                f"check after a killed solve of {run.position}: "
+                f"{report['verified_now']} of {report['facts']} re-derived"
+            )
     shutil.rmtree(run.where, ignore_errors=True)
 
 
@@ -359,14 +406,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--writers", type=int, default=4, help="writer clients (default 4)")
-    parser.add_argument("--max-kill-delay", type=float, default=0.6,
-                        help="the server is killed within this many seconds of the writers' "
-                             "start (default 0.6)")
-    parser.add_argument("--max-solve-delay", type=float, default=4.0,
-                        help="the solve is killed within this many seconds of its start")
-    parser.add_argument("--max-seconds", type=float, default=None,
-                        help="stop after the trial running at this time (the report says "
-                             "how many trials ran)")
+    parser.add_argument(
+        "--max-kill-delay",
+        type=float,
+        default=0.6,
+        help="the server is killed within this many seconds of the writers' start (default 0.6)",
+    )
+    parser.add_argument(
+        "--max-solve-delay",
+        type=float,
+        default=4.0,
+        help="the solve is killed within this many seconds of its start",
+    )
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="stop after the trial running at this time (the report says how many trials ran)",
+    )
     parser.add_argument("--no-solve", action="store_true", help="skip part (b)")
     parser.add_argument("--work", type=Path, default=None, help="directory (default: a temp)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -384,21 +441,25 @@ def main(argv: list[str] | None = None) -> int:
         for trial in range(args.trials):
             if args.max_seconds is not None and time.perf_counter() - started > args.max_seconds:
                 break
-            solve = None if args.no_solve else start_solve(work / f"solve-{trial}", rng,
-                                                           args.max_solve_delay)
+            solve = (
+                None
+                if args.no_solve
+                else start_solve(work / f"solve-{trial}", rng, args.max_solve_delay)
+            )
             try:
-                serve_trial(store_dir, log, ledger, totals, rng, args.writers,
-                            args.max_kill_delay)
+                serve_trial(store_dir, log, ledger, totals, rng, args.writers, args.max_kill_delay)
             finally:
                 if solve is not None:
                     finish_solve(solve, totals)
             totals.trials += 1
             if (trial + 1) % CHECK_ALL_EVERY == 0 and not args.json:
                 check_everything(store_dir, ledger, totals)
-                print(f"[{trial + 1} trials, {time.perf_counter() - started:.0f} s] "
-                      f"acknowledged {totals.facts_acknowledged:,} lost {totals.facts_lost} "
-                      f"torn {totals.torn_batches} restarts failed {totals.restarts_failed}",
-                      flush=True)
+                print(
+                    f"[{trial + 1} trials, {time.perf_counter() - started:.0f} s] "
+                    f"acknowledged {totals.facts_acknowledged:,} lost {totals.facts_lost} "
+                    f"torn {totals.torn_batches} restarts failed {totals.restarts_failed}",
+                    flush=True,
+                )
         check_everything(store_dir, ledger, totals)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -406,12 +467,20 @@ def main(argv: list[str] | None = None) -> int:
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     report = dict(vars(totals))
-    report.update(seed=seed, seconds=round(seconds, 1),
-                  cpu_seconds=round(own.ru_utime + own.ru_stime + kids.ru_utime
-                                    + kids.ru_stime, 1))
-    bad = (totals.facts_lost or totals.torn_batches or totals.restarts_failed
-           or totals.reopens_failed or totals.phantom_facts or totals.solve_checks_failed
-           or totals.solve_wrong_answers)
+    report.update(
+        seed=seed,
+        seconds=round(seconds, 1),
+        cpu_seconds=round(own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, 1),
+    )
+    bad = (
+        totals.facts_lost
+        or totals.torn_batches
+        or totals.restarts_failed
+        or totals.reopens_failed
+        or totals.phantom_facts
+        or totals.solve_checks_failed
+        or totals.solve_wrong_answers
+    )
     if args.json:
         print(json.dumps(report))
     else:
@@ -420,12 +489,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"facts lost          {totals.facts_lost}")
         print(f"torn batches        {totals.torn_batches}")
         print(f"phantom facts       {totals.phantom_facts}")
-        print(f"restarts failed     {totals.restarts_failed} (reopens failed "
-              f"{totals.reopens_failed})")
-        print(f"solves killed       {totals.solves_killed} (finished before the kill: "
-              f"{totals.solves_finished}); {totals.solve_facts_stored:,} facts stored, "
-              f"{totals.solve_facts_rederived:,} re-derived by check, "
-              f"{totals.solve_checks_failed} checks failed")
+        print(
+            f"restarts failed     {totals.restarts_failed} (reopens failed {totals.reopens_failed})"
+        )
+        print(
+            f"solves killed       {totals.solves_killed} (finished before the kill: "
+            f"{totals.solves_finished}); {totals.solve_facts_stored:,} facts stored, "
+            f"{totals.solve_facts_rederived:,} re-derived by check, "
+            f"{totals.solve_checks_failed} checks failed"
+        )
         print(f"time                {seconds:.0f} s wall, {report['cpu_seconds']} s CPU")
         for text in totals.problems:
             print(f"  problem: {text}")

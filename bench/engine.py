@@ -97,18 +97,25 @@ def rate(function: Callable[[str], Any], lands: list[str], passes: int = 1) -> f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--six", action="store_true", help="also explore the tree of 0*6")
     parser.add_argument("--no-trees", action="store_true", help="skip the tree explorations")
-    parser.add_argument("--star-cap", type=float, default=60.0,
-                        help="CPU seconds allowed per star land (default 60)")
+    parser.add_argument(
+        "--star-cap",
+        type=float,
+        default=60.0,
+        help="CPU seconds allowed per star land (default 60)",
+    )
     parser.add_argument("--save", type=Path, help="write the figures to this JSON file")
     parser.add_argument("--baseline", type=Path, help="a saved run to print ratios against")
     args = parser.parse_args()
     have_c = sprouts_game.compiled_core() is not None
-    figures: dict[str, Any] = {"canon_version": CANON_VERSION,
-                               "implementation": sprouts_game.IMPLEMENTATION}
+    figures: dict[str, Any] = {
+        "canon_version": CANON_VERSION,
+        "implementation": sprouts_game.IMPLEMENTATION,
+    }
     print(f"implementation: {sprouts_game.IMPLEMENTATION}, canon_version {CANON_VERSION}")
 
     for implementation in (["c"] if have_c else []) + ["python"]:
@@ -116,8 +123,10 @@ def main() -> None:
         for k in STAR_KS:
             seconds = star_seconds(implementation, k, args.star_cap)
             figures[f"star_{implementation}_k{k}_ms"] = None if seconds is None else seconds * 1e3
-            cells.append(f"k={k} " + (f">{args.star_cap:.0f} s" if seconds is None
-                                      else f"{seconds * 1e3:.3f} ms"))
+            cells.append(
+                f"k={k} "
+                + (f">{args.star_cap:.0f} s" if seconds is None else f"{seconds * 1e3:.3f} ms")
+            )
         print(f"star lands, {implementation}: " + ", ".join(cells), flush=True)
 
     lands = sample_lands()
@@ -133,8 +142,10 @@ def main() -> None:
         line = f"{what}: {count} lands, python {figures[f'{what}_python_lands_per_s']:,.0f}/s"
         if have_c:
             c_rate = figures[f"{what}_c_lands_per_s"]
-            line += (f", c {c_rate:,.0f}/s "
-                     f"(x{c_rate / figures[f'{what}_python_lands_per_s']:.0f} vs python)")
+            line += (
+                f", c {c_rate:,.0f}/s "
+                f"(x{c_rate / figures[f'{what}_python_lands_per_s']:.0f} vs python)"
+            )
         print(line, flush=True)
 
     roots = [] if args.no_trees else ["0*4", "0*5"] + (["0*6"] if args.six else [])
@@ -142,16 +153,20 @@ def main() -> None:
         stats, _, _ = explore(SproutsGame(), root)
         figures[f"tree_{root}_positions"] = stats.positions
         figures[f"tree_{root}_seconds"] = stats.seconds
-        line = (f"tree-stats {root}: {stats.positions} positions, {stats.lands} lands, "
-                f"{stats.canonical_trees} canonical trees, {stats.seconds:.2f} s wall")
+        line = (
+            f"tree-stats {root}: {stats.positions} positions, {stats.lands} lands, "
+            f"{stats.canonical_trees} canonical trees, {stats.seconds:.2f} s wall"
+        )
         if root == "0*4":
             start = time.process_time()
             explore(PythonSprouts(), root)
             line += f" (python reference: {time.process_time() - start:.2f} s CPU)"
         print(line, flush=True)
     if roots:
-        print("paper (GLOP 2.2): 24 784 positions stored for 0*5 (22 902 distinct keys once "
-              "re-canonicalised by GLOP); 393 103 for 0*6; the whole 0*6 table ~1 740 s CPU")
+        print(
+            "paper (GLOP 2.2): 24 784 positions stored for 0*5 (22 902 distinct keys once "
+            "re-canonicalised by GLOP); 393 103 for 0*6; the whole 0*6 table ~1 740 s CPU"
+        )
 
     if args.save:
         args.save.write_text(json.dumps(figures, indent=1) + "\n")
@@ -169,8 +184,7 @@ def print_ratios(figures: dict[str, Any], baseline: dict[str, Any], where: Path)
         if before is None:
             print(f"  {name}: {now:,.3f} now, not measured or past the cap before")
         else:
-            print(f"  {name}: {before:,.3f} before, {now:,.3f} now, now/before "
-                  f"{now / before:.4g}")
+            print(f"  {name}: {before:,.3f} before, {now:,.3f} now, now/before {now / before:.4g}")
 
 
 if __name__ == "__main__":

@@ -54,8 +54,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 A164950 = "WLLLWWLLLWWWLLLWWWLL"  # misère outcomes of 0*1 .. 0*20 (OEIS A164950)
-PAPER_POSITIONS = {7: 7, 8: 24, 9: 44, 10: 114, 11: 79, 12: 983, 13: 1082, 14: 3517,
-                   15: 6906, 16: 8981, 17: 17583}
+PAPER_POSITIONS = {
+    7: 7,
+    8: 24,
+    9: 44,
+    10: 114,
+    11: 79,
+    12: 983,
+    13: 1082,
+    14: 3517,
+    15: 6906,
+    16: 8981,
+    17: 17583,
+}
 
 
 class OutOfTime(Exception):
@@ -84,8 +95,9 @@ def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, o
             raise OutOfTime
 
     game, store, rcts = SproutsGame(), MemoryProofStore(), TableRcts(table)
-    solver = MisereSolver(game, store, rcts,
-                          options=SolveOptions(progress=check, progress_interval=1.0))
+    solver = MisereSolver(
+        game, store, rcts, options=SolveOptions(progress=check, progress_interval=1.0)
+    )
     wall, cpu = time.perf_counter(), _cpu()
     try:
         outcome: str | None = solver.outcome(f"0*{n}")
@@ -95,17 +107,27 @@ def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, o
     wall, cpu = time.perf_counter() - wall, _cpu() - cpu
     stats = solver.stats
     row: dict[str, object] = {
-        "n": n, "outcome": outcome, "published": A164950[n - 1] if n <= 20 else None,
-        "seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "visits": stats.nodes,
-        "expansions": stats.expansions, "stored": store.count(FactKind.MISERE),
-        "paper_positions": PAPER_POSITIONS.get(n)}
+        "n": n,
+        "outcome": outcome,
+        "published": A164950[n - 1] if n <= 20 else None,
+        "seconds": round(wall, 1),
+        "cpu_seconds": round(cpu, 1),
+        "visits": stats.nodes,
+        "expansions": stats.expansions,
+        "stored": store.count(FactKind.MISERE),
+        "paper_positions": PAPER_POSITIONS.get(n),
+    }
     if outcome is not None:
         check_wall, check_cpu = time.perf_counter(), _cpu()
         engine = MisereSolver(game, MemoryProofStore(), rcts)
         best, sizes = check_misere_with_cycles(engine, store, f"0*{n}", cycles=cycles, seed=n)
-        row.update(check_ok=bool(best.ok and best.outcome == outcome), proof_first=sizes[0],
-                   proof=len(best.used), check_seconds=round(time.perf_counter() - check_wall, 1),
-                   check_cpu_seconds=round(_cpu() - check_cpu, 1))
+        row.update(
+            check_ok=bool(best.ok and best.outcome == outcome),
+            proof_first=sizes[0],
+            proof=len(best.used),
+            check_seconds=round(time.perf_counter() - check_wall, 1),
+            check_cpu_seconds=round(_cpu() - check_cpu, 1),
+        )
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     return row
 
@@ -114,10 +136,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--from", dest="first", type=int, default=12)
     parser.add_argument("--to", dest="last", type=int, default=20)
-    parser.add_argument("--minutes", type=float, default=20.0,
-                        help="wall-time cap of the search of each n (default 20)")
-    parser.add_argument("--cycles", type=int, default=3,
-                        help="random check cycles for the pruned proof (as check --cycles)")
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=20.0,
+        help="wall-time cap of the search of each n (default 20)",
+    )
+    parser.add_argument(
+        "--cycles",
+        type=int,
+        default=3,
+        help="random check cycles for the pruned proof (as check --cycles)",
+    )
     parser.add_argument("--table", default=str(ROOT / "data" / "s6.rcttable"))
     parser.add_argument("--json", action="store_true", help="one JSON object per n")
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
@@ -125,18 +155,36 @@ def main() -> int:
     if args.one is not None:  # the child process of one n
         print(json.dumps(run_one(args.one, args.table, args.minutes, args.cycles)), flush=True)
         return 0
-    print(f"# table {args.table}; at most {args.minutes:g} min of search per n; "
-          f"check --misere --prune --cycles {args.cycles}", file=sys.stderr)
+    print(
+        f"# table {args.table}; at most {args.minutes:g} min of search per n; "
+        f"check --misere --prune --cycles {args.cycles}",
+        file=sys.stderr,
+    )
     if not args.json:
-        print(f"{'n':>3} {'outcome':>8} {'A164950':>7} {'wall s':>8} {'CPU s':>8} "
-              f"{'visits':>10} {'stored L':>9} {'proof L':>8} {'paper pos.':>10} "
-              f"{'check':>6} {'peak RSS':>9}")
+        print(
+            f"{'n':>3} {'outcome':>8} {'A164950':>7} {'wall s':>8} {'CPU s':>8} "
+            f"{'visits':>10} {'stored L':>9} {'proof L':>8} {'paper pos.':>10} "
+            f"{'check':>6} {'peak RSS':>9}"
+        )
     status = 0
     for n in range(args.first, args.last + 1):
         done = subprocess.run(
-            [sys.executable, __file__, "--one", str(n), "--minutes", str(args.minutes),
-             "--cycles", str(args.cycles), "--table", args.table],
-            capture_output=True, text=True, check=False)
+            [
+                sys.executable,
+                __file__,
+                "--one",
+                str(n),
+                "--minutes",
+                str(args.minutes),
+                "--cycles",
+                str(args.cycles),
+                "--table",
+                args.table,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if done.returncode != 0:
             print(f"0*{n}: the run failed:\n{done.stderr}", file=sys.stderr)
             return 1
@@ -148,13 +196,17 @@ def main() -> int:
             proof = row.get("proof", "-")
             check = {True: "clean", False: "FAIL"}.get(row.get("check_ok"), "-")  # type: ignore[arg-type]
             paper = row["paper_positions"] if row["paper_positions"] is not None else "-"
-            print(f"{n:>3} {outcome:>8} {row['published'] or '-':>7} {row['seconds']:>8} "
-                  f"{row['cpu_seconds']:>8} {row['visits']:>10,} {row['stored']:>9,} "
-                  f"{proof:>8} {paper:>10} {check:>6} {row['peak_rss_mb']:>6} MB",
-                  flush=True)
+            print(
+                f"{n:>3} {outcome:>8} {row['published'] or '-':>7} {row['seconds']:>8} "
+                f"{row['cpu_seconds']:>8} {row['visits']:>10,} {row['stored']:>9,} "
+                f"{proof:>8} {paper:>10} {check:>6} {row['peak_rss_mb']:>6} MB",
+                flush=True,
+            )
         if row["outcome"] is not None and row["outcome"] != row["published"]:
-            print(f"0*{n}: outcome {row['outcome']} differs from A164950's "
-                  f"{row['published']}", file=sys.stderr)
+            print(
+                f"0*{n}: outcome {row['outcome']} differs from A164950's {row['published']}",
+                file=sys.stderr,
+            )
             status = 1
             break
         if row.get("check_ok") is False:

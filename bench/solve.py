@@ -93,8 +93,12 @@ def run(
             raise OutOfTime
 
     with LmdbProofStore.open(store_dir, game="sprouts", canon_version=CANON_VERSION) as store:
-        solver = NormalSolver(game, store, search=search,
-                              options=SolveOptions(progress=watchdog, progress_interval=1.0))
+        solver = NormalSolver(
+            game,
+            store,
+            search=search,
+            options=SolveOptions(progress=watchdog, progress_interval=1.0),
+        )
         try:
             outcome = solver.outcome(key)
         finally:

@@ -34,8 +34,10 @@ def why_not_listening(address: str) -> str:
         probe.bind(sockaddr)
     except OSError as error:
         if error.errno == 98:  # EADDRINUSE
-            return ("the address is already in use (another sproutsdb serve, or another "
-                    "program, is listening there; stop it or choose another --listen port)")
+            return (
+                "the address is already in use (another sproutsdb serve, or another "
+                "program, is listening there; stop it or choose another --listen port)"
+            )
         return error.strerror or str(error)
     finally:
         probe.close()

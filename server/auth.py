@@ -135,7 +135,8 @@ def _parse_options(token: Token, options: Iterable[str], where: Path, line: int)
         except ValueError:
             raise TokenFileError(
                 f"token file {where}, line {line}: unknown option {option!r:.40} (expected "
-                "ro, rw, rate=R or batch=N with R, N > 0)") from None
+                "ro, rw, rate=R or batch=N with R, N > 0)"
+            ) from None
 
 
 def _read_lines(path: str | Path) -> tuple[Path, list[tuple[int, str]]]:
@@ -169,21 +170,25 @@ def read_token_book(path: str | Path) -> TokenBook:
     for number, content in lines:
         name, sep, rest = content.partition(":")
         if not sep:
-            raise TokenFileError(f"token file {where}, line {number}: expected name:secret "
-                                 "(a bare secret is allowed only alone in the file)")
+            raise TokenFileError(
+                f"token file {where}, line {number}: expected name:secret "
+                "(a bare secret is allowed only alone in the file)"
+            )
         if not _NAME.fullmatch(name):
-            raise TokenFileError(f"token file {where}, line {number}: token names are 1 to "
-                                 "64 letters, digits or _.@-")
+            raise TokenFileError(
+                f"token file {where}, line {number}: token names are 1 to "
+                "64 letters, digits or _.@-"
+            )
         secret, _, options = rest.partition(":")
         _check_secret(secret, where, number)
         token = Token(name, secret.encode())
         _parse_options(token, re.split(r"[:,]", options) if options else (), where, number)
         if any(t.name == name for t in tokens):
-            raise TokenFileError(f"token file {where}, line {number}: token {name!r} is "
-                                 "named twice")
+            raise TokenFileError(
+                f"token file {where}, line {number}: token {name!r} is named twice"
+            )
         if any(hmac.compare_digest(t.secret, token.secret) for t in tokens):
-            raise TokenFileError(f"token file {where}, line {number}: two tokens share a "
-                                 "secret")
+            raise TokenFileError(f"token file {where}, line {number}: two tokens share a secret")
         tokens.append(token)
     return TokenBook(tokens)
 
@@ -248,24 +253,43 @@ class WriteTokenInterceptor(grpc.ServerInterceptor):
                 break
         streaming = method in self._streaming
         if header is None:
-            return self._deny(method, grpc.StatusCode.UNAUTHENTICATED,
-                              "writes need a token: send the metadata "
-                              "'authorization: Bearer <token>'", streaming)
+            return self._deny(
+                method,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "writes need a token: send the metadata 'authorization: Bearer <token>'",
+                streaming,
+            )
         scheme, _, offered = header.partition(" ")
         if scheme.lower() != "bearer" or not offered.strip():
-            return self._deny(method, grpc.StatusCode.UNAUTHENTICATED,
-                              "the authorization metadata must be 'Bearer <token>'", streaming)
+            return self._deny(
+                method,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "the authorization metadata must be 'Bearer <token>'",
+                streaming,
+            )
         token = self._book.identify(offered.strip())
         if token is None:
-            return self._deny(method, grpc.StatusCode.PERMISSION_DENIED,
-                              "this token may not write to this server", streaming)
+            return self._deny(
+                method,
+                grpc.StatusCode.PERMISSION_DENIED,
+                "this token may not write to this server",
+                streaming,
+            )
         if token.read_only:
-            return self._deny(method, grpc.StatusCode.PERMISSION_DENIED,
-                              f"token {token.name!r} is read-only on this server", streaming)
+            return self._deny(
+                method,
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"token {token.name!r} is read-only on this server",
+                streaming,
+            )
         if not self._book.admit(token):
-            return self._deny(method, grpc.StatusCode.RESOURCE_EXHAUSTED,
-                              f"token {token.name!r} may make {token.rate:g} write calls per "
-                              "second; slow down and retry", streaming)
+            return self._deny(
+                method,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"token {token.name!r} may make {token.rate:g} write calls per "
+                "second; slow down and retry",
+                streaming,
+            )
         return continuation(details)
 
     def _deny(self, method: str, code: grpc.StatusCode, message: str, streaming: bool) -> Any:

@@ -22,10 +22,12 @@ log = logging.getLogger("sproutsdb.server.http")
 
 API_PREFIX = "/api/v1/"
 MAX_QUERY_BYTES = 8192
-STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
-          "/index.html": ("index.html", "text/html; charset=utf-8"),
-          "/app.js": ("app.js", "text/javascript; charset=utf-8"),
-          "/style.css": ("style.css", "text/css; charset=utf-8")}
+STATIC = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/index.html": ("index.html", "text/html; charset=utf-8"),
+    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/style.css": ("style.css", "text/css; charset=utf-8"),
+}
 
 
 def _static(name: str) -> bytes:
@@ -39,8 +41,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if len(self.path) > MAX_QUERY_BYTES:
-            return self._json(HTTPStatus.REQUEST_URI_TOO_LONG,
-                              {"error": f"request line over {MAX_QUERY_BYTES} bytes"})
+            return self._json(
+                HTTPStatus.REQUEST_URI_TOO_LONG,
+                {"error": f"request line over {MAX_QUERY_BYTES} bytes"},
+            )
         url = urlsplit(self.path)
         if url.path in STATIC:
             name, kind = STATIC[url.path]
@@ -54,8 +58,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _position(self, query: dict[str, list[str]]) -> None:
         values = query.get("pos")
         if not values or not values[0].strip():
-            return self._json(HTTPStatus.BAD_REQUEST,
-                              {"error": "give a position: /api/v1/position?pos=0*6"})
+            return self._json(
+                HTTPStatus.BAD_REQUEST, {"error": "give a position: /api/v1/position?pos=0*6"}
+            )
         try:
             report = self.server.reader.view(values[0])
         except UserError as error:  # NotationError and the engine's refusals
@@ -63,17 +68,22 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(HTTPStatus.OK, report)
 
     def _refuse(self) -> None:
-        self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "read-only: only GET is served"},
-                   extra={"Allow": "GET"})
+        self._json(
+            HTTPStatus.METHOD_NOT_ALLOWED,
+            {"error": "read-only: only GET is served"},
+            extra={"Allow": "GET"},
+        )
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _refuse
 
-    def _json(self, status: HTTPStatus, payload: Any, *,
-              extra: dict[str, str] | None = None) -> None:
+    def _json(
+        self, status: HTTPStatus, payload: Any, *, extra: dict[str, str] | None = None
+    ) -> None:
         self._send(status, json.dumps(payload).encode(), "application/json", extra)
 
-    def _send(self, status: HTTPStatus, data: bytes, kind: str,
-              extra: dict[str, str] | None = None) -> None:
+    def _send(
+        self, status: HTTPStatus, data: bytes, kind: str, extra: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))

@@ -59,8 +59,9 @@ class ServeOptions:
 class Server:
     """A running gRPC server over a store: start(), then stop() (graceful)."""
 
-    def __init__(self, store: LmdbProofStore, options: ServeOptions,
-                 tables: TableShelf | None = None) -> None:
+    def __init__(
+        self, store: LmdbProofStore, options: ServeOptions, tables: TableShelf | None = None
+    ) -> None:
         self.store = store
         self.options = options
         tls = options.tls_cert is not None
@@ -68,25 +69,38 @@ class Server:
         if isinstance(tokens, str):
             tokens = TokenBook.single(tokens)
         self.verifier = Verifier(store) if options.verify else None
-        self.service = SproutsDbService(store, limits=options.limits, tables=tables,
-                                        writes_need_token=tokens is not None, tls=tls,
-                                        tokens=tokens, verifier=self.verifier)
+        self.service = SproutsDbService(
+            store,
+            limits=options.limits,
+            tables=tables,
+            writes_need_token=tokens is not None,
+            tls=tls,
+            tokens=tokens,
+            verifier=self.verifier,
+        )
         interceptors: list[grpc.ServerInterceptor] = [
-            GarbledRequestInterceptor(on_refused=self.service.metrics.error)]
+            GarbledRequestInterceptor(on_refused=self.service.metrics.error)
+        ]
         if tokens is not None:
             streaming = frozenset({f"/{SERVICE_NAME}/InsertStream"})
-            interceptors.append(WriteTokenInterceptor(
-                tokens, WRITE_METHODS, streaming,
-                on_denied=self.service.metrics.error))
+            interceptors.append(
+                WriteTokenInterceptor(
+                    tokens, WRITE_METHODS, streaming, on_denied=self.service.metrics.error
+                )
+            )
         limit = options.limits.max_message_bytes
         self.grpc = grpc.server(
-            futures.ThreadPoolExecutor(max_workers=options.workers,
-                                       thread_name_prefix="sproutsdb-rpc"),
+            futures.ThreadPoolExecutor(
+                max_workers=options.workers, thread_name_prefix="sproutsdb-rpc"
+            ),
             interceptors=interceptors,
-            options=[("grpc.so_reuseport", 0),
-                     ("grpc.max_receive_message_length", limit),
-                     ("grpc.max_send_message_length", limit)],
-            maximum_concurrent_rpcs=options.workers * 16)
+            options=[
+                ("grpc.so_reuseport", 0),
+                ("grpc.max_receive_message_length", limit),
+                ("grpc.max_send_message_length", limit),
+            ],
+            maximum_concurrent_rpcs=options.workers * 16,
+        )
         pb_grpc.add_SproutsDbServicer_to_server(self.service, self.grpc)
         self.health = health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
@@ -100,7 +114,8 @@ class Server:
             if self.options.tls_cert is not None:
                 assert self.options.tls_key is not None
                 creds = grpc.ssl_server_credentials(
-                    [(self.options.tls_key.read_bytes(), self.options.tls_cert.read_bytes())])
+                    [(self.options.tls_key.read_bytes(), self.options.tls_cert.read_bytes())]
+                )
                 port = self.grpc.add_secure_port(address, creds)
             else:
                 port = self.grpc.add_insecure_port(address)
@@ -145,16 +160,25 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         for path in options.seed:
             entry = shelf.add(path)
             if needs_seed(store):
-                log.info("first start: seeding the store from %s (checksum, every record "
-                         "re-derived)", path, extra={"table": str(path)})
+                log.info(
+                    "first start: seeding the store from %s (checksum, every record re-derived)",
+                    path,
+                    extra={"table": str(path)},
+                )
             report = seed_store(store, path, load=lambda e=entry: shelf.loaded(e))
             if report.skipped:
-                log.info("not seeding from %s: %s", path, report.skipped,
-                         extra={"table": str(path)})
+                log.info(
+                    "not seeding from %s: %s", path, report.skipped, extra={"table": str(path)}
+                )
             else:
-                log.info("seeded %d RCTs and %d positions from %s in %.1f s", report.rcts,
-                         report.positions, path, report.seconds,
-                         extra={"table": str(path), "root": entry.root})
+                log.info(
+                    "seeded %d RCTs and %d positions from %s in %.1f s",
+                    report.rcts,
+                    report.positions,
+                    path,
+                    report.seconds,
+                    extra={"table": str(path), "root": entry.root},
+                )
             if stop.is_set():
                 return 0
         server = Server(store, options, shelf)
@@ -162,17 +186,28 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
             if entry.table is not None:  # loaded to seed: keep the stream, drop the algebra
                 server.service.table_stream(entry)
         server.start()
-        log.info("serving %s on port %d", store.path, server.port,
-                 extra={"listen": options.listen, "port": server.port,
-                        "store": str(store.path), "pid": os.getpid(),
-                        "writes_need_token": options.token is not None,
-                        "tls": options.tls_cert is not None})
+        log.info(
+            "serving %s on port %d",
+            store.path,
+            server.port,
+            extra={
+                "listen": options.listen,
+                "port": server.port,
+                "store": str(store.path),
+                "pid": os.getpid(),
+                "writes_need_token": options.token is not None,
+                "tls": options.tls_cert is not None,
+            },
+        )
         if ready is not None:
             ready(server)
         while not stop.wait(1.0):
             pass
-        log.info("signal %s: draining in-flight calls (up to %.0f s)",
-                 signal.Signals(signals[0]).name if signals else "?", options.grace)
+        log.info(
+            "signal %s: draining in-flight calls (up to %.0f s)",
+            signal.Signals(signals[0]).name if signals else "?",
+            options.grace,
+        )
         server.stop()
     finally:
         store.close()

@@ -26,8 +26,8 @@ import lmdb
 from sproutsdb.errors import UserError
 from sproutsdb.server.store_errors import StoreDiskError, StoreFullError
 
-DEFAULT_MAX_CHILDREN_WORK = 1 << 21      # 0*17 (about 5 s) is allowed, 0*18 is refused
-DEFAULT_REQUEST_SECONDS = 20.0           # of server time for one Children or Verify request
+DEFAULT_MAX_CHILDREN_WORK = 1 << 21  # 0*17 (about 5 s) is allowed, 0*18 is refused
+DEFAULT_REQUEST_SECONDS = 20.0  # of server time for one Children or Verify request
 
 _SHORTHAND = re.compile(r"^0\*([0-9]+)$")
 _VERTEX = re.compile(r"[012A-Za-z]")
@@ -66,8 +66,9 @@ class Budget:
     """One request's allowance: a cap on the children work of any one position and a
     deadline (the server's per-request seconds or the client's deadline, if sooner)."""
 
-    def __init__(self, what: str, max_work: int, seconds: float,
-                 context: grpc.ServicerContext | None = None) -> None:
+    def __init__(
+        self, what: str, max_work: int, seconds: float, context: grpc.ServicerContext | None = None
+    ) -> None:
         remaining = context.time_remaining() if context is not None else None
         if remaining is not None:
             seconds = min(seconds, max(remaining, 0.0))
@@ -85,7 +86,8 @@ class Budget:
                 f"{self.what}: {where}the children of {key[:60]!r} would take about "
                 f"{work:,} units of work, over this server's limit of {self.max_work:,} per "
                 "position (ServerInfo.limits.max_children_work); compute them locally with "
-                "the sproutsdb engine")
+                "the sproutsdb engine"
+            )
 
     def tick(self, done: str = "") -> None:
         """Cut the request once it has run past its time."""
@@ -93,7 +95,8 @@ class Budget:
             raise BudgetExceededError(
                 f"{self.what}: over this server's budget of {self.seconds:.0f} s for one "
                 f"request{done}; ask for less per request, or run it locally (sproutsdb "
-                "check)")
+                "check)"
+            )
 
 
 class BudgetedGame:
@@ -143,27 +146,39 @@ def resource_status(error: BaseException) -> tuple[grpc.StatusCode, str] | None:
         return code, f"{error}; reads are still served"
 
     if isinstance(error, (StoreFullError, lmdb.MapFullError)):
-        return code, (f"{error}; nothing of this request was written, and reads are still "
-                      "served" if isinstance(error, StoreFullError) else
-                      "the store is full (its map_size is reached); nothing of this request "
-                      "was written, and reads are still served")
+        return code, (
+            f"{error}; nothing of this request was written, and reads are still served"
+            if isinstance(error, StoreFullError)
+            else "the store is full (its map_size is reached); nothing of this request "
+            "was written, and reads are still served"
+        )
     if isinstance(error, lmdb.ReadersFullError):
-        return code, ("the store's reader table is full (every LMDB reader slot is taken by "
-                      "open read transactions); nothing was read, retry shortly")
+        return code, (
+            "the store's reader table is full (every LMDB reader slot is taken by "
+            "open read transactions); nothing was read, retry shortly"
+        )
     number = getattr(error, "errno", None)
     text = str(error)
     if number == errno.ENOSPC or "No space left on device" in text:
-        return code, ("the disk holding the store is full; nothing of this request was "
-                      "written, and reads are still served")
+        return code, (
+            "the disk holding the store is full; nothing of this request was "
+            "written, and reads are still served"
+        )
     if number == errno.EROFS or "Read-only file system" in text:
-        return code, ("the disk holding the store refuses writes (read-only file system); "
-                      "nothing of this request was written, and reads are still served")
+        return code, (
+            "the disk holding the store refuses writes (read-only file system); "
+            "nothing of this request was written, and reads are still served"
+        )
     if number == errno.EDQUOT or "Disk quota exceeded" in text:
-        return code, ("the disk quota of the store is exhausted; nothing of this request "
-                      "was written, and reads are still served")
+        return code, (
+            "the disk quota of the store is exhausted; nothing of this request "
+            "was written, and reads are still served"
+        )
     if isinstance(error, lmdb.DiskError):
-        return code, (f"the disk holding the store refused a write ({text}); nothing of this "
-                      "request was written, and reads are still served")
+        return code, (
+            f"the disk holding the store refused a write ({text}); nothing of this "
+            "request was written, and reads are still served"
+        )
     return None
 
 

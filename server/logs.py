@@ -33,8 +33,11 @@ class JsonFormatter(logging.Formatter):
 def configure_logging(level: str = "info", fmt: str = "json", stream: Any = None) -> None:
     """Send the `sproutsdb` loggers to `stream` (stderr) as JSON lines or as text."""
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json"
-                         else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(
+        JsonFormatter()
+        if fmt == "json"
+        else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    )
     root = logging.getLogger("sproutsdb")
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

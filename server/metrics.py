@@ -49,6 +49,8 @@ class Metrics:
             samples = sorted(self.commit_ms)
         if not samples:
             return 0.0, 0.0, 0.0
+
         def at(q: float) -> float:
             return samples[min(len(samples) - 1, int(q * len(samples)))]
+
         return at(0.5), at(0.99), samples[-1]

@@ -25,9 +25,9 @@ from sproutsdb.solver.sprouts.notation import parse
 
 @dataclass(frozen=True)
 class ViewLimits:
-    max_children: int = 500        # children listed; more are cut with a message
-    max_moves: int = 50_000        # estimated raw moves a request may enumerate
-    max_tree_nodes: int = 120      # RCT drawn as a tree up to this many nodes
+    max_children: int = 500  # children listed; more are cut with a message
+    max_moves: int = 50_000  # estimated raw moves a request may enumerate
+    max_tree_nodes: int = 120  # RCT drawn as a tree up to this many nodes
 
 
 def estimated_moves(key: str) -> int:
@@ -46,8 +46,9 @@ def estimated_moves(key: str) -> int:
 class PositionReader:
     """Values of positions and their children from one store (thread-safe, read-only)."""
 
-    def __init__(self, store: LmdbProofStore, table: Any | None = None,
-                 limits: ViewLimits | None = None) -> None:
+    def __init__(
+        self, store: LmdbProofStore, table: Any | None = None, limits: ViewLimits | None = None
+    ) -> None:
         self.game = SproutsGame()
         self.store = store
         self.limits = limits or ViewLimits()
@@ -70,10 +71,10 @@ class PositionReader:
             report["rct_tree"] = self._tree(report.pop("_handle"))
             for child in report["children"]:
                 child.pop("_handle", None)
-                child["winning_normal"] = (None if child["nimber"] is None
-                                           else child["nimber"] == 0)
-                child["winning_misere"] = (None if child["misere"] is None
-                                           else child["misere"] == "L")
+                child["winning_normal"] = None if child["nimber"] is None else child["nimber"] == 0
+                child["winning_misere"] = (
+                    None if child["misere"] is None else child["misere"] == "L"
+                )
             return report
 
     # --- pieces ----------------------------------------------------------------------------
@@ -81,8 +82,10 @@ class PositionReader:
     def _children(self, key: str) -> tuple[list[str], str | None]:
         moves = estimated_moves(key)
         if moves > self.limits.max_moves:
-            return [], (f"children not listed: about {moves:,} moves to try, more than this "
-                        f"page's limit of {self.limits.max_moves:,}")
+            return [], (
+                f"children not listed: about {moves:,} moves to try, more than this "
+                f"page's limit of {self.limits.max_moves:,}"
+            )
         children = self.game.children(key)
         cap = self.limits.max_children
         if len(children) > cap:
@@ -95,8 +98,10 @@ class PositionReader:
         all_lands = sorted({land for lands in lands_of.values() for land in lands})
         records = self.store.get_records(FactKind.NIMBER, all_lands)
         provenance = self.store.provenance_records() if records else {}
-        misere = {k: str(v) for k, v in
-                  self.store.get(FactKind.MISERE, sorted(set(keys) | set(all_lands))).items()}
+        misere = {
+            k: str(v)
+            for k, v in self.store.get(FactKind.MISERE, sorted(set(keys) | set(all_lands))).items()
+        }
         handles = self._rct_handles(sorted(set(all_lands) | set(keys)))
         alg = self.algebra
         out: dict[str, dict[str, Any]] = {}
@@ -110,32 +115,46 @@ class PositionReader:
                 from_rct = alg.nimber(handle) if handle is not None else None
                 nimber = stored if stored is not None else from_rct
                 m = misere.get(land) or (alg.outcome(handle) if handle is not None else None)
-                lands.append({
-                    "land": land, "lives": game.size(land), "nimber": nimber,
-                    "nimber_source": None if nimber is None else
-                    ("stored" if stored is not None else "rct"),
-                    "status": None if record is None else
-                    getattr(record.status, "value", record.status),
-                    "provenance": None if record is None or record.provenance not in provenance
-                    else provenance[record.provenance].as_dict(record.provenance),
-                    "misere": m, "r1": r1_class(nimber, m), **self._rct_fields(handle)})
+                lands.append(
+                    {
+                        "land": land,
+                        "lives": game.size(land),
+                        "nimber": nimber,
+                        "nimber_source": None
+                        if nimber is None
+                        else ("stored" if stored is not None else "rct"),
+                        "status": None
+                        if record is None
+                        else getattr(record.status, "value", record.status),
+                        "provenance": None
+                        if record is None or record.provenance not in provenance
+                        else provenance[record.provenance].as_dict(record.provenance),
+                        "misere": m,
+                        "r1": r1_class(nimber, m),
+                        **self._rct_fields(handle),
+                    }
+                )
                 total = None if total is None or nimber is None else total ^ nimber
             handle = handles.get(k)
             if handle is None and k == TERMINAL:
                 handle = alg.sum([])
-            elif handle is None and lands and all(handles.get(x) is not None
-                                                  for x in lands_of[k]):
+            elif handle is None and lands and all(handles.get(x) is not None for x in lands_of[k]):
                 handle = alg.sum(handles[x] for x in lands_of[k])
             m_stored = misere.get(k)
             m = m_stored or (alg.outcome(handle) if handle is not None else None)
             if k == TERMINAL:
                 total, m = 0, m or "W"  # no move: a normal loss, a misère win
             out[k] = {
-                "position": k, "lives": game.size(k), "lands": lands, "nimber": total,
+                "position": k,
+                "lives": game.size(k),
+                "lands": lands,
+                "nimber": total,
                 "outcome": None if total is None else ("L" if total == 0 else "W"),
-                "misere": m, "misere_source": None if m is None else
-                ("stored" if m_stored else "rct"),
-                **self._rct_fields(handle), "_handle": handle}
+                "misere": m,
+                "misere_source": None if m is None else ("stored" if m_stored else "rct"),
+                **self._rct_fields(handle),
+                "_handle": handle,
+            }
         return out
 
     def _rct_handles(self, keys: list[str]) -> dict[str, int]:
@@ -156,8 +175,11 @@ class PositionReader:
         if handle is None:
             return {"rct": None, "rct_label": None, "rct_height": None}
         alg = self.algebra
-        return {"rct": alg.content_id(handle), "rct_label": alg.label(handle),
-                "rct_height": alg.height(handle)}
+        return {
+            "rct": alg.content_id(handle),
+            "rct_label": alg.label(handle),
+            "rct_height": alg.height(handle),
+        }
 
     def _tree(self, handle: int | None) -> dict[str, Any] | None:
         """The RCT as nested {"nim": n} / {"children": [...]}, None past max_tree_nodes."""

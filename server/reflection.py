@@ -37,11 +37,11 @@ def _register_v1_descriptor(pool: descriptor_pool.DescriptorPool) -> None:
     for message in proto.message_type:
         for field in message.field:
             if field.type_name.startswith(old):
-                field.type_name = new + field.type_name[len(old):]
+                field.type_name = new + field.type_name[len(old) :]
     for service in proto.service:
         for method in service.method:
-            method.input_type = new + method.input_type[len(old):]
-            method.output_type = new + method.output_type[len(old):]
+            method.input_type = new + method.input_type[len(old) :]
+            method.output_type = new + method.output_type[len(old) :]
     proto.options.Clear()  # v1alpha's language options name v1alpha
     pool.Add(proto)
 
@@ -57,6 +57,12 @@ def enable_reflection(service_names: Sequence[str], server: grpc.Server) -> None
     v1_method = grpc.stream_stream_rpc_method_handler(
         servicer.ServerReflectionInfo,
         request_deserializer=alpha_pb2.ServerReflectionRequest.FromString,
-        response_serializer=alpha_pb2.ServerReflectionResponse.SerializeToString)
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
-        V1_SERVICE_NAME, {"ServerReflectionInfo": v1_method}),))
+        response_serializer=alpha_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (
+            grpc.method_handlers_generic_handler(
+                V1_SERVICE_NAME, {"ServerReflectionInfo": v1_method}
+            ),
+        )
+    )

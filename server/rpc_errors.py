@@ -64,14 +64,16 @@ def status_of(error: BaseException) -> tuple[grpc.StatusCode, str]:
     if isinstance(error, UserError):
         return grpc.StatusCode.INVALID_ARGUMENT, str(error)
     incident = next(_incidents)
-    log.error("internal error #%d: %r", incident, error, exc_info=error,
-              extra={"incident": incident})
+    log.error(
+        "internal error #%d: %r", incident, error, exc_info=error, extra={"incident": incident}
+    )
     return grpc.StatusCode.INTERNAL, f"internal error; the server logged it as incident #{incident}"
 
 
 @contextlib.contextmanager
-def served(service: Counted, name: str, context: grpc.ServicerContext, *,
-            timed: bool) -> Iterator[None]:
+def served(
+    service: Counted, name: str, context: grpc.ServicerContext, *, timed: bool
+) -> Iterator[None]:
     """One RPC's frame: count it, map an exception to its status code (context.abort),
     and with ``timed`` log its duration at debug level."""
     service.metrics.begin(name)
@@ -80,18 +82,33 @@ def served(service: Counted, name: str, context: grpc.ServicerContext, *,
     try:
         yield
     except Exception as error:  # noqa: BLE001 - every failure becomes a status
-        status, message = (status_of(error) if not client_gone(error, context) else
-                           (grpc.StatusCode.CANCELLED, "the client went away mid-call"))
+        status, message = (
+            status_of(error)
+            if not client_gone(error, context)
+            else (grpc.StatusCode.CANCELLED, "the client went away mid-call")
+        )
         code = status.name
-        log.info("%s failed: %s %s", name, code, message,
-                 extra={"rpc": name, "code": code, "peer": context.peer()})
+        log.info(
+            "%s failed: %s %s",
+            name,
+            code,
+            message,
+            extra={"rpc": name, "code": code, "peer": context.peer()},
+        )
         context.abort(status, clip_details(message))
     finally:
         service.metrics.end(code)
         if timed and log.isEnabledFor(logging.DEBUG):
-            log.debug("%s", name, extra={"rpc": name, "code": code or "OK",
-                                         "ms": round((time.perf_counter() - start) * 1e3, 3),
-                                         "peer": context.peer()})
+            log.debug(
+                "%s",
+                name,
+                extra={
+                    "rpc": name,
+                    "code": code or "OK",
+                    "ms": round((time.perf_counter() - start) * 1e3, 3),
+                    "peer": context.peer(),
+                },
+            )
 
 
 def rpc(method: Callable[..., Any]) -> Callable[..., Any]:

@@ -145,9 +145,14 @@ class Refutation:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Refutation:
-        return cls(data.get("claimed"), int(data.get("provenance", 0)),
-                   int(data.get("refuted_by", 0)), str(data.get("evidence", "")),
-                   data.get("proven"), str(data.get("when", "")))
+        return cls(
+            data.get("claimed"),
+            int(data.get("provenance", 0)),
+            int(data.get("refuted_by", 0)),
+            str(data.get("evidence", "")),
+            data.get("proven"),
+            str(data.get("when", "")),
+        )
 
 
 def refuted_key(table: str, key: str) -> bytes:
@@ -157,8 +162,11 @@ def refuted_key(table: str, key: str) -> bytes:
 
 
 def encode_refutations(table: str, key: str, entries: Sequence[Refutation]) -> bytes:
-    return json.dumps({"table": table, "key": key, "entries": [e.to_json() for e in entries]},
-                      sort_keys=True, separators=(",", ":")).encode()
+    return json.dumps(
+        {"table": table, "key": key, "entries": [e.to_json() for e in entries]},
+        sort_keys=True,
+        separators=(",", ":"),
+    ).encode()
 
 
 def decode_refutations(table: str, key: str, raw: bytes | None) -> list[Refutation]:

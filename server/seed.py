@@ -48,7 +48,9 @@ def needs_seed(store: LmdbProofStore) -> bool:
 
 
 def seed_store(
-    store: LmdbProofStore, path: Path, load: Callable[[], RctTable] | None = None,
+    store: LmdbProofStore,
+    path: Path,
+    load: Callable[[], RctTable] | None = None,
     who: str = "sproutsdb serve",
 ) -> SeedReport:
     """Seed `rct` and `pos_rct` of a store that has no RCT yet from the table at `path`.

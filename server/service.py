@@ -135,8 +135,10 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         if len(set(kinds)) != len(kinds):
             raise RequestError("kinds: each kind may be asked once")
         if FactKind.RCT in kinds and len(kinds) > 1:
-            raise RequestError("kinds: FACT_KIND_RCT keys are content ids, not positions; ask "
-                               "for RCTs in a lookup of their own")
+            raise RequestError(
+                "kinds: FACT_KIND_RCT keys are content ids, not positions; ask "
+                "for RCTs in a lookup of their own"
+            )
         return kinds
 
     def _provenance_records(self, ids: Iterable[int]) -> dict[int, Provenance]:
@@ -147,8 +149,9 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
                 self._provenance = self.store.provenance_records()
         return {i: self._provenance[i] for i in wanted if i in self._provenance}
 
-    def _canonical_keys(self, kind: FactKind, keys: Sequence[str], known: Iterable[str],
-                        *, strict: bool) -> tuple[list[str], bool]:
+    def _canonical_keys(
+        self, kind: FactKind, keys: Sequence[str], known: Iterable[str], *, strict: bool
+    ) -> tuple[list[str], bool]:
         """Canonical keys (a key found in the store is canonical: only canonical keys are
         ever stored); whether any key changed."""
         known_set = known if isinstance(known, (set, dict)) else set(known)
@@ -173,11 +176,14 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
                 self._require_rcts(first_use)
             return canon, canon != list(keys)
         if kind is FactKind.NIMBER and strict:
-            canon = [key if key in known_set else validator.land(key, i)
-                     for i, key in enumerate(keys)]
+            canon = [
+                key if key in known_set else validator.land(key, i) for i, key in enumerate(keys)
+            ]
         else:
-            canon = [key if key in known_set else validator.canonical(key, i, strict=strict)
-                     for i, key in enumerate(keys)]
+            canon = [
+                key if key in known_set else validator.canonical(key, i, strict=strict)
+                for i, key in enumerate(keys)
+            ]
         return canon, canon != list(keys)
 
     def _require_rcts(self, first_use: dict[str, int]) -> None:
@@ -192,7 +198,8 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             cid = min(missing, key=first_use.__getitem__)
             raise RequestError(
                 f"key {first_use[cid]}: content id {cid} names no RCT stored on this server; "
-                "insert its record (FACT_KIND_RCT) before misère facts of nodes holding it")
+                "insert its record (FACT_KIND_RCT) before misère facts of nodes holding it"
+            )
 
     def _misere_node_among_positions(self, keys: Sequence[str]) -> None:
         """A lookup of several kinds reads its keys as positions: say so of a node key."""
@@ -204,7 +211,8 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             if parity or cids:
                 raise RequestError(
                     f"key {i}: {key!r:.80} is a misère node key (with '*1' or content ids), "
-                    "not a position; look it up with FACT_KIND_MISERE alone")
+                    "not a position; look it up with FACT_KIND_MISERE alone"
+                )
 
     # --- Lookup ---------------------------------------------------------------------------
 
@@ -223,8 +231,9 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         found: dict[FactKind, dict[str, Any]] = {kind: fetch(kind, keys) for kind in kinds}
         known: set[str] = set()
         for values in found.values():
-            known.update(k for k, r in values.items()
-                         if not with_records or r.status is not Status.REFUTED)
+            known.update(
+                k for k, r in values.items() if not with_records or r.status is not Status.REFUTED
+            )
         if len(kinds) == 1:
             key_kind = kinds[0]
         else:  # several kinds of facts of positions
@@ -253,16 +262,25 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             column.found.extend(hit)
             if with_records:
                 default = _DEFAULTS[kind]
-                fill_column(column, kind, (r.value if h else default  # type: ignore[union-attr]
-                                           for r, h in zip(records, hit)))
+                fill_column(
+                    column,
+                    kind,
+                    (
+                        r.value if h else default  # type: ignore[union-attr]
+                        for r, h in zip(records, hit)
+                    ),
+                )
                 column.refutation.extend(_refutation_json(r) for r in records)
-                column.status.extend(pb.FACT_STATUS_UNSPECIFIED if r is None else STATUS_TO_PB[r.status] for r in records)
+                column.status.extend(
+                    pb.FACT_STATUS_UNSPECIFIED if r is None else STATUS_TO_PB[r.status]
+                    for r in records
+                )
                 column.provenance.extend(0 if r is None else r.provenance for r in records)
-                column.verified_by.extend(0 if r is None else (r.verified_by or 0)
-                                          for r in records)
+                column.verified_by.extend(0 if r is None else (r.verified_by or 0) for r in records)
                 provenance_ids.update(r.provenance for r in records if r is not None)
-                provenance_ids.update(r.verified_by for r in records
-                                      if r is not None and r.verified_by)
+                provenance_ids.update(
+                    r.verified_by for r in records if r is not None and r.verified_by
+                )
             else:
                 default = _DEFAULTS[kind]
                 fill_column(column, kind, [values.get(c, default) for c in canon])
@@ -279,8 +297,10 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         for name in ("who", "tool", "version", "when", "comment"):
             text = getattr(msg, name)
             if len(text) > _MAX_PROVENANCE_TEXT:
-                raise RequestError(f"provenance.{name} has {len(text):,} characters; the limit "
-                                   f"is {_MAX_PROVENANCE_TEXT:,}")
+                raise RequestError(
+                    f"provenance.{name} has {len(text):,} characters; the limit "
+                    f"is {_MAX_PROVENANCE_TEXT:,}"
+                )
             fields[name] = text
         peer = context.peer()
         host = peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
@@ -305,8 +325,10 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         column = COLUMN[kind]
         stray = [name for name in nonempty_columns(request) if name != column]
         if stray:
-            raise RequestError(f"{kind.value} facts take their values in {column}, but "
-                               f"{', '.join(stray)} was given")
+            raise RequestError(
+                f"{kind.value} facts take their values in {column}, but "
+                f"{', '.join(stray)} was given"
+            )
         values = column_values(request, kind)
         check_parallel("Insert", keys, column, values)
         store = self.store
@@ -324,7 +346,8 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
                     what = "misère node" if kind is FactKind.MISERE else "position"
                     raise RequestError(
                         f"keys {j} and {i} are the same {what} {key!r} with two different "
-                        f"values ({values[j]!r} and {value!r}); nothing was written")
+                        f"values ({values[j]!r} and {value!r}); nothing was written"
+                    )
             elif key not in stored:
                 fresh[key] = value
         result = None
@@ -333,8 +356,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             result = store.put(kind, fresh, provenance=provenance)
             self.metrics.commit(time.perf_counter() - start)
         raced = {c.key: c.stored for c in result.conflicts} if result is not None else {}
-        stored_status = self._after_insert(kind, canon, values, fresh, stored, raced,
-                                           provenance)
+        stored_status = self._after_insert(kind, canon, values, fresh, stored, raced, provenance)
         status: list[pb.InsertStatus] = []
         conflicts: list[Any] = []
         reported: set[str] = set()
@@ -345,11 +367,15 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
                 if key not in reported:
                     reported.add(key)
                     kept = raced[key] if key in raced else stored[key]
-                    conflicts.append(pb.Conflict(index=base + i, key=key,
-                                                 stored=value_to_pb(kind, kept),
-                                                 offered=value_to_pb(kind, value),
-                                                 stored_status=stored_status.get(
-                                                     key, pb.FACT_STATUS_UNSPECIFIED)))
+                    conflicts.append(
+                        pb.Conflict(
+                            index=base + i,
+                            key=key,
+                            stored=value_to_pb(kind, kept),
+                            offered=value_to_pb(kind, value),
+                            stored_status=stored_status.get(key, pb.FACT_STATUS_UNSPECIFIED),
+                        )
+                    )
             elif key in stored:
                 status.append(UNCHANGED)
                 if first[key] == i:
@@ -360,13 +386,22 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         if result is not None:
             unchanged += result.unchanged
         if conflicts:
-            log.warning("%d conflicting %s facts refused (first: %r)", len(conflicts),
-                        kind.value, conflicts[0].key,
-                        extra={"kind": kind.value, "conflicts": len(conflicts)})
-        self.metrics.add(facts_offered=len(keys), facts_inserted=inserted,
-                         facts_unchanged=unchanged, conflicts=len(conflicts))
-        return _Insertion(status, canon if changed else None, conflicts, inserted, unchanged,
-                          len(conflicts))
+            log.warning(
+                "%d conflicting %s facts refused (first: %r)",
+                len(conflicts),
+                kind.value,
+                conflicts[0].key,
+                extra={"kind": kind.value, "conflicts": len(conflicts)},
+            )
+        self.metrics.add(
+            facts_offered=len(keys),
+            facts_inserted=inserted,
+            facts_unchanged=unchanged,
+            conflicts=len(conflicts),
+        )
+        return _Insertion(
+            status, canon if changed else None, conflicts, inserted, unchanged, len(conflicts)
+        )
 
     def _check_token_batch(self, provenance: Provenance, n: int) -> None:
         """A token's own batch limit (see server/auth.py), below the server's max_keys."""
@@ -376,13 +411,23 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             if token.name == provenance.token and token.max_batch is not None:
                 self.limits.check_count(f"Insert (token {token.name!r})", n, token.max_batch)
 
-    def _after_insert(self, kind: FactKind, canon: Sequence[str], values: Sequence[Any],
-                      fresh: dict[str, FactValue], stored: dict[str, Any],
-                      raced: dict[str, Any], provenance: Provenance) -> dict[str, pb.FactStatus]:
+    def _after_insert(
+        self,
+        kind: FactKind,
+        canon: Sequence[str],
+        values: Sequence[Any],
+        fresh: dict[str, FactValue],
+        stored: dict[str, Any],
+        raced: dict[str, Any],
+        provenance: Provenance,
+    ) -> dict[str, pb.FactStatus]:
         """Tell the verifier of new nimber claims and of offers contesting a claim; the
         status (wire enum) of each conflicting stored fact."""
-        contested = {key: value for key, value in zip(canon, values)
-                     if key in raced or (key in stored and stored[key] != value)}
+        contested = {
+            key: value
+            for key, value in zip(canon, values)
+            if key in raced or (key in stored and stored[key] != value)
+        }
         if self.verifier is not None and kind is FactKind.NIMBER and fresh:
             self.verifier.notify(key for key in fresh if key not in raced)
         if not contested:
@@ -420,7 +465,8 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         response.status.extend(done.status)
         if done.canonical is not None:
             response.canonical.extend(
-                "" if c == k else c for c, k in zip(done.canonical, request.keys))
+                "" if c == k else c for c, k in zip(done.canonical, request.keys)
+            )
         response.conflicts.extend(done.conflicts)
         return response
 
@@ -438,7 +484,8 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
                 raise RequestError(
                     f"chunk {response.chunks} (facts from {response.facts:,}): {error}; the "
                     f"{response.chunks} chunks before it ({response.facts:,} facts) were "
-                    "committed") from None
+                    "committed"
+                ) from None
             response.chunks += 1
             response.facts += len(chunk.keys)
             response.inserted += done.inserted
@@ -488,7 +535,8 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             if len(asked) > limit:
                 raise PreconditionError(
                     f"GetRcts: the closure holds more than {limit:,} RCTs (the limit); fetch "
-                    "whole tables with StreamRctTable")
+                    "whole tables with StreamRctTable"
+                )
             frontier = following
         for cid, record in sorted(seen.items(), key=lambda kv: (kv[1].height, kv[0])):
             response.ids.append(cid)
@@ -526,26 +574,40 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         if entry is None:
             served = ", ".join(self.tables.entries) or "none"
             raise NotFoundError(
-                f"no RCT table with root {request.root!r} on this server (it serves: {served})")
+                f"no RCT table with root {request.root!r} on this server (it serves: {served})"
+            )
         chunk = min(request.chunk_size or DEFAULT_CHUNK, self.limits.max_chunk)
         stream = self.table_stream(entry)
-        yield pb.RctTableChunk(header=pb.RctTableHeader(
-            root=entry.root, game=str(entry.header.get("game", "")),
-            canon_version=int(entry.header.get("canon_version", 0)),
-            rcts=len(stream.ids), positions=len(stream.positions),
-            header_json=json.dumps(entry.header, sort_keys=True), checksum=entry.checksum))
+        yield pb.RctTableChunk(
+            header=pb.RctTableHeader(
+                root=entry.root,
+                game=str(entry.header.get("game", "")),
+                canon_version=int(entry.header.get("canon_version", 0)),
+                rcts=len(stream.ids),
+                positions=len(stream.positions),
+                header_json=json.dumps(entry.header, sort_keys=True),
+                checksum=entry.checksum,
+            )
+        )
         for start in range(0, len(stream.ids), chunk):
             if not context.is_active():
                 return
-            yield pb.RctTableChunk(rcts=pb.RctChunk(ids=stream.ids[start : start + chunk],
-                                                    records=stream.records[start : start + chunk]))
+            yield pb.RctTableChunk(
+                rcts=pb.RctChunk(
+                    ids=stream.ids[start : start + chunk],
+                    records=stream.records[start : start + chunk],
+                )
+            )
         chunk *= 4  # a position is one short string and an int
         for start in range(0, len(stream.positions), chunk):
             if not context.is_active():
                 return
-            yield pb.RctTableChunk(positions=pb.PositionChunk(
-                positions=stream.positions[start : start + chunk],
-                rct_index=stream.rct_index[start : start + chunk]))
+            yield pb.RctTableChunk(
+                positions=pb.PositionChunk(
+                    positions=stream.positions[start : start + chunk],
+                    rct_index=stream.rct_index[start : start + chunk],
+                )
+            )
 
     # --- Children -------------------------------------------------------------------------
 
@@ -571,17 +633,21 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
     def Verify(self, request: Any, context: grpc.ServicerContext) -> Any:
         key = self.validator.canonical(request.position, 0)
         budget = self._budget("Verify", context)
-        checker = Checker(BudgetedGame(self.game, budget),
-                          BudgetedSource(self.store, budget))
+        checker = Checker(BudgetedGame(self.game, budget), BudgetedSource(self.store, budget))
         report = checker.check(key, outcome_only=request.outcome_only)
-        response = pb.VerifyResponse(position=key, ok=report.ok,
-                                     has_nimber=report.nimber is not None,
-                                     nimber=report.nimber or 0, outcome=report.outcome or "",
-                                     facts_used=len(report.used),
-                                     facts_checked=len(report.verified))
+        response = pb.VerifyResponse(
+            position=key,
+            ok=report.ok,
+            has_nimber=report.nimber is not None,
+            nimber=report.nimber or 0,
+            outcome=report.outcome or "",
+            facts_used=len(report.used),
+            facts_checked=len(report.verified),
+        )
         for hole in report.missing:
-            response.missing.add(couple=hole.couple, needed_by=hole.needed_by,
-                                 missing=list(hole.missing))
+            response.missing.add(
+                couple=hole.couple, needed_by=hole.needed_by, missing=list(hole.missing)
+            )
         for bad in report.inconsistent:
             response.inconsistent.add(land=bad.land, stored=bad.stored, reason=bad.reason)
         return response
@@ -616,7 +682,8 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             chunk.status.extend(STATUS_TO_PB[r.status] for _, r in batch)
             chunk.provenance.extend(r.provenance for _, r in batch)
             new_ids = {r.provenance for _, r in batch} | {
-                r.verified_by for _, r in batch if r.verified_by}
+                r.verified_by for _, r in batch if r.verified_by
+            }
             new_ids -= sent_provenance
             for pid, prov in self._provenance_records(new_ids).items():
                 chunk.provenance_records[pid].CopyFrom(provenance_to_pb(prov))
@@ -635,14 +702,21 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         p50, p99, worst = metrics.latency()
         totals = metrics.totals
         response = pb.StatsResponse(
-            keys_looked_up=totals["keys_looked_up"], keys_found=totals["keys_found"],
-            facts_offered=totals["facts_offered"], facts_inserted=totals["facts_inserted"],
-            facts_unchanged=totals["facts_unchanged"], conflicts=totals["conflicts"],
+            keys_looked_up=totals["keys_looked_up"],
+            keys_found=totals["keys_found"],
+            facts_offered=totals["facts_offered"],
+            facts_inserted=totals["facts_inserted"],
+            facts_unchanged=totals["facts_unchanged"],
+            conflicts=totals["conflicts"],
             commits=(stats["writer"] or {}).get("commits", 0),
-            commit_p50_ms=p50, commit_p99_ms=p99, commit_max_ms=worst,
+            commit_p50_ms=p50,
+            commit_p99_ms=p99,
+            commit_max_ms=worst,
             uptime_seconds=time.monotonic() - metrics.started,
-            store_bytes=stats["used_bytes"], store_path=stats["path"],
-            in_flight=max(0, metrics.in_flight - 1))
+            store_bytes=stats["used_bytes"],
+            store_path=stats["path"],
+            in_flight=max(0, metrics.in_flight - 1),
+        )
         for table, n in stats["counts"].items():
             response.facts[table] = n
         for table, n in stats["verified"].items():
@@ -667,24 +741,35 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         limits = self.limits
         identity = self.store.identity
         response = pb.ServerInfoResponse(
-            api="sproutsdb.v1", server_version=__version__, game=identity.game,
-            canon_version=identity.canon_version, schema_version=identity.schema_version,
-            engine=sprouts_game.IMPLEMENTATION, writes_need_token=self.writes_need_token,
+            api="sproutsdb.v1",
+            server_version=__version__,
+            game=identity.game,
+            canon_version=identity.canon_version,
+            schema_version=identity.schema_version,
+            engine=sprouts_game.IMPLEMENTATION,
+            writes_need_token=self.writes_need_token,
             tls=self.tls,
             limits=pb.Limits(
-                max_keys=limits.max_keys, max_key_bytes=limits.max_key_bytes,
+                max_keys=limits.max_keys,
+                max_key_bytes=limits.max_key_bytes,
                 max_message_bytes=limits.max_message_bytes,
                 max_children_positions=limits.max_children_positions,
-                max_chunk=limits.max_chunk, max_rct_closure=limits.max_rct_closure,
+                max_chunk=limits.max_chunk,
+                max_rct_closure=limits.max_rct_closure,
                 max_reported_conflicts=limits.max_reported_conflicts,
                 max_position_vertices=limits.max_position_vertices,
                 max_children_work=limits.max_children_work,
-                request_seconds=limits.request_seconds))
+                request_seconds=limits.request_seconds,
+            ),
+        )
         for entry in self.tables.entries.values():
             counts = entry.counts
-            response.rct_tables.add(root=entry.root, rcts=counts.get("rcts", 0),
-                                    positions=counts.get("positions", 0),
-                                    checksum=entry.checksum)
+            response.rct_tables.add(
+                root=entry.root,
+                rcts=counts.get("rcts", 0),
+                positions=counts.get("positions", 0),
+                checksum=entry.checksum,
+            )
         return response
 
 

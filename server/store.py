@@ -214,8 +214,9 @@ class LmdbProofStore:
             absent = [k for k in wanted if k not in out]
             for key, entries in self.refutations(table, absent).items():
                 last = entries[-1]
-                out[key] = FactRecord(last.claimed, Status.REFUTED, last.provenance,
-                                      last.refuted_by, last)
+                out[key] = FactRecord(
+                    last.claimed, Status.REFUTED, last.provenance, last.refuted_by, last
+                )
         return out
 
     def refutations(self, kind: Kind, keys: Iterable[str]) -> dict[str, list[Refutation]]:
@@ -359,8 +360,12 @@ class LmdbProofStore:
                 claimer.describe() if claimer else f"provenance {refutation.provenance}",
                 self.get(table, [key]).get(key),
                 records[pid].describe() if pid in records else f"provenance {pid}",
-                extra={"key": key, "table": table, "claimed_by": refutation.provenance,
-                       "replaced_by": pid},
+                extra={
+                    "key": key,
+                    "table": table,
+                    "claimed_by": refutation.provenance,
+                    "replaced_by": pid,
+                },
             )
 
     def refute(
@@ -379,12 +384,25 @@ class LmdbProofStore:
         table = table_name(kind)
         writer = self._require_writer()
         schema.storage_key(key)
-        op = RefuteOp(table, key, claimed, evidence, proven,
-                      provenance if provenance is not None else self.provenance)
+        op = RefuteOp(
+            table,
+            key,
+            claimed,
+            evidence,
+            proven,
+            provenance if provenance is not None else self.provenance,
+        )
         outcome: str = writer.submit(op).result()
         if outcome == "refuted":
-            log.info("store %s: refuted %s %r = %r: %s", self.path, table, key, claimed,
-                        evidence, extra={"key": key, "table": table})
+            log.info(
+                "store %s: refuted %s %r = %r: %s",
+                self.path,
+                table,
+                key,
+                claimed,
+                evidence,
+                extra={"key": key, "table": table},
+            )
         return outcome
 
     def put_children(
@@ -475,6 +493,13 @@ def open_store(
 ) -> LmdbProofStore:
     """The Sprouts store at `path`, keyed by this engine's canonical form (CANON_VERSION):
     what every command and the server open (LmdbProofStore.open for another game or canon)."""
-    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION,
-                               create=create, readonly=readonly, provenance=provenance,
-                               durable=durable, map_size=map_size)
+    return LmdbProofStore.open(
+        path,
+        game="sprouts",
+        canon_version=CANON_VERSION,
+        create=create,
+        readonly=readonly,
+        provenance=provenance,
+        durable=durable,
+        map_size=map_size,
+    )

@@ -76,5 +76,6 @@ def disk_error(error: BaseException, path: str) -> StoreDiskError | None:
                 what = "is full"
         except OSError:
             pass
-    return StoreDiskError(f"the disk holding the store {path} {what}; nothing of this write "
-                          "was committed")
+    return StoreDiskError(
+        f"the disk holding the store {path} {what}; nothing of this write was committed"
+    )

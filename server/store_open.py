@@ -132,7 +132,8 @@ def _read_identity(txn: lmdb.Transaction, meta_db: Any, where: Path) -> StoreIde
             return int(value)
         except ValueError:
             raise _not_a_store(
-                where, f"its meta record {key!r} is {value!r:.40}, not a number") from None
+                where, f"its meta record {key!r} is {value!r:.40}, not a number"
+            ) from None
 
     version = text(schema.META_SCHEMA_VERSION)
     if version is None:

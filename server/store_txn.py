@@ -193,8 +193,9 @@ class WriteTxn:
         db = self.dbs[schema.REFUTED]
         rkey = schema.refuted_key(table, op.key)
         entries = schema.decode_refutations(table, op.key, self.txn.get(rkey, db=db))
-        entries.append(Refutation(op.claimed, parts.provenance, refuter, op.evidence,
-                                  op.proven, now_iso()))
+        entries.append(
+            Refutation(op.claimed, parts.provenance, refuter, op.evidence, op.proven, now_iso())
+        )
         self.txn.put(rkey, schema.encode_refutations(table, op.key, entries), db=db)
         self.txn.delete(skey, db=self.dbs[table])
         self.counts[table] -= 1

@@ -51,7 +51,7 @@ class Limits:
     max_reported_conflicts: int = 1000
     max_position_vertices: int = MAX_POSITION_VERTICES  # spots and letter occurrences
     max_children_work: int = DEFAULT_MAX_CHILDREN_WORK  # of one position (server/limits.py)
-    request_seconds: float = DEFAULT_REQUEST_SECONDS    # of one Children or Verify request
+    request_seconds: float = DEFAULT_REQUEST_SECONDS  # of one Children or Verify request
 
     def check_count(self, what: str, n: int, limit: int | None = None) -> None:
         limit = self.max_keys if limit is None else limit
@@ -88,17 +88,22 @@ class Validator:
         limits = self.limits
         n = len(text)
         if n == 0:
-            raise RequestError(f"{_where(index)}the empty string is not a position (the empty "
-                               f"position is written {TERMINAL!r})")
+            raise RequestError(
+                f"{_where(index)}the empty string is not a position (the empty "
+                f"position is written {TERMINAL!r})"
+            )
         if n * 4 > limits.max_key_bytes and len(text.encode()) > limits.max_key_bytes:
-            raise RequestError(f"{_where(index)}a position of {len(text.encode()):,} bytes; "
-                               f"the limit is {limits.max_key_bytes:,} bytes")
+            raise RequestError(
+                f"{_where(index)}a position of {len(text.encode()):,} bytes; "
+                f"the limit is {limits.max_key_bytes:,} bytes"
+            )
         if "*" in text or n > limits.max_position_vertices:
             vertices = count_vertices(text)
             if vertices > limits.max_position_vertices:
                 raise RequestError(
                     f"{_where(index)}a position of {vertices:,} spots and letters "
-                    f"({text[:40]!r}...); the limit is {limits.max_position_vertices:,}")
+                    f"({text[:40]!r}...); the limit is {limits.max_position_vertices:,}"
+                )
         key = self._core_canonical(text)
         if key is not None and key != text and not strict:
             return key  # good enough for a read; not cached, as it is unconfirmed
@@ -109,7 +114,8 @@ class Validator:
                 raise RequestError(f"{_where(index)}{error}") from None
             except RecursionError:
                 raise RequestError(
-                    f"{_where(index)}position {text[:60]!r} is nested too deeply") from None
+                    f"{_where(index)}position {text[:60]!r} is nested too deeply"
+                ) from None
         cache = self._cache
         if len(cache) >= _CACHE_LIMIT:
             with self._lock:
@@ -142,8 +148,11 @@ class Validator:
         key = self.canonical(text, index, strict=True)
         if key == TERMINAL or "+" in key:
             where = _where(index)
-            what = ("the empty position (its nimber is 0 by definition)" if key == TERMINAL
-                    else f"a sum of {key.count('+') + 1} lands ({key!r})")
+            what = (
+                "the empty position (its nimber is 0 by definition)"
+                if key == TERMINAL
+                else f"a sum of {key.count('+') + 1} lands ({key!r})"
+            )
             raise RequestError(
                 f"{where}nimber facts are kept per land, and {text!r:.80} is {what}; "
                 "insert the nimber of each land"
@@ -152,8 +161,9 @@ class Validator:
 
     # --- misère nodes ---------------------------------------------------------------------
 
-    def misere_node(self, text: object, index: int | None = None, *,
-                    strict: bool = False) -> tuple[str, tuple[str, ...]]:
+    def misere_node(
+        self, text: object, index: int | None = None, *, strict: bool = False
+    ) -> tuple[str, tuple[str, ...]]:
         """The canonical key of a misère node and its content ids; RequestError if it is
         malformed (solver/misere_keys.py) or its position part cannot be read.
 
@@ -161,12 +171,15 @@ class Validator:
         ids are kept. Whether the ids name stored RCTs is the caller's to check.
         """
         if type(text) is not str:
-            raise RequestError(f"{_where(index)}a misère node key is text, got "
-                               f"{type(text).__name__}")
+            raise RequestError(
+                f"{_where(index)}a misère node key is text, got {type(text).__name__}"
+            )
         limit = self.limits.max_key_bytes
         if len(text) * 4 > limit and len(text.encode()) > limit:
-            raise RequestError(f"{_where(index)}a key of {len(text.encode()):,} bytes; the "
-                               f"limit is {limit:,} bytes")
+            raise RequestError(
+                f"{_where(index)}a key of {len(text.encode()):,} bytes; the "
+                f"limit is {limit:,} bytes"
+            )
         try:
             position, parity, cids = split_node_key(text)
         except NotationError as error:
@@ -177,15 +190,17 @@ class Validator:
         if head == TERMINAL and not parity and not cids:
             raise RequestError(
                 f"{_where(index)}{position!r:.80} is the empty position, a misère win by "
-                "definition; misère facts are not kept for it")
+                "definition; misère facts are not kept for it"
+            )
         return join_node_key(head, parity, cids), cids
 
     # --- RCTs -----------------------------------------------------------------------------
 
     def content_id(self, text: object, what: str = "content id") -> str:
         if not is_content_id(text):
-            raise RequestError(f"{what} {text!r:.80} is not an RCT content id "
-                               f"({CONTENT_ID_SYNTAX})")
+            raise RequestError(
+                f"{what} {text!r:.80} is not an RCT content id ({CONTENT_ID_SYNTAX})"
+            )
         return text
 
     def rct_record(self, cid: str, record: RctRecord, index: int | None = None) -> None:
@@ -210,8 +225,9 @@ class Validator:
         if record.nim is not None and record.children != tuple(
             sorted(nim_id(k) for k in range(record.nim))
         ):
-            raise RequestError(f"{where}the nim-heap *{record.nim} has the children *0..*"
-                               f"{record.nim - 1}")
+            raise RequestError(
+                f"{where}the nim-heap *{record.nim} has the children *0..*{record.nim - 1}"
+            )
         if record.height > 1_000_000:
             raise RequestError(f"{where}height {record.height} is out of range")
 
@@ -220,7 +236,9 @@ def _where(index: int | None) -> str:
     return "" if index is None else f"key {index}: "
 
 
-def check_parallel(what: str, keys: Sequence[object], column: str, values: Sequence[object]) -> None:
+def check_parallel(
+    what: str, keys: Sequence[object], column: str, values: Sequence[object]
+) -> None:
     if len(values) != len(keys):
         raise RequestError(
             f"{what}: {len(keys):,} keys but {len(values):,} {column}; they must be parallel"

@@ -63,8 +63,14 @@ class ClaimView:
     """A FactSource for the checker: the claim under test, verified facts, and the rules'
     nimbers of small lands; nothing else (see the module docstring)."""
 
-    def __init__(self, store: LmdbProofStore, key: str, value: int, rules: SmallLands,
-                 just_verified: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        store: LmdbProofStore,
+        key: str,
+        value: int,
+        rules: SmallLands,
+        just_verified: Mapping[str, int] | None = None,
+    ) -> None:
         self.store = store
         self.key = key
         self.value = value
@@ -104,8 +110,14 @@ class Contender:
 class Verifier:
     """Background re-derivation of claimed nimber facts (see the module docstring)."""
 
-    def __init__(self, store: LmdbProofStore, *, game: SproutsGame | None = None,
-                 rule_lives: int = RULE_LIVES, provenance: Provenance | None = None) -> None:
+    def __init__(
+        self,
+        store: LmdbProofStore,
+        *,
+        game: SproutsGame | None = None,
+        rule_lives: int = RULE_LIVES,
+        provenance: Provenance | None = None,
+    ) -> None:
         self.store = store
         self.game = game if game is not None else SproutsGame(cache_size=200_000)
         self.rules = SmallLands(self.game, rule_lives)
@@ -130,8 +142,9 @@ class Verifier:
     def start(self) -> None:
         """Start the thread (it first scans the store for claims left from earlier runs)."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="sproutsdb-verifier",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=self._run, name="sproutsdb-verifier", daemon=True
+            )
             self._thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
@@ -154,10 +167,18 @@ class Verifier:
         with self._lock:
             queued, waiting = len(self._queued) + self._in_step, len(self._waiting)
         c = self.counts
-        return {"queued": queued, "waiting": waiting, "backlog": queued + waiting,
-                "scanning": not self._scan_done, "verified": c.verified, "refuted": c.refuted,
-                "replaced": c.replaced, "checks": c.checks, "steps": c.steps,
-                "contenders": len(self._contenders)}
+        return {
+            "queued": queued,
+            "waiting": waiting,
+            "backlog": queued + waiting,
+            "scanning": not self._scan_done,
+            "verified": c.verified,
+            "refuted": c.refuted,
+            "replaced": c.replaced,
+            "checks": c.checks,
+            "steps": c.steps,
+            "contenders": len(self._contenders),
+        }
 
     # --- input from the service -------------------------------------------------------------
 
@@ -286,8 +307,13 @@ class Verifier:
             if truth == claimed:
                 self._verified(key, claimed)
             else:
-                self._refute(key, claimed, f"the rules give {key} nimber {truth} (a land of at "
-                             f"most {self.rules.max_lives} lives: full mex search)", truth)
+                self._refute(
+                    key,
+                    claimed,
+                    f"the rules give {key} nimber {truth} (a land of at "
+                    f"most {self.rules.max_lives} lives: full mex search)",
+                    truth,
+                )
             return
         report = self._check(key, claimed)
         if key in report.verified:
@@ -300,8 +326,13 @@ class Verifier:
             return
         proven = self._alternative(key, claimed, report)
         if proven is not None:
-            self._refute(key, claimed, f"{key} + *{proven} is losing by verified facts: its "
-                         f"nimber is {proven}, not {claimed}", proven)
+            self._refute(
+                key,
+                claimed,
+                f"{key} + *{proven} is losing by verified facts: its "
+                f"nimber is {proven}, not {claimed}",
+                proven,
+            )
             return
         with self._lock:
             self._waiting.add(key)
@@ -327,7 +358,7 @@ class Verifier:
         prefix = f"{key} + *"
         for hole in report.missing:
             if hole.needed_by == key and hole.couple.startswith(prefix):
-                k = hole.couple[len(prefix):]
+                k = hole.couple[len(prefix) :]
                 if k.isdigit():
                     tried.append(int(k))
         for value in list(dict.fromkeys(v for v in tried if v != claimed))[:MAX_ALTERNATIVES]:
@@ -336,16 +367,23 @@ class Verifier:
         return None
 
     def _refute(self, key: str, claimed: int, evidence: str, proven: int | None) -> None:
-        outcome = self.store.refute(FactKind.NIMBER, key, claimed, evidence=evidence,
-                                    proven=proven, provenance=self.provenance)
+        outcome = self.store.refute(
+            FactKind.NIMBER,
+            key,
+            claimed,
+            evidence=evidence,
+            proven=proven,
+            provenance=self.provenance,
+        )
         if outcome != "refuted":
             return
         self.counts.refuted += 1
         contender = self._contenders.pop(key, None)
         if contender is None:
             return
-        result = self.store.put(FactKind.NIMBER, {key: contender.value},
-                                provenance=contender.provenance)
+        result = self.store.put(
+            FactKind.NIMBER, {key: contender.value}, provenance=contender.provenance
+        )
         if result.inserted:
             self.counts.replaced += 1
             if contender.value == proven:  # re-derived just now: no need to wait a round
@@ -358,8 +396,9 @@ class Verifier:
         """A contested key whose claim is gone (refuted earlier): store the contender."""
         contender = self._contenders.pop(key, None)
         if contender is not None and record is None:
-            result = self.store.put(FactKind.NIMBER, {key: contender.value},
-                                    provenance=contender.provenance)
+            result = self.store.put(
+                FactKind.NIMBER, {key: contender.value}, provenance=contender.provenance
+            )
             if result.inserted:
                 self.counts.replaced += 1
                 self.notify([key])

@@ -30,8 +30,10 @@ class Garbled:
 
     def message(self, index: int | None = None) -> str:
         which = "the request" if index is None else f"message {index} of the request stream"
-        return (f"{self.method}: {which} ({self.size:,} bytes) is not a valid protobuf message "
-                f"of this method's type: {self.reason}")
+        return (
+            f"{self.method}: {which} ({self.size:,} bytes) is not a valid protobuf message "
+            f"of this method's type: {self.reason}"
+        )
 
 
 def _safe(deserialize: Callable[[bytes], Any], method: str) -> Callable[[bytes], Any]:

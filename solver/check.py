@@ -156,8 +156,9 @@ def drive_checks(
             value = None
 
 
-def first_child(game: Game, land: str, accept: Callable[[tuple[str, ...]], bool]
-                ) -> tuple[str, ...] | None:
+def first_child(
+    game: Game, land: str, accept: Callable[[tuple[str, ...]], bool]
+) -> tuple[str, ...] | None:
     """The first child of `land`, in `component_children` order, that `accept` takes; None
     if none. A game that can stop making children there (`first_component_child`, the
     Sprouts engine's C core) is asked to."""
@@ -174,8 +175,9 @@ def first_child(game: Game, land: str, accept: Callable[[tuple[str, ...]], bool]
 WinResult = tuple[str, ...] | Inconsistency | None
 
 
-def all_options_win(wins: Iterable[Generator[Any, Verdict, WinResult]], report: CheckReport
-                    ) -> Generator[Any, Verdict, tuple[Verdict, tuple[str, ...]]]:
+def all_options_win(
+    wins: Iterable[Generator[Any, Verdict, WinResult]], report: CheckReport
+) -> Generator[Any, Verdict, tuple[Verdict, tuple[str, ...]]]:
     """A stored loss holds when every obligation (each option, shown winning) holds: the
     verdict and the facts used. The first Inconsistency is reported and ends the check."""
     deps: set[str] = set()
@@ -192,8 +194,12 @@ def all_options_win(wins: Iterable[Generator[Any, Verdict, WinResult]], report: 
     return verdict, tuple(sorted(deps))
 
 
-def proof_closure(roots: Iterable[str], deps: Mapping[str, tuple[str, ...]],
-                  value: Callable[[str], int], skip: Container[str] = ()) -> dict[str, int]:
+def proof_closure(
+    roots: Iterable[str],
+    deps: Mapping[str, tuple[str, ...]],
+    value: Callable[[str], int],
+    skip: Container[str] = (),
+) -> dict[str, int]:
     """The facts reachable from `roots` through the chosen justifications `deps`, each with
     its `value` (keys in `skip`, values derived from the rules, are not facts)."""
     used: dict[str, int] = {}
@@ -207,8 +213,12 @@ def proof_closure(roots: Iterable[str], deps: Mapping[str, tuple[str, ...]],
     return used
 
 
-def best_of_cycles(run: Callable[[CheckReport | None, random.Random | None], CheckReport], *,
-                   cycles: int, seed: int) -> tuple[CheckReport, list[int]]:
+def best_of_cycles(
+    run: Callable[[CheckReport | None, random.Random | None], CheckReport],
+    *,
+    cycles: int,
+    seed: int,
+) -> tuple[CheckReport, list[int]]:
     """The paper's random check cycles: `run(None, None)` checks the store, then
     `run(best, rng)` checks again `cycles - 1` times with random choices among the facts of
     the smallest proof found so far, so the proof never grows. Returns the best report (its
@@ -424,7 +434,8 @@ class Checker:
         obligations += [((land,), k) for k in range(n)]
         verdict, deps = yield from all_options_win(
             (self._win(parts, m, exclude=land, needed_by=land) for parts, m in obligations),
-            self._report)
+            self._report,
+        )
         if verdict is Verdict.OK:
             self._deps[land] = deps
         return verdict
@@ -778,6 +789,7 @@ def check_with_cycles(
     `cycles - 1` checks with random choices restricted to the smallest proof found so far,
     so the proof never grows. Returns the best report (its `verified` holds every fact
     any cycle verified) and every cycle's proof size."""
+
     def run(best: CheckReport | None, rng: random.Random | None) -> CheckReport:
         facts = source if best is None else _ProofView(best.used)
         checker = Checker(game, facts, rng=rng, derive_lives=derive_lives)

@@ -112,7 +112,8 @@ class MisereChecker:
         engine = self.engine
         verdict, deps = yield from all_options_win(
             (self._win(child, engine.key(child), needed_by=key) for child in engine.children(node)),
-            self._report)
+            self._report,
+        )
         if verdict is Verdict.OK:
             self._deps[key] = deps
         return verdict
@@ -184,6 +185,7 @@ def check_misere_with_cycles(
 ) -> tuple[CheckReport, list[int]]:
     """Random check cycles as for normal play: later cycles choose among the best proof's
     facts only, so the proof never grows."""
+
     def run(best: CheckReport | None, rng: random.Random | None) -> CheckReport:
         facts = source if best is None else _MisereProofView(best.used)
         return MisereChecker(engine, facts, rng=rng).check(position)

@@ -216,12 +216,13 @@ class MisereSolver:
         epsilon: float = 0.25,
         delta_divisor: int = 2,
     ) -> None:
-        children_cache = (DEFAULT_CHILDREN_CACHE if options.children_cache is None
-                          else options.children_cache)
-        table_capacity = (DEFAULT_TABLE_CAPACITY if options.table_capacity is None
-                          else options.table_capacity)
-        self._expanded: OrderedDict[str, list[tuple[str, Node, tuple[int, int]]]] = (
-            OrderedDict())
+        children_cache = (
+            DEFAULT_CHILDREN_CACHE if options.children_cache is None else options.children_cache
+        )
+        table_capacity = (
+            DEFAULT_TABLE_CAPACITY if options.table_capacity is None else options.table_capacity
+        )
+        self._expanded: OrderedDict[str, list[tuple[str, Node, tuple[int, int]]]] = OrderedDict()
         self._expanded_capacity = node_cache
         self._moves: OrderedDict[str, tuple[LandMove, ...]] = OrderedDict()
         self._moves_capacity = children_cache

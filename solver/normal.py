@@ -80,16 +80,20 @@ class NormalSolver:
     ) -> None:
         self.game = game
         self._order = order
-        self._facts = NimberFacts(store, batch_size=options.batch_size,
-                                  flush_seconds=options.flush_seconds)
+        self._facts = NimberFacts(
+            store, batch_size=options.batch_size, flush_seconds=options.flush_seconds
+        )
         self._table = TranspositionTable()
         self._meter = options.meter()
         self._reprove_roots = options.reprove_roots
         children_cache = options.children_cache
-        self._measure = ComponentMeasures(game, children_capacity=DEFAULT_CHILDREN_CACHE
-                                          if children_cache is None else children_cache)
-        table_capacity = (DEFAULT_TABLE_CAPACITY if options.table_capacity is None
-                          else options.table_capacity)
+        self._measure = ComponentMeasures(
+            game,
+            children_capacity=DEFAULT_CHILDREN_CACHE if children_cache is None else children_cache,
+        )
+        table_capacity = (
+            DEFAULT_TABLE_CAPACITY if options.table_capacity is None else options.table_capacity
+        )
         self._roots: frozenset[str] = frozenset()
         self._stack: list[Task] = []
         self._stats = SolverStats()

@@ -58,8 +58,15 @@ class Provenance:
 
     def as_dict(self, pid: int) -> dict[str, Any]:
         """The record for JSON reports (query --json, the web API): its id and fields."""
-        return {"id": pid, "who": self.who, "token": self.token or None, "tool": self.tool,
-                "version": self.version, "when": self.when, "comment": self.comment}
+        return {
+            "id": pid,
+            "who": self.who,
+            "token": self.token or None,
+            "tool": self.tool,
+            "version": self.version,
+            "when": self.when,
+            "comment": self.comment,
+        }
 
     def to_json(self) -> bytes:
         data = asdict(self)

@@ -157,13 +157,18 @@ def value_from_pb(msg: pb.Value) -> FactValue | None:
 
 
 def provenance_to_pb(p: Provenance) -> pb.Provenance:
-    return pb.Provenance(who=p.who, tool=p.tool, version=p.version, when=p.when,
-                         comment=p.comment, token=p.token)
+    return pb.Provenance(
+        who=p.who, tool=p.tool, version=p.version, when=p.when, comment=p.comment, token=p.token
+    )
 
 
 def provenance_from_pb(msg: pb.Provenance) -> Provenance:
     return Provenance(
-        who=msg.who, tool=msg.tool, version=msg.version, when=msg.when, comment=msg.comment,
+        who=msg.who,
+        tool=msg.tool,
+        version=msg.version,
+        when=msg.when,
+        comment=msg.comment,
         token=msg.token,
     )
 

@@ -96,9 +96,20 @@ def test_redrawn_lands_get_the_reference_canonical_form_and_children() -> None:
 # Lands where several boundaries are one isolated spot of the same lives in one region
 # (the core enumerates moves once per way of swapping them): met in solves of 0*12, 0*17.
 INTERCHANGEABLE_SPOTS = [
-    "0*9", "0*7.1", "0*5.2", "0*3.2.2", "0.2.2.AB|AB", "0.AB|2.2.AB", "1a1a.2.2",
-    "0*6.AB|AB", "0*5.AB|ABC|DEC|12.DE", "0*4.A.BC|2A|BC", "0*3.A|AB|0.1a1a.B",
-    "0*3.A.BC|0.A.D|BC|EFD|0*2.EF", "0*4.2.2.1.1.AB|0*2.1.AB", "0*2.1.1.2.AB|0*3.2.2.AB",
+    "0*9",
+    "0*7.1",
+    "0*5.2",
+    "0*3.2.2",
+    "0.2.2.AB|AB",
+    "0.AB|2.2.AB",
+    "1a1a.2.2",
+    "0*6.AB|AB",
+    "0*5.AB|ABC|DEC|12.DE",
+    "0*4.A.BC|2A|BC",
+    "0*3.A|AB|0.1a1a.B",
+    "0*3.A.BC|0.A.D|BC|EFD|0*2.EF",
+    "0*4.2.2.1.1.AB|0*2.1.AB",
+    "0*2.1.1.2.AB|0*3.2.2.AB",
 ]
 
 
@@ -237,7 +248,7 @@ def test_first_child_stops_at_the_first_accepted_child_in_order() -> None:
             return len(offered) == wanted + 1
 
         assert _core.first_child(land, accept) == (children[wanted] if children else None)
-        assert tuple(offered) == children[:wanted + 1], land  # none made after it
+        assert tuple(offered) == children[: wanted + 1], land  # none made after it
         assert _core.first_child(land, lambda child: False) is None
 
 

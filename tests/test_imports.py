@@ -121,8 +121,12 @@ def edges_of(module: str, path: Path, known: set[str]) -> list[Edge]:
                 # a module, or a class/function of one: `Name._x` reads another module's _x
                 aliases[alias.asname or alias.name] = target
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                and node.value.id in aliases and _is_private(node.attr)):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and _is_private(node.attr)
+        ):
             found.append(Edge(module, rel, node.lineno, aliases[node.value.id], node.attr))
     return found
 
@@ -150,7 +154,9 @@ def violations(edges: list[Edge]) -> list[str]:
         if not edge.target.startswith("sproutsdb") or edge.source.startswith("tests."):
             continue
         if edge.target in WRAPPED or any(edge.target.startswith(w + ".") for w in WRAPPED):
-            wrapped = next(w for w in WRAPPED if edge.target == w or edge.target.startswith(w + "."))
+            wrapped = next(
+                w for w in WRAPPED if edge.target == w or edge.target.startswith(w + ".")
+            )
             if edge.source not in WRAPPED[wrapped]:
                 bad[f"{where} (only {', '.join(sorted(WRAPPED[wrapped]))} may)"] = None
             continue
@@ -201,8 +207,11 @@ def tool_cycles(edges: list[Edge]) -> list[list[str]]:
 def folder_graph(edges: list[Edge]) -> Counter[tuple[str, str]]:
     """How many import statements of each folder name each other folder of the project."""
     ours = set(SCANNED)
-    statements = {(folder_of(e.source), e.source, e.line, folder_of(e.target))
-                  for e in edges if e.target.startswith("sproutsdb")}
+    statements = {
+        (folder_of(e.source), e.source, e.line, folder_of(e.target))
+        for e in edges
+        if e.target.startswith("sproutsdb")
+    }
     return Counter((src, dst) for src, _module, _line, dst in statements if dst in ours)
 
 

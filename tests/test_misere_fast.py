@@ -55,8 +55,9 @@ def test_children_from_folded_land_moves_match_the_definition(
 ) -> None:
     """Random walks from 0*5..0*8 (+ *1 + *2 + *3), with the S4 table: the same children,
     keys and move order as building every child from its lands."""
-    solver = MisereSolver(game, MemoryProofStore(), TableRcts(s4),
-                          options=SolveOptions(children_cache=8))
+    solver = MisereSolver(
+        game, MemoryProofStore(), TableRcts(s4), options=SolveOptions(children_cache=8)
+    )
     rng = random.Random(seed)
     checked = 0
     for n in (5, 6, 7, 8):

@@ -105,8 +105,11 @@ def test_an_interrupted_run_resumes_from_its_stored_facts() -> None:
             raise Stop
 
     store = RecordingStore()
-    killed = NormalSolver(GAME, store, options=SolveOptions(
-        batch_size=4, progress=stop_after_some_work, progress_interval=0.0))
+    killed = NormalSolver(
+        GAME,
+        store,
+        options=SolveOptions(batch_size=4, progress=stop_after_some_work, progress_interval=0.0),
+    )
     with pytest.raises(Stop):
         killed.position_nimber(ROOT)
     saved = stored(store)
@@ -132,8 +135,9 @@ def test_reads_and_writes_are_batched() -> None:
 
 def test_time_based_flush_writes_every_fact_when_the_period_is_zero() -> None:
     store = RecordingStore()
-    NormalSolver(GAME, store,
-                 options=SolveOptions(batch_size=10_000, flush_seconds=0.0)).nimber(GAME.heap(30))
+    NormalSolver(GAME, store, options=SolveOptions(batch_size=10_000, flush_seconds=0.0)).nimber(
+        GAME.heap(30)
+    )
     assert store.puts and set(store.puts) == {1}
 
 
@@ -175,17 +179,17 @@ def test_table_refuses_contradictions() -> None:
 
 def test_progress_reports_are_throttled_and_end_with_a_final_one() -> None:
     reports: list[Progress] = []
-    solver = NormalSolver(kayles(), MemoryProofStore(),
-                          options=SolveOptions(progress=reports.append))
+    solver = NormalSolver(
+        kayles(), MemoryProofStore(), options=SolveOptions(progress=reports.append)
+    )
     solver.nimber("K70")
     assert 1 <= len(reports) <= 3  # the run takes a few ms: only the final report
     final = reports[-1]
     assert final.nodes == solver.stats.nodes and final.facts_stored == solver.stats.facts_stored
     every: list[Progress] = []
-    NormalSolver(GAME, MemoryProofStore(), options=SolveOptions(
-        progress=every.append, progress_interval=0.0)).nimber(
-        GAME.heap(50)
-    )
+    NormalSolver(
+        GAME, MemoryProofStore(), options=SolveOptions(progress=every.append, progress_interval=0.0)
+    ).nimber(GAME.heap(50))
     nodes = [p.nodes for p in every]
     assert nodes == sorted(nodes) and len(every) > 10
     assert max(p.depth for p in every) > 1

@@ -38,8 +38,12 @@ def add_store_option(parser: argparse.ArgumentParser, what: str = "store directo
     """The one `--store DIR` option, its default told from server.location's rule."""
     from sproutsdb.server.location import DEFAULT_DIRNAME, ENV_VAR
 
-    parser.add_argument("--store", metavar="DIR", default=None,
-                        help=f"{what} (default: ${ENV_VAR} or ./{DEFAULT_DIRNAME})")
+    parser.add_argument(
+        "--store",
+        metavar="DIR",
+        default=None,
+        help=f"{what} (default: ${ENV_VAR} or ./{DEFAULT_DIRNAME})",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,8 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:
         # positions are bounded (notation.MAX_POSITION_VERTICES) so that this cannot
         # happen; if some input still nests too deeply, say so in one line
-        print(f"sproutsdb {args.command}: error: the input nests too deeply for this command",
-              file=sys.stderr)
+        print(
+            f"sproutsdb {args.command}: error: the input nests too deeply for this command",
+            file=sys.stderr,
+        )
         return 2
     except MemoryError:
         print(f"sproutsdb {args.command}: error: out of memory on this input", file=sys.stderr)

@@ -38,7 +38,7 @@ from sproutsdb.tools.stores import new_store, open_existing
 EXIT_BAD_PROOF = 1
 MARK_BATCH = 10_000
 CHECK_BATCH = 20_000  # facts per memo of `check --all`: bounds its memory
-DERIVED_SHOWN = 10    # lands derived from the rules named in a report
+DERIVED_SHOWN = 10  # lands derived from the rules named in a report
 # Lands with no stored fact and at most this many lives are taken from the rules (SPOTS
 # evaluates such lands on the fly and may not store them). Measured: import each SPOTS
 # certificate of tests/fixtures/spots into a fresh store and run `sproutsdb check --root
@@ -62,10 +62,13 @@ def report_dict(report: CheckReport, sizes: list[int], seconds: float) -> dict[s
         "derived_lands": list(getattr(report, "derived", {}))[:DERIVED_SHOWN],
         "facts_verified": len(report.verified),
         "facts_unproven": report.unproven,
-        "missing": [{"couple": h.couple, "needed_by": h.needed_by, "missing": list(h.missing)}
-                    for h in report.missing],
-        "inconsistent": [{"land": i.land, "stored": i.stored, "reason": i.reason}
-                         for i in report.inconsistent],
+        "missing": [
+            {"couple": h.couple, "needed_by": h.needed_by, "missing": list(h.missing)}
+            for h in report.missing
+        ],
+        "inconsistent": [
+            {"land": i.land, "stored": i.stored, "reason": i.reason} for i in report.inconsistent
+        ],
         "cycle_sizes": sizes,
         "seconds": round(seconds, 3),
     }
@@ -79,9 +82,15 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool = True,
-                jobs: int | None = 1, derive_lives: int = 0,
-                ray: str | None = None) -> dict[str, Any]:
+def check_store(
+    store: LmdbProofStore,
+    *,
+    batch: int = CHECK_BATCH,
+    quiet: bool = True,
+    jobs: int | None = 1,
+    derive_lives: int = 0,
+    ray: str | None = None,
+) -> dict[str, Any]:
     """Check every nimber fact of a store, fewest lives first (see `lives_order`), `batch`
     facts per memo (bounded memory), marking verified ones as it goes; facts already
     verified are trusted, so an interrupted run resumes where it stopped.
@@ -99,15 +108,21 @@ def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool 
     totals are again the same.
     """
     if ray is not None:
-        return _check_store_on_ray(store, batch=batch, quiet=quiet, workers=jobs,
-                                   derive_lives=derive_lives, address=ray or None)
+        return _check_store_on_ray(
+            store,
+            batch=batch,
+            quiet=quiet,
+            workers=jobs,
+            derive_lives=derive_lives,
+            address=ray or None,
+        )
     jobs = 1 if jobs is None else jobs
     if batch < 1 or jobs < 1:
         raise UsageError("the batch size and the number of jobs must be at least 1")
     jobs = max(1, min(jobs, -(-store.count(FactKind.NIMBER) // batch)))
     tally = Tally()
-    with (lives_order(store, quiet=quiet) as spill,
-          counter_bar("facts", enabled=not quiet) as bar):
+    with lives_order(store, quiet=quiet) as spill, counter_bar("facts", enabled=not quiet) as bar:
+
         def done(lands: list[str], digest: Any) -> None:
             tally.add(store, lands, digest)
             bar.update_to(tally.facts)
@@ -123,9 +138,15 @@ def check_store(store: LmdbProofStore, *, batch: int = CHECK_BATCH, quiet: bool 
     return {**tally.as_dict(), "jobs": jobs}
 
 
-def _check_store_on_ray(store: LmdbProofStore, *, batch: int, quiet: bool,
-                        workers: int | None, derive_lives: int,
-                        address: str | None) -> dict[str, Any]:
+def _check_store_on_ray(
+    store: LmdbProofStore,
+    *,
+    batch: int,
+    quiet: bool,
+    workers: int | None,
+    derive_lives: int,
+    address: str | None,
+) -> dict[str, Any]:
     """`check_store` with Ray workers (tools/ray_check.py), this process alone marking."""
     if batch < 1 or (workers is not None and workers < 1):
         raise UsageError("the batch size and the number of jobs must be at least 1")
@@ -137,9 +158,12 @@ def _check_store_on_ray(store: LmdbProofStore, *, batch: int, quiet: bool,
 
         count = workers or cluster_cpus(ray)
         count = max(1, min(count, -(-store.count(FactKind.NIMBER) // batch)))
-        with (lives_order(store, quiet=quiet) as spill,
-              counter_bar("facts", enabled=not quiet) as bar,
-              RayCheckPool(str(store.path), count, derive_lives=derive_lives) as pool):
+        with (
+            lives_order(store, quiet=quiet) as spill,
+            counter_bar("facts", enabled=not quiet) as bar,
+            RayCheckPool(str(store.path), count, derive_lives=derive_lives) as pool,
+        ):
+
             def done(lands: list[str], digest: Any) -> None:
                 tally.add(store, lands, digest)
                 bar.update_to(tally.facts)
@@ -155,15 +179,25 @@ def run_check_all(args: argparse.Namespace) -> int:
     else:
         jobs = default_jobs() if args.jobs is None else args.jobs
     with open_existing(args.store) as store:
-        totals = check_store(store, batch=args.batch, quiet=args.quiet, jobs=jobs,
-                             derive_lives=args.derive_lives, ray=args.ray)
+        totals = check_store(
+            store,
+            batch=args.batch,
+            quiet=args.quiet,
+            jobs=jobs,
+            derive_lives=args.derive_lives,
+            ray=args.ray,
+        )
     seconds = time.perf_counter() - started
     done = totals["verified_now"] + totals["already_verified"]
     ok = done == totals["facts"] and not totals.get("bad")
     totals.pop("bad", None)
     totals.pop("rechecked", None)  # work done, which depends on the jobs: for benchmarks
-    report = {"ok": ok, **totals, "seconds": round(seconds, 3),
-              "facts_per_second": round(totals["facts"] / max(seconds, 1e-9))}
+    report = {
+        "ok": ok,
+        **totals,
+        "seconds": round(seconds, 3),
+        "facts_per_second": round(totals["facts"] / max(seconds, 1e-9)),
+    }
     code = 0 if ok else EXIT_BAD_PROOF
     with _reader_may_stop():
         if args.json:
@@ -175,16 +209,22 @@ def run_check_all(args: argparse.Namespace) -> int:
 
 def _print_all_text(report: dict[str, Any], seconds: float) -> None:
     """The text form of a whole-store check's report."""
-    print(f"{'all facts verified' if report['ok'] else 'NOT ALL FACTS VERIFIED'}: "
-          f"{report['facts']:,} facts, {report['verified_now']:,} verified now, "
-          f"{report['already_verified']:,} already verified, {report['unproven']:,} unproven, "
-          f"{seconds:.2f} s, {report['jobs']} job{'s' if report['jobs'] > 1 else ''}")
+    print(
+        f"{'all facts verified' if report['ok'] else 'NOT ALL FACTS VERIFIED'}: "
+        f"{report['facts']:,} facts, {report['verified_now']:,} verified now, "
+        f"{report['already_verified']:,} already verified, {report['unproven']:,} unproven, "
+        f"{seconds:.2f} s, {report['jobs']} job{'s' if report['jobs'] > 1 else ''}"
+    )
     for hole in report["missing"]:
-        print(f"  missing: ({hole['couple']}) needed by {hole['needed_by']}; a nimber of "
-              f"any of: {', '.join(hole['missing']) or '(no candidate)'}")
+        print(
+            f"  missing: ({hole['couple']}) needed by {hole['needed_by']}; a nimber of "
+            f"any of: {', '.join(hole['missing']) or '(no candidate)'}"
+        )
     if report.get("derived"):
-        print(f"  {report['derived']:,} lands derived from the rules, not stored: "
-              f"{', '.join(report['derived_lands'])}")
+        print(
+            f"  {report['derived']:,} lands derived from the rules, not stored: "
+            f"{', '.join(report['derived_lands'])}"
+        )
     for bad in report["inconsistent"]:
         print(f"  inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
 
@@ -223,17 +263,21 @@ def run_check_misere(args: argparse.Namespace) -> int:
             rcts = None
         # the solver class only as the engine (nodes, children, rules); it never searches
         engine = MisereSolver(game, MemoryProofStore(), rcts)
-        report, sizes = check_misere_with_cycles(engine, store, args.root, cycles=args.cycles,
-                                                 seed=args.seed)
+        report, sizes = check_misere_with_cycles(
+            engine, store, args.root, cycles=args.cycles, seed=args.seed
+        )
         verified = list(report.verified)
         for start in range(0, len(verified), MARK_BATCH):
-            store.mark_verified(FactKind.MISERE, verified[start:start + MARK_BATCH])
+            store.mark_verified(FactKind.MISERE, verified[start : start + MARK_BATCH])
     if args.prune is not None and report.ok:
         with new_store(args.prune) as pruned:
             keys = sorted(report.used)
             for start in range(0, len(keys), MARK_BATCH):
-                pruned.put(FactKind.MISERE, {k: "L" for k in keys[start:start + MARK_BATCH]},
-                           verified=True)
+                pruned.put(
+                    FactKind.MISERE,
+                    {k: "L" for k in keys[start : start + MARK_BATCH]},
+                    verified=True,
+                )
             if isinstance(rcts, StoreRcts):
                 _copy_rcts_read(rcts, pruned)
     return _finish(args, report, sizes, started, play="misere")
@@ -247,11 +291,11 @@ def _copy_rcts_read(rcts: Any, pruned: Any) -> None:
     algebra = rcts.algebra
     records = [(algebra.content_id(h), algebra.record(h)) for h in algebra.handles()]
     for start in range(0, len(records), MARK_BATCH):  # children first: creation order
-        pruned.put(FactKind.RCT, dict(records[start:start + MARK_BATCH]), verified=True)
+        pruned.put(FactKind.RCT, dict(records[start : start + MARK_BATCH]), verified=True)
     # every position the check looked up, with its RCT
     mapped = sorted((land, algebra.content_id(h)) for land, h in rcts.looked_up().items())
     for start in range(0, len(mapped), MARK_BATCH):
-        pruned.put(FactKind.POS_RCT, dict(mapped[start:start + MARK_BATCH]))
+        pruned.put(FactKind.POS_RCT, dict(mapped[start : start + MARK_BATCH]))
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -265,8 +309,9 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError("--derive-lives K needs K ≥ 0 (0: derive nothing)")
     if args.misere:
         if args.all or args.root is None or args.outcome_only or args.derive_lives is not None:
-            raise UsageError("--misere checks one --root (no --all, no --outcome-only, "
-                             "no --derive-lives)")
+            raise UsageError(
+                "--misere checks one --root (no --all, no --outcome-only, no --derive-lives)"
+            )
         return run_check_misere(args)
     if args.derive_lives is None:
         args.derive_lives = DEFAULT_DERIVE_LIVES
@@ -286,22 +331,29 @@ def run_check(args: argparse.Namespace) -> int:
             raise UsageError(f"--prune {out}: already exists and is not empty")
     started = time.perf_counter()
     with open_existing(args.store) as store:
-        report, sizes = check_with_cycles(game, store, key, cycles=args.cycles,
-                                          seed=args.seed, outcome_only=args.outcome_only,
-                                          derive_lives=args.derive_lives)
+        report, sizes = check_with_cycles(
+            game,
+            store,
+            key,
+            cycles=args.cycles,
+            seed=args.seed,
+            outcome_only=args.outcome_only,
+            derive_lives=args.derive_lives,
+        )
         verified = list(report.verified)
         for start in range(0, len(verified), MARK_BATCH):
-            store.mark_verified(FactKind.NIMBER, verified[start:start + MARK_BATCH])
+            store.mark_verified(FactKind.NIMBER, verified[start : start + MARK_BATCH])
     if args.prune is not None and report.ok:
         with new_store(args.prune) as pruned:
             items = sorted(report.used.items())
             for start in range(0, len(items), MARK_BATCH):
-                pruned.put(FactKind.NIMBER, dict(items[start:start + MARK_BATCH]), verified=True)
+                pruned.put(FactKind.NIMBER, dict(items[start : start + MARK_BATCH]), verified=True)
     return _finish(args, report, sizes, started)
 
 
-def _finish(args: argparse.Namespace, report: Any, sizes: list[int], started: float,
-            play: str | None = None) -> int:
+def _finish(
+    args: argparse.Namespace, report: Any, sizes: list[int], started: float, play: str | None = None
+) -> int:
     """Print a root check's report (text or JSON) and return its exit status."""
     data = report_dict(report, sizes, time.perf_counter() - started)
     if play is not None:
@@ -313,28 +365,38 @@ def _finish(args: argparse.Namespace, report: Any, sizes: list[int], started: fl
         else:
             _print_text(data)
     if args.prune is not None and not report.ok:
-        print("sproutsdb check: not pruned: the proof is not complete and consistent",
-              file=sys.stderr)
+        print(
+            "sproutsdb check: not pruned: the proof is not complete and consistent", file=sys.stderr
+        )
     return 0 if report.ok else EXIT_BAD_PROOF
 
 
 def _print_text(data: dict[str, Any]) -> None:
-    result = ("unknown" if data["outcome"] is None else
-              f"{data['outcome']}" + ("" if data["nimber"] is None else f", nimber {data['nimber']}"))
+    result = (
+        "unknown"
+        if data["outcome"] is None
+        else f"{data['outcome']}" + ("" if data["nimber"] is None else f", nimber {data['nimber']}")
+    )
     verdict = "proof complete and consistent" if data["ok"] else "PROOF NOT VALID"
     proved = f" ({data['proved']} proven)" if data.get("proved") else ""
     print(f"{data['position']}: {result}: {verdict}{proved}")
-    print(f"  {data['facts_used']:,} facts used, {data['facts_verified']:,} verified, "
-          f"{data['facts_unproven']:,} unproven, {data['seconds']:.2f} s")
+    print(
+        f"  {data['facts_used']:,} facts used, {data['facts_verified']:,} verified, "
+        f"{data['facts_unproven']:,} unproven, {data['seconds']:.2f} s"
+    )
     if data.get("derived"):
-        print(f"  {data['derived']:,} lands derived from the rules, not stored: "
-              f"{', '.join(data['derived_lands'])}")
+        print(
+            f"  {data['derived']:,} lands derived from the rules, not stored: "
+            f"{', '.join(data['derived_lands'])}"
+        )
     if len(data["cycle_sizes"]) > 1:
         print(f"  proof sizes over {len(data['cycle_sizes'])} cycles: {data['cycle_sizes']}")
     for hole in data["missing"]:
         names = ", ".join(hole["missing"]) or "(no candidate)"
-        print(f"  missing: ({hole['couple']}) needed by {hole['needed_by']} "
-              f"is not shown winning; a stored fact for any of: {names}")
+        print(
+            f"  missing: ({hole['couple']}) needed by {hole['needed_by']} "
+            f"is not shown winning; a stored fact for any of: {names}"
+        )
     for bad in data["inconsistent"]:
         print(f"  inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
     if data.get("pruned"):
@@ -344,7 +406,8 @@ def _print_text(data: dict[str, Any]) -> None:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `check` to the `sproutsdb` parser."""
     p = subparsers.add_parser(
-        "check", formatter_class=argparse.RawDescriptionHelpFormatter,
+        "check",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         help="verify the stored proof of a position; optionally prune the store to it",
         description=(
             "Re-derive the result of POS using only facts in the store: each nimber is\n"
@@ -353,48 +416,90 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "stored, else its outcome (a win: one option of value 0; a loss needs (POS, 0)\n"
             "stored). Reports missing facts (holes) and inconsistent ones. Exit 0 only for\n"
             "a complete, consistent proof, 1 otherwise. Checked facts are marked verified;\n"
-            "lands derived from the rules (--derive-lives) are never stored or marked."),
-        epilog=("examples:\n  sproutsdb check --store data --root 0*7\n"
-                "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json\n"
-                "  sproutsdb check --store big --all --jobs 8   # every fact, 8 processes; "
-                "rerun to resume\n"
-                "  sproutsdb check --store big --all --ray head:6379   # on a Ray cluster"))
+            "lands derived from the rules (--derive-lives) are never stored or marked."
+        ),
+        epilog=(
+            "examples:\n  sproutsdb check --store data --root 0*7\n"
+            "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json\n"
+            "  sproutsdb check --store big --all --jobs 8   # every fact, 8 processes; "
+            "rerun to resume\n"
+            "  sproutsdb check --store big --all --ray head:6379   # on a Ray cluster"
+        ),
+    )
     add_store_option(p)
     p.add_argument("--root", metavar="POS", help="position whose proof to check")
-    p.add_argument("--all", action="store_true",
-                   help="check every nimber fact of the store in batches, fewest lives first "
-                        "(sorted through compressed temporary files in $TMPDIR); facts already "
-                        "verified are trusted, so an interrupted run resumes")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="with --all: check batches in N worker processes, each reading the "
-                        "store; this process alone marks facts verified (default: the CPUs "
-                        f"available to this process, here {default_jobs()}; 1: no workers)")
-    p.add_argument("--ray", nargs="?", const=LOCAL_RAY, default=None, metavar="ADDRESS",
-                   help="with --all: check batches on Ray workers (pip install "
-                        "'sproutsdb[cluster]'), one per CPU unless --jobs N; no ADDRESS: a "
-                        "new local Ray instance on this machine's CPUs; ADDRESS: join that "
-                        "cluster, whose every node must see the store (a read-only copy) at "
-                        "the same path; this process alone marks facts verified")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="check every nimber fact of the store in batches, fewest lives first "
+        "(sorted through compressed temporary files in $TMPDIR); facts already "
+        "verified are trusted, so an interrupted run resumes",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --all: check batches in N worker processes, each reading the "
+        "store; this process alone marks facts verified (default: the CPUs "
+        f"available to this process, here {default_jobs()}; 1: no workers)",
+    )
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const=LOCAL_RAY,
+        default=None,
+        metavar="ADDRESS",
+        help="with --all: check batches on Ray workers (pip install "
+        "'sproutsdb[cluster]'), one per CPU unless --jobs N; no ADDRESS: a "
+        "new local Ray instance on this machine's CPUs; ADDRESS: join that "
+        "cluster, whose every node must see the store (a read-only copy) at "
+        "the same path; this process alone marks facts verified",
+    )
     p.add_argument("--batch", type=int, default=CHECK_BATCH, help=argparse.SUPPRESS)
     p.add_argument("--quiet", action="store_true", help="no progress bar (--all)")
-    p.add_argument("--misere", action="store_true",
-                   help="misère play: the outcome of --root from stored losing nodes")
-    p.add_argument("--rct-table", metavar="FILE", default=None,
-                   help="with --misere: the RCT table the solve used (default: the store's "
-                        "RCTs, else none); nodes are keyed by it")
-    p.add_argument("--outcome-only", action="store_true",
-                   help="prove only the outcome even when the root's nimber is stored (a win "
-                        "needs one losing option: a smaller proof); without it, a root with "
-                        "no stored fact is already checked for its outcome")
-    p.add_argument("--derive-lives", type=int, default=None, metavar="K",
-                   help="take lands the proof needs that have no stored fact and at most K "
-                        "lives from the rules (a mex search), as certificate writers evaluate "
-                        "them on the fly; reported as derived, never stored or marked "
-                        f"(default {DEFAULT_DERIVE_LIVES}; 0: off; also with --all)")
-    p.add_argument("--prune", metavar="OUT", default=None,
-                   help="write a new store holding only the facts the proof used")
-    p.add_argument("--cycles", type=int, default=1, metavar="K",
-                   help="repeat with random choices and keep the smallest proof")
+    p.add_argument(
+        "--misere",
+        action="store_true",
+        help="misère play: the outcome of --root from stored losing nodes",
+    )
+    p.add_argument(
+        "--rct-table",
+        metavar="FILE",
+        default=None,
+        help="with --misere: the RCT table the solve used (default: the store's "
+        "RCTs, else none); nodes are keyed by it",
+    )
+    p.add_argument(
+        "--outcome-only",
+        action="store_true",
+        help="prove only the outcome even when the root's nimber is stored (a win "
+        "needs one losing option: a smaller proof); without it, a root with "
+        "no stored fact is already checked for its outcome",
+    )
+    p.add_argument(
+        "--derive-lives",
+        type=int,
+        default=None,
+        metavar="K",
+        help="take lands the proof needs that have no stored fact and at most K "
+        "lives from the rules (a mex search), as certificate writers evaluate "
+        "them on the fly; reported as derived, never stored or marked "
+        f"(default {DEFAULT_DERIVE_LIVES}; 0: off; also with --all)",
+    )
+    p.add_argument(
+        "--prune",
+        metavar="OUT",
+        default=None,
+        help="write a new store holding only the facts the proof used",
+    )
+    p.add_argument(
+        "--cycles",
+        type=int,
+        default=1,
+        metavar="K",
+        help="repeat with random choices and keep the smallest proof",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the random cycles")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run_check)

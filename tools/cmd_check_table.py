@@ -41,7 +41,8 @@ def check_table(path: str, *, quiet: bool = True) -> dict[str, Any]:
     handles: dict[str, int] = {}
     for cid, record in records:  # children-first order: each record's children come before
         if any(child not in handles for child in record.children) or (
-                record.plus1_of is not None and record.plus1_of not in handles):
+            record.plus1_of is not None and record.plus1_of not in handles
+        ):
             unproven += 1
             continue
         try:
@@ -66,15 +67,23 @@ def check_table(path: str, *, quiet: bool = True) -> dict[str, Any]:
                 continue
             derived = algebra.reduce_children(frozenset(kid_handles))
             if derived != handle:
-                bad_positions.append(f"{position}: stored {cid}, its children give "
-                                     f"{algebra.content_id(derived)}")
+                bad_positions.append(
+                    f"{position}: stored {cid}, its children give {algebra.content_id(derived)}"
+                )
             if count % 1000 == 0:
                 bar.update_to(count)
     ok = not bad_records and not bad_positions and not unproven and not skipped
-    return {"file": path, "ok": ok, "rcts": len(records), "positions": len(positions),
-            "bad_records": len(bad_records), "unproven_records": unproven,
-            "bad_positions": len(bad_positions), "unchecked_positions": skipped,
-            "examples": (bad_records + bad_positions)[:SHOWN]}
+    return {
+        "file": path,
+        "ok": ok,
+        "rcts": len(records),
+        "positions": len(positions),
+        "bad_records": len(bad_records),
+        "unproven_records": unproven,
+        "bad_positions": len(bad_positions),
+        "unchecked_positions": skipped,
+        "examples": (bad_records + bad_positions)[:SHOWN],
+    }
 
 
 def run_check_table(args: argparse.Namespace) -> int:
@@ -85,10 +94,12 @@ def run_check_table(args: argparse.Namespace) -> int:
         print(json.dumps(report))
     else:
         verdict = "every entry checks" if report["ok"] else "ENTRIES DO NOT CHECK"
-        print(f"{args.file}: {verdict}: {report['rcts']:,} RCTs ({report['bad_records']} bad, "
-              f"{report['unproven_records']} depending on bad ones), {report['positions']:,} "
-              f"positions ({report['bad_positions']} bad, {report['unchecked_positions']} "
-              f"unchecked), {report['seconds']:.2f} s")
+        print(
+            f"{args.file}: {verdict}: {report['rcts']:,} RCTs ({report['bad_records']} bad, "
+            f"{report['unproven_records']} depending on bad ones), {report['positions']:,} "
+            f"positions ({report['bad_positions']} bad, {report['unchecked_positions']} "
+            f"unchecked), {report['seconds']:.2f} s"
+        )
         for line in report["examples"]:
             print(f"  {line}")
     return 0 if report["ok"] else EXIT_BAD_TABLE
@@ -97,12 +108,16 @@ def run_check_table(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `check-table` to the `sproutsdb` parser."""
     p = subparsers.add_parser(
-        "check-table", formatter_class=argparse.RawDescriptionHelpFormatter,
+        "check-table",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         help="verify an RCT table file entry by entry",
-        description=("Re-derive every RCT record of a table file from its children's records\n"
-                     "and every position's RCT from its children's, listing each faulty entry.\n"
-                     "Exit 0 only when all check, 1 otherwise, 2 for an unreadable file."),
-        epilog="example:\n  sproutsdb check-table data/s6.rcttable")
+        description=(
+            "Re-derive every RCT record of a table file from its children's records\n"
+            "and every position's RCT from its children's, listing each faulty entry.\n"
+            "Exit 0 only when all check, 1 otherwise, 2 for an unreadable file."
+        ),
+        epilog="example:\n  sproutsdb check-table data/s6.rcttable",
+    )
     p.add_argument("file", metavar="FILE")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

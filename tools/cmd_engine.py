@@ -31,9 +31,17 @@ def run_canon(args: argparse.Namespace) -> int:
     for text in positions_from(args.positions):
         key = game.canonical(text)
         if args.json:
-            out.write(json.dumps({"input": text, "position": key,
-                                  "lands": list(game.components(key)),
-                                  "lives": game.size(key)}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "input": text,
+                        "position": key,
+                        "lands": list(game.components(key)),
+                        "lives": game.size(key),
+                    }
+                )
+                + "\n"
+            )
         else:
             out.write(key + "\n")
     return 0
@@ -79,45 +87,60 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the engine commands to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(
-        "canon", formatter_class=fmt,
+        "canon",
+        formatter_class=fmt,
         help="print the canonical form of positions",
         description=(
             "Print the canonical GLOP 2.x string of each position, one per line. The\n"
             "canonical form removes dead spots and regions, splits independent lands and\n"
             "is the same for every drawing of the same position (letters renamed,\n"
-            "boundaries rotated or reordered, mirror image)."),
+            "boundaries rotated or reordered, mirror image)."
+        ),
         epilog=(
             "examples:\n"
             "  sproutsdb canon '0.AB.}AB.}]!'        # GLOP 1.x in, 2.x out: 0.AB|AB\n"
             "  sproutsdb canon 0*3 1a1a 'AB|AB'\n"
             "  sproutsdb canon '0*2+0.AB|AB' --json  # key, lands and lives\n"
-            "  sproutsdb canon - < positions.txt     # one position per line"))
-    p.add_argument("positions", nargs="+", metavar="POS",
-                   help="a position in GLOP 2.x or 1.x notation, or - for stdin")
-    p.add_argument("--json", action="store_true",
-                   help='one JSON object per line: {"input", "position", "lands", "lives"}')
+            "  sproutsdb canon - < positions.txt     # one position per line"
+        ),
+    )
+    p.add_argument(
+        "positions",
+        nargs="+",
+        metavar="POS",
+        help="a position in GLOP 2.x or 1.x notation, or - for stdin",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='one JSON object per line: {"input", "position", "lands", "lives"}',
+    )
     p.set_defaults(handler=run_canon)
 
     p = subparsers.add_parser(
-        "children", formatter_class=fmt,
+        "children",
+        formatter_class=fmt,
         help="list the distinct canonical children of a position",
         description="Print every position reachable in one move, canonical and deduplicated.",
-        epilog="examples:\n  sproutsdb children 0*3\n  sproutsdb children 0.AB|AB --json")
+        epilog="examples:\n  sproutsdb children 0*3\n  sproutsdb children 0.AB|AB --json",
+    )
     p.add_argument("position", metavar="POS")
-    p.add_argument("--json", action="store_true",
-                   help='print {"position": P, "children": [...]}')
+    p.add_argument("--json", action="store_true", help='print {"position": P, "children": [...]}')
     p.set_defaults(handler=run_children)
 
     p = subparsers.add_parser(
-        "tree-stats", formatter_class=fmt,
+        "tree-stats",
+        formatter_class=fmt,
         help="explore a whole game tree and count its positions and canonical trees",
         description=(
             "Explore every position of the game tree of POS and count the distinct\n"
             "canonical positions, the distinct lands, and the distinct canonical game\n"
             "trees (duplicate children merged; the misère paper's Figure 9 counts\n"
             "10, 55, 713, 10 461, 150 147 for 0*2 .. 0*6), and the distinct reduced\n"
-            "canonical trees (RCTs) of its positions: 5, 7, 35, 1 203, 25 458."),
-        epilog="examples:\n  sproutsdb tree-stats 0*4\n  sproutsdb tree-stats 0*5 --json")
+            "canonical trees (RCTs) of its positions: 5, 7, 35, 1 203, 25 458."
+        ),
+        epilog="examples:\n  sproutsdb tree-stats 0*4\n  sproutsdb tree-stats 0*5 --json",
+    )
     p.add_argument("position", metavar="POS")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")

@@ -79,6 +79,7 @@ def export_store(store: LmdbProofStore, out: Path, *, quiet: bool = True) -> dic
             writer = ExportWriter(handle, header)
             done = 0
             for kind in KINDS:
+
                 def counted(kind: FactKind = kind) -> Any:
                     nonlocal done
                     for item in store.iter_facts(kind):
@@ -86,6 +87,7 @@ def export_store(store: LmdbProofStore, out: Path, *, quiet: bool = True) -> dic
                         if done % 10_000 == 0:
                             bar.update_to(done)
                         yield item
+
                 writer.write_facts(kind, counted())
             writer.close()
             handle.flush()
@@ -96,9 +98,9 @@ def export_store(store: LmdbProofStore, out: Path, *, quiet: bool = True) -> dic
     return writer.counts
 
 
-def import_file(path: Path, store: LmdbProofStore, *, quiet: bool = True,
-                header: dict[str, Any] | None = None
-                ) -> tuple[dict[str, int], list[Conflict | KeyClash]]:
+def import_file(
+    path: Path, store: LmdbProofStore, *, quiet: bool = True, header: dict[str, Any] | None = None
+) -> tuple[dict[str, int], list[Conflict | KeyClash]]:
     """Verify `path` completely, then put its facts (write-once). Returns inserted,
     unchanged and conflict counts, and the conflicts: with the store (the stored value is
     kept) or, in a file of an older canonical form, between its keys that became one
@@ -107,8 +109,9 @@ def import_file(path: Path, store: LmdbProofStore, *, quiet: bool = True,
     if header is None:
         header = validate(path)
     if header.get("game") != store.identity.game:
-        raise UsageError(f"{path} holds {header.get('game')!r} facts; the store is for "
-                         f"{store.identity.game!r}")
+        raise UsageError(
+            f"{path} holds {header.get('game')!r} facts; the store is for {store.identity.game!r}"
+        )
     _check_canon_version(path, header, store.identity.canon_version)
     if header["canon_version"] < store.identity.canon_version:
         return _import_rekeyed(path, store, header, quiet=quiet)
@@ -125,7 +128,7 @@ def import_file(path: Path, store: LmdbProofStore, *, quiet: bool = True,
             totals["inserted"] += result.inserted
             totals["unchanged"] += result.unchanged
             totals["conflicts"] += len(result.conflicts)
-            conflicts.extend(result.conflicts[:SHOWN_CONFLICTS - len(conflicts)])
+            conflicts.extend(result.conflicts[: SHOWN_CONFLICTS - len(conflicts)])
             done += len(facts)
             bar.update_to(done)
     store.flush()
@@ -136,23 +139,29 @@ def _check_canon_version(path: Path, header: dict[str, Any], ours: int) -> None:
     """A file keyed by this canonical form or an older one (re-keyed on import) is fine."""
     version = header.get("canon_version")
     if not isinstance(version, int) or version > ours or ours != CANON_VERSION:
-        raise UsageError(f"{path} was written with canon_version {version}; the store uses "
-                         f"{ours} (keys would not match; a newer file needs a newer sproutsdb)")
+        raise UsageError(
+            f"{path} was written with canon_version {version}; the store uses "
+            f"{ours} (keys would not match; a newer file needs a newer sproutsdb)"
+        )
 
 
 def _import_provenance(path: Path, header: dict[str, Any], note: str = "") -> Provenance:
     source = header.get("provenance", {}).get("exported_by", {})
-    return Provenance(tool="sproutsdb import",
-                      comment=f"from {path.name}, exported by {source.get('who', '?')} "
-                              f"on {source.get('when', '?')}{note}")
+    return Provenance(
+        tool="sproutsdb import",
+        comment=f"from {path.name}, exported by {source.get('who', '?')} "
+        f"on {source.get('when', '?')}{note}",
+    )
 
 
-def _import_rekeyed(path: Path, store: LmdbProofStore, header: dict[str, Any], *,
-                    quiet: bool) -> tuple[dict[str, int], list[Conflict | KeyClash]]:
+def _import_rekeyed(
+    path: Path, store: LmdbProofStore, header: dict[str, Any], *, quiet: bool
+) -> tuple[dict[str, int], list[Conflict | KeyClash]]:
     """An export of an older canonical form: its facts re-keyed (tools/rekey.py), kind by
     kind; keys that merge with different values are conflicts and neither is stored."""
     provenance = _import_provenance(
-        path, header, f", re-keyed from canon_version {header.get('canon_version')}")
+        path, header, f", re-keyed from canon_version {header.get('canon_version')}"
+    )
     new_key = rekey_function(SproutsGame())
     by_kind: dict[FactKind, list[tuple[str, Any]]] = {}
     for frame, data in read_stream(path):
@@ -166,14 +175,14 @@ def _import_rekeyed(path: Path, store: LmdbProofStore, header: dict[str, Any], *
         for kind, facts in by_kind.items():
             items, clashes = rekey_items(kind, facts, new_key)
             totals["conflicts"] += len(clashes)
-            conflicts.extend(clashes[:max(0, SHOWN_CONFLICTS - len(conflicts))])
+            conflicts.extend(clashes[: max(0, SHOWN_CONFLICTS - len(conflicts))])
             pairs = list(items.items())
             for start in range(0, len(pairs), 5_000):
-                result = store.put(kind, dict(pairs[start:start + 5_000]), provenance=provenance)
+                result = store.put(kind, dict(pairs[start : start + 5_000]), provenance=provenance)
                 totals["inserted"] += result.inserted
                 totals["unchanged"] += result.unchanged
                 totals["conflicts"] += len(result.conflicts)
-                conflicts.extend(result.conflicts[:max(0, SHOWN_CONFLICTS - len(conflicts))])
+                conflicts.extend(result.conflicts[: max(0, SHOWN_CONFLICTS - len(conflicts))])
             done += len(facts)
             bar.update_to(done)
     store.flush()
@@ -195,13 +204,16 @@ def validate(path: Path) -> dict[str, Any]:
                 raise ExchangeFormatError(f"{path}: a chunk of {table} facts repeats a key")
             _, errors = schema.encode_facts(table, items)
             if errors:
-                raise ExchangeFormatError(f"{path}: {len(errors)} {table} facts cannot be "
-                                          f"stored, e.g. {errors[0]}; nothing was imported")
+                raise ExchangeFormatError(
+                    f"{path}: {len(errors)} {table} facts cannot be "
+                    f"stored, e.g. {errors[0]}; nothing was imported"
+                )
     return header
 
 
-def import_spr(path: Path, store_path: str | None, *, dialect: str, quiet: bool,
-               staging_dir: str | None = None) -> tuple[dict[str, int], list[Conflict]]:
+def import_spr(
+    path: Path, store_path: str | None, *, dialect: str, quiet: bool, staging_dir: str | None = None
+) -> tuple[dict[str, int], list[Conflict]]:
     """A GLOP/SPOTS `.spr` database: canonicalise it all into a staging file, and only
     then put the facts (write-once), so an unreadable line writes nothing. With
     `staging_dir`, the staging file and a checkpoint stay there until the import ends, so
@@ -226,8 +238,9 @@ def import_spr(path: Path, store_path: str | None, *, dialect: str, quiet: bool,
             if state is not None and state.get("done"):
                 summary = summary_from_json(state["summary"])
             else:
-                summary = _stage_file(path, staging, canon, quiet, state,
-                                      lambda data: _write_json(state_path, data))
+                summary = _stage_file(
+                    path, staging, canon, quiet, state, lambda data: _write_json(state_path, data)
+                )
                 _write_json(state_path, {"done": True, "summary": summary_to_json(summary)})
             staging.seek(0)
             result = _store_staged(path, staging, summary, store_path, quiet)
@@ -240,12 +253,19 @@ def import_spr(path: Path, store_path: str | None, *, dialect: str, quiet: bool,
     return result
 
 
-def _stage_file(path: Path, staging: Any, canon: Canonicalizer, quiet: bool,
-                state: dict[str, Any] | None, save: Any) -> StageSummary:
+def _stage_file(
+    path: Path,
+    staging: Any,
+    canon: Canonicalizer,
+    quiet: bool,
+    state: dict[str, Any] | None,
+    save: Any,
+) -> StageSummary:
     size = path.stat().st_size
     with open(path, "rb") as source, counter_bar("B", enabled=not quiet) as bar:
-        summary = stage(source, staging, canon, name=str(path), progress=bar.update_to,
-                        resume=state, save=save)
+        summary = stage(
+            source, staging, canon, name=str(path), progress=bar.update_to, resume=state, save=save
+        )
         bar.update_to(size)
     return summary
 
@@ -256,15 +276,23 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     os.replace(partial, path)
 
 
-def _store_staged(path: Path, staging: Any, summary: StageSummary, store_path: str | None,
-                  quiet: bool) -> tuple[dict[str, int], list[Conflict]]:
+def _store_staged(
+    path: Path, staging: Any, summary: StageSummary, store_path: str | None, quiet: bool
+) -> tuple[dict[str, int], list[Conflict]]:
     """Pass 2: the staged facts into the store, in batches (idempotent)."""
     staging.seek(0)
     rct_facts, pos_facts = _rct_facts(summary, str(path))  # refuses before any write
-    totals = {"inserted": 0, "unchanged": 0, "conflicts": 0, "lines": summary.lines,
-              "rcts": len(rct_facts), "rct_positions": len(pos_facts),
-              "sums_skipped": summary.sums, "terminal": summary.terminal,
-              "other_sections_skipped": sum(summary.skipped.values())}
+    totals = {
+        "inserted": 0,
+        "unchanged": 0,
+        "conflicts": 0,
+        "lines": summary.lines,
+        "rcts": len(rct_facts),
+        "rct_positions": len(pos_facts),
+        "sums_skipped": summary.sums,
+        "terminal": summary.terminal,
+        "other_sections_skipped": sum(summary.skipped.values()),
+    }
     conflicts: list[Conflict] = []
     provenance = Provenance(tool="sproutsdb import", comment=f"from {path.name} (.spr)")
     store = open_store(store_path)
@@ -278,7 +306,7 @@ def _store_staged(path: Path, staging: Any, summary: StageSummary, store_path: s
             totals["inserted"] += result.inserted
             totals["unchanged"] += result.unchanged
             totals["conflicts"] += len(result.conflicts)
-            conflicts.extend(result.conflicts[:SHOWN_CONFLICTS - len(conflicts)])
+            conflicts.extend(result.conflicts[: SHOWN_CONFLICTS - len(conflicts)])
             done += len(batch)
             bar.update_to(done)
     return totals, conflicts
@@ -318,14 +346,23 @@ def run_export(args: argparse.Namespace) -> int:
     spr = args.format == "spr" or (args.format == "auto" and out.suffix == ".spr")
     with open_existing(args.store, readonly=True) as store:
         if spr:
-            counts = write_spr(store.iter_facts(FactKind.NIMBER), out,
-                               store.iter_facts(FactKind.RCT), store.iter_facts(FactKind.POS_RCT))
+            counts = write_spr(
+                store.iter_facts(FactKind.NIMBER),
+                out,
+                store.iter_facts(FactKind.RCT),
+                store.iter_facts(FactKind.POS_RCT),
+            )
         else:
             counts = export_store(store, out, quiet=args.quiet)
     seconds = time.perf_counter() - started
     total = sum(counts.values())
-    report = {"file": str(out), "counts": counts, "bytes": out.stat().st_size,
-              "seconds": round(seconds, 3), "facts_per_second": round(total / max(seconds, 1e-9))}
+    report = {
+        "file": str(out),
+        "counts": counts,
+        "bytes": out.stat().st_size,
+        "seconds": round(seconds, 3),
+        "facts_per_second": round(total / max(seconds, 1e-9)),
+    }
     if args.json:
         print(json.dumps(report))
     else:
@@ -344,35 +381,54 @@ def run_import(args: argparse.Namespace) -> int:
         with store:
             totals, conflicts = import_file(path, store, quiet=args.quiet, header=header)
     else:
-        totals, conflicts = import_spr(path, args.store, dialect=args.dialect, quiet=args.quiet,
-                                       staging_dir=args.staging_dir)
+        totals, conflicts = import_spr(
+            path, args.store, dialect=args.dialect, quiet=args.quiet, staging_dir=args.staging_dir
+        )
     seconds = time.perf_counter() - started
-    report = {"file": str(path), **totals, "seconds": round(seconds, 3),
-              "conflict_examples": [_conflict_json(c) for c in conflicts]}
+    report = {
+        "file": str(path),
+        **totals,
+        "seconds": round(seconds, 3),
+        "conflict_examples": [_conflict_json(c) for c in conflicts],
+    }
     if args.json:
         print(json.dumps(report))
     else:
-        print(f"imported {path}: {totals['inserted']:,} new, {totals['unchanged']:,} already "
-              f"stored, {totals['conflicts']:,} conflicts in {seconds:.2f} s")
+        print(
+            f"imported {path}: {totals['inserted']:,} new, {totals['unchanged']:,} already "
+            f"stored, {totals['conflicts']:,} conflicts in {seconds:.2f} s"
+        )
         for c in conflicts:
             if isinstance(c, KeyClash):
                 print(f"  conflict {c.describe()} (one key now; neither stored)")
             else:
-                print(f"  conflict {c.kind.value} {c.key}: stored {c.stored!r}, file says "
-                      f"{c.offered!r} (kept stored)")
+                print(
+                    f"  conflict {c.kind.value} {c.key}: stored {c.stored!r}, file says "
+                    f"{c.offered!r} (kept stored)"
+                )
     if totals["conflicts"]:
-        print(f"sproutsdb import: {totals['conflicts']} conflicting facts were not imported",
-              file=sys.stderr)
+        print(
+            f"sproutsdb import: {totals['conflicts']} conflicting facts were not imported",
+            file=sys.stderr,
+        )
         return EXIT_CONFLICT
     return 0
 
 
 def _conflict_json(c: Conflict | KeyClash) -> dict[str, Any]:
     if isinstance(c, KeyClash):
-        return {"kind": c.kind.value, "key": c.key, "stored": None,
-                "file_keys": {old: repr(value) for old, value in c.values}}
-    return {"kind": c.kind.value, "key": c.key, "stored": repr(c.stored),
-            "offered": repr(c.offered)}
+        return {
+            "kind": c.kind.value,
+            "key": c.key,
+            "stored": None,
+            "file_keys": {old: repr(value) for old, value in c.values},
+        }
+    return {
+        "kind": c.kind.value,
+        "key": c.key,
+        "stored": repr(c.stored),
+        "offered": repr(c.offered),
+    }
 
 
 def _counts_text(counts: dict[str, int]) -> str:
@@ -383,35 +439,60 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add `export` and `import` to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(
-        "export", formatter_class=fmt, help="write every fact of a store to a file",
-        description=("Write the facts of a store as a versioned, zstd-compressed, checksummed\n"
-                     "stream (header, chunks of facts, trailer). The file appears only when\n"
-                     "complete; an existing file is never overwritten."),
-        epilog="example:\n  sproutsdb export --store data --out sprouts.spdbx")
+        "export",
+        formatter_class=fmt,
+        help="write every fact of a store to a file",
+        description=(
+            "Write the facts of a store as a versioned, zstd-compressed, checksummed\n"
+            "stream (header, chunks of facts, trailer). The file appears only when\n"
+            "complete; an existing file is never overwritten."
+        ),
+        epilog="example:\n  sproutsdb export --store data --out sprouts.spdbx",
+    )
     add_store_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="new file to write")
-    p.add_argument("--format", choices=("auto", "native", "spr"), default="auto",
-                   help="native stream, or a GLOP [Positions+Nimber] .spr text "
-                        "(auto: .spr by the file name)")
+    p.add_argument(
+        "--format",
+        choices=("auto", "native", "spr"),
+        default="auto",
+        help="native stream, or a GLOP [Positions+Nimber] .spr text (auto: .spr by the file name)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run_export)
 
     p = subparsers.add_parser(
-        "import", formatter_class=fmt, help="add the facts of an export file to a store",
-        description=("Verify an export file completely (checksums, counts, trailer), then add\n"
-                     "its facts to the store. Idempotent: facts already stored are skipped;\n"
-                     "a different stored value is a conflict, reported and kept (exit 3).\n"
-                     "A damaged or truncated file is refused before anything is written."),
-        epilog="example:\n  sproutsdb import sprouts.spdbx --store data")
+        "import",
+        formatter_class=fmt,
+        help="add the facts of an export file to a store",
+        description=(
+            "Verify an export file completely (checksums, counts, trailer), then add\n"
+            "its facts to the store. Idempotent: facts already stored are skipped;\n"
+            "a different stored value is a conflict, reported and kept (exit 3).\n"
+            "A damaged or truncated file is refused before anything is written."
+        ),
+        epilog="example:\n  sproutsdb import sprouts.spdbx --store data",
+    )
     p.add_argument("file", metavar="FILE")
     add_store_option(p, "store directory, created if missing")
-    p.add_argument("--format", choices=("auto", "native", "spr"), default="auto",
-                   help="auto: native when the file starts with the export magic, else .spr")
-    p.add_argument("--dialect", choices=DIALECTS, default="auto",
-                   help=".spr letter names beyond Y: glop Z(k), spots n(k), auto both")
-    p.add_argument("--staging-dir", metavar="DIR", default=None,
-                   help="where the canonicalised .spr facts are staged (default: $TMPDIR)")
+    p.add_argument(
+        "--format",
+        choices=("auto", "native", "spr"),
+        default="auto",
+        help="auto: native when the file starts with the export magic, else .spr",
+    )
+    p.add_argument(
+        "--dialect",
+        choices=DIALECTS,
+        default="auto",
+        help=".spr letter names beyond Y: glop Z(k), spots n(k), auto both",
+    )
+    p.add_argument(
+        "--staging-dir",
+        metavar="DIR",
+        default=None,
+        help="where the canonicalised .spr facts are staged (default: $TMPDIR)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run_import)

@@ -54,35 +54,50 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
     counter = _ServerCounter(args)
     shown = not args.quiet and sys.stderr.isatty()
     with status_line(enabled=shown) as line:
+
         def progress(done: int, total: int) -> None:
             if shown:
-                line.show(f"{done}/{total} positions solved  {counter.text()}  "
-                          f"{time.perf_counter() - started:,.0f} s")
+                line.show(
+                    f"{done}/{total} positions solved  {counter.text()}  "
+                    f"{time.perf_counter() - started:,.0f} s"
+                )
 
-        results, workers = solve_fleet(server, positions, search=args.search,
-                                       outcome_only=args.outcome_only,
-                                       address=args.ray or None, workers=args.jobs,
-                                       progress=progress)
+        results, workers = solve_fleet(
+            server,
+            positions,
+            search=args.search,
+            outcome_only=args.outcome_only,
+            address=args.ray or None,
+            workers=args.jobs,
+            progress=progress,
+        )
         root_result = None
         if root is not None and not any("error" in r for r in results):
             if shown:
                 line.show(f"solving {root} from the fleet's facts  {counter.text()}")
-            root_result = solve_on_server(server, root, search=args.search,
-                                          outcome_only=args.outcome_only)
+            root_result = solve_on_server(
+                server, root, search=args.search, outcome_only=args.outcome_only
+            )
     counter.close()
     seconds = time.perf_counter() - started
     failed = [r for r in results + [root_result] if r is not None and "error" in r]
     stored = sum(r.get("stored", 0) for r in results + [root_result] if r is not None)
     if args.json:
-        report: dict[str, Any] = {"positions": results, "root": root_result,
-                                  "stored": stored, "workers": workers,
-                                  "seconds": round(seconds, 3)}
+        report: dict[str, Any] = {
+            "positions": results,
+            "root": root_result,
+            "stored": stored,
+            "workers": workers,
+            "seconds": round(seconds, 3),
+        }
         print(json.dumps(report))
     else:
         for r in results + ([root_result] if root_result is not None else []):
             _print_result(r)
-        print(f"{len(results)} positions on {workers} Ray worker{'s' * (workers != 1)}: "
-              f"{stored:,} new facts stored on server {args.server} in {seconds:.2f} s")
+        print(
+            f"{len(results)} positions on {workers} Ray worker{'s' * (workers != 1)}: "
+            f"{stored:,} new facts stored on server {args.server} in {seconds:.2f} s"
+        )
     for r in failed:
         print(f"sproutsdb fleet: {r['position']}: {r['error']}", file=sys.stderr)
     if any(r["error"].startswith("conflict") for r in failed):
@@ -95,8 +110,10 @@ def _print_result(r: dict[str, Any]) -> None:
         print(f"{r['position']}: not solved")
         return
     tail = f", nimber {r['nimber']}" if r["nimber"] is not None else ""
-    print(f"{r['position']}: {r['outcome']}{tail} ({r['stored']:,} new facts, "
-          f"{r['seconds']:.2f} s, {r['worker']})")
+    print(
+        f"{r['position']}: {r['outcome']}{tail} ({r['stored']:,} new facts, "
+        f"{r['seconds']:.2f} s, {r['worker']})"
+    )
 
 
 class _ServerCounter:
@@ -126,36 +143,64 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     from sproutsdb.tools.cmd_solve import add_search_option
 
     fleet = subparsers.add_parser(
-        "fleet", help="run many solvers on Ray, all clients of one server",
+        "fleet",
+        help="run many solvers on Ray, all clients of one server",
         description="Fleets of Ray workers sharing one sproutsdb server "
-                    "(pip install 'sproutsdb[cluster]').")
+        "(pip install 'sproutsdb[cluster]').",
+    )
     commands = fleet.add_subparsers(dest="fleet_command", metavar="COMMAND")
     commands.required = True
     p = commands.add_parser(
-        "solve", formatter_class=argparse.RawDescriptionHelpFormatter,
+        "solve",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         help="solve positions (or the options of a root) on Ray workers",
         description=(
             "Hand positions out to Ray workers, each a solver and a client of --server:\n"
             "every fact one worker proves is on the server for all the others. With\n"
             "--options-of ROOT the options of ROOT are handed out, then ROOT is solved\n"
             "here from what the fleet stored. A worker that dies is replaced and its\n"
-            "position solved again from what the server holds."),
-        epilog=("examples:\n"
-                "  sproutsdb fleet solve 0*9 0*10 0*11 --server 127.0.0.1:50051 --ray\n"
-                "  sproutsdb fleet solve --options-of 0*12 --server db:50051 --ray head:6379"))
+            "position solved again from what the server holds."
+        ),
+        epilog=(
+            "examples:\n"
+            "  sproutsdb fleet solve 0*9 0*10 0*11 --server 127.0.0.1:50051 --ray\n"
+            "  sproutsdb fleet solve --options-of 0*12 --server db:50051 --ray head:6379"
+        ),
+    )
     p.add_argument("positions", nargs="*", metavar="POS", help="positions in GLOP notation")
-    p.add_argument("--options-of", metavar="ROOT", default=None,
-                   help="hand out the options of ROOT, then solve ROOT")
-    p.add_argument("--ray", nargs="?", const="", default="", metavar="ADDRESS",
-                   help="the Ray cluster to join (default, or no ADDRESS: a new local "
-                        "instance on this machine's CPUs)")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="workers (default: one per CPU of the cluster)")
-    p.add_argument("--outcome-only", action="store_true",
-                   help="for a single land, stop at W/L instead of finding the nimber")
+    p.add_argument(
+        "--options-of",
+        metavar="ROOT",
+        default=None,
+        help="hand out the options of ROOT, then solve ROOT",
+    )
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default="",
+        metavar="ADDRESS",
+        help="the Ray cluster to join (default, or no ADDRESS: a new local "
+        "instance on this machine's CPUs)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="workers (default: one per CPU of the cluster)",
+    )
+    p.add_argument(
+        "--outcome-only",
+        action="store_true",
+        help="for a single land, stop at W/L instead of finding the nimber",
+    )
     add_search_option(p)
-    p.add_argument("--json", action="store_true",
-                   help='print {"positions": [...], "root", "stored", "workers", "seconds"}')
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"positions": [...], "root", "stored", "workers", "seconds"}',
+    )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     add_client_options(p)
     p.set_defaults(handler=run_fleet_solve, command="fleet solve")

@@ -168,7 +168,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("positions", nargs="*", metavar="POS", help="a position (GLOP 2.x or 1.x), or -")
     p.add_argument(
-        "--no-table", action="store_true",
+        "--no-table",
+        action="store_true",
         help="compute every RCT from the rules, without the shipped S6 table",
     )
     p.add_argument(

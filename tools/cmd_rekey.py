@@ -21,19 +21,27 @@ def run_rekey(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**report.as_json(), "seconds": round(seconds, 3)}))
     else:
-        print(f"re-keyed {report.source} (canon_version {report.from_version}) into "
-              f"{report.target} (canon_version {report.to_version}) in {seconds:.2f} s")
+        print(
+            f"re-keyed {report.source} (canon_version {report.from_version}) into "
+            f"{report.target} (canon_version {report.to_version}) in {seconds:.2f} s"
+        )
         for table, n in report.tables.items():
-            print(f"  {table:<8} {n['read']:>10,} read, {n['kept']:,} kept as they were, "
-                  f"{n['rekeyed']:,} under a new key ({n['merged']:,} merged), "
-                  f"{n['conflicts']:,} conflicts")
-        print(f"  children cache: {report.children_dropped:,} entries dropped "
-              "(recomputed on demand)")
+            print(
+                f"  {table:<8} {n['read']:>10,} read, {n['kept']:,} kept as they were, "
+                f"{n['rekeyed']:,} under a new key ({n['merged']:,} merged), "
+                f"{n['conflicts']:,} conflicts"
+            )
+        print(
+            f"  children cache: {report.children_dropped:,} entries dropped (recomputed on demand)"
+        )
         for conflict in report.conflicts[:20]:
             print(f"  conflict {conflict.describe()} (neither stored)")
     if report.conflicts:
-        print(f"sproutsdb rekey: {len(report.conflicts)} keys had conflicting values and were "
-              "not stored", file=sys.stderr)
+        print(
+            f"sproutsdb rekey: {len(report.conflicts)} keys had conflicting values and were "
+            "not stored",
+            file=sys.stderr,
+        )
         return EXIT_CONFLICTS
     return 0
 
@@ -41,7 +49,8 @@ def run_rekey(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `rekey` to the `sproutsdb` parser."""
     p = subparsers.add_parser(
-        "rekey", formatter_class=argparse.RawDescriptionHelpFormatter,
+        "rekey",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         help="copy a store keyed by an older canonical form into a new store",
         description=(
             "Copy every fact of a store written with an older canonical form version into a\n"
@@ -51,9 +60,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "stored and the conflict is listed (exit 1). A fact keeps its provenance and\n"
             "verified mark only if its key did not change (others may merge into it); the\n"
             "rest are claimed facts again, for `sproutsdb check` to verify. The children\n"
-            "cache is dropped. OLD is only read; NEW must not exist or be an empty directory."),
+            "cache is dropped. OLD is only read; NEW must not exist or be an empty directory."
+        ),
         epilog="example:\n  sproutsdb rekey --store data --out data-v2 && "
-               "sproutsdb check --store data-v2 --root 0*9")
+        "sproutsdb check --store data-v2 --root 0*9",
+    )
     p.add_argument("--store", metavar="OLD", required=True, help="the store to read")
     p.add_argument("--out", metavar="NEW", required=True, help="the new store to write")
     p.add_argument("--json", action="store_true", help="print one JSON object")

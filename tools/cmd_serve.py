@@ -49,19 +49,33 @@ def run_serve(args: argparse.Namespace) -> int:
     configure_logging(args.log_level, args.log_format)
     store_path = resolve_store_path(args.store)
     options = ServeOptions(
-        store=str(store_path), listen=args.listen, token=token,
+        store=str(store_path),
+        listen=args.listen,
+        token=token,
         tls_cert=Path(args.tls_cert) if args.tls_cert else None,
         tls_key=Path(args.tls_key) if args.tls_key else None,
-        seed=seeds, workers=args.workers, verify=not args.no_verify, map_size=args.map_size,
-        limits=Limits(request_seconds=args.request_seconds))
+        seed=seeds,
+        workers=args.workers,
+        verify=not args.no_verify,
+        map_size=args.map_size,
+        limits=Limits(request_seconds=args.request_seconds),
+    )
 
     def ready(server: Any) -> None:
         host = args.listen.rpartition(":")[0]
         address = f"{host}:{server.port}"
-        tables = ", ".join(f"{e.root} ({e.counts.get('rcts', 0):,} RCTs)"
-                           for e in server.service.tables.entries.values()) or "none"
-        print(f"sproutsdb serve: listening on {address} (store {store_path}; RCT tables: "
-              f"{tables}; writes {'need the token' if token else 'open to all'})", flush=True)
+        tables = (
+            ", ".join(
+                f"{e.root} ({e.counts.get('rcts', 0):,} RCTs)"
+                for e in server.service.tables.entries.values()
+            )
+            or "none"
+        )
+        print(
+            f"sproutsdb serve: listening on {address} (store {store_path}; RCT tables: "
+            f"{tables}; writes {'need the token' if token else 'open to all'})",
+            flush=True,
+        )
         print(f"  query it:  sproutsdb query 0*6 --server {address}", flush=True)
         token_option = f" --token-file {args.token_file}" if token else ""
         print(f"  solve:     sproutsdb solve 0*8 --server {address}{token_option}", flush=True)
@@ -88,35 +102,49 @@ def run_stats(args: argparse.Namespace) -> int:
         return 0
     if args.server:
         info = report["server"]
-        print(f"server {args.server}: sproutsdb {info['server_version']}, {info['game']} "
-              f"canon_version {info['canon_version']}, engine {info['engine']}, up "
-              f"{report['uptime_seconds']:,.0f} s")
+        print(
+            f"server {args.server}: sproutsdb {info['server_version']}, {info['game']} "
+            f"canon_version {info['canon_version']}, engine {info['engine']}, up "
+            f"{report['uptime_seconds']:,.0f} s"
+        )
         print(f"  store {report['store_path']} ({report['store_bytes']:,} bytes used)")
     else:
-        print(f"store {report['path']}: {report['game']} canon_version "
-              f"{report['canon_version']} ({report['used_bytes']:,} bytes used)")
+        print(
+            f"store {report['path']}: {report['game']} canon_version "
+            f"{report['canon_version']} ({report['used_bytes']:,} bytes used)"
+        )
     facts = report["facts"] if args.server else report["counts"]
     refuted = report.get("refuted", {})
     for table, n in facts.items():
         verified = report["verified"].get(table, 0)
-        print(f"  {table:9} {n:>12,} facts ({verified:,} verified, {n - verified:,} claimed, "
-              f"{refuted.get(table, 0):,} refuted)")
+        print(
+            f"  {table:9} {n:>12,} facts ({verified:,} verified, {n - verified:,} claimed, "
+            f"{refuted.get(table, 0):,} refuted)"
+        )
     if args.server and "verifier" in report:
         v = report["verifier"]
         scanning = ", scanning the store" if v["scanning"] else ""
-        print(f"  verifier  backlog {v['backlog']:,} claims ({v['waiting']:,} waiting for the "
-              f"facts below them), {v['checks']:,} checks{scanning}")
+        print(
+            f"  verifier  backlog {v['backlog']:,} claims ({v['waiting']:,} waiting for the "
+            f"facts below them), {v['checks']:,} checks{scanning}"
+        )
     if args.server:
-        print(f"  requests  {sum(report['requests'].values()):,} "
-              f"({', '.join(f'{k} {v:,}' for k, v in sorted(report['requests'].items()))})")
+        print(
+            f"  requests  {sum(report['requests'].values()):,} "
+            f"({', '.join(f'{k} {v:,}' for k, v in sorted(report['requests'].items()))})"
+        )
         if report["errors"]:
             print(f"  errors    {', '.join(f'{k} {v:,}' for k, v in report['errors'].items())}")
         print(f"  lookups   {report['keys_looked_up']:,} keys, {report['keys_found']:,} found")
-        print(f"  inserts   {report['facts_offered']:,} offered, {report['facts_inserted']:,} "
-              f"new, {report['facts_unchanged']:,} unchanged, {report['conflicts']:,} conflicts")
+        print(
+            f"  inserts   {report['facts_offered']:,} offered, {report['facts_inserted']:,} "
+            f"new, {report['facts_unchanged']:,} unchanged, {report['conflicts']:,} conflicts"
+        )
         c = report["commit_ms"]
-        print(f"  commits   {report['commits']:,}; insert latency p50 {c['p50']} ms, "
-              f"p99 {c['p99']} ms, max {c['max']} ms")
+        print(
+            f"  commits   {report['commits']:,}; insert latency p50 {c['p50']} ms, "
+            f"p99 {c['p99']} ms, max {c['max']} ms"
+        )
     return 0
 
 
@@ -143,7 +171,8 @@ def _map_size(text: str) -> int:
         number, unit = number[:-1], number[-1]
     if not number.isdigit() or int(number) * _UNITS[unit] < (1 << 16):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a size of at least 64K (e.g. 1048576, 512M, 64G)")
+            f"{text!r} is not a size of at least 64K (e.g. 1048576, 512M, 64G)"
+        )
     return int(number) * _UNITS[unit]
 
 
@@ -151,7 +180,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add `serve` and `stats` to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(
-        "serve", formatter_class=fmt,
+        "serve",
+        formatter_class=fmt,
         help="serve a store over gRPC to many solvers (open to all unless --token-file)",
         description=(
             "Serve the store over gRPC (proto/sproutsdb/v1): batch lookups and inserts,\n"
@@ -166,47 +196,87 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "refuted (a refuted claim is never served; its evidence is kept).\n\n"
             "Token file: one bare secret, or lines `name:secret[:options]`; options ro\n"
             "(read-only), rate=R (write calls per second), batch=N (facts per request).\n"
-            "The token's name is recorded in the provenance of what it writes."),
+            "The token's name is recorded in the provenance of what it writes."
+        ),
         epilog=(
             "examples:\n"
             "  sproutsdb serve                                  # ./sproutsdb-data on "
             "127.0.0.1:50051\n"
             "  sproutsdb serve --store /data/sprouts --listen 0.0.0.0:50051 \\\n"
-            "      --token-file ~/.sproutsdb-token --tls-cert cert.pem --tls-key key.pem"))
+            "      --token-file ~/.sproutsdb-token --tls-cert cert.pem --tls-key key.pem"
+        ),
+    )
     add_store_option(p)
-    p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:50051",
-                   help="address to listen on (default 127.0.0.1:50051; port 0 picks one)")
-    p.add_argument("--token-file", metavar="F", default=None,
-                   help="writes need a token of this file (default: no token, writes open "
-                        "to every client that can connect; reads stay open): a bare secret, "
-                        "or name:secret[:ro][:rate=R][:batch=N] lines")
-    p.add_argument("--no-verify", action="store_true",
-                   help="do not run the background verifier (claims stay claimed)")
+    p.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        default="127.0.0.1:50051",
+        help="address to listen on (default 127.0.0.1:50051; port 0 picks one)",
+    )
+    p.add_argument(
+        "--token-file",
+        metavar="F",
+        default=None,
+        help="writes need a token of this file (default: no token, writes open "
+        "to every client that can connect; reads stay open): a bare secret, "
+        "or name:secret[:ro][:rate=R][:batch=N] lines",
+    )
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="do not run the background verifier (claims stay claimed)",
+    )
     p.add_argument("--tls-cert", metavar="C", default=None, help="TLS certificate (PEM)")
     p.add_argument("--tls-key", metavar="K", default=None, help="TLS private key (PEM)")
-    p.add_argument("--seed", metavar="FILE", action="append", default=None,
-                   help="RCT table to seed an RCT-less store from and to stream "
-                        "(default: the shipped S6 table, data/s6.rcttable in a checkout)")
+    p.add_argument(
+        "--seed",
+        metavar="FILE",
+        action="append",
+        default=None,
+        help="RCT table to seed an RCT-less store from and to stream "
+        "(default: the shipped S6 table, data/s6.rcttable in a checkout)",
+    )
     p.add_argument("--no-seed", action="store_true", help="serve no RCT table, seed nothing")
-    p.add_argument("--map-size", type=_map_size, default=None, metavar="BYTES",
-                   help="LMDB map size: the most the store may grow to (e.g. 64G; default "
-                        "1 TiB, sparse); a write past it answers RESOURCE_EXHAUSTED")
-    p.add_argument("--request-seconds", type=_seconds, default=DEFAULT_REQUEST_SECONDS,
-                   metavar="S", help="server time one Children or Verify request may take "
-                   f"before it is cut with RESOURCE_EXHAUSTED (default {DEFAULT_REQUEST_SECONDS:g})")
-    p.add_argument("--workers", type=int, default=16, metavar="N",
-                   help="RPC worker threads (default 16)")
-    p.add_argument("--log-level", default="info",
-                   choices=["debug", "info", "warning", "error"], help="default info")
-    p.add_argument("--log-format", default="json", choices=["json", "text"],
-                   help="structured JSON lines on stderr (default) or plain text")
+    p.add_argument(
+        "--map-size",
+        type=_map_size,
+        default=None,
+        metavar="BYTES",
+        help="LMDB map size: the most the store may grow to (e.g. 64G; default "
+        "1 TiB, sparse); a write past it answers RESOURCE_EXHAUSTED",
+    )
+    p.add_argument(
+        "--request-seconds",
+        type=_seconds,
+        default=DEFAULT_REQUEST_SECONDS,
+        metavar="S",
+        help="server time one Children or Verify request may take "
+        f"before it is cut with RESOURCE_EXHAUSTED (default {DEFAULT_REQUEST_SECONDS:g})",
+    )
+    p.add_argument(
+        "--workers", type=int, default=16, metavar="N", help="RPC worker threads (default 16)"
+    )
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="default info",
+    )
+    p.add_argument(
+        "--log-format",
+        default="json",
+        choices=["json", "text"],
+        help="structured JSON lines on stderr (default) or plain text",
+    )
     p.set_defaults(handler=run_serve)
 
     p = subparsers.add_parser(
-        "stats", formatter_class=fmt,
+        "stats",
+        formatter_class=fmt,
         help="counts of stored facts, and a server's request counters",
         description="Report what a store holds, or what a server holds and has served.",
-        epilog="examples:\n  sproutsdb stats --server 127.0.0.1:50051\n  sproutsdb stats --json")
+        epilog="examples:\n  sproutsdb stats --server 127.0.0.1:50051\n  sproutsdb stats --json",
+    )
     add_store_option(p, "local store directory")
     add_client_options(p, writes=False)
     p.add_argument("--json", action="store_true", help="print one JSON object")

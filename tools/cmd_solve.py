@@ -39,16 +39,25 @@ def solving(args: argparse.Namespace) -> Iterator[tuple[SproutsGame, NormalSolve
     store = open_solve_store(args)
     jobs = getattr(args, "jobs", 1)
     with status_line(enabled=not args.quiet) as line:
-        def report(p: Progress) -> None:
-            line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
-                      f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-        options = SolveOptions(progress=report,
-                               table_capacity=getattr(args, "table_capacity", None),
-                               flush_seconds=getattr(args, "flush_seconds", FLUSH_SECONDS))
-        solver = NormalSolver(game, store, options=options,
-                              search=getattr(args, "search", SEARCHES[-1]),
-                              share_seconds=SHARE_SECONDS if jobs > 1 else None)
+        def report(p: Progress) -> None:
+            line.show(
+                f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
+                f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s"
+            )
+
+        options = SolveOptions(
+            progress=report,
+            table_capacity=getattr(args, "table_capacity", None),
+            flush_seconds=getattr(args, "flush_seconds", FLUSH_SECONDS),
+        )
+        solver = NormalSolver(
+            game,
+            store,
+            options=options,
+            search=getattr(args, "search", SEARCHES[-1]),
+            share_seconds=SHARE_SECONDS if jobs > 1 else None,
+        )
         try:
             yield game, solver, store
         finally:
@@ -80,8 +89,10 @@ def run_solve(args: argparse.Namespace) -> int:
     if getattr(args, "misere", False):
         return run_solve_misere(args, key)
     if getattr(args, "grundy", False):
-        raise UsageError("--grundy is the misère Grundy value: add --misere (in normal play "
-                         "the nimber is printed anyway)")
+        raise UsageError(
+            "--grundy is the misère Grundy value: add --misere (in normal play "
+            "the nimber is printed anyway)"
+        )
     if getattr(args, "rct_table", None) or getattr(args, "no_rct_table", False):
         raise UsageError("--rct-table and --no-rct-table are for misère play: add --misere")
     if args.jobs < 1:
@@ -102,14 +113,25 @@ def run_solve(args: argparse.Namespace) -> int:
         return _conflict("solve", error)
     seconds = time.perf_counter() - start
     if args.json:
-        print(json.dumps({"position": key, "outcome": outcome, "nimber": nimber,
-                          "stored": stored, "seconds": round(seconds, 3),
-                          "jobs": args.jobs}))
+        print(
+            json.dumps(
+                {
+                    "position": key,
+                    "outcome": outcome,
+                    "nimber": nimber,
+                    "stored": stored,
+                    "seconds": round(seconds, 3),
+                    "jobs": args.jobs,
+                }
+            )
+        )
     else:
         who = "the player to move wins" if outcome == "W" else "the player to move loses"
         tail = f", nimber {nimber}" if nimber is not None else ""
         print(f"{key}: {outcome} ({who}){tail}")
-        where = f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
+        where = (
+            f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
+        )
         print(f"{stored:,} new facts stored {where} in {seconds:.2f} s")
     return 0
 
@@ -136,7 +158,8 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
     else:
         if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):  # type: ignore[attr-defined]
             return StoreRcts(store), describe_source(  # type: ignore[arg-type]
-                "store", str(resolve_store_path(args.store)))
+                "store", str(resolve_store_path(args.store))
+            )
         where = f"the store {resolve_store_path(args.store)}"
         shipped = shipped_rct_table()
         if shipped is not None:
@@ -145,12 +168,18 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
             from sproutsdb.server.seed import seed_store
 
             table, path = shipped
-            seed_store(store, path, load=lambda: table,  # type: ignore[arg-type]
-                       who="sproutsdb solve --misere")
+            seed_store(
+                store,
+                path,
+                load=lambda: table,  # type: ignore[arg-type]
+                who="sproutsdb solve --misere",
+            )
             return TableRcts(table), describe_source("shipped", str(path))
-    print(f"sproutsdb solve: no RCT table in {where}; solving without RCTs (slow beyond "
-          "0*7). Give --rct-table FILE, or serve the store seeded (`sproutsdb serve`).",
-          file=sys.stderr)
+    print(
+        f"sproutsdb solve: no RCT table in {where}; solving without RCTs (slow beyond "
+        "0*7). Give --rct-table FILE, or serve the store seeded (`sproutsdb serve`).",
+        file=sys.stderr,
+    )
     return None, describe_source("none", None)
 
 
@@ -180,14 +209,22 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     try:
         rcts, rct_source = _misere_rcts(args, store)
         with status_line(enabled=not args.quiet) as line:
-            def report(p: Progress) -> None:
-                line.show(f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
-                          f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s")
 
-            options = SolveOptions(progress=report, flush_seconds=args.flush_seconds,
-                                   table_capacity=capacity)
-            solver = MisereSolver(game, store, rcts,  # type: ignore[arg-type]
-                                  options=options)
+            def report(p: Progress) -> None:
+                line.show(
+                    f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
+                    f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s"
+                )
+
+            options = SolveOptions(
+                progress=report, flush_seconds=args.flush_seconds, table_capacity=capacity
+            )
+            solver = MisereSolver(
+                game,
+                store,
+                rcts,  # type: ignore[arg-type]
+                options=options,
+            )
             try:
                 grundy = _misere_grundy(solver, key) if args.grundy else None
                 # P + *0 is P: the search for g has decided the outcome already
@@ -207,18 +244,29 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
         report_json: dict[str, object] = {"position": key, "play": "misere"}
         if grundy is not None:
             report_json["grundy"] = grundy
-        report_json.update(outcome=outcome, stored=stats.facts_stored, nodes=stats.nodes,
-                           seconds=round(seconds, 3), rct_table=rct_source)
+        report_json.update(
+            outcome=outcome,
+            stored=stats.facts_stored,
+            nodes=stats.nodes,
+            seconds=round(seconds, 3),
+            rct_table=rct_source,
+        )
         print(json.dumps(report_json))
     else:
         who = "the player to move wins" if outcome == "W" else "the player to move loses"
         print(f"{key}: {outcome} in misère play ({who})")
         if grundy is not None:
-            print(f"misère Grundy value {grundy}: {key} + *{grundy} is the first misère loss "
-                  f"among {key} + *g, g = 0, 1, …")
-        where = f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
-        print(f"{stats.nodes:,} nodes searched, {stats.facts_stored:,} new losing nodes stored "
-              f"{where} in {seconds:.2f} s")
+            print(
+                f"misère Grundy value {grundy}: {key} + *{grundy} is the first misère loss "
+                f"among {key} + *g, g = 0, 1, …"
+            )
+        where = (
+            f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
+        )
+        print(
+            f"{stats.nodes:,} nodes searched, {stats.facts_stored:,} new losing nodes stored "
+            f"{where} in {seconds:.2f} s"
+        )
         if rct_source["where"] is not None:
             print(f"RCTs: {rct_source['source']} ({rct_source['where']})")
     return 0
@@ -239,8 +287,9 @@ def run_nimber(args: argparse.Namespace) -> int:
     return 0
 
 
-def _derive_from_rcts(source: Any, lands: list[str], rct_ids: dict[str, str]
-                      ) -> tuple[Any, dict[str, int]] | None:
+def _derive_from_rcts(
+    source: Any, lands: list[str], rct_ids: dict[str, str]
+) -> tuple[Any, dict[str, int]] | None:
     """(algebra, {land: handle}) of the lands whose RCT the store (or server) maps them
     to, read with StoreRcts (records re-derived); None, with a warning, when the store's
     RCT records are missing or wrong. Reads only: nothing is ever written."""
@@ -265,17 +314,27 @@ def _provenance_json(provenance: dict[int, Any], pid: int | None) -> dict[str, A
     return None if record is None or pid is None else record.as_dict(pid)
 
 
-def _query_report(key: str, lands: list[str], records: dict[str, Any],
-                  provenance: dict[int, Any], rct_ids: dict[str, str],
-                  misere: str | None, source: Any, *,
-                  verified_only: bool = False) -> dict[str, Any]:
+def _query_report(
+    key: str,
+    lands: list[str],
+    records: dict[str, Any],
+    provenance: dict[int, Any],
+    rct_ids: dict[str, str],
+    misere: str | None,
+    source: Any,
+    *,
+    verified_only: bool = False,
+) -> dict[str, Any]:
     """The report of `query`: stored facts first; values derived from stored RCTs are
     added under keys of their own (``*_from_rct``), never in place of stored ones. A
     refuted claim is shown with its evidence, never as a value; with `verified_only`
     neither is a claim."""
     lands_out: list[dict[str, Any]] = []
-    report: dict[str, Any] = {"position": key, "lands": lands_out,
-                              "trust": "verified" if verified_only else "claims"}
+    report: dict[str, Any] = {
+        "position": key,
+        "lands": lands_out,
+        "trust": "verified" if verified_only else "claims",
+    }
     known: dict[str, int] = {}
     for land in lands:
         entry: dict[str, Any] = {"land": land, "nimber": None}
@@ -285,19 +344,29 @@ def _query_report(key: str, lands: list[str], records: dict[str, Any],
             refutation = record.refutation
             if refutation is not None and not isinstance(refutation, dict):
                 refutation = refutation.to_json()
-            entry.update(status="refuted", claimed=record.value, refutation=refutation,
-                         claimed_by=_provenance_json(provenance, record.provenance),
-                         refuted_by=_provenance_json(provenance, record.verified_by))
+            entry.update(
+                status="refuted",
+                claimed=record.value,
+                refutation=refutation,
+                claimed_by=_provenance_json(provenance, record.provenance),
+                refuted_by=_provenance_json(provenance, record.verified_by),
+            )
         elif record is not None and (status == "verified" or not verified_only):
             known[land] = int(record.value)
             source_of = provenance.get(record.provenance)
-            entry.update(nimber=record.value, status=status,
-                         provenance=None if source_of is None else source_of.describe(),
-                         provenance_record=_provenance_json(provenance, record.provenance),
-                         verified_by=_provenance_json(provenance, record.verified_by))
+            entry.update(
+                nimber=record.value,
+                status=status,
+                provenance=None if source_of is None else source_of.describe(),
+                provenance_record=_provenance_json(provenance, record.provenance),
+                verified_by=_provenance_json(provenance, record.verified_by),
+            )
         elif record is not None:
-            entry.update(status=status, claimed=record.value,
-                         provenance_record=_provenance_json(provenance, record.provenance))
+            entry.update(
+                status=status,
+                claimed=record.value,
+                provenance_record=_provenance_json(provenance, record.provenance),
+            )
         entry["rct"] = rct_ids.get(land)
         report["lands"].append(entry)
     if len(known) == len(lands):
@@ -355,21 +424,30 @@ def _print_query(report: dict[str, Any], header: str, solve_hint: str) -> None:
             rct = f"{rct} (height {entry['rct_height']})"
         if entry.get("status") == "refuted":
             r = entry["refutation"] or {}
-            who = (entry.get("claimed_by") or {}).get("token") or \
-                (entry.get("claimed_by") or {}).get("who")
+            who = (entry.get("claimed_by") or {}).get("token") or (
+                entry.get("claimed_by") or {}
+            ).get("who")
             proven = f"; proven nimber {r['proven']}" if r.get("proven") is not None else ""
-            print(f"  land {entry['land']}: claim nimber {entry['claimed']} REFUTED (claimed "
-                  f"by {who}): {r.get('evidence')}{proven}")
+            print(
+                f"  land {entry['land']}: claim nimber {entry['claimed']} REFUTED (claimed "
+                f"by {who}): {r.get('evidence')}{proven}"
+            )
         elif entry["nimber"] is None and entry.get("status") == "claimed":
-            print(f"  land {entry['land']}: claim nimber {entry['claimed']} not yet verified "
-                  "(not counted: --verified)")
+            print(
+                f"  land {entry['land']}: claim nimber {entry['claimed']} not yet verified "
+                "(not counted: --verified)"
+            )
         elif entry["nimber"] is not None:
             tail = f"; {rct}" if rct else ""
-            print(f"  land {entry['land']}: nimber {entry['nimber']} ({entry['status']}; "
-                  f"{entry['provenance']}){tail}")
+            print(
+                f"  land {entry['land']}: nimber {entry['nimber']} ({entry['status']}; "
+                f"{entry['provenance']}){tail}"
+            )
         elif "nimber_from_rct" in entry:
-            print(f"  land {entry['land']}: no stored nimber; {rct}: nimber "
-                  f"{entry['nimber_from_rct']} from its RCT")
+            print(
+                f"  land {entry['land']}: no stored nimber; {rct}: nimber "
+                f"{entry['nimber_from_rct']} from its RCT"
+            )
         elif rct:
             print(f"  land {entry['land']}: no stored nimber; {rct}")
         else:
@@ -377,8 +455,10 @@ def _print_query(report: dict[str, Any], header: str, solve_hint: str) -> None:
     if report["nimber"] is not None:
         print(f"  nimber {report['nimber']}, outcome {report['outcome']}")
     elif "nimber_from_rct" in report:
-        print(f"  nimber {report['nimber_from_rct']}, outcome {report['outcome_from_rct']} "
-              "(from the lands' RCTs, not a stored proof)")
+        print(
+            f"  nimber {report['nimber_from_rct']}, outcome {report['outcome_from_rct']} "
+            "(from the lands' RCTs, not a stored proof)"
+        )
     else:
         print(f"  outcome unknown: solve it with `{solve_hint}`")
     source = report.get("rct_table")
@@ -389,8 +469,9 @@ def _print_query(report: dict[str, Any], header: str, solve_hint: str) -> None:
     if m["stored"] is not None:
         print(f"  misère: outcome {m['stored']} (stored)")
     elif m["from_rct"]:
-        print(f"  misère: outcome {m['outcome']} from its RCT {m['rct']} "
-              f"(height {m['rct_height']})")
+        print(
+            f"  misère: outcome {m['outcome']} from its RCT {m['rct']} (height {m['rct_height']})"
+        )
 
 
 def run_query(args: argparse.Namespace) -> int:
@@ -421,9 +502,16 @@ def run_query(args: argparse.Namespace) -> int:
         else:
             rct_ids = {k: str(v) for k, v in store.get(FactKind.POS_RCT, wanted).items()}
         misere = store.get(FactKind.MISERE, [key]).get(key)
-        report = _query_report(key, lands, records, provenance, rct_ids,
-                               None if misere is None else str(misere), source,
-                               verified_only=args.verified)
+        report = _query_report(
+            key,
+            lands,
+            records,
+            provenance,
+            rct_ids,
+            None if misere is None else str(misere),
+            source,
+            verified_only=args.verified,
+        )
         report["rct_table"] = rct_source
     if args.json:
         print(json.dumps(report))
@@ -443,32 +531,47 @@ def _run_remote_query(args: argparse.Namespace) -> int:
         provenance: dict[int, Any] = {}
         if lands:
             nimbers = client.lookup(lands, with_records=True)
-            records = {land: r for land, r in zip(lands, nimbers.records[FactKind.NIMBER])
-                       if r is not None}
+            records = {
+                land: r for land, r in zip(lands, nimbers.records[FactKind.NIMBER]) if r is not None
+            }
             provenance = dict(nimbers.provenance)
-        rct_ids = {k: str(v) for k, v in
-                   client.get(FactKind.POS_RCT, sorted(set(lands) | {key})).items()}
+        rct_ids = {
+            k: str(v) for k, v in client.get(FactKind.POS_RCT, sorted(set(lands) | {key})).items()
+        }
         misere = client.get(FactKind.MISERE, [key]).get(key)
-        report = _query_report(key, lands, records, provenance, rct_ids,
-                               None if misere is None else str(misere), client,
-                               verified_only=args.verified)
+        report = _query_report(
+            key,
+            lands,
+            records,
+            provenance,
+            rct_ids,
+            None if misere is None else str(misere),
+            client,
+            verified_only=args.verified,
+        )
     report = {"position": report.pop("position"), "server": args.server, **report}
     if args.json:
         print(json.dumps(report))
         return 0
-    _print_query(report, f"position {key} (server {args.server})",
-                 f"sproutsdb solve {key} --server {args.server}")
+    _print_query(
+        report,
+        f"position {key} (server {args.server})",
+        f"sproutsdb solve {key} --server {args.server}",
+    )
     return 0
 
 
 def add_search_option(parser: argparse.ArgumentParser) -> None:
     """`--search`: which normal-play search proves couples (the answers are the same)."""
     parser.add_argument(
-        "--search", choices=SEARCHES, default="dfpn",
+        "--search",
+        choices=SEARCHES,
+        default="dfpn",
         help="normal play: dfpn (default), proof-number search over couples, picks the "
-             "cheapest-looking option first and stores far fewer facts; dfs, the depth-first "
-             "search of the paper in a fixed move order (0*12: 59 s and 46 603 facts, where "
-             "dfpn takes 12 s and 4 680)")
+        "cheapest-looking option first and stores far fewer facts; dfs, the depth-first "
+        "search of the paper in a fixed move order (0*12: 59 s and 46 603 facts, where "
+        "dfpn takes 12 s and 4 680)",
+    )
 
 
 def _positive_seconds(text: str) -> float:
@@ -485,7 +588,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the solver commands to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(
-        "solve", formatter_class=fmt,
+        "solve",
+        formatter_class=fmt,
         help="prove the outcome (and nimber) of a position, storing what it proves",
         description=(
             "Prove the normal-play outcome of a position with the couple algorithms of\n"
@@ -495,7 +599,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "With --misere, the misère outcome instead (the last player to move loses),\n"
             "from the RCT table of the store, the server or --rct-table; every losing\n"
             "node proven is stored, those with *1 or RCT parts included. --grundy adds the\n"
-            "misère Grundy value: the least g such that POS + *g is a misère loss."),
+            "misère Grundy value: the least g such that POS + *g is a misère loss."
+        ),
         epilog=(
             "examples:\n"
             "  sproutsdb solve 0*8                    # outcome and nimber of 8 spots\n"
@@ -505,73 +610,122 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "  sproutsdb solve 0*9 --misere --rct-table data/s6.rcttable   # misère play\n"
             "  sproutsdb solve 0*5 --misere --grundy --json    # least g: 0*5 + *g loses\n"
             "  sproutsdb solve 0*9 --misere --server 127.0.0.1:50051\n"
-            "      # misère on a server: its RCT table, every losing node stored there"))
+            "      # misère on a server: its RCT table, every losing node stored there"
+        ),
+    )
     p.add_argument("position", nargs="?", metavar="POS", help="position in GLOP notation")
     p.add_argument("--spots", type=int, metavar="N", help="solve the starting position 0*N")
-    p.add_argument("--outcome-only", action="store_true",
-                   help="for a single land, stop at W/L instead of finding the nimber")
+    p.add_argument(
+        "--outcome-only",
+        action="store_true",
+        help="for a single land, stop at W/L instead of finding the nimber",
+    )
     add_search_option(p)
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="normal play: N processes on this machine, the N - 1 helpers proving "
-                        "the root's options into the same store (or server) while the main "
-                        "search runs; the answer is the same for every N (default 1)")
-    p.add_argument("--table-capacity", type=int, default=None, metavar="N",
-                   help="bounds memory: normal play clears each in-memory table (nimbers and "
-                        "exclusions; df-pn numbers) at N entries, after storing what it "
-                        f"proved (default {DEFAULT_TABLE_CAPACITY:,}, a few hundred MB); "
-                        "--misere keeps at most N proven winning nodes and N proof numbers "
-                        "(default 4194304, about 1-2 GB at the most), dropped and proven "
-                        "again if met (losing nodes stay, and the store has them)")
-    p.add_argument("--json", action="store_true",
-                   help='print {"position", "outcome", "nimber", "stored", "seconds", "jobs"}; with '
-                        '--misere {"position", "play", ["grundy",] "outcome", "stored", '
-                        '"nodes", "seconds"}')
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="normal play: N processes on this machine, the N - 1 helpers proving "
+        "the root's options into the same store (or server) while the main "
+        "search runs; the answer is the same for every N (default 1)",
+    )
+    p.add_argument(
+        "--table-capacity",
+        type=int,
+        default=None,
+        metavar="N",
+        help="bounds memory: normal play clears each in-memory table (nimbers and "
+        "exclusions; df-pn numbers) at N entries, after storing what it "
+        f"proved (default {DEFAULT_TABLE_CAPACITY:,}, a few hundred MB); "
+        "--misere keeps at most N proven winning nodes and N proof numbers "
+        "(default 4194304, about 1-2 GB at the most), dropped and proven "
+        "again if met (losing nodes stay, and the store has them)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"position", "outcome", "nimber", "stored", "seconds", "jobs"}; with '
+        '--misere {"position", "play", ["grundy",] "outcome", "stored", '
+        '"nodes", "seconds"}',
+    )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
-    p.add_argument("--flush-seconds", type=_positive_seconds, default=FLUSH_SECONDS,
-                   metavar="S", help="commit proven facts to the store at least every S "
-                                     f"seconds (default {FLUSH_SECONDS:g}; a kill loses at "
-                                     "most the last S seconds of work)")
-    p.add_argument("--misere", action="store_true",
-                   help="misère play: the last player to move loses (prints the outcome)")
-    p.add_argument("--grundy", action="store_true",
-                   help="with --misere: also print the misère Grundy value, the least g "
-                        "such that POS + *g is a misère loss (JSON: \"grundy\")")
-    p.add_argument("--rct-table", metavar="FILE", default=None,
-                   help="with --misere: RCT table file from `rct-table build` (default: the "
-                        "server's table, else the store's RCTs, else the shipped S6 table)")
-    p.add_argument("--no-rct-table", action="store_true",
-                   help="with --misere: search with the rules alone, no RCTs (slow beyond 0*7)")
+    p.add_argument(
+        "--flush-seconds",
+        type=_positive_seconds,
+        default=FLUSH_SECONDS,
+        metavar="S",
+        help="commit proven facts to the store at least every S "
+        f"seconds (default {FLUSH_SECONDS:g}; a kill loses at "
+        "most the last S seconds of work)",
+    )
+    p.add_argument(
+        "--misere",
+        action="store_true",
+        help="misère play: the last player to move loses (prints the outcome)",
+    )
+    p.add_argument(
+        "--grundy",
+        action="store_true",
+        help="with --misere: also print the misère Grundy value, the least g "
+        'such that POS + *g is a misère loss (JSON: "grundy")',
+    )
+    p.add_argument(
+        "--rct-table",
+        metavar="FILE",
+        default=None,
+        help="with --misere: RCT table file from `rct-table build` (default: the "
+        "server's table, else the store's RCTs, else the shipped S6 table)",
+    )
+    p.add_argument(
+        "--no-rct-table",
+        action="store_true",
+        help="with --misere: search with the rules alone, no RCTs (slow beyond 0*7)",
+    )
     add_store_option(p)
     add_client_options(p)
     p.set_defaults(handler=run_solve)
 
     p = subparsers.add_parser(
-        "nimber", formatter_class=fmt,
+        "nimber",
+        formatter_class=fmt,
         help="print the nimber of positions (a sum: the nim-sum of its lands)",
         description="Compute (or read from the store) the nimber of each position.",
-        epilog="examples:\n  sproutsdb nimber 0*5 1a1a '0.AB|AB'\n  sproutsdb nimber - < lands.txt --json")
+        epilog="examples:\n  sproutsdb nimber 0*5 1a1a '0.AB|AB'\n  sproutsdb nimber - < lands.txt --json",
+    )
     p.add_argument("positions", nargs="+", metavar="POS", help="positions, or - for stdin")
     add_search_option(p)
-    p.add_argument("--json", action="store_true",
-                   help='one {"position", "nimber"} object per line')
+    p.add_argument("--json", action="store_true", help='one {"position", "nimber"} object per line')
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     add_store_option(p)
     add_client_options(p)
     p.set_defaults(handler=run_nimber)
 
     p = subparsers.add_parser(
-        "query", formatter_class=fmt,
+        "query",
+        formatter_class=fmt,
         help="print what the store knows about a position",
-        description=("Print the canonical form of a position, the stored nimber of each of\n"
-                     "its lands with status and provenance, and the outcome when all are known."),
-        epilog=("examples:\n  sproutsdb query 0*8\n  sproutsdb query '0.AB|AB+0*2' --json\n"
-                "  sproutsdb query 0*6 --server 127.0.0.1:50051"))
+        description=(
+            "Print the canonical form of a position, the stored nimber of each of\n"
+            "its lands with status and provenance, and the outcome when all are known."
+        ),
+        epilog=(
+            "examples:\n  sproutsdb query 0*8\n  sproutsdb query '0.AB|AB+0*2' --json\n"
+            "  sproutsdb query 0*6 --server 127.0.0.1:50051"
+        ),
+    )
     p.add_argument("position", metavar="POS")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON object (each land's status and provenance: who, "
-                        "token, tool, version, when; a refuted claim with its evidence)")
-    p.add_argument("--verified", action="store_true",
-                   help="count verified facts only (claims are shown, not used)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (each land's status and provenance: who, "
+        "token, tool, version, when; a refuted claim with its evidence)",
+    )
+    p.add_argument(
+        "--verified",
+        action="store_true",
+        help="count verified facts only (claims are shown, not used)",
+    )
     add_store_option(p)
     add_client_options(p, writes=False)
     p.set_defaults(handler=run_query)

@@ -38,13 +38,20 @@ def run_web(args: argparse.Namespace) -> int:
 
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
-        thread = threading.Thread(target=server.serve_forever, name="sproutsdb-web",
-                                  kwargs={"poll_interval": 0.2}, daemon=True)
+        thread = threading.Thread(
+            target=server.serve_forever,
+            name="sproutsdb-web",
+            kwargs={"poll_interval": 0.2},
+            daemon=True,
+        )
         thread.start()
         address = f"{host}:{server.server_address[1]}"
         table = f"; RCTs also from {shipped[1]}" if shipped is not None else ""
-        print(f"sproutsdb web: serving on http://{address}/ (store "
-              f"{resolve_store_path(args.store)}, read-only{table})", flush=True)
+        print(
+            f"sproutsdb web: serving on http://{address}/ (store "
+            f"{resolve_store_path(args.store)}, read-only{table})",
+            flush=True,
+        )
         print(f"  the API:   curl 'http://{address}/api/v1/position?pos=0*6'", flush=True)
         print("  stop:      Ctrl-C", flush=True)
         stop.wait()
@@ -59,23 +66,39 @@ def run_web(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `web` to the `sproutsdb` parser."""
     p = subparsers.add_parser(
-        "web", formatter_class=argparse.RawDescriptionHelpFormatter,
+        "web",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         help="a web page and JSON API to look up positions and walk their children",
         description=(
             "Serve a page where you type a position, see its stored values (nimber,\n"
             "outcome, misère outcome, RCT, the R1 class of each land) and click a child to\n"
             "walk down, winning moves marked; and its JSON API,\n"
             "GET /api/v1/position?pos=P. Read-only: the store is opened read-only, so it\n"
-            "can be served by `sproutsdb serve` at the same time."),
-        epilog=("examples:\n  sproutsdb web                    # http://127.0.0.1:8080/\n"
-                "  sproutsdb web --store sproutsdb-data --listen 127.0.0.1:0   # any free port"))
+            "can be served by `sproutsdb serve` at the same time."
+        ),
+        epilog=(
+            "examples:\n  sproutsdb web                    # http://127.0.0.1:8080/\n"
+            "  sproutsdb web --store sproutsdb-data --listen 127.0.0.1:0   # any free port"
+        ),
+    )
     add_store_option(p)
-    p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8080",
-                   help="address to listen on (default 127.0.0.1:8080; port 0 picks one)")
-    p.add_argument("--no-table", action="store_true",
-                   help="RCTs from the store only, not from the shipped S6 table")
-    p.add_argument("--log-level", default="warning",
-                   choices=["debug", "info", "warning", "error"], help="default warning")
+    p.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        default="127.0.0.1:8080",
+        help="address to listen on (default 127.0.0.1:8080; port 0 picks one)",
+    )
+    p.add_argument(
+        "--no-table",
+        action="store_true",
+        help="RCTs from the store only, not from the shipped S6 table",
+    )
+    p.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="default warning",
+    )
     p.set_defaults(handler=run_web)
 
 

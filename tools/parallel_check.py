@@ -58,14 +58,14 @@ class CheckWorkerError(UserError):
 class BatchDigest:
     """What checking one batch found, small enough to send between processes."""
 
-    facts: int                   # lands in the batch
-    ok: int                      # of them, trusted or verified now
-    unproven: int                # of them, rejected for a hole or a bad fact below
-    verified: list[str]          # every land the batch verified (dependencies too)
-    missing: list[dict[str, Any]] = field(default_factory=list)       # smallest SHOWN
+    facts: int  # lands in the batch
+    ok: int  # of them, trusted or verified now
+    unproven: int  # of them, rejected for a hole or a bad fact below
+    verified: list[str]  # every land the batch verified (dependencies too)
+    missing: list[dict[str, Any]] = field(default_factory=list)  # smallest SHOWN
     inconsistent: list[dict[str, Any]] = field(default_factory=list)  # smallest SHOWN
-    bad: int = 0                 # distinct holes and inconsistencies found
-    rechecked: int = 0           # facts the batch re-derived (more than its own: a cost)
+    bad: int = 0  # distinct holes and inconsistencies found
+    rechecked: int = 0  # facts the batch re-derived (more than its own: a cost)
     derived_lands: list[str] = field(default_factory=list)  # from the rules, for its facts
 
 
@@ -77,8 +77,11 @@ def _inconsistency_key(bad: dict[str, Any]) -> tuple[Any, ...]:
     return (bad["land"], bad["stored"], bad["reason"])
 
 
-def smallest(items: Iterable[dict[str, Any]], key: Callable[[dict[str, Any]], tuple[Any, ...]],
-             limit: int | None = SHOWN) -> list[dict[str, Any]]:
+def smallest(
+    items: Iterable[dict[str, Any]],
+    key: Callable[[dict[str, Any]], tuple[Any, ...]],
+    limit: int | None = SHOWN,
+) -> list[dict[str, Any]]:
     """Distinct items sorted by key, the first `limit` of them (all when None)."""
     distinct = {key(item): item for item in items}
     return [distinct[k] for k in sorted(distinct)[:limit]]
@@ -87,6 +90,7 @@ def smallest(items: Iterable[dict[str, Any]], key: Callable[[dict[str, Any]], tu
 def new_checker(store: LmdbProofStore, *, derive_lives: int = 0) -> Checker:
     """A Checker of the store's nimber facts that trusts facts already marked verified
     (and takes unstored lands of at most `derive_lives` lives from the rules)."""
+
     def trusted(keys: Sequence[str]) -> list[str]:
         records = store.get_records(FactKind.NIMBER, keys)
         return [k for k, r in records.items() if r.status is Status.VERIFIED]
@@ -101,14 +105,30 @@ def check_batch(checker: Checker, lands: list[str]) -> BatchDigest:
     batch = set(lands)
     ok = report.trusted + sum(1 for land in lands if land in report.verified)
     wrong = {i.land for i in report.inconsistent if i.land in batch}
-    holes = smallest(({"couple": h.couple, "needed_by": h.needed_by, "missing": list(h.missing)}
-                      for h in report.missing), _hole_key, None)
-    bads = smallest(({"land": i.land, "stored": i.stored, "reason": i.reason}
-                     for i in report.inconsistent), _inconsistency_key, None)
-    return BatchDigest(facts=len(lands), ok=ok, unproven=len(lands) - ok - len(wrong),
-                       verified=list(report.verified), missing=holes[:SHOWN],
-                       inconsistent=bads[:SHOWN], bad=len(holes) + len(bads),
-                       rechecked=checker.lands_checked, derived_lands=list(report.derived))
+    holes = smallest(
+        (
+            {"couple": h.couple, "needed_by": h.needed_by, "missing": list(h.missing)}
+            for h in report.missing
+        ),
+        _hole_key,
+        None,
+    )
+    bads = smallest(
+        ({"land": i.land, "stored": i.stored, "reason": i.reason} for i in report.inconsistent),
+        _inconsistency_key,
+        None,
+    )
+    return BatchDigest(
+        facts=len(lands),
+        ok=ok,
+        unproven=len(lands) - ok - len(wrong),
+        verified=list(report.verified),
+        missing=holes[:SHOWN],
+        inconsistent=bads[:SHOWN],
+        bad=len(holes) + len(bads),
+        rechecked=checker.lands_checked,
+        derived_lands=list(report.derived),
+    )
 
 
 SPILL_CHUNK = 4096  # keys per level held in memory while sorting by lives
@@ -172,8 +192,9 @@ class LevelSpill:
 
 
 @contextmanager
-def lives_order(store: LmdbProofStore, *, quiet: bool = True, chunk: int = SPILL_CHUNK
-                ) -> Iterator[LevelSpill]:
+def lives_order(
+    store: LmdbProofStore, *, quiet: bool = True, chunk: int = SPILL_CHUNK
+) -> Iterator[LevelSpill]:
     """The store's nimber lands by number of lives, in key order within each number.
 
     Every fact a land's check needs has fewer lives, so batches taken fewest lives first
@@ -235,18 +256,24 @@ class Tally:
         self.verified_now += digest.ok - already
         self.unproven += digest.unproven
         self.missing = smallest([*self.missing, *digest.missing], _hole_key)
-        self.inconsistent = smallest([*self.inconsistent, *digest.inconsistent],
-                                     _inconsistency_key)
+        self.inconsistent = smallest([*self.inconsistent, *digest.inconsistent], _inconsistency_key)
         self.bad += digest.bad
         self.rechecked += digest.rechecked
         self.derived.update(digest.derived_lands)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"facts": self.facts, "verified_now": self.verified_now,
-                "already_verified": self.already_verified, "unproven": self.unproven,
-                "missing": self.missing, "inconsistent": self.inconsistent, "bad": self.bad,
-                "rechecked": self.rechecked, "derived": len(self.derived),
-                "derived_lands": sorted(self.derived)[:SHOWN]}
+        return {
+            "facts": self.facts,
+            "verified_now": self.verified_now,
+            "already_verified": self.already_verified,
+            "unproven": self.unproven,
+            "missing": self.missing,
+            "inconsistent": self.inconsistent,
+            "bad": self.bad,
+            "rechecked": self.rechecked,
+            "derived": len(self.derived),
+            "derived_lands": sorted(self.derived)[:SHOWN],
+        }
 
 
 # ----------------------------------------------------------------------------- workers
@@ -294,12 +321,15 @@ def _worker_main(conn: Connection, path: str, derive_lives: int = 0) -> None:
             store.close()
 
 
-def dispatch_in_order(work: Iterator[list[str]],
-                      done: Callable[[list[str], BatchDigest], None],
-                      workers: Sequence[Any],
-                      submit: Callable[[Any, int, list[str]], None],
-                      wait_any: Callable[[list[Any]], list[tuple[int, BatchDigest]]],
-                      *, level: Callable[[str], int] = key_lives) -> None:
+def dispatch_in_order(
+    work: Iterator[list[str]],
+    done: Callable[[list[str], BatchDigest], None],
+    workers: Sequence[Any],
+    submit: Callable[[Any, int, list[str]], None],
+    wait_any: Callable[[list[Any]], list[tuple[int, BatchDigest]]],
+    *,
+    level: Callable[[str], int] = key_lives,
+) -> None:
     """Check every batch of `work` on `workers`; call `done(lands, digest)` in its order.
 
     At most 2 × workers batches are dispatched and not yet done, and a batch waits until
@@ -367,9 +397,12 @@ class CheckPool:
         try:
             for number in range(jobs):
                 parent_end, child_end = context.Pipe()
-                process = context.Process(target=_worker_main,
-                                          args=(child_end, path, derive_lives),
-                                          name=f"sproutsdb-check-{number}", daemon=True)
+                process = context.Process(
+                    target=_worker_main,
+                    args=(child_end, path, derive_lives),
+                    name=f"sproutsdb-check-{number}",
+                    daemon=True,
+                )
                 self._workers.append(_Worker(process, parent_end))
                 process.start()
                 child_end.close()
@@ -412,8 +445,13 @@ class CheckPool:
             worker.conn.close()
         self._workers = []
 
-    def run(self, work: Iterator[list[str]], done: Callable[[list[str], BatchDigest], None],
-            *, level: Callable[[str], int] = key_lives) -> None:
+    def run(
+        self,
+        work: Iterator[list[str]],
+        done: Callable[[list[str], BatchDigest], None],
+        *,
+        level: Callable[[str], int] = key_lives,
+    ) -> None:
         """Check every batch of `work`; call `done(lands, digest)` in the order of `work`
         (`dispatch_in_order`, batches through the workers' pipes)."""
         dispatch_in_order(work, done, self._workers, self._submit, self._wait_any, level=level)
@@ -453,5 +491,7 @@ class CheckPool:
     @staticmethod
     def _stopped(worker: _Worker) -> CheckWorkerError:
         worker.process.join(timeout=2)
-        return CheckWorkerError(f"check worker {worker.process.pid} stopped (exit code "
-                                f"{worker.process.exitcode}); facts marked so far stay marked")
+        return CheckWorkerError(
+            f"check worker {worker.process.pid} stopped (exit code "
+            f"{worker.process.exitcode}); facts marked so far stay marked"
+        )

@@ -32,18 +32,20 @@ class _Stopped(Exception):
 
 def root_options(game: SproutsGame, key: str, n: int) -> list[tuple[str, int]]:
     """The options (child, n) of the couple (key, n), fewest lives first."""
-    return sorted(((child, n) for child in game.children(key)),
-                  key=lambda option: (game.size(option[0]), option[0]))
+    return sorted(
+        ((child, n) for child in game.children(key)),
+        key=lambda option: (game.size(option[0]), option[0]),
+    )
 
 
-def helper_share(options: list[tuple[str, int]], index: int, helpers: int
-                 ) -> list[tuple[str, int]]:
+def helper_share(options: list[tuple[str, int]], index: int, helpers: int) -> list[tuple[str, int]]:
     """Helper `index`'s options (0-based among `helpers`): every helpers-th one, from the end."""
     return list(reversed(options))[index::helpers]
 
 
-def _helper_main(args: argparse.Namespace, key: str, n: int, index: int, helpers: int,
-                 stop: Any) -> None:
+def _helper_main(
+    args: argparse.Namespace, key: str, n: int, index: int, helpers: int, stop: Any
+) -> None:
     """A helper process: prove its share of the root's options into the shared store."""
     from sproutsdb.tools.stores import open_solve_store
 
@@ -56,10 +58,19 @@ def _helper_main(args: argparse.Namespace, key: str, n: int, index: int, helpers
     game = SproutsGame()
     store = open_solve_store(args)
     try:
-        options = SolveOptions(progress=keep_going, progress_interval=0.2,
-                               reprove_roots=False, flush_seconds=SHARE_SECONDS)
-        solver = NormalSolver(game, store, options=options, share_seconds=SHARE_SECONDS,
-                              search=getattr(args, "search", "dfpn"))
+        options = SolveOptions(
+            progress=keep_going,
+            progress_interval=0.2,
+            reprove_roots=False,
+            flush_seconds=SHARE_SECONDS,
+        )
+        solver = NormalSolver(
+            game,
+            store,
+            options=options,
+            share_seconds=SHARE_SECONDS,
+            search=getattr(args, "search", "dfpn"),
+        )
         for child, m in helper_share(root_options(game, key, n), index, helpers):
             if stop.is_set():
                 break
@@ -79,9 +90,15 @@ def helpers_running(args: argparse.Namespace, key: str, jobs: int) -> Iterator[N
     context = multiprocessing.get_context("spawn")
     stop = context.Event()
     helpers = jobs - 1
-    processes = [context.Process(target=_helper_main, args=(args, key, 0, index, helpers, stop),
-                                 name=f"sproutsdb-solve-helper-{index}", daemon=True)
-                 for index in range(helpers)]
+    processes = [
+        context.Process(
+            target=_helper_main,
+            args=(args, key, 0, index, helpers, stop),
+            name=f"sproutsdb-solve-helper-{index}",
+            daemon=True,
+        )
+        for index in range(helpers)
+    ]
     for process in processes:
         process.start()
     try:

@@ -29,8 +29,11 @@ class _Bar:
 def counter_bar(unit: str, enabled: bool = True) -> Iterator[_Bar]:
     """A bar counting `unit`s on stderr; shown only on a terminal (and when enabled)."""
     show = enabled and sys.stderr.isatty()
-    bar = tqdm(unit=f" {unit}", unit_scale=True, file=sys.stderr, mininterval=0.5,
-               dynamic_ncols=True) if show else None
+    bar = (
+        tqdm(unit=f" {unit}", unit_scale=True, file=sys.stderr, mininterval=0.5, dynamic_ncols=True)
+        if show
+        else None
+    )
     try:
         yield _Bar(bar)
     finally:

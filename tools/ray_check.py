@@ -59,8 +59,7 @@ class RayCheckPool:
             ray.get([actor.pid.remote() for actor in self._actors])  # opened, or the error
         except ray.exceptions.RayError as error:
             self.close()
-            raise CheckWorkerError(f"a Ray check worker could not start: {_cause(error)}"
-                                   ) from None
+            raise CheckWorkerError(f"a Ray check worker could not start: {_cause(error)}") from None
 
     def pids(self) -> list[int]:
         """The worker processes' ids (for tests that stop one)."""
@@ -77,8 +76,13 @@ class RayCheckPool:
             ray.kill(actor, no_restart=True)
         self._actors = []
 
-    def run(self, work: Iterator[list[str]], done: Callable[[list[str], BatchDigest], None],
-            *, level: Callable[[str], int] = key_lives) -> None:
+    def run(
+        self,
+        work: Iterator[list[str]],
+        done: Callable[[list[str], BatchDigest], None],
+        *,
+        level: Callable[[str], int] = key_lives,
+    ) -> None:
         """Check every batch of `work`; call `done(lands, digest)` in the order of `work`
         (`dispatch_in_order`, with Ray object refs for pipes)."""
         pending: dict[Any, int] = {}  # ref -> seq
@@ -99,7 +103,8 @@ class RayCheckPool:
         except ray.exceptions.RayActorError as error:
             raise CheckWorkerError(
                 f"a Ray check worker died {RESTARTS + 1} times ({_cause(error)}); facts "
-                "marked so far stay marked: rerun to resume") from None
+                "marked so far stay marked: rerun to resume"
+            ) from None
         except ray.exceptions.RayError as error:
             raise CheckWorkerError(f"a Ray check worker failed: {_cause(error)}") from None
         return digest

@@ -39,8 +39,9 @@ class FleetError(UserError):
     """A position the fleet could not solve (the server's error, a conflict): exit 2."""
 
 
-def solve_on_server(server: ServerSpec, position: str, *, search: str,
-                    outcome_only: bool) -> dict[str, Any]:
+def solve_on_server(
+    server: ServerSpec, position: str, *, search: str, outcome_only: bool
+) -> dict[str, Any]:
     """Solve one canonical position as a client of `server` (what each task runs; the
     root of `--options-of` too): outcome, and the nimber of a single land unless
     `outcome_only`."""
@@ -71,20 +72,33 @@ def solve_on_server(server: ServerSpec, position: str, *, search: str,
         return {"position": position, "error": str(error)}
     finally:
         store.close()
-    return {"position": position, "outcome": outcome, "nimber": nimber, "stored": stored,
-            "seconds": round(time.perf_counter() - started, 3),
-            "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    return {
+        "position": position,
+        "outcome": outcome,
+        "nimber": nimber,
+        "stored": stored,
+        "seconds": round(time.perf_counter() - started, 3),
+        "worker": f"{socket.gethostname()}:{os.getpid()}",
+    }
 
 
 @ray.remote(num_cpus=1, max_retries=RETRIES)
-def _solve_task(server: ServerSpec, position: str, search: str,
-                outcome_only: bool) -> dict[str, Any]:
+def _solve_task(
+    server: ServerSpec, position: str, search: str, outcome_only: bool
+) -> dict[str, Any]:
     return solve_on_server(server, position, search=search, outcome_only=outcome_only)
 
 
-def solve_fleet(server: ServerSpec, positions: Sequence[str], *, search: str,
-                outcome_only: bool, address: str | None, workers: int | None,
-                progress: Callable[[int, int], None] | None = None) -> tuple[list[dict[str, Any]], int]:
+def solve_fleet(
+    server: ServerSpec,
+    positions: Sequence[str],
+    *,
+    search: str,
+    outcome_only: bool,
+    address: str | None,
+    workers: int | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict[str, Any]], int]:
     """Solve every position on Ray workers (a new local instance when `address` is None,
     `workers` CPUs; else that cluster); (results in the order given, workers used).
     `progress(done, total)` is called about every POLL_SECONDS and at each result."""
@@ -99,8 +113,10 @@ def solve_fleet(server: ServerSpec, positions: Sequence[str], *, search: str,
                 try:
                     results[refs[ref]] = ray.get(ref)
                 except ray.exceptions.RayError as error:
-                    raise FleetError(f"solving {refs[ref]} failed on its worker "
-                                     f"{RETRIES + 1} times: {_first_line(error)}") from None
+                    raise FleetError(
+                        f"solving {refs[ref]} failed on its worker "
+                        f"{RETRIES + 1} times: {_first_line(error)}"
+                    ) from None
             if progress is not None:
                 progress(len(results), len(positions))
     return [results[p] for p in positions], used

@@ -49,8 +49,12 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
     machine by `ray start`). Worker output stays out of the command's output.
     """
     ray = import_ray()
-    options = {"include_dashboard": False, "log_to_driver": False,
-               "logging_level": logging.ERROR, "configure_logging": True}
+    options = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": logging.ERROR,
+        "configure_logging": True,
+    }
     try:
         if address is None:
             ray.init(address="local", num_cpus=num_cpus or local_cpus(), **options)

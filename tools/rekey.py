@@ -72,14 +72,17 @@ class Merged:
     """The facts of one table under their new keys."""
 
     kept: dict[str, FactRecord] = field(default_factory=dict)  # key unchanged
-    moved: dict[str, Any] = field(default_factory=dict)       # only under new keys: claimed
+    moved: dict[str, Any] = field(default_factory=dict)  # only under new keys: claimed
     conflicts: list[KeyClash] = field(default_factory=list)
     read: int = 0
     merged: int = 0  # old facts that joined another under one key with the same value
 
 
-def merge(kind: FactKind, records: Iterable[tuple[str, FactRecord]],
-          new_key: Callable[[FactKind, str], str]) -> Merged:
+def merge(
+    kind: FactKind,
+    records: Iterable[tuple[str, FactRecord]],
+    new_key: Callable[[FactKind, str], str],
+) -> Merged:
     """Group one table's facts by new key: keep, move, merge or report each."""
     groups: dict[str, list[tuple[str, FactRecord]]] = {}
     out = Merged()
@@ -91,9 +94,17 @@ def merge(kind: FactKind, records: Iterable[tuple[str, FactRecord]],
         for old, record in group:
             values.setdefault(_hashable(record.value), old)
         if len(values) > 1:
-            out.conflicts.append(KeyClash(kind, key, tuple(
-                (old, record.value) for old, record in group
-                if values.get(_hashable(record.value)) == old)))
+            out.conflicts.append(
+                KeyClash(
+                    kind,
+                    key,
+                    tuple(
+                        (old, record.value)
+                        for old, record in group
+                        if values.get(_hashable(record.value)) == old
+                    ),
+                )
+            )
             continue
         out.merged += len(group) - 1
         same = [record for old, record in group if old == key]
@@ -122,39 +133,49 @@ class RekeyReport:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "store": self.source, "out": self.target,
-            "from_canon_version": self.from_version, "to_canon_version": self.to_version,
-            "tables": self.tables, "conflicts": len(self.conflicts),
+            "store": self.source,
+            "out": self.target,
+            "from_canon_version": self.from_version,
+            "to_canon_version": self.to_version,
+            "tables": self.tables,
+            "conflicts": len(self.conflicts),
             "conflict_examples": [c.describe() for c in self.conflicts[:SHOWN_CONFLICTS]],
             "children_dropped": self.children_dropped,
         }
 
 
-def rekey_store(source: str, target: str, *,
-                progress: Callable[[int], None] | None = None) -> RekeyReport:
+def rekey_store(
+    source: str, target: str, *, progress: Callable[[int], None] | None = None
+) -> RekeyReport:
     """Copy the store at `source` into a new store at `target` keyed by CANON_VERSION."""
     identity = peek_identity(source)
     if identity.canon_version > CANON_VERSION:
         raise RekeyError(
             f"store {source} is keyed by canonical form version {identity.canon_version}, "
-            f"newer than this sproutsdb's {CANON_VERSION}; use a newer sproutsdb")
+            f"newer than this sproutsdb's {CANON_VERSION}; use a newer sproutsdb"
+        )
     out = Path(target)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise RekeyError(f"{target} exists and is not an empty directory; re-key into a new one")
-    old = LmdbProofStore.open(source, game=identity.game, canon_version=identity.canon_version,
-                              readonly=True)
+    old = LmdbProofStore.open(
+        source, game=identity.game, canon_version=identity.canon_version, readonly=True
+    )
     report = RekeyReport(str(old.path), target, identity.canon_version, CANON_VERSION)
     new_key = rekey_function(SproutsGame())
-    rekeyed = Provenance(tool="sproutsdb rekey",
-                         comment=f"re-keyed from canon_version {identity.canon_version} "
-                                 f"(store {old.path}); claimed until checked again")
+    rekeyed = Provenance(
+        tool="sproutsdb rekey",
+        comment=f"re-keyed from canon_version {identity.canon_version} "
+        f"(store {old.path}); claimed until checked again",
+    )
     done = 0
     with old:
         origins = old.provenance_records()
         report.children_dropped = old.count(schema.CHILDREN)
-        with LmdbProofStore.open(target, game=identity.game, canon_version=CANON_VERSION,
-                                 provenance=rekeyed) as new:
+        with LmdbProofStore.open(
+            target, game=identity.game, canon_version=CANON_VERSION, provenance=rekeyed
+        ) as new:
             for kind in KINDS:
+
                 def counted(kind: FactKind = kind) -> Iterator[tuple[str, FactRecord]]:
                     nonlocal done
                     for item in old.iter_records(kind):
@@ -162,21 +183,30 @@ def rekey_store(source: str, target: str, *,
                         if progress is not None and done % 10_000 == 0:
                             progress(done)
                         yield item
+
                 merged = merge(kind, counted(), new_key)
                 _write(new, kind, merged, origins, rekeyed)
                 report.conflicts.extend(merged.conflicts)
                 report.tables[kind.value] = {
-                    "read": merged.read, "kept": len(merged.kept),
-                    "rekeyed": len(merged.moved), "merged": merged.merged,
-                    "conflicts": len(merged.conflicts)}
+                    "read": merged.read,
+                    "kept": len(merged.kept),
+                    "rekeyed": len(merged.moved),
+                    "merged": merged.merged,
+                    "conflicts": len(merged.conflicts),
+                }
             new.flush()
     if progress is not None:
         progress(done)
     return report
 
 
-def _write(new: LmdbProofStore, kind: FactKind, merged: Merged,
-           origins: dict[int, Provenance], rekeyed: Provenance) -> None:
+def _write(
+    new: LmdbProofStore,
+    kind: FactKind,
+    merged: Merged,
+    origins: dict[int, Provenance],
+    rekeyed: Provenance,
+) -> None:
     """Store moved facts as claimed; kept ones under their own provenance and verifier."""
     for batch in _batches(list(merged.moved.items())):
         new.put(kind, dict(batch), provenance=rekeyed)
@@ -184,22 +214,26 @@ def _write(new: LmdbProofStore, kind: FactKind, merged: Merged,
     for key, record in merged.kept.items():
         verifier = record.verified_by if record.status is Status.VERIFIED else None
         by_origin.setdefault((record.provenance, verifier), []).append((key, record.value))
-    for (pid, verifier), items in sorted(by_origin.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+    for (pid, verifier), items in sorted(
+        by_origin.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)
+    ):
         provenance = origins.get(pid, rekeyed)
         for batch in _batches(items):
             new.put(kind, dict(batch), provenance=provenance)
             if verifier is not None:
-                new.mark_verified(kind, [key for key, _ in batch],
-                                  provenance=origins.get(verifier, rekeyed))
+                new.mark_verified(
+                    kind, [key for key, _ in batch], provenance=origins.get(verifier, rekeyed)
+                )
 
 
 def _batches(items: list[tuple[str, Any]]) -> Iterator[list[tuple[str, Any]]]:
     for start in range(0, len(items), BATCH):
-        yield items[start:start + BATCH]
+        yield items[start : start + BATCH]
 
 
-def rekey_items(kind: FactKind, facts: list[tuple[str, Any]],
-                new_key: Callable[[FactKind, str], str]) -> tuple[dict[str, Any], list[KeyClash]]:
+def rekey_items(
+    kind: FactKind, facts: list[tuple[str, Any]], new_key: Callable[[FactKind, str], str]
+) -> tuple[dict[str, Any], list[KeyClash]]:
     """The facts of one import chunk under current keys, and the conflicts among them."""
     records = ((key, FactRecord(value, Status.CLAIMED, 0)) for key, value in facts)
     merged = merge(kind, records, new_key)

@@ -15,13 +15,25 @@ TOKEN_ENV = "SPROUTSDB_TOKEN"
 
 def add_client_options(parser: argparse.ArgumentParser, *, writes: bool = True) -> None:
     """--server, and for commands that write --token-file; --tls-ca for TLS servers."""
-    parser.add_argument("--server", metavar="ADDR", default=None,
-                        help="use the sproutsdb server at HOST:PORT instead of a local store")
+    parser.add_argument(
+        "--server",
+        metavar="ADDR",
+        default=None,
+        help="use the sproutsdb server at HOST:PORT instead of a local store",
+    )
     if writes:
-        parser.add_argument("--token-file", metavar="F", default=None,
-                            help=f"file holding the server's write token (default: ${TOKEN_ENV})")
-    parser.add_argument("--tls-ca", metavar="PEM", default=None,
-                        help="connect with TLS, trusting this CA certificate (PEM)")
+        parser.add_argument(
+            "--token-file",
+            metavar="F",
+            default=None,
+            help=f"file holding the server's write token (default: ${TOKEN_ENV})",
+        )
+    parser.add_argument(
+        "--tls-ca",
+        metavar="PEM",
+        default=None,
+        help="connect with TLS, trusting this CA certificate (PEM)",
+    )
 
 
 def client_token(args: argparse.Namespace) -> str | None:
@@ -59,5 +71,6 @@ def remote_store_from_args(args: argparse.Namespace) -> Any:
         raise UsageError(
             f"server {args.server} keeps {info['game']!r} positions with canon_version "
             f"{info['canon_version']}; this sproutsdb uses 'sprouts' with canon_version "
-            f"{CANON_VERSION}")
+            f"{CANON_VERSION}"
+        )
     return RemoteProofStore(client, owns_client=True)

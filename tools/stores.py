@@ -19,8 +19,10 @@ def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
     try:
         return open_sprouts_store(path, create=not readonly, readonly=readonly)
     except StoreNotFoundError:
-        raise UsageError(f"no store at {resolve_store_path(path)}: solve something first "
-                         "(sproutsdb solve …) or name an existing store with --store DIR") from None
+        raise UsageError(
+            f"no store at {resolve_store_path(path)}: solve something first "
+            "(sproutsdb solve …) or name an existing store with --store DIR"
+        ) from None
 
 
 def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore:

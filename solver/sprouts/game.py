@@ -141,8 +141,9 @@ class SproutsGame:
         self._land_children[component] = result
         return result
 
-    def first_component_child(self, component: str,
-                              accept: Callable[[tuple[str, ...]], bool]) -> tuple[str, ...] | None:
+    def first_component_child(
+        self, component: str, accept: Callable[[tuple[str, ...]], bool]
+    ) -> tuple[str, ...] | None:
         """The first of component_children(component) that accept takes, or None; the C
         core makes children only up to it (nothing is cached: a partial list)."""
         cached = self._land_children.get(component)

@@ -61,9 +61,13 @@ def decode_value(kind: FactKind, value: Any, where: str) -> Any:
     """A JSON fact value back to what the store takes; ExchangeFormatError if malformed."""
     try:
         if kind is FactKind.RCT:
-            return RctRecord(height=int(value["height"]), outcome=str(value["outcome"]),
-                             children=tuple(str(c) for c in value["children"]),
-                             nim=value.get("nim"), plus1_of=value.get("plus1_of"))
+            return RctRecord(
+                height=int(value["height"]),
+                outcome=str(value["outcome"]),
+                children=tuple(str(c) for c in value["children"]),
+                nim=value.get("nim"),
+                plus1_of=value.get("plus1_of"),
+            )
         if kind is FactKind.NIMBER and (not isinstance(value, int) or isinstance(value, bool)):
             raise TypeError("nimber must be an integer")
         if kind is not FactKind.NIMBER and not isinstance(value, str):
@@ -88,15 +92,15 @@ class ExportWriter:
     def write_chunk(self, kind: FactKind, facts: list[tuple[str, Any]]) -> None:
         if not facts:
             return
-        body = _dumps({"kind": kind.value,
-                       "facts": [[k, encode_value(kind, v)] for k, v in facts]})
+        body = _dumps({"kind": kind.value, "facts": [[k, encode_value(kind, v)] for k, v in facts]})
         self._digest.update(body)
         self._frame_bytes(b"C", body)
         self.counts[kind.value] += len(facts)
         self.chunks += 1
 
-    def write_facts(self, kind: FactKind, facts: Iterable[tuple[str, Any]],
-                    chunk: int = CHUNK_FACTS) -> None:
+    def write_facts(
+        self, kind: FactKind, facts: Iterable[tuple[str, Any]], chunk: int = CHUNK_FACTS
+    ) -> None:
         batch: list[tuple[str, Any]] = []
         for item in facts:
             batch.append(item)
@@ -106,8 +110,9 @@ class ExportWriter:
         self.write_chunk(kind, batch)
 
     def close(self) -> None:
-        self._frame(b"T", {"chunks": self.chunks, "counts": self.counts,
-                           "digest": self._digest.hexdigest()})
+        self._frame(
+            b"T", {"chunks": self.chunks, "counts": self.counts, "digest": self._digest.hexdigest()}
+        )
         self._out.flush()
 
     def _frame(self, kind: bytes, data: Mapping[str, Any]) -> None:
@@ -142,8 +147,9 @@ def read_stream(path: Path) -> Iterator[tuple[str, Any]]:
         while True:
             head = handle.read(FRAME.size)
             if not head:
-                raise ExchangeFormatError(f"{name}: truncated: the stream ends without its "
-                                          f"trailer after {index} frames")
+                raise ExchangeFormatError(
+                    f"{name}: truncated: the stream ends without its trailer after {index} frames"
+                )
             if len(head) < FRAME.size:
                 raise ExchangeFormatError(f"{name}: truncated inside frame {index}")
             kind, length, expected = FRAME.unpack(head)
@@ -164,9 +170,11 @@ def read_stream(path: Path) -> Iterator[tuple[str, Any]]:
                 if kind != b"H" or data.get("format") != FORMAT:
                     raise ExchangeFormatError(f"{name}: not a sproutsdb export (no header)")
                 if data.get("version") != VERSION:
-                    raise ExchangeFormatError(f"{name}: export format version "
-                                              f"{data.get('version')!r}; this sproutsdb reads "
-                                              f"version {VERSION}")
+                    raise ExchangeFormatError(
+                        f"{name}: export format version "
+                        f"{data.get('version')!r}; this sproutsdb reads "
+                        f"version {VERSION}"
+                    )
                 seen_header = True
                 yield "H", data
             elif kind == b"C":
@@ -176,10 +184,14 @@ def read_stream(path: Path) -> Iterator[tuple[str, Any]]:
                 chunks += 1
                 yield "C", (fact_kind, facts)
             elif kind == b"T":
-                if (data.get("chunks") != chunks or data.get("counts") != counts
-                        or data.get("digest") != digest.hexdigest()):
-                    raise ExchangeFormatError(f"{name}: the trailer does not match the chunks "
-                                              "(damaged or spliced stream)")
+                if (
+                    data.get("chunks") != chunks
+                    or data.get("counts") != counts
+                    or data.get("digest") != digest.hexdigest()
+                ):
+                    raise ExchangeFormatError(
+                        f"{name}: the trailer does not match the chunks (damaged or spliced stream)"
+                    )
                 if handle.read(1):
                     raise ExchangeFormatError(f"{name}: data after the trailer")
                 yield "T", data

@@ -47,10 +47,10 @@ class SprFormatError(UserError):
 class StageSummary:
     """What the first pass found."""
 
-    lines: int = 0            # data lines of the nimber section
-    facts: int = 0            # land facts staged
-    sums: int = 0             # lines whose position is a sum of lands (not storable as one fact)
-    terminal: int = 0         # lines of the empty position (nimber 0)
+    lines: int = 0  # data lines of the nimber section
+    facts: int = 0  # land facts staged
+    sums: int = 0  # lines whose position is a sum of lands (not storable as one fact)
+    terminal: int = 0  # lines of the empty position (nimber 0)
     skipped: dict[str, int] = field(default_factory=dict)  # other sections: data lines
     bytes: int = 0
     rct_children: dict[str, tuple[str, ...]] = field(default_factory=dict)  # label -> labels
@@ -62,7 +62,9 @@ class Canonicalizer:
 
     def __init__(self, game: SproutsGame, dialect: str = "auto") -> None:
         if dialect not in DIALECTS:
-            raise UserError(f"unknown .spr dialect {dialect!r}; choose one of {', '.join(DIALECTS)}")
+            raise UserError(
+                f"unknown .spr dialect {dialect!r}; choose one of {', '.join(DIALECTS)}"
+            )
         self._game = game
         self._spots = dialect in ("auto", "spots")
 
@@ -78,11 +80,17 @@ class Canonicalizer:
         return self._game.components(self._game.canonical(text))
 
 
-def stage(source: BinaryIO, staging: BinaryIO, canon: Canonicalizer, *, name: str,
-          progress: Callable[[int], None] | None = None,
-          resume: Mapping[str, Any] | None = None,
-          save: Callable[[dict[str, Any]], None] | None = None,
-          every: int = 200_000) -> StageSummary:
+def stage(
+    source: BinaryIO,
+    staging: BinaryIO,
+    canon: Canonicalizer,
+    *,
+    name: str,
+    progress: Callable[[int], None] | None = None,
+    resume: Mapping[str, Any] | None = None,
+    save: Callable[[dict[str, Any]], None] | None = None,
+    every: int = 200_000,
+) -> StageSummary:
     """Pass 1: read `source`, write canonical `land\tnimber` lines to `staging` (zstd).
 
     With `save`, every `every` lines the staging file is completed to a zstd frame and
@@ -108,7 +116,9 @@ def stage(source: BinaryIO, staging: BinaryIO, canon: Canonicalizer, *, name: st
         try:
             line = raw_bytes.decode("utf-8").strip()
         except UnicodeDecodeError as error:
-            raise SprFormatError(f"{name}: line {number}: not UTF-8 text ({error.reason})") from None
+            raise SprFormatError(
+                f"{name}: line {number}: not UTF-8 text ({error.reason})"
+            ) from None
         if line.startswith("[") and line.endswith("]"):
             section = line
             if section not in (NIMBER_SECTION, RCT_CHILDREN_SECTION, POSITION_RCT_SECTION):
@@ -138,8 +148,10 @@ def stage(source: BinaryIO, staging: BinaryIO, canon: Canonicalizer, *, name: st
                 raise SprFormatError(f"{name}: line {number}: {_clip(str(error))}") from None
             if not lands:
                 if nimber != 0:
-                    raise SprFormatError(f"{name}: line {number}: the empty position has "
-                                         f"nimber 0, the file says {nimber}")
+                    raise SprFormatError(
+                        f"{name}: line {number}: the empty position has "
+                        f"nimber 0, the file says {nimber}"
+                    )
                 summary.terminal += 1
             elif len(lands) > 1:
                 summary.sums += 1
@@ -152,8 +164,15 @@ def stage(source: BinaryIO, staging: BinaryIO, canon: Canonicalizer, *, name: st
             writer.flush(zstandard.FLUSH_FRAME)
             staging.flush()
             os.fsync(staging.fileno())
-            save({"offset": offset, "line": number, "section": section,
-                  "staging_bytes": staging.tell(), "summary": summary_to_json(summary)})
+            save(
+                {
+                    "offset": offset,
+                    "line": number,
+                    "section": section,
+                    "staging_bytes": staging.tell(),
+                    "summary": summary_to_json(summary),
+                }
+            )
     writer.flush(zstandard.FLUSH_FRAME)
     if summary.lines == 0 and not summary.skipped and not summary.rct_children:
         raise SprFormatError(f"{name}: no {NIMBER_SECTION} section (not a .spr database?)")
@@ -168,8 +187,9 @@ def summary_to_json(summary: StageSummary) -> dict[str, Any]:
 
 
 def summary_from_json(data: Mapping[str, Any]) -> StageSummary:
-    summary = StageSummary(**{k: v for k, v in data.items()
-                              if k not in ("rct_children", "rct_positions")})
+    summary = StageSummary(
+        **{k: v for k, v in data.items() if k not in ("rct_children", "rct_positions")}
+    )
     summary.rct_children = {k: tuple(v) for k, v in data["rct_children"].items()}
     summary.rct_positions = [(k, v) for k, v in data["rct_positions"]]
     return summary
@@ -178,8 +198,9 @@ def summary_from_json(data: Mapping[str, Any]) -> StageSummary:
 def read_staged(staging: BinaryIO, batch: int = 10_000) -> Iterator[dict[str, int]]:
     """Pass 2: the staged facts in batches (a later duplicate of a land within one batch
     is kept apart, so the store reports it as a conflict instead of losing it)."""
-    reader = zstandard.ZstdDecompressor().stream_reader(staging, closefd=False,
-                                                        read_across_frames=True)
+    reader = zstandard.ZstdDecompressor().stream_reader(
+        staging, closefd=False, read_across_frames=True
+    )
     lines = io.TextIOWrapper(reader, encoding="utf-8")
     items: dict[str, int] = {}
     for line in lines:
@@ -195,9 +216,12 @@ def read_staged(staging: BinaryIO, batch: int = 10_000) -> Iterator[dict[str, in
         yield items
 
 
-def write_spr(facts: Iterator[tuple[str, int]], out: Path,
-              rcts: Iterable[tuple[str, RctRecord]] = (),
-              positions: Iterable[tuple[str, str]] = ()) -> dict[str, int]:
+def write_spr(
+    facts: Iterator[tuple[str, int]],
+    out: Path,
+    rcts: Iterable[tuple[str, RctRecord]] = (),
+    positions: Iterable[tuple[str, str]] = (),
+) -> dict[str, int]:
     """Write a `.spr` file (atomically): `[Positions+Nimber]` lines of canonical lands, and
     when RCT facts are given `[Rct+Rcts_children]` and `[Position+Rct]` lines with GLOP
     short labels (nim-heaps `n`, others `h-k[+1]-O` numbered in the order met). Returns
@@ -236,8 +260,9 @@ def write_spr(facts: Iterator[tuple[str, int]], out: Path,
     return counts
 
 
-def translate_rcts(children: Mapping[str, tuple[str, ...]], labels: Iterable[str],
-                   algebra: Algebra) -> dict[str, int]:
+def translate_rcts(
+    children: Mapping[str, tuple[str, ...]], labels: Iterable[str], algebra: Algebra
+) -> dict[str, int]:
     """Handles of GLOP's discovery-order RCT labels (`n` for nim-heaps, `h-k[+1]-O`),
     rebuilt from `[Rct+Rcts_children]` children first; each rebuilt tree must have the
     height and outcome its label states. SprFormatError names the first that does not."""
@@ -267,8 +292,9 @@ def translate_rcts(children: Mapping[str, tuple[str, ...]], labels: Iterable[str
             handle = algebra.reduce_children(handles[kid] for kid in children[label])
             if match is None:  # the nim-heap *n: its children must be *0 .. *(n-1)
                 if handle != algebra.nim(int(label)):
-                    raise SprFormatError(f"RCT {label}: its children do not give the nim-heap "
-                                         f"*{label}")
+                    raise SprFormatError(
+                        f"RCT {label}: its children do not give the nim-heap *{label}"
+                    )
                 handles[label] = handle
                 stack.pop()
                 continue
@@ -276,7 +302,8 @@ def translate_rcts(children: Mapping[str, tuple[str, ...]], labels: Iterable[str
             if algebra.height(handle) != height or algebra.outcome(handle) != match.group(4):
                 raise SprFormatError(
                     f"RCT {label}: its children give a tree of height {algebra.height(handle)} "
-                    f"and outcome {algebra.outcome(handle)}, not what the label says")
+                    f"and outcome {algebra.outcome(handle)}, not what the label says"
+                )
             handles[label] = handle
             stack.pop()
     return handles
@@ -298,7 +325,9 @@ def _split(line: str, name: str, number: int) -> tuple[str, int]:
     parts = line.split()
     if len(parts) != 2 or not parts[1].isascii() or not parts[1].isdigit():
         raise SprFormatError(f"{name}: line {number}: expected 'position nimber', got {line!r:.80}")
-    nimber = int(parts[1]) if len(parts[1]) <= 20 else MAX_NIMBER + 1  # int() of 4 300+ digits raises
+    nimber = (
+        int(parts[1]) if len(parts[1]) <= 20 else MAX_NIMBER + 1
+    )  # int() of 4 300+ digits raises
     if nimber > MAX_NIMBER:
         raise SprFormatError(f"{name}: line {number}: nimber {parts[1]:.30} is out of range")
     return parts[0], nimber
