@@ -49,7 +49,7 @@ import struct
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 import zstandard
 
@@ -114,7 +114,7 @@ class CorruptRecordError(RuntimeError):
     """Bytes in the store that this schema cannot decode: a bug or damage, never user input."""
 
 
-TableValue = Union[FactValue, tuple[str, ...]]  # tuple: the `children` cache
+TableValue = FactValue | tuple[str, ...]  # tuple: the `children` cache
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import os
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import lmdb
 
@@ -71,7 +71,7 @@ __all__ = [
 
 LOGGED_CONFLICTS = 20  # per put; the rest are summarised in one line
 
-Kind = Union[FactKind, str]
+Kind = FactKind | str
 
 
 def _refuse_bare_string(keys: object) -> None:

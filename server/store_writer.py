@@ -13,7 +13,7 @@ import threading
 from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import lmdb
 
@@ -30,7 +30,7 @@ class Barrier:
     size: int = 0
 
 
-Op = Union[PutOp, MarkOp, RefuteOp, Barrier]
+Op = PutOp | MarkOp | RefuteOp | Barrier
 
 
 class GroupCommitWriter:

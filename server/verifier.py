@@ -275,12 +275,11 @@ class Verifier:
 
     def _scan(self) -> None:
         """Queue the claimed facts of one chunk of the store (a restart resumes them)."""
-        taken = 0
         last = self._scan_after
         keys: list[str] = []
-        for key, record in self.store.iter_records(FactKind.NIMBER, start_after=last):
+        records = self.store.iter_records(FactKind.NIMBER, start_after=last)
+        for taken, (key, record) in enumerate(records, start=1):
             last = key
-            taken += 1
             if record.status is Status.CLAIMED:
                 keys.append(key)
             if taken >= SCAN_CHUNK:

@@ -529,20 +529,20 @@ class Checker:
             found: list[tuple[str, ...] | None] = []
 
             def accept(child: tuple[str, ...]) -> bool:
-                if unknown and not all(x in child for x in unknown):
+                if unknown and not all(x in child for x in unknown):  # noqa: B023 - accept runs within this iteration
                     return False
                 self._fetch(child)
-                option = tuple(cancel_pairs([*rest, *child]))
+                option = tuple(cancel_pairs([*rest, *child]))  # noqa: B023 - accept runs within this iteration
                 if self._stored_value(option) != m:
                     return False
                 for x in option:
                     state = self._settled_ok(x)
                     if state is None:
-                        found.append(None)  # the full check would check it first: give up
+                        found.append(None)  # noqa: B023 - the full check would check it first: give up
                         return True
                     if not state:
                         return False
-                found.append(option)
+                found.append(option)  # noqa: B023 - accept runs within this iteration
                 return True
 
             if first_child(self.game, land, accept) is not None:

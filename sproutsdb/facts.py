@@ -33,7 +33,7 @@ def now_iso() -> str:
 def _default_who() -> str:
     try:
         user = getpass.getuser()
-    except Exception:  # no passwd entry in some containers
+    except (ImportError, KeyError, OSError):  # no pwd module, or no passwd entry (containers)
         user = "unknown"
     return f"{user}@{socket.gethostname()}"
 

@@ -171,9 +171,9 @@ def tool_cycles(edges: list[Edge]) -> list[list[str]]:
     """Import cycles among the modules of tools/ (strongly connected parts of 2+ modules)."""
     graph: dict[str, set[str]] = {}
     for edge in edges:
-        if folder_of(edge.source) == "tools" and folder_of(edge.target) == "tools":
-            if edge.target != edge.source and edge.target != "sproutsdb.tools":
-                graph.setdefault(edge.source, set()).add(edge.target)
+        within_tools = folder_of(edge.source) == "tools" and folder_of(edge.target) == "tools"
+        if within_tools and edge.target not in (edge.source, "sproutsdb.tools"):
+            graph.setdefault(edge.source, set()).add(edge.target)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []

@@ -80,8 +80,8 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
             )
     counter.close()
     seconds = time.perf_counter() - started
-    failed = [r for r in results + [root_result] if r is not None and "error" in r]
-    stored = sum(r.get("stored", 0) for r in results + [root_result] if r is not None)
+    failed = [r for r in [*results, root_result] if r is not None and "error" in r]
+    stored = sum(r.get("stored", 0) for r in [*results, root_result] if r is not None)
     if args.json:
         report: dict[str, Any] = {
             "positions": results,

@@ -26,7 +26,7 @@ import pickle
 import signal
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from itertools import islice
 from multiprocessing.connection import Connection, wait
@@ -428,10 +428,8 @@ class CheckPool:
         """Stop every worker: politely after a clean run, at once otherwise."""
         for worker in self._workers:
             if self._clean and worker.process.is_alive():
-                try:
+                with suppress(OSError):
                     worker.conn.send(None)
-                except OSError:
-                    pass
         for worker in self._workers:
             process = worker.process
             if process.pid is None:

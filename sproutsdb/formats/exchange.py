@@ -73,7 +73,9 @@ def decode_value(kind: FactKind, value: Any, where: str) -> Any:
         if kind is not FactKind.NIMBER and not isinstance(value, str):
             raise TypeError("value must be a string")
     except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise ExchangeFormatError(f"{where}: bad {kind.value} value {value!r:.80}: {error}")
+        raise ExchangeFormatError(
+            f"{where}: bad {kind.value} value {value!r:.80}: {error}"
+        ) from error
     return value
 
 
@@ -164,7 +166,9 @@ def read_stream(path: Path) -> Iterator[tuple[str, Any]]:
                 body = zstd.decompress(payload)
                 data = json.loads(body)
             except (zstandard.ZstdError, ValueError) as error:
-                raise ExchangeFormatError(f"{name}: frame {index} cannot be decoded: {error}")
+                raise ExchangeFormatError(
+                    f"{name}: frame {index} cannot be decoded: {error}"
+                ) from error
             where = f"{name}: frame {index}"
             if not seen_header:
                 if kind != b"H" or data.get("format") != FORMAT:
