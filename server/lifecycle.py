@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from concurrent import futures
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from sproutsdb.server.reflection import enable_reflection
 from sproutsdb.server.seed import TableShelf, needs_seed, seed_store
 from sproutsdb.server.service import SproutsDbService
 from sproutsdb.server.store import LmdbProofStore, open_store
+from sproutsdb.server.store_open import DEFAULT_MAP_SIZE
 from sproutsdb.server.validation import Limits
 from sproutsdb.server.verifier import Verifier
 from sproutsdb.server.wire_guard import GarbledRequestInterceptor
@@ -140,8 +142,11 @@ class Server:
 
 
 def open_served_store(path: str | None, map_size: int | None = None) -> LmdbProofStore:
-    sized = {} if map_size is None else {"map_size": map_size}
-    return open_store(path, provenance=Provenance(tool="sproutsdb serve"), **sized)
+    return open_store(
+        path,
+        provenance=Provenance(tool="sproutsdb serve"),
+        map_size=DEFAULT_MAP_SIZE if map_size is None else map_size,
+    )
 
 
 def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:
@@ -165,7 +170,7 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
                     path,
                     extra={"table": str(path)},
                 )
-            report = seed_store(store, path, load=lambda e=entry: shelf.loaded(e))
+            report = seed_store(store, path, load=partial(shelf.loaded, entry))
             if report.skipped:
                 log.info(
                     "not seeding from %s: %s", path, report.skipped, extra={"table": str(path)}

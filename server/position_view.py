@@ -111,7 +111,8 @@ class PositionReader:
             for land in lands_of[k]:
                 record = records.get(land)
                 handle = handles.get(land)
-                stored = None if record is None else int(record.value)
+                # a nimber record's value is an int (int() raises on anything else)
+                stored = None if record is None else int(record.value)  # type: ignore[arg-type]
                 from_rct = alg.nimber(handle) if handle is not None else None
                 nimber = stored if stored is not None else from_rct
                 m = misere.get(land) or (alg.outcome(handle) if handle is not None else None)

@@ -88,7 +88,9 @@ def _as_kind(table: str) -> FactKind:
 class WriteTxn:
     """One write transaction of the writer: facts, per-kind count deltas, provenance ids."""
 
-    def __init__(self, txn: lmdb.Transaction, dbs: Mapping[str, Any], known: dict[bytes, int]):
+    def __init__(
+        self, txn: lmdb.Transaction[bytes], dbs: Mapping[str, Any], known: dict[bytes, int]
+    ):
         self.txn = txn
         self.dbs = dbs
         self.known = known  # committed provenance JSON -> id (owned by the writer)
@@ -121,7 +123,7 @@ class WriteTxn:
         self, table: str, fact_key: str, skey: bytes, long_key: bytes | None
     ) -> bytes | None:
         """The committed record of a key, after checking a digest key really holds it."""
-        raw: bytes | None = self.txn.get(skey, db=self.dbs[table])  # type: ignore[assignment]
+        raw = self.txn.get(skey, db=self.dbs[table])
         if raw is not None and long_key is not None:
             schema.check_long_key(raw, long_key, fact_key)
         return raw
@@ -161,8 +163,10 @@ class WriteTxn:
                     put(fact.skey, schema.with_verifier(raw, pid), db=db)
                     self.verified[table] += 1
             else:
+                # the children cache's values are tuples: its Conflicts carry them as they
+                # carry its plain table name (_as_kind)
                 result.conflicts.append(
-                    Conflict(_as_kind(table), fact.key, decode(raw, off), fact.value)
+                    Conflict(_as_kind(table), fact.key, decode(raw, off), fact.value)  # type: ignore[arg-type]
                 )
         result.inserted, result.unchanged = inserted, unchanged
         self.counts[table] += inserted

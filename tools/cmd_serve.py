@@ -24,8 +24,8 @@ def run_serve(args: argparse.Namespace) -> int:
     from sproutsdb.server.lifecycle import ServeOptions, run_server
     from sproutsdb.server.location import resolve_store_path
     from sproutsdb.server.logs import configure_logging
-    from sproutsdb.server.seed import shipped_table
     from sproutsdb.server.validation import Limits
+    from sproutsdb.shipped import shipped_table
 
     if (args.tls_cert is None) != (args.tls_key is None):
         raise UsageError("give both --tls-cert and --tls-key, or neither")

@@ -156,10 +156,9 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
             return TableRcts(client.rct_table()), describe_source("server", args.server)
         where = f"server {args.server}"
     else:
-        if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):  # type: ignore[attr-defined]
-            return StoreRcts(store), describe_source(  # type: ignore[arg-type]
-                "store", str(resolve_store_path(args.store))
-            )
+        assert isinstance(store, LmdbProofStore)  # no --server: open_solve_store's own store
+        if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
+            return StoreRcts(store), describe_source("store", str(resolve_store_path(args.store)))
         where = f"the store {resolve_store_path(args.store)}"
         shipped = shipped_rct_table()
         if shipped is not None:
@@ -171,7 +170,7 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
             seed_store(
                 store,
                 path,
-                load=lambda: table,  # type: ignore[arg-type]
+                load=lambda: table,
                 who="sproutsdb solve --misere",
             )
             return TableRcts(table), describe_source("shipped", str(path))

@@ -410,7 +410,7 @@ class CheckPool:
             self.close()
             raise
         finally:
-            if block:
+            if old is not None:  # blocked above
                 signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     @property

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from sproutsdb.server.store import open_store
 from sproutsdb.solver.sprouts.notation import key_lives
@@ -32,7 +32,10 @@ from sproutsdb.tools.ray_session import import_ray
 
 RESTARTS = 3  # restarts of one worker (and re-runs of its batch) before the run stops
 
-ray = import_ray()
+if TYPE_CHECKING:
+    import ray
+else:
+    ray = import_ray()  # an optional extra: imported with an install hint when missing
 
 
 @ray.remote(num_cpus=1, max_restarts=RESTARTS, max_task_retries=RESTARTS)
@@ -54,7 +57,12 @@ class RayCheckPool:
     """`workers` CheckActors on the current Ray session; `run` has CheckPool's contract."""
 
     def __init__(self, path: str, workers: int, *, derive_lives: int = 0) -> None:
-        self._actors = [CheckActor.remote(path, derive_lives) for _ in range(workers)]
+        # mypy keeps a decorated class's own type: the ActorClass of @ray.remote, with
+        # .remote, is invisible to it.
+        self._actors = [
+            CheckActor.remote(path, derive_lives)  # type: ignore[attr-defined]
+            for _ in range(workers)
+        ]
         try:
             ray.get([actor.pid.remote() for actor in self._actors])  # opened, or the error
         except ray.exceptions.RayError as error:

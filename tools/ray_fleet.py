@@ -15,7 +15,7 @@ import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sproutsdb.errors import UserError
 from sproutsdb.tools.ray_session import cluster_cpus, import_ray, ray_session
@@ -23,7 +23,10 @@ from sproutsdb.tools.ray_session import cluster_cpus, import_ray, ray_session
 RETRIES = 3  # re-runs of a position whose worker died
 POLL_SECONDS = 1.0  # how often the progress line asks the server for its count
 
-ray = import_ray()
+if TYPE_CHECKING:
+    import ray
+else:
+    ray = import_ray()  # an optional extra: imported with an install hint when missing
 
 
 @dataclass(frozen=True)

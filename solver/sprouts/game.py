@@ -149,7 +149,7 @@ class SproutsGame:
         cached = self._land_children.get(component)
         if cached is None and _core is not None:
             try:
-                return _core.first_child(component, accept)  # type: ignore[no-any-return]
+                return _core.first_child(component, accept)
             except ValueError:  # Unsupported text, or too many splits: the path below
                 pass
         for child in self.component_children(component) if cached is None else cached:
