@@ -34,6 +34,7 @@ from typing import Any
 import grpc
 
 from sproutsdb.errors import UserError
+from sproutsdb.server.wire_guard import ServerInterceptor
 
 log = logging.getLogger("sproutsdb.server.auth")
 
@@ -222,7 +223,7 @@ def _denied(code: grpc.StatusCode, message: str, streaming_request: bool) -> Any
     return grpc.unary_unary_rpc_method_handler(abort)
 
 
-class WriteTokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+class WriteTokenInterceptor(ServerInterceptor):
     """Refuse the write methods unless they carry a writing token within its rate."""
 
     def __init__(

@@ -8,6 +8,7 @@ stops taking calls, lets in-flight ones finish (their writes commit) and closes 
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
@@ -71,7 +72,7 @@ class Server:
         self.service = SproutsDbService(store, limits=options.limits, tables=tables,
                                         writes_need_token=tokens is not None, tls=tls,
                                         tokens=tokens, verifier=self.verifier)
-        interceptors: list[grpc.ServerInterceptor] = [
+        interceptors: list[grpc.ServerInterceptor[Any, Any]] = [
             GarbledRequestInterceptor(on_refused=self.service.metrics.error)]
         if tokens is not None:
             streaming = frozenset({f"/{SERVICE_NAME}/InsertStream"})
@@ -125,8 +126,11 @@ class Server:
 
 
 def open_served_store(path: str | None, map_size: int | None = None) -> LmdbProofStore:
-    sized = {} if map_size is None else {"map_size": map_size}
-    return open_store(path, provenance=Provenance(tool="sproutsdb serve"), **sized)
+    """The store `serve` opens (created if missing), its writes signed `sproutsdb serve`."""
+    provenance = Provenance(tool="sproutsdb serve")
+    if map_size is None:
+        return open_store(path, provenance=provenance)
+    return open_store(path, provenance=provenance, map_size=map_size)
 
 
 def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:
@@ -147,7 +151,7 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
             if needs_seed(store):
                 log.info("first start: seeding the store from %s (checksum, every record "
                          "re-derived)", path, extra={"table": str(path)})
-            report = seed_store(store, path, load=lambda e=entry: shelf.loaded(e))
+            report = seed_store(store, path, load=functools.partial(shelf.loaded, entry))
             if report.skipped:
                 log.info("not seeding from %s: %s", path, report.skipped,
                          extra={"table": str(path)})

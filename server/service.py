@@ -571,7 +571,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):  # type: ignore[misc]
     def Verify(self, request: Any, context: grpc.ServicerContext) -> Any:
         key = self.validator.canonical(request.position, 0)
         budget = self._budget("Verify", context)
-        checker = Checker(BudgetedGame(self.game, budget),  # type: ignore[arg-type]
+        checker = Checker(BudgetedGame(self.game, budget),
                           BudgetedSource(self.store, budget))
         report = checker.check(key, outcome_only=request.outcome_only)
         response = pb.VerifyResponse(position=key, ok=report.ok,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import lmdb
 
@@ -19,7 +19,7 @@ from sproutsdb.server import schema
 from sproutsdb.server.schema import DECODERS, FLAG_VERIFIED, EncodedFact, Refutation
 from sproutsdb.facts import Provenance, now_iso
 from sproutsdb.server.store_errors import StoreFullError
-from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
+from sproutsdb.solver.proofstore import Conflict, FactKind, FactValue, PutResult
 
 
 @dataclass
@@ -161,16 +161,16 @@ class WriteTxn:
                     put(fact.skey, schema.with_verifier(raw, pid), db=db)
                     self.verified[table] += 1
             else:
-                result.conflicts.append(
-                    Conflict(_as_kind(table), fact.key, decode(raw, off), fact.value)
-                )
+                # (the `children` cache's tuples travel in the same record type)
+                result.conflicts.append(Conflict(_as_kind(table), fact.key, decode(raw, off),
+                                                 cast(FactValue, fact.value)))
         result.inserted, result.unchanged = inserted, unchanged
         self.counts[table] += inserted
         if op.verified:
             self.verified[table] += inserted
         for key in fresh:  # a key that held a refuted claim: the new value replaces it
-            raw = txn.get(schema.refuted_key(table, key), db=refuted_db)
-            entries = schema.decode_refutations(table, key, raw)
+            refuted = txn.get(schema.refuted_key(table, key), db=refuted_db)
+            entries = schema.decode_refutations(table, key, refuted)
             if entries:
                 op.replaced.append((key, entries[-1], pid))
         return result

@@ -146,7 +146,7 @@ class Verifier:
     @property
     def backlog(self) -> int:
         """Claims queued, being decided, or waiting for the facts below them."""
-        return self.figures()["backlog"]
+        return int(self.figures()["backlog"])
 
     def figures(self) -> dict[str, Any]:
         """Counters for Stats: backlog (queued incl. those being decided, waiting), work

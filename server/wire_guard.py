@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -71,7 +71,13 @@ def client_gone(error: BaseException, context: grpc.ServicerContext) -> bool:
     return isinstance(error, grpc.RpcError) and not context.is_active()
 
 
-class GarbledRequestInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+if TYPE_CHECKING:  # the stubs make it generic; the runtime class is not subscriptable
+    ServerInterceptor = grpc.ServerInterceptor[Any, Any]
+else:
+    ServerInterceptor = grpc.ServerInterceptor
+
+
+class GarbledRequestInterceptor(ServerInterceptor):
     """Make undecodable request bytes INVALID_ARGUMENT instead of INTERNAL."""
 
     def __init__(self, on_refused: Callable[[str], None] | None = None) -> None:

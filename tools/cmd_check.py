@@ -341,7 +341,7 @@ def _print_text(data: dict[str, Any]) -> None:
         print(f"  pruned proof written to {data['pruned']}")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `check` to the `sproutsdb` parser."""
     p = subparsers.add_parser(
         "check", formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -93,7 +93,7 @@ def run_check_table(args: argparse.Namespace) -> int:
     return 0 if report["ok"] else EXIT_BAD_TABLE
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `check-table` to the `sproutsdb` parser."""
     p = subparsers.add_parser(
         "check-table", formatter_class=argparse.RawDescriptionHelpFormatter,

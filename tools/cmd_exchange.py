@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -114,7 +115,7 @@ def import_file(path: Path, store: LmdbProofStore, *, quiet: bool = True,
         return _import_rekeyed(path, store, header, quiet=quiet)
     provenance = _import_provenance(path, header)
     totals = {"inserted": 0, "unchanged": 0, "conflicts": 0}
-    conflicts: list[Conflict] = []
+    conflicts: list[Conflict | KeyClash] = []
     with counter_bar("facts", enabled=not quiet) as bar:
         done = 0
         for frame, data in read_stream(path):
@@ -337,6 +338,7 @@ def run_import(args: argparse.Namespace) -> int:
     path = Path(args.file).expanduser()
     started = time.perf_counter()
     native = _is_native(path) if args.format == "auto" else args.format == "native"
+    conflicts: Sequence[Conflict | KeyClash]
     if native:
         header = validate(path)  # refuse a damaged file before creating or touching a store
         _check_canon_version(path, header, CANON_VERSION)
@@ -379,7 +381,7 @@ def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{n:,} {kind}" for kind, n in counts.items() if n) or "none"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `export` and `import` to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(

@@ -121,7 +121,7 @@ class _ServerCounter:
         self._client.close()
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `fleet solve` to the `sproutsdb` parser."""
     from sproutsdb.tools.cmd_solve import add_search_option
 

@@ -38,7 +38,7 @@ def run_rekey(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `rekey` to the `sproutsdb` parser."""
     p = subparsers.add_parser(
         "rekey", formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -22,7 +22,7 @@ DEFAULT_REQUEST_SECONDS = 20.0  # server/limits.py's (not imported: it needs grp
 def run_serve(args: argparse.Namespace) -> int:
     from sproutsdb.server.auth import read_token_book
     from sproutsdb.server.location import resolve_store_path
-    from sproutsdb.server.seed import shipped_table
+    from sproutsdb.shipped import shipped_table
     from sproutsdb.server.lifecycle import ServeOptions, run_server
     from sproutsdb.server.logs import configure_logging
     from sproutsdb.server.validation import Limits
@@ -147,7 +147,7 @@ def _map_size(text: str) -> int:
     return int(number) * _UNITS[unit]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `serve` and `stats` to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(

@@ -127,8 +127,8 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
             raise UsageError("give --rct-table FILE or --no-rct-table, not both")
         return None, describe_source("none", None)
     if args.rct_table:
-        table = TableRcts(load_table(args.rct_table))  # every record re-derived
-        return table, describe_source("file", str(Path(args.rct_table).resolve()))
+        rcts = TableRcts(load_table(args.rct_table))  # every record re-derived
+        return rcts, describe_source("file", str(Path(args.rct_table).resolve()))
     if args.server:
         client = store.client  # type: ignore[attr-defined]
         if client.server_info().get("rct_tables"):
@@ -482,7 +482,7 @@ def _positive_seconds(text: str) -> float:
     return seconds
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the solver commands to the `sproutsdb` parser."""
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(

@@ -56,7 +56,7 @@ def run_web(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `web` to the `sproutsdb` parser."""
     p = subparsers.add_parser(
         "web", formatter_class=argparse.RawDescriptionHelpFormatter,

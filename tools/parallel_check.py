@@ -363,7 +363,8 @@ class CheckPool:
         # Children start with SIGINT blocked (the mask survives fork and exec): a Ctrl-C at
         # the terminal reaches the whole process group, and only this process handles it.
         block = hasattr(signal, "pthread_sigmask")
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if block else None
+        old: set[int | signal.Signals] | None = (
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if block else None)
         try:
             for number in range(jobs):
                 parent_end, child_end = context.Pipe()
@@ -377,7 +378,7 @@ class CheckPool:
             self.close()
             raise
         finally:
-            if block:
+            if old is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     @property

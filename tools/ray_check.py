@@ -35,7 +35,6 @@ RESTARTS = 3  # restarts of one worker (and re-runs of its batch) before the run
 ray = import_ray()
 
 
-@ray.remote(num_cpus=1, max_restarts=RESTARTS, max_task_retries=RESTARTS)
 class CheckActor:
     """One checker worker: the store opened read-only, one Checker for every batch."""
 
@@ -50,11 +49,16 @@ class CheckActor:
         return check_batch(self._checker, lands)
 
 
+# The Ray actor class of CheckActor (applied here, not as a decorator: Ray is untyped).
+RemoteCheckActor: Any = ray.remote(num_cpus=1, max_restarts=RESTARTS,
+                                   max_task_retries=RESTARTS)(CheckActor)
+
+
 class RayCheckPool:
     """`workers` CheckActors on the current Ray session; `run` has CheckPool's contract."""
 
     def __init__(self, path: str, workers: int, *, derive_lives: int = 0) -> None:
-        self._actors = [CheckActor.remote(path, derive_lives) for _ in range(workers)]
+        self._actors = [RemoteCheckActor.remote(path, derive_lives) for _ in range(workers)]
         try:
             ray.get([actor.pid.remote() for actor in self._actors])  # opened, or the error
         except ray.exceptions.RayError as error:

@@ -76,10 +76,13 @@ def solve_on_server(server: ServerSpec, position: str, *, search: str,
             "worker": f"{socket.gethostname()}:{os.getpid()}"}
 
 
-@ray.remote(num_cpus=1, max_retries=RETRIES)
-def _solve_task(server: ServerSpec, position: str, search: str,
-                outcome_only: bool) -> dict[str, Any]:
+def _solve_one(server: ServerSpec, position: str, search: str,
+               outcome_only: bool) -> dict[str, Any]:
     return solve_on_server(server, position, search=search, outcome_only=outcome_only)
+
+
+# The Ray task of _solve_one (applied here, not as a decorator: Ray is untyped).
+_solve_task: Any = ray.remote(num_cpus=1, max_retries=RETRIES)(_solve_one)
 
 
 def solve_fleet(server: ServerSpec, positions: Sequence[str], *, search: str,
