@@ -29,7 +29,6 @@ from sproutsdb.server.reflection import enable_reflection
 from sproutsdb.server.seed import TableShelf, needs_seed, seed_store
 from sproutsdb.server.service import SproutsDbService
 from sproutsdb.server.store import LmdbProofStore, open_store
-from sproutsdb.server.store_open import DEFAULT_MAP_SIZE
 from sproutsdb.server.validation import Limits
 from sproutsdb.server.verifier import Verifier
 from sproutsdb.server.wire_guard import GarbledRequestInterceptor
@@ -142,11 +141,11 @@ class Server:
 
 
 def open_served_store(path: str | None, map_size: int | None = None) -> LmdbProofStore:
-    return open_store(
-        path,
-        provenance=Provenance(tool="sproutsdb serve"),
-        map_size=DEFAULT_MAP_SIZE if map_size is None else map_size,
-    )
+    """The store `serve` opens (created if missing), its writes signed `sproutsdb serve`."""
+    provenance = Provenance(tool="sproutsdb serve")
+    if map_size is None:
+        return open_store(path, provenance=provenance)
+    return open_store(path, provenance=provenance, map_size=map_size)
 
 
 def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:

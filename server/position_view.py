@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
@@ -111,8 +111,7 @@ class PositionReader:
             for land in lands_of[k]:
                 record = records.get(land)
                 handle = handles.get(land)
-                # a nimber record's value is an int (int() raises on anything else)
-                stored = None if record is None else int(record.value)  # type: ignore[arg-type]
+                stored = None if record is None else int(cast(int, record.value))
                 from_rct = alg.nimber(handle) if handle is not None else None
                 nimber = stored if stored is not None else from_rct
                 m = misere.get(land) or (alg.outcome(handle) if handle is not None else None)

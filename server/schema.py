@@ -99,8 +99,8 @@ def encode_meta_int(n: int) -> bytes:
     return str(n).encode()
 
 
-def decode_meta_int(raw: bytes | None) -> int:
-    return 0 if raw is None else int(raw.decode())
+def decode_meta_int(raw: bytes | memoryview | None) -> int:
+    return 0 if raw is None else int(bytes(raw).decode())
 
 
 # --- errors and plain types -----------------------------------------------------------------
@@ -169,11 +169,11 @@ def encode_refutations(table: str, key: str, entries: Sequence[Refutation]) -> b
     ).encode()
 
 
-def decode_refutations(table: str, key: str, raw: bytes | None) -> list[Refutation]:
+def decode_refutations(table: str, key: str, raw: bytes | memoryview | None) -> list[Refutation]:
     """The refutations of a fact, oldest first ([] for none, or for a digest clash)."""
     if raw is None:
         return []
-    data = json.loads(raw.decode())
+    data = json.loads(bytes(raw).decode())
     if data.get("table") != table or data.get("key") != key:
         return []
     return [Refutation.from_json(e) for e in data.get("entries", ())]

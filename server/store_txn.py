@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import lmdb
 
@@ -19,7 +19,7 @@ from sproutsdb.facts import Provenance, now_iso
 from sproutsdb.server import schema
 from sproutsdb.server.schema import DECODERS, FLAG_VERIFIED, EncodedFact, Refutation
 from sproutsdb.server.store_errors import StoreFullError
-from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
+from sproutsdb.solver.proofstore import Conflict, FactKind, FactValue, PutResult
 
 
 @dataclass
@@ -163,10 +163,11 @@ class WriteTxn:
                     put(fact.skey, schema.with_verifier(raw, pid), db=db)
                     self.verified[table] += 1
             else:
-                # the children cache's values are tuples: its Conflicts carry them as they
-                # carry its plain table name (_as_kind)
+                # (the `children` cache's tuples travel in the same record type)
                 result.conflicts.append(
-                    Conflict(_as_kind(table), fact.key, decode(raw, off), fact.value)  # type: ignore[arg-type]
+                    Conflict(
+                        _as_kind(table), fact.key, decode(raw, off), cast(FactValue, fact.value)
+                    )
                 )
         result.inserted, result.unchanged = inserted, unchanged
         self.counts[table] += inserted
