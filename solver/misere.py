@@ -436,16 +436,20 @@ class MisereSolver:
             cache.move_to_end(land)
             return moves
         kids = self._measure.children(land)
-        memo = self._rct_of(part for kid in kids for part in kid)
+        memo = self._land_rct
+        new = {part for kid in kids for part in kid if part not in memo}
+        if new:
+            self._rct_of(new)
         lives = self._measure.lives
         algebra = self.algebra
         cid = self._cid
-        seen: dict[tuple[tuple[str, ...], int, tuple[int, ...]], LandMove] = {}
+        # by effect: the kept lands alone when that is all the move adds (the common
+        # case; a tuple of strings never equals a triple that starts with a tuple)
+        seen: dict[object, LandMove] = {}
         for kid in kids:
             if len(kid) == 1 and memo[kid[0]] is None:  # the common move: one new land
-                effect = (kid, 0, ())
-                if effect not in seen:
-                    seen[effect] = (kid, lives(kid[0]), 0, (), 0, 0)
+                if kid not in seen:
+                    seen[kid] = (kid, lives(kid[0]), 0, (), 0, 0)
                 continue
             kept: list[str] = []
             added: list[int] = []
@@ -455,17 +459,23 @@ class MisereSolver:
                     kept.append(part)
                 else:
                     added.append(handle)
-            flip, stays = self._fold(added) if added else (0, [])
+            kept_lands = tuple(kept)  # a kid's lands are sorted
+            if not added:
+                effect: object = kept_lands
+                if effect not in seen:
+                    seen[effect] = (kept_lands, sum(map(lives, kept)), 0, (), 0, 0)
+                continue
+            flip, stays = self._fold(added)
             stays.sort(key=cid.__getitem__)
-            effect = (tuple(kept), flip, tuple(stays))  # a kid's lands are sorted
+            handles = tuple(stays)
+            effect = (kept_lands, flip, handles) if flip or handles else kept_lands
             if effect in seen:
                 continue
             nimber = height = 0
-            for handle in stays:
+            for handle in handles:
                 nimber ^= algebra.nimber(handle)
                 height += algebra.height(handle)
-            seen[effect] = (effect[0], sum(lives(part) for part in kept), flip, effect[2],
-                            nimber, height)
+            seen[effect] = (kept_lands, sum(map(lives, kept)), flip, handles, nimber, height)
         moves = tuple(seen.values())
         cache[land] = moves
         if len(cache) > self._moves_capacity:
@@ -657,7 +667,8 @@ class MisereSolver:
         self._stats.expansions += 1
         static = self._static
         self._fetch([k for k, (_, child) in kids.items() if child[0] or static(child) is None])
-        ordered = sorted((size, child_key, child) for child_key, (size, child) in kids.items())
+        ordered = [(size, child_key, child) for child_key, (size, child) in kids.items()]
+        ordered.sort()
         # δ (the cost of showing a child losing: all its children) grows with its size.
         # Measured (visits): lives // 4 halved the nodes of 0*13 against δ = 1; lives // 2
         # gives 0*13 17 380 (// 4: 17 719; // 1: 30 300; // 8: 25 729; lives² // 32:
