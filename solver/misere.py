@@ -547,16 +547,36 @@ class MisereSolver:
             child_key = key(child)
             if child_key not in out:
                 out[child_key] = (self._size(child), child)
-        children = algebra.children
+        # Moves in an RCT: the lands stay (so do their lives and count), the option folds
+        # into the parity and at most one RCT; key and order as key() and _size() make them.
+        children, fold, sort_key = algebra.children, self._fold, cid.__getitem__
+        head = "+".join(lands) if lands else EMPTY_POSITION
+        parity_heads = (head, head + " " + PARITY_TOKEN)
+        minus_count = -len(lands)  # the children's -len(lands) in _size
         for j, handle in enumerate(rcts):
             if j and rcts[j - 1] == handle:
                 continue
             rest_rcts = rcts[:j] + rcts[j + 1:]
+            rest_nimber = rct_nimber ^ algebra.nimber(handle)
+            rest_height = rct_height - algebra.height(handle)
             for option in children(handle):
-                child = self._make(lands, (), parity, rest_rcts, (option,))
-                child_key = key(child)
+                flip, stays = fold((option,))
+                child_parity = parity ^ flip
+                child_nimber = child_parity ^ rest_nimber
+                child_height = child_parity + rest_height
+                if stays:
+                    child_rcts = tuple(sorted(rest_rcts + tuple(stays), key=sort_key))
+                    for stay in stays:
+                        child_nimber ^= algebra.nimber(stay)
+                        child_height += algebra.height(stay)
+                else:
+                    child_rcts = rest_rcts
+                child_key = parity_heads[child_parity]
+                if child_rcts:
+                    child_key += " " + " ".join([cid[h] for h in child_rcts])
                 if child_key not in out:
-                    out[child_key] = (self._size(child), child)
+                    out[child_key] = ((total_lives, minus_count, 1 if child_nimber else 0,
+                                       child_height), (lands, child_parity, child_rcts))
         return out
 
     def _static(self, node: NodeParts) -> bool | None:
