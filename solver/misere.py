@@ -37,7 +37,7 @@ from sproutsdb.solver.game import Game
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
 from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore, RctRecord
 from sproutsdb.solver.search.dfpn import DfpnSearch, Task
-from sproutsdb.solver.search.driver import run_tasks
+from sproutsdb.solver.search.driver import rare_full_collections, run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.progress import Progress, ProgressFn, ProgressMeter, SolverStats
 
@@ -628,7 +628,8 @@ class MisereSolver:
             known = self._table.get(root_key)
             if known is not None:
                 return known
-            losing = self._drive(self._dfpn.solve(root, root_key)) is True
+            with rare_full_collections():
+                losing = self._drive(self._dfpn.solve(root, root_key)) is True
             if not losing and self._reprove_roots:
                 stored = self.store.get(FactKind.MISERE, [root_key]).get(root_key)
                 if stored is not None and stored != "W":
