@@ -33,7 +33,8 @@ seconds):
 
 (0*16 and 0*17 in one run each, from an empty store; the check of 0*16 took 15.0 CPU s,
 of 0*17 23.7. 0*17 ran before the last cut, rare full collections, which a live profile
-of it puts at about 20 % of its CPU: expect about 500 CPU s now.) On the same VM before
+of it puts at about 20 % of its CPU: expect about 500 CPU s now. 0*18 was stopped
+unfinished at 1,020 CPU s: 2,087,986 visits, 22,192 stored losing nodes, 2.1 GB.) On the same VM before
 the search's cuts, with the faster C core: 0*12 19.3 CPU s, 0*13 6.2, 0*14 21.5 (same
 visits); before both, the morning's figures (load average 11-14, `--cycles 2`; 0*12 with
 the earlier δ = 1 + lives // 4):
