@@ -16,29 +16,42 @@ Figure 10, n ≤ 17, reached in 20 hours in 2009); the paper counts positions be
 S6 table, we count losing nodes whose RCT parts the table has already reduced, so the
 two measure the same proofs differently. "peak RSS" is the process's (table included).
 
-Figures of 2026-11-24, `--from 12 --to 14 --cycles 2`, on a 2-core VM shared with five
-other sessions (load average 11-14: each process got 7-12 % of a core, so wall seconds are
-8-13x the CPU seconds; compare CPU seconds). 0*12 ran with the earlier δ = 1 + lives // 4
-(the default became // 2 during the run):
+Figures of 2026-11-24 (evening), `--from N --to N --cycles 1`, after the C core's faster
+land children (commits "C core: skip moves that only swap interchangeable boundaries...")
+and the misère search's per-visit cuts (nodes as plain tuples, folded RCT moves, rare
+full garbage collections). A 2-core VM shared with two other sessions and up to three
+runs of this script (load average 3-6: each process got 25-50 % of a core; compare CPU
+seconds):
+
+      n  outcome A164950   wall s    CPU s     visits  stored L  proof L  paper pos.  check  peak RSS
+     12        W       W     29.0     14.5     44,908     1,159      452         983  clean    367 MB
+     13        L       L      8.8      4.4     17,380       384      247       1,082  clean    222 MB
+     14        L       L     31.9     15.7     46,306       861      532       3,517  clean    413 MB
+     15        L       L    673.4    194.8    479,475     7,807    2,958       6,906  clean   1306 MB
+     16        W       W    938.3    369.0    879,565    14,495    3,769       8,981  clean   1546 MB
+     17        W       W    ~1344    613.5  1,608,717    23,498    8,344      17,583  clean   1694 MB
+
+(0*16 and 0*17 in one run each, from an empty store; the check of 0*16 took 15.0 CPU s,
+of 0*17 23.7. 0*17 ran before the last cut, rare full collections, which a live profile
+of it puts at about 20 % of its CPU: expect about 500 CPU s now. 0*18 was stopped
+unfinished at 1,020 CPU s: 2,087,986 visits, 22,192 stored losing nodes, 2.1 GB.) On the same VM before
+the search's cuts, with the faster C core: 0*12 19.3 CPU s, 0*13 6.2, 0*14 21.5 (same
+visits); before both, the morning's figures (load average 11-14, `--cycles 2`; 0*12 with
+the earlier δ = 1 + lives // 4):
 
       n  outcome A164950   wall s    CPU s     visits  stored L  proof L  paper pos.  check  peak RSS
      12        W       W    396.2     33.1     46,092       964      478         983  clean    516 MB
      13        L       L    146.9     12.9     17,380       384      243       1,082  clean    287 MB
      14        L       L    625.9     46.8     46,306       861      518       3,517  clean    606 MB
-
-(0*14 with lives // 4: 57,543 visits, 67 CPU s.) Beyond, with `solve --misere --store`
-(LMDB) and `check --misere --root` under the same load:
-
      15        L       L   2030.8    463.7    479,475     7,807    2,958       6,906  clean   1749 MB
      16        W       W   2647.0   1047.5  1,040,586    18,004    5,197       8,981  clean   2327 MB
-                           (the second run, resumed from the 1,779 losing nodes a first run
-                            of 222 CPU s had stored before it was stopped: about 21 CPU
-                            minutes in all; check: 39 CPU s)
 
-(0*15's proof is the first check, no cycles; the previous closing note had 0*15 in 710 s
-wall and 677 k visits with δ = 1 + lives // 4.) 0*17 was not started. Search
-CPU per visit is about 0.6 ms, half of it the C core's children of new lands (about 1 ms
-per land of 0*12, one new land per 2-3 visits).
+(0*15 and 0*16 then with `solve --misere --store` (LMDB) and `check --misere --root`;
+0*16 was a second run resumed from the 1,779 losing nodes of a first of 222 CPU s, about
+21 CPU minutes in all. 0*17 was not started.) CPU per visit is now about 0.3 ms at 0*12
+to 0.4 ms at 0*17, and the C core's children of new lands are 45-50 % of it at 0*12-0*14
+(each distinct land's children computed once: 14,528 lands at 0*12, 0.5 ms each on
+average, 2.3 ms at 30 lives), 30-36 % in live profiles of 0*16 and 0*17.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from sproutsdb.solver.game import Game
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
 from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore, RctRecord
 from sproutsdb.solver.search.dfpn import DfpnSearch, Task
-from sproutsdb.solver.search.driver import run_tasks
+from sproutsdb.solver.search.driver import rare_full_collections, run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.progress import Progress, SolverStats
@@ -65,18 +65,19 @@ class Node(NamedTuple):
     rcts: tuple[int, ...]  # handles in the source's algebra
 
 
+# The search builds and caches its nodes as plain tuples with Node's fields (a Node is one):
+# the garbage collector stops tracking a plain tuple of strings and ints, never an instance
+# of a tuple subclass, and its full collections over the cached Nodes took a fifth of the
+# CPU of a 0*12 search. The public methods hand out Nodes.
+NodeParts = tuple[tuple[str, ...], int, tuple[int, ...]]  # (lands, parity, rcts)
+
 Size = tuple[int, int, int, int]  # the move order of a node (``MisereSolver._size``)
 
-
-class LandMove(NamedTuple):
-    """What one move in a land adds to a node, folded once per land."""
-
-    kept: tuple[str, ...]  # sorted child lands of unknown RCT
-    lives: int  # their lives
-    flip: int  # 1 if the *1 parts of the child lands' RCTs are odd
-    rcts: tuple[int, ...]  # the other RCTs of the child lands, sorted by content id
-    nimber: int  # normal-play nim-sum of ``rcts``
-    height: int  # total height of ``rcts``
+# What one move in a land adds to a node, folded once per land (a plain tuple, as
+# NodeParts): (kept, lives, flip, rcts, nimber, height) = the sorted child lands of unknown
+# RCT, their lives, 1 if the *1 parts of the child lands' RCTs are odd, the other RCTs of
+# the child lands sorted by content id, their normal-play nim-sum, their total height.
+LandMove = tuple[tuple[str, ...], int, int, tuple[int, ...], int, int]
 
 
 class MisereConflictError(ConflictError):
@@ -222,7 +223,9 @@ class MisereSolver:
         table_capacity = (
             DEFAULT_TABLE_CAPACITY if options.table_capacity is None else options.table_capacity
         )
-        self._expanded: OrderedDict[str, list[tuple[str, Node, tuple[int, int]]]] = OrderedDict()
+        self._expanded: OrderedDict[str, list[tuple[str, NodeParts, tuple[int, int]]]] = (
+            OrderedDict()
+        )
         self._expanded_capacity = node_cache
         self._moves: OrderedDict[str, tuple[LandMove, ...]] = OrderedDict()
         self._moves_capacity = children_cache
@@ -236,7 +239,9 @@ class MisereSolver:
             raise ValueError("delta_divisor must be at least 1")
         self._delta_divisor = delta_divisor  # df-pn+: a child's δ is 1 + lives // this + RCTs
         self.table_clears = 0  # times the proven winning nodes were dropped (memory bound)
-        self._dfpn: DfpnSearch[Node] = DfpnSearch(space, epsilon=epsilon, capacity=table_capacity)
+        self._dfpn: DfpnSearch[NodeParts] = DfpnSearch(
+            space, epsilon=epsilon, capacity=table_capacity
+        )
         self.game = game
         self.store = store
         self.rcts: RctSource = NoRcts() if rcts is None else rcts
@@ -263,7 +268,7 @@ class MisereSolver:
         """Misère outcome of a position: "L" if the player to move loses, else "W"."""
         return self.node_outcome(self.node(key))
 
-    def node_outcome(self, node: Node) -> str:
+    def node_outcome(self, node: NodeParts) -> str:
         """Misère outcome of a node."""
         return "L" if self._call(node) else "W"
 
@@ -285,11 +290,12 @@ class MisereSolver:
     def node(self, key: str) -> Node:
         """The node of a position (any notation): lands of known RCT replaced."""
         lands = self.game.components(self.game.canonical(key))
-        return self._make((), lands, 0, ())
+        return Node._make(self._make((), lands, 0, ()))
 
-    def add_nim(self, node: Node, g: int) -> Node:
+    def add_nim(self, node: NodeParts, g: int) -> Node:
         """node + *g, normalised."""
-        return self._make(node.lands, (), node.parity, node.rcts, (self.algebra.nim(g),))
+        lands, parity, rcts = node
+        return Node._make(self._make(lands, (), parity, rcts, (self.algebra.nim(g),)))
 
     def parse_node(self, text: str) -> Node:
         """A node from its key (NotationError if malformed), normalised: its position part
@@ -297,9 +303,9 @@ class MisereSolver:
         position, parity, cids = split_node_key(text)
         handles = [self.algebra.handle(cid) for cid in cids]
         lands = self.game.components(self.game.canonical(position))
-        return self._make((), lands, parity, (), handles)
+        return Node._make(self._make((), lands, parity, (), handles))
 
-    def key(self, node: Node) -> str:
+    def key(self, node: NodeParts) -> str:
         """Canonical string of a node (the ``misere`` sub-database key; the syntax of
         ``misere_keys``, built here directly because the search makes millions)."""
         lands, parity, rcts = node
@@ -313,11 +319,11 @@ class MisereSolver:
         parts.extend(cid[h] for h in rcts)
         return " ".join(parts)
 
-    def children(self, node: Node) -> list[Node]:
+    def children(self, node: NodeParts) -> list[Node]:
         """The distinct children of a node."""
-        return list(self._children(node).values())
+        return [Node._make(child) for child in self._children(node).values()]
 
-    def known_outcome(self, node: Node) -> str | None:
+    def known_outcome(self, node: NodeParts) -> str | None:
         """The outcome if this solver knows it without search (no store access)."""
         value = self._static(node)
         if value is None:
@@ -335,7 +341,7 @@ class MisereSolver:
         """
         table = self._table
         seen: set[str] = set()
-        stack = [self.node(key)]
+        stack: list[NodeParts] = [self.node(key)]
         count = 0
         while stack:
             node = stack.pop()
@@ -423,7 +429,7 @@ class MisereSolver:
         parity: int,
         rcts: tuple[int, ...],
         extra: Iterable[int] = (),
-    ) -> Node:
+    ) -> NodeParts:
         """Normalise kept lands (already of unknown RCT) + new lands + parity + RCTs."""
         memo = self._land_rct
         lands = list(kept)
@@ -442,7 +448,7 @@ class MisereSolver:
             handles.extend(stays)
             handles.sort(key=self._cid.__getitem__)
         lands.sort()
-        return Node(tuple(lands), parity, tuple(handles))
+        return tuple(lands), parity, tuple(handles)
 
     def _land_moves(self, land: str) -> tuple[LandMove, ...]:
         """The moves in one land, each folded once into what it adds to a node (kept
@@ -454,18 +460,20 @@ class MisereSolver:
             cache.move_to_end(land)
             return moves
         kids = self._measure.children(land)
-        memo = self._rct_of(part for kid in kids for part in kid)
+        memo = self._land_rct
+        new = {part for kid in kids for part in kid if part not in memo}
+        if new:
+            self._rct_of(new)
         lives = self._measure.lives
         algebra = self.algebra
         cid = self._cid
-        seen: dict[tuple[tuple[str, ...], int, tuple[int, ...]], LandMove] = {}
-        new_move = tuple.__new__
-        effect: tuple[tuple[str, ...], int, tuple[int, ...]]
+        # by effect: the kept lands alone when that is all the move adds (the common
+        # case; a tuple of strings never equals a triple that starts with a tuple)
+        seen: dict[object, LandMove] = {}
         for kid in kids:
             if len(kid) == 1 and memo[kid[0]] is None:  # the common move: one new land
-                effect = (kid, 0, ())
-                if effect not in seen:
-                    seen[effect] = new_move(LandMove, (kid, lives(kid[0]), 0, (), 0, 0))
+                if kid not in seen:
+                    seen[kid] = (kid, lives(kid[0]), 0, (), 0, 0)
                 continue
             kept: list[str] = []
             added: list[int] = []
@@ -475,29 +483,34 @@ class MisereSolver:
                     kept.append(part)
                 else:
                     added.append(handle)
-            flip, stays = self._fold(added) if added else (0, [])
+            kept_lands = tuple(kept)  # a kid's lands are sorted
+            if not added:
+                effect: object = kept_lands
+                if effect not in seen:
+                    seen[effect] = (kept_lands, sum(map(lives, kept)), 0, (), 0, 0)
+                continue
+            flip, stays = self._fold(added)
             stays.sort(key=cid.__getitem__)
-            effect = (tuple(kept), flip, tuple(stays))  # a kid's lands are sorted
+            handles = tuple(stays)
+            effect = (kept_lands, flip, handles) if flip or handles else kept_lands
             if effect in seen:
                 continue
             nimber = height = 0
-            for handle in stays:
+            for handle in handles:
                 nimber ^= algebra.nimber(handle)
                 height += algebra.height(handle)
-            seen[effect] = LandMove(
-                effect[0], sum(lives(part) for part in kept), flip, effect[2], nimber, height
-            )
+            seen[effect] = (kept_lands, sum(map(lives, kept)), flip, handles, nimber, height)
         moves = tuple(seen.values())
         cache[land] = moves
         if len(cache) > self._moves_capacity:
             cache.popitem(last=False)
         return moves
 
-    def _children(self, node: Node) -> dict[str, Node]:
+    def _children(self, node: NodeParts) -> dict[str, NodeParts]:
         """Distinct children by key."""
         return {key: child for key, (_, child) in self._sized_children(node).items()}
 
-    def _sized_children(self, node: Node) -> dict[str, tuple[Size, Node]]:
+    def _sized_children(self, node: NodeParts) -> dict[str, tuple[Size, NodeParts]]:
         """Distinct children by key, each with its move order (``_size``).
 
         Moves in a land are assembled from that land's folded moves (``_land_moves``):
@@ -505,7 +518,7 @@ class MisereSolver:
         reading any land again.
         """
         lands, parity, rcts = node
-        out: dict[str, tuple[Size, Node]] = {}
+        out: dict[str, tuple[Size, NodeParts]] = {}
         key = self.key
         cid = self._cid
         algebra = self.algebra
@@ -518,7 +531,6 @@ class MisereSolver:
         total_lives = sum(lives(land) for land in lands)
         same_rcts = " " + " ".join(rct_cids) if rcts else ""
         suffix = (same_rcts, " " + PARITY_TOKEN + same_rcts)  # by child parity
-        new_node = tuple.__new__
         previous = None
         for i, land in enumerate(lands):
             if land == previous:
@@ -537,7 +549,7 @@ class MisereSolver:
                 child_parity = parity ^ flip
                 if handles:
                     child_rcts = tuple(sorted(rcts + handles, key=cid.__getitem__))
-                    child_key = key(new_node(Node, (child_lands, child_parity, child_rcts)))
+                    child_key = key((child_lands, child_parity, child_rcts))
                 else:
                     child_rcts = rcts
                     tail = suffix[child_parity]
@@ -557,25 +569,47 @@ class MisereSolver:
                     1 if child_nimber else 0,
                     child_parity + rct_height + height,
                 )
-                out[child_key] = (size, new_node(Node, (child_lands, child_parity, child_rcts)))
+                out[child_key] = (size, (child_lands, child_parity, child_rcts))
         if parity:
-            child = Node(lands, 0, rcts)
+            child: NodeParts = (lands, 0, rcts)
             child_key = key(child)
             if child_key not in out:
                 out[child_key] = (self._size(child), child)
-        children = algebra.children
+        # Moves in an RCT: the lands stay (so do their lives and count), the option folds
+        # into the parity and at most one RCT; key and order as key() and _size() make them.
+        children, fold, sort_key = algebra.children, self._fold, cid.__getitem__
+        head = "+".join(lands) if lands else EMPTY_POSITION
+        parity_heads = (head, head + " " + PARITY_TOKEN)
+        minus_count = -len(lands)  # the children's -len(lands) in _size
         for j, handle in enumerate(rcts):
             if j and rcts[j - 1] == handle:
                 continue
             rest_rcts = rcts[:j] + rcts[j + 1 :]
+            rest_nimber = rct_nimber ^ algebra.nimber(handle)
+            rest_height = rct_height - algebra.height(handle)
             for option in children(handle):
-                child = self._make(lands, (), parity, rest_rcts, (option,))
-                child_key = key(child)
+                flip, stays = fold((option,))
+                child_parity = parity ^ flip
+                child_nimber = child_parity ^ rest_nimber
+                child_height = child_parity + rest_height
+                if stays:
+                    child_rcts = tuple(sorted(rest_rcts + tuple(stays), key=sort_key))
+                    for stay in stays:
+                        child_nimber ^= algebra.nimber(stay)
+                        child_height += algebra.height(stay)
+                else:
+                    child_rcts = rest_rcts
+                child_key = parity_heads[child_parity]
+                if child_rcts:
+                    child_key += " " + " ".join([cid[h] for h in child_rcts])
                 if child_key not in out:
-                    out[child_key] = (self._size(child), child)
+                    out[child_key] = (
+                        (total_lives, minus_count, 1 if child_nimber else 0, child_height),
+                        (lands, child_parity, child_rcts),
+                    )
         return out
 
-    def _static(self, node: Node) -> bool | None:
+    def _static(self, node: NodeParts) -> bool | None:
         """Losing? decided without search: terminal, one RCT alone, or misère Nim."""
         lands, parity, rcts = node
         if lands:
@@ -594,22 +628,22 @@ class MisereSolver:
         # misère Nim (Bouton): the heaps here are all ≥ 2 (0 and *1 are normalised away)
         return total == 0
 
-    def _size(self, node: Node) -> tuple[int, int, int, int]:
+    def _size(self, node: NodeParts) -> Size:
         """Move order: fewest lives in the position part, then most lands (split
         positions), then children whose RCT part has normal-play nim-sum 0 with the
         parity (a guess that they lose), then least total height of the RCT part."""
         algebra = self.algebra
-        nimber = node.parity
-        height = node.parity
-        for h in node.rcts:
+        lands, parity, rcts = node
+        nimber = height = parity
+        for h in rcts:
             nimber ^= algebra.nimber(h)
             height += algebra.height(h)
-        lives = sum(self._measure.lives(land) for land in node.lands)
-        return lives, -len(node.lands), (1 if nimber else 0), height
+        lives = sum(self._measure.lives(land) for land in lands)
+        return lives, -len(lands), (1 if nimber else 0), height
 
     # ----------------------------------------------------------------- search
 
-    def _call(self, root: Node) -> bool:
+    def _call(self, root: NodeParts) -> bool:
         started = time.perf_counter()
         self._meter.start(self._stats.nodes)
         value = self._static(root)
@@ -624,7 +658,8 @@ class MisereSolver:
             known = self._table.get(root_key)
             if known is not None:
                 return known
-            losing = self._drive(self._dfpn.solve(root, root_key)) is True
+            with rare_full_collections():
+                losing = self._drive(self._dfpn.solve(root, root_key)) is True
             if not losing and self._reprove_roots:
                 stored = self.store.get(FactKind.MISERE, [root_key]).get(root_key)
                 if stored is not None and stored != "W":
@@ -663,14 +698,14 @@ class MisereSolver:
             table[k] = v == "L"
         self._stats.store_hits += len(found)
 
-    def _decided(self, node: Node, key: str) -> bool | None:
+    def _decided(self, node: NodeParts, key: str) -> bool | None:
         """Losing? if known without search: statically, or proven (here or in the store)."""
         if node[0]:  # a node with lands is never decided statically
             return self._table.get(key)
         value = self._static(node)
         return self._table.get(key) if value is None else value
 
-    def _expand(self, node: Node, key: str) -> list[tuple[str, Node, tuple[int, int]]]:
+    def _expand(self, node: NodeParts, key: str) -> list[tuple[str, NodeParts, tuple[int, int]]]:
         """Children in move order with df-pn's initial proof numbers, kept in a small LRU
         for re-visits; the store is asked once about the new ones."""
         cache = self._expanded
@@ -684,14 +719,15 @@ class MisereSolver:
         self._stats.expansions += 1
         static = self._static
         self._fetch([k for k, (_, child) in kids.items() if child[0] or static(child) is None])
-        ordered = sorted((size, child_key, child) for child_key, (size, child) in kids.items())
+        ordered = [(size, child_key, child) for child_key, (size, child) in kids.items()]
+        ordered.sort()
         # δ (the cost of showing a child losing: all its children) grows with its size.
         # Measured (visits): lives // 4 halved the nodes of 0*13 against δ = 1; lives // 2
         # gives 0*13 17 380 (// 4: 17 719; // 1: 30 300; // 8: 25 729; lives² // 32:
         # 19 277) and 0*14 46 306 (// 4: 57 543), with ε = 0.25 (0.5 and 1: 21 385, 19 710)
         divisor = self._delta_divisor
         children = [
-            (child_key, child, (1, 1 + size[0] // divisor + len(child.rcts)))
+            (child_key, child, (1, 1 + size[0] // divisor + len(child[2])))
             for size, child_key, child in ordered
         ]
         cache[key] = children

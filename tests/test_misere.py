@@ -148,14 +148,14 @@ def s6() -> RctTable:
     "n",
     [
         *range(7, 13),
-        # CPU seconds on the 2-core VM: about 13, 47 and 460 (0*15: 479 475 visits)
+        # CPU seconds on the 2-core VM: about 5, 16 and 195 (0*15: 479 475 visits)
         *(pytest.param(n, marks=pytest.mark.slow) for n in (13, 14, 15)),
     ],
 )
 def test_starting_positions_7_to_15_with_the_s6_table(
     game: SproutsGame, s6: RctTable, n: int
 ) -> None:
-    """Figure 1 of the misère paper; 0*12 (a win, about 30 s) is the issue's must-show."""
+    """Figure 1 of the misère paper; 0*12 (a win, about 15 CPU s) is the issue's must-show."""
     solver = MisereSolver(game, MemoryProofStore(), TableRcts(s6))
     assert solver.outcome(f"0*{n}") == FIGURE_1[n - 1]
 

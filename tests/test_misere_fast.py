@@ -138,3 +138,31 @@ def test_initial_delta_steers_the_search_only(
         assert solver.outcome(position) == brute_force_misere(game, position, memo)
     with pytest.raises(ValueError, match="delta_divisor"):
         MisereSolver(game, MemoryProofStore(), delta_divisor=0)
+
+
+def test_full_collections_are_rarer_only_while_searching(game: SproutsGame) -> None:
+    """The search raises the oldest generation's threshold for its own duration: the
+    process's thresholds are back after a solve (and after one that raises), an off
+    collector stays off, and the outcome is the reference's."""
+    import gc
+
+    from sproutsdb.solver.search.driver import rare_full_collections
+
+    before = gc.get_threshold()
+    seen: list[tuple[int, int, int]] = []
+    options = SolveOptions(
+        progress=lambda _: seen.append(gc.get_threshold()), progress_interval=0.0
+    )
+    solver = MisereSolver(game, MemoryProofStore(), options=options)
+    assert solver.outcome("0*4") == brute_force_misere(game, "0*4")
+    assert len(seen) > 1 and all(t[2] == before[2] * 100 for t in seen[:-1])  # the last: after
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), rare_full_collections():
+        raise RuntimeError
+    assert gc.get_threshold() == before
+    gc.set_threshold(0)
+    try:
+        with rare_full_collections():
+            assert gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*before)
