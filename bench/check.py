@@ -53,7 +53,18 @@ Figures of 2026-11-24 (normal df-pn with waiting sums; 2-core VM shared with oth
       --jobs 1  482.8   82.4     987        844 /   0 /  844          92.3 / 5.8 / 0.2 h
       --jobs 2  325.8   92.8     876         46 / 592 / 1182         104.0 / 6.5 / 0.2 h
       --ray     399.7  103.7     784        109 / 640 / 1871         116.2 / 7.3 / 0.2 h
-    One core is bound by the C core there: 287,668 children calls for 81,346 facts (the
+    The same table in the evening (C core: moves swapping interchangeable spots made once,
+    memo by tidied land, first_child for the winning option of an unstored land), on the
+    29,320 facts of `solve 0*11` + `solve 0*12 --search dfs`, batch 2000, load average 4:
+         mode  wall s  CPU s  facts/CPU-s  RSS MB (cmd/worker/tree)  656 M facts: 2c / 32c / 1024c
+      --jobs 1   33.3   16.1   1,827       144 /   0 /  144         49.9 / 3.1 / 0.1 h
+      --jobs 2   27.8   17.5   1,674        35 /  98 /  239         54.4 / 3.4 / 0.1 h
+      --ray     197.8   26.0   1,126        96 / 156 /  892         80.9 / 5.1 / 0.2 h
+    (--ray's wall time is mostly Ray starting under load.) On that store `check --all --jobs 1`
+    took 25.7 CPU s with the morning's build, 21.2 with the faster core, 14.7 with first_child.
+    Below 4 k facts/CPU-s still: 56 % of the CPU is the C core (normalising, tidying and
+    looking up each child's lands), 18 % the option scan's callbacks.
+    Morning: one core is bound by the C core there: 287,668 children calls for 81,346 facts (the
     fact's land, and the unstored lands of its children's sums, whose options prove them
     winning), 58 of the 84 CPU-seconds. On the facts of at most 11 lives (42,381) one core
     did 2,893 facts/CPU-s (8.3 of 14.6 CPU-s in the C core); before the quick path of
