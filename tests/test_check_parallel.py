@@ -37,10 +37,17 @@ def _open(path: Path, *, readonly: bool = False) -> LmdbProofStore:
     )
 
 
-def _solved(tmp_path: Path, spots: int) -> Path:
+def _solved(tmp_path: Path, spots: int, *extra: str) -> Path:
     path = tmp_path / f"solved{spots}"
-    assert run_cli("solve", f"0*{spots}", "--store", str(path), "--quiet").returncode == 0
+    assert run_cli("solve", f"0*{spots}", "--store", str(path), "--quiet", *extra).returncode == 0
     return path
+
+
+def _solved_long(tmp_path: Path) -> Path:
+    """A store whose check lasts long enough to be interrupted: df-pn's 0*8 store (about
+    150 facts) is checked in well under a second since first_child; dfs's holds 2 428 facts,
+    about 2 s with --batch 10."""
+    return _solved(tmp_path, 8, "--search", "dfs", "--outcome-only")
 
 
 def _copy(path: Path, to: Path) -> Path:
@@ -239,7 +246,7 @@ def _when_marking(process: subprocess.Popen[str], path: Path) -> set[int]:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
 def test_ctrl_c_stops_every_worker_and_keeps_the_marks(tmp_path: Path) -> None:
-    path = _solved(tmp_path, 8)
+    path = _solved_long(tmp_path)
     with _open(path, readonly=True) as store:
         total = store.count(FactKind.NIMBER)
     process = _start_check(path)
@@ -262,7 +269,7 @@ def test_ctrl_c_stops_every_worker_and_keeps_the_marks(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
 def test_a_worker_killed_stops_the_run_with_one_line(tmp_path: Path) -> None:
-    path = _solved(tmp_path, 8)
+    path = _solved_long(tmp_path)
     process = _start_check(path)
     try:
         children = _when_marking(process, path)
