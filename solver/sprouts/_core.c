@@ -2347,26 +2347,38 @@ done:
     return result;
 }
 
+/* The distinct children of a land, made in move order: each new one is appended to
+ * order (land_children) or offered to accept (first_child), which may stop the moves. */
 typedef struct {
     PyObject *seen;            /* dict: child tuple -> None */
-    PyObject *order;           /* list of distinct children in first-seen order */
+    PyObject *order;           /* list of distinct children in first-seen order, or NULL */
+    PyObject *accept;          /* callable(child tuple) -> truth, or NULL */
+    PyObject *found;           /* the first accepted child (new reference), or NULL */
 } Children;
 
-static int add_child(void *ctx, Arena *a, const Raw *child)
+static int new_child(void *ctx, Arena *a, const Raw *child)
 {
     Children *ch = ctx;
     PyObject *key = canonical_lands_tuple(a, child);
     if (key == NULL)
         return -1;
     int present = PyDict_Contains(ch->seen, key);
-    int rc = present;
-    if (present == 0) {
-        rc = PyDict_SetItem(ch->seen, key, Py_None);
-        if (rc == 0)
-            rc = PyList_Append(ch->order, key);
+    if (present != 0 || PyDict_SetItem(ch->seen, key, Py_None) < 0
+        || (ch->order != NULL && PyList_Append(ch->order, key) < 0)) {
+        Py_DECREF(key);
+        return present > 0 ? 0 : -1;
     }
-    Py_DECREF(key);
-    return rc < 0 ? -1 : 0;
+    int rc = 0;                /* 0: go on; 1: accepted, stop; -1: an error */
+    if (ch->accept != NULL) {
+        PyObject *verdict = PyObject_CallOneArg(ch->accept, key);
+        rc = verdict == NULL ? -1 : PyObject_IsTrue(verdict);
+        Py_XDECREF(verdict);
+    }
+    if (rc == 1)
+        ch->found = key;
+    else
+        Py_DECREF(key);
+    return rc;
 }
 
 static const char *text_of(PyObject *arg, Py_ssize_t *n)
@@ -2379,6 +2391,24 @@ static const char *text_of(PyObject *arg, Py_ssize_t *n)
     return PyUnicode_AsUTF8AndSize(arg, n);
 }
 
+/* Parse the land and make its children into ch: raw_children's status (1: stopped). */
+static int make_children(PyObject *land, Children *ch)
+{
+    Py_ssize_t n;
+    const char *text = text_of(land, &n);
+    if (text == NULL)
+        return -1;
+    Arena a = {NULL, NULL};
+    Raw p;
+    ch->seen = PyDict_New();
+    int rc = -1;
+    if (ch->seen != NULL && parse(&a, text, n, &p) == 0)
+        rc = raw_children(&a, &p, new_child, ch);
+    Py_CLEAR(ch->seen);
+    arena_free(&a);
+    return rc;
+}
+
 PyDoc_STRVAR(land_children_doc,
 "land_children(land: str) -> tuple[tuple[str, ...], ...]\n\n"
 "The distinct children of a land written in GLOP 2.x, each as the sorted tuple of its\n"
@@ -2389,52 +2419,12 @@ PyDoc_STRVAR(land_children_doc,
 static PyObject *land_children(PyObject *self, PyObject *arg)
 {
     (void)self;
-    Py_ssize_t n;
-    const char *text = text_of(arg, &n);
-    if (text == NULL)
+    Children ch = {NULL, PyList_New(0), NULL, NULL};
+    if (ch.order == NULL)
         return NULL;
-    Arena a = {NULL, NULL};
-    Raw p;
-    Children ch = {PyDict_New(), PyList_New(0)};
-    PyObject *result = NULL;
-    if (ch.seen == NULL || ch.order == NULL)
-        goto done;
-    if (parse(&a, text, n, &p) < 0 || raw_children(&a, &p, add_child, &ch) < 0)
-        goto done;
-    result = PyList_AsTuple(ch.order);
-done:
-    Py_XDECREF(ch.seen);
-    Py_XDECREF(ch.order);
-    arena_free(&a);
+    PyObject *result = make_children(arg, &ch) == 0 ? PyList_AsTuple(ch.order) : NULL;
+    Py_DECREF(ch.order);
     return result;
-}
-
-typedef struct {
-    PyObject *seen;            /* dict: child tuple -> None */
-    PyObject *accept;          /* callable(child tuple) -> truth */
-    PyObject *found;           /* the first accepted child (new reference), or NULL */
-} FirstChild;
-
-static int offer_child(void *ctx, Arena *a, const Raw *child)
-{
-    FirstChild *fc = ctx;
-    PyObject *key = canonical_lands_tuple(a, child);
-    if (key == NULL)
-        return -1;
-    int present = PyDict_Contains(fc->seen, key);
-    if (present != 0 || PyDict_SetItem(fc->seen, key, Py_None) < 0) {
-        Py_DECREF(key);
-        return present > 0 ? 0 : -1;
-    }
-    PyObject *verdict = PyObject_CallOneArg(fc->accept, key);
-    int yes = verdict == NULL ? -1 : PyObject_IsTrue(verdict);
-    Py_XDECREF(verdict);
-    if (yes == 1) {
-        fc->found = key;
-        return 1;
-    }
-    Py_DECREF(key);
-    return yes;                /* 0: go on; -1: the callback raised */
 }
 
 PyDoc_STRVAR(first_child_doc,
@@ -2451,28 +2441,13 @@ static PyObject *first_child(PyObject *self, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_TypeError, "first_child(land, accept) takes 2 arguments");
         return NULL;
     }
-    Py_ssize_t n;
-    const char *text = text_of(args[0], &n);
-    if (text == NULL)
-        return NULL;
     if (!PyCallable_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "accept must be callable");
         return NULL;
     }
-    Arena a = {NULL, NULL};
-    Raw p;
-    FirstChild fc = {PyDict_New(), args[1], NULL};
-    PyObject *result = NULL;
-    if (fc.seen != NULL && parse(&a, text, n, &p) == 0) {
-        int rc = raw_children(&a, &p, offer_child, &fc);
-        if (rc == 1)
-            result = fc.found;
-        else if (rc == 0)
-            result = Py_NewRef(Py_None);
-    }
-    Py_XDECREF(fc.seen);
-    arena_free(&a);
-    return result;
+    Children ch = {NULL, NULL, args[1], NULL};
+    int rc = make_children(args[0], &ch);
+    return rc == 1 ? ch.found : rc == 0 ? Py_NewRef(Py_None) : NULL;
 }
 
 PyDoc_STRVAR(canonical_lands_doc,
