@@ -188,16 +188,26 @@ class LmdbProofStore:
     # --- reads ------------------------------------------------------------------------------
 
     def get(
-        self, kind: Kind, keys: Iterable[str], *, verified_only: bool = False
+        self,
+        kind: Kind,
+        keys: Iterable[str],
+        *,
+        verified_only: bool = False,
+        verified_out: set[str] | None = None,
     ) -> dict[str, Any]:
         """The stored values of those keys that are known (missing keys are absent); with
-        `verified_only`, claimed facts are absent too. Refuted claims are never stored."""
+        `verified_only`, claimed facts are absent too. Refuted claims are never stored.
+        `verified_out`, when given, receives the keys whose fact is marked verified (a
+        whole-store check learns values and marks in one read)."""
         table = table_name(kind)
         decode = DECODERS[table]
         out: dict[str, Any] = {}
         for key, raw in self._fetch(table, keys):
-            if verified_only and not raw[0] & FLAG_VERIFIED:
+            verified = raw[0] & FLAG_VERIFIED
+            if verified_only and not verified:
                 continue
+            if verified and verified_out is not None:
+                verified_out.add(key)
             out[key] = decode(raw, 5 if raw[0] == 0 else schema.payload_offset(raw))
         return out
 
