@@ -458,7 +458,7 @@ class Checker:
         deps: set[str] = set()
         own: list[tuple[tuple[str, ...], int]] = []  # the land's known options, in order
         for child in children:
-            lands = _cancelled(child)
+            lands = child if len(child) == 1 else _cancelled(child)
             total = 0
             for x in lands:
                 value = stored.get(x)
@@ -527,36 +527,57 @@ class Checker:
         known = self._option_memo.get((lands, m))
         if known is not None:
             return known
-        stored = self._stored
         for index, land in enumerate(lands):
             if land in lands[:index]:
                 continue
-            rest = lands[:index] + lands[index + 1 :]
-            unknown = [x for x in rest if stored.get(x) is None]
             found: list[tuple[str, ...] | None] = []
-
-            def accept(child: tuple[str, ...]) -> bool:
-                if unknown and not all(x in child for x in unknown):  # noqa: B023 - accept runs within this iteration
-                    return False
-                self._fetch(child)
-                option = tuple(cancel_pairs([*rest, *child]))  # noqa: B023 - accept runs within this iteration
-                if self._stored_value(option) != m:
-                    return False
-                for x in option:
-                    state = self._settled_ok(x)
-                    if state is None:
-                        found.append(None)  # noqa: B023 - the full check would check it first: give up
-                        return True
-                    if not state:
-                        return False
-                found.append(option)  # noqa: B023 - accept runs within this iteration
-                return True
-
+            accept = self._option_accepter(lands[:index] + lands[index + 1 :], m, found)
             if first_child(self.game, land, accept) is not None:
                 if found[0] is not None:
                     self._option_memo[(lands, m)] = found[0]
                 return found[0]
         return None
+
+    def _option_accepter(
+        self, rest: tuple[str, ...], m: int, found: list[tuple[str, ...] | None]
+    ) -> Callable[[tuple[str, ...]], bool]:
+        """`first_child`'s test of a child of one land of an option whose other lands are
+        `rest`: true at the first option of value m whose lands are settled OK (appended
+        to `found`), or at one with a land not settled yet (None appended: give up)."""
+        stored = self._stored
+        settled = self._settled_ok
+        unknown = [x for x in rest if stored.get(x) is None]
+
+        def accept(child: tuple[str, ...]) -> bool:
+            if unknown and not all(x in child for x in unknown):
+                return False
+            for x in child:
+                if x not in stored:
+                    self._fetch(child)
+                    break
+            if rest:
+                option = tuple(cancel_pairs([*rest, *child]))
+            else:  # most options: one unstored land, and the child as it comes
+                option = child if len(child) == 1 else _cancelled(child)
+            total = 0
+            for x in option:
+                value = stored.get(x)
+                if value is None:
+                    return False
+                total ^= value
+            if total != m:
+                return False
+            for x in option:
+                state = settled(x)
+                if state is None:
+                    found.append(None)  # the full check would check it first: give up
+                    return True
+                if not state:
+                    return False
+            found.append(option)
+            return True
+
+        return accept
 
     def _settled_ok(self, land: str) -> bool | None:
         """Whether the verdict of `land` is OK, when it is already known; None otherwise."""
