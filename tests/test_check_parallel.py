@@ -158,6 +158,23 @@ def test_a_wrong_nimber_and_a_deleted_fact_are_reported_alike(tmp_path: Path) ->
     assert report2["verified_now"] == sum(1 for s in statuses.values() if s == "verified")
 
 
+def test_small_batches_find_what_one_batch_finds(tmp_path: Path) -> None:
+    """A checker keeps the values and marks it read from one batch to the next (lives
+    order makes them final): batches of 5 and one batch of everything report alike."""
+    with _open(_solved(tmp_path, 7), readonly=True) as store:
+        wrong, changed, _ = _corrupted(dict(store.iter_facts(FactKind.NIMBER)))
+    with LmdbProofStore.open(
+        tmp_path / "wrong", game="sprouts", canon_version=CANON_VERSION, durable=False
+    ) as store:
+        store.put(FactKind.NIMBER, wrong)
+    small = _copy(tmp_path / "wrong", tmp_path / "small")
+    whole = _copy(tmp_path / "wrong", tmp_path / "whole")
+    code1, report1 = _check_all(small, jobs=1, batch=5)
+    code2, report2 = _check_all(whole, jobs=1, batch=100_000)
+    assert code1 == code2 == 1 and _untimed(report1) == _untimed(report2)  # rechecked too
+    assert _statuses(small) == _statuses(whole) and _statuses(small)[changed] == "claimed"
+
+
 def test_lives_order_spills_every_key_once_fewest_lives_first(tmp_path: Path) -> None:
     with _open(_solved(tmp_path, 7), readonly=True) as store:
         keys = [k for k, _ in store.iter_facts(FactKind.NIMBER)]
