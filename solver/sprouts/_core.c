@@ -2046,16 +2046,131 @@ static char *format_encoding(Arena *a, const int *enc, int len)
  * int32 codes -- a region starts with -2 (-4 if collapsed), a boundary with -1, a corner
  * is 8 * vertex + tag (tag: spot code 0/1/2, 3 lowercase, 4 uppercase). The shape fixes
  * the land up to renaming, so it fixes the canonical string. Cleared when full.
+ *
+ * A C hash table (open addressing, linear probing) from the shape to the str, so that a
+ * lookup builds no Python object: the shapes live in one growing pool of int32, each
+ * slot holds the shape's hash, its place in the pool and a new reference to the str.
  */
-static PyObject *memo;         /* dict: bytes shape -> str */
 #define MEMO_LIMIT 1000000
 
-static PyObject *land_shape(Arena *a, const Land *L)
+typedef struct {
+    uint64_t hash;             /* 0: an empty slot (shape_hash is never 0) */
+    size_t at;                 /* first code of the shape in the pool */
+    uint32_t len;              /* codes in the shape */
+    PyObject *text;            /* the canonical string (a new reference) */
+} MemoSlot;
+
+typedef struct {
+    MemoSlot *slots;
+    size_t cap;                /* a power of 2, or 0 before the first insert */
+    size_t count;
+    int32_t *pool;
+    size_t pool_used, pool_cap;
+} Memo;
+
+static Memo memo;
+
+static uint64_t shape_hash(const int32_t *shape, size_t n)
 {
-    Mark m = arena_mark(a);
-    int32_t *shape = arena_alloc(a, sizeof(int32_t) * ((size_t)L->nc + L->nb + L->nr));
-    if (shape == NULL)
+    uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)n;
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ (uint32_t)shape[i]) * 0x100000001b3u;
+        h ^= h >> 29;
+    }
+    h ^= h >> 32;
+    return h ? h : 1;
+}
+
+/* The slot holding the shape, or the empty slot where it would go. */
+static MemoSlot *memo_slot(const int32_t *shape, size_t n, uint64_t h)
+{
+    size_t mask = memo.cap - 1;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        MemoSlot *s = &memo.slots[i];
+        if (s->hash == 0)
+            return s;
+        if (s->hash == h && s->len == n
+            && memcmp(memo.pool + s->at, shape, n * sizeof(int32_t)) == 0)
+            return s;
+    }
+}
+
+/* The memoised string of the shape (borrowed), or NULL. */
+static PyObject *memo_get(const int32_t *shape, size_t n, uint64_t h)
+{
+    if (memo.cap == 0)
         return NULL;
+    return memo_slot(shape, n, h)->text;
+}
+
+static void memo_clear(void)
+{
+    for (size_t i = 0; i < memo.cap; i++)
+        if (memo.slots[i].hash != 0) {
+            Py_CLEAR(memo.slots[i].text);
+            memo.slots[i].hash = 0;
+        }
+    memo.count = 0;
+    memo.pool_used = 0;
+}
+
+/* Double the table (or make the first one); -1 with MemoryError set. */
+static int memo_grow(void)
+{
+    size_t cap = memo.cap ? 2 * memo.cap : 1024;
+    MemoSlot *slots = calloc(cap, sizeof(MemoSlot));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    MemoSlot *old = memo.slots;
+    size_t old_cap = memo.cap;
+    memo.slots = slots;
+    memo.cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].hash != 0) {
+            size_t j = (size_t)old[i].hash & (cap - 1);
+            while (slots[j].hash != 0)
+                j = (j + 1) & (cap - 1);
+            slots[j] = old[i];
+        }
+    free(old);
+    return 0;
+}
+
+/* Remember text (a new reference is taken) for the shape not yet in the memo. */
+static int memo_put(const int32_t *shape, size_t n, uint64_t h, PyObject *text)
+{
+    if (memo.count >= MEMO_LIMIT)
+        memo_clear();
+    if (2 * (memo.count + 1) > memo.cap && memo_grow() < 0)
+        return -1;
+    if (memo.pool_cap - memo.pool_used < n) {
+        size_t cap = memo.pool_cap ? memo.pool_cap : 1 << 16;
+        while (cap - memo.pool_used < n)
+            cap *= 2;
+        int32_t *pool = realloc(memo.pool, cap * sizeof(int32_t));
+        if (pool == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memo.pool = pool;
+        memo.pool_cap = cap;
+    }
+    MemoSlot *s = memo_slot(shape, n, h);
+    memcpy(memo.pool + memo.pool_used, shape, n * sizeof(int32_t));
+    s->hash = h;
+    s->at = memo.pool_used;
+    s->len = (uint32_t)n;
+    s->text = Py_NewRef(text);
+    memo.pool_used += n;
+    memo.count++;
+    return 0;
+}
+
+/* The shape of a land into shape (room for nc + nb + nr codes): its length. */
+static size_t land_shape(const Land *L, int32_t *shape)
+{
     size_t k = 0;
     for (int r = 0; r < L->nr; r++) {
         shape[k++] = L->collapsed[r] ? -4 : -2;
@@ -2068,10 +2183,7 @@ static PyObject *land_shape(Arena *a, const Land *L)
             }
         }
     }
-    PyObject *key = PyBytes_FromStringAndSize((const char *)shape,
-                                              (Py_ssize_t)(k * sizeof(int32_t)));
-    arena_release(a, m);
-    return key;
+    return k;
 }
 
 /*
@@ -2277,37 +2389,28 @@ static PyObject *canonical_land(Arena *a, const Land *given)
 {
     Land tidy;
     Mark m0 = arena_mark(a);
+    PyObject *text = NULL;
     if (tidy_land(a, given, &tidy) < 0)
         return NULL;
     const Land *L = &tidy;
-    PyObject *key = land_shape(a, L);
-    if (key == NULL)
-        return NULL;
-    PyObject *text = PyDict_GetItemWithError(memo, key);   /* borrowed */
+    int32_t *shape = arena_alloc(a, sizeof(int32_t) * ((size_t)L->nc + L->nb + L->nr));
+    if (shape == NULL)
+        goto done;
+    size_t n = land_shape(L, shape);
+    uint64_t h = shape_hash(shape, n);
+    text = memo_get(shape, n, h);
     if (text != NULL) {
         Py_INCREF(text);
-        Py_DECREF(key);
-        arena_release(a, m0);
-        return text;
+        goto done;
     }
-    if (PyErr_Occurred()) {
-        Py_DECREF(key);
-        return NULL;
-    }
-    Mark m = arena_mark(a);
     int *enc, len;
     char *s = NULL;
     if (encode_land(a, L, &enc, &len) == 0)
         s = format_encoding(a, enc, len);
     text = s ? PyUnicode_FromString(s) : NULL;
-    arena_release(a, m);
-    if (text != NULL) {
-        if (PyDict_GET_SIZE(memo) >= MEMO_LIMIT)
-            PyDict_Clear(memo);
-        if (PyDict_SetItem(memo, key, text) < 0)
-            Py_CLEAR(text);
-    }
-    Py_DECREF(key);
+    if (text != NULL && memo_put(shape, n, h, text) < 0)
+        Py_CLEAR(text);
+done:
     arena_release(a, m0);
     return text;
 }
@@ -2528,7 +2631,7 @@ static PyObject *clear_memo(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    PyDict_Clear(memo);
+    memo_clear();
     Py_RETURN_NONE;
 }
 
@@ -2536,7 +2639,7 @@ static PyObject *memo_size(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return PyLong_FromSsize_t(PyDict_GET_SIZE(memo));
+    return PyLong_FromSize_t(memo.count);
 }
 
 static PyMethodDef core_methods[] = {
@@ -2563,11 +2666,6 @@ PyMODINIT_FUNC PyInit__core(void)
     PyObject *m = PyModule_Create(&core_module);
     if (m == NULL)
         return NULL;
-    memo = PyDict_New();
-    if (memo == NULL || PyModule_AddObjectRef(m, "_memo", memo) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
     Unsupported = PyErr_NewExceptionWithDoc(
         "sproutsdb.solver.sprouts._core.Unsupported",
         "Text the C core does not read (other syntax, or invalid): use the Python path.",
