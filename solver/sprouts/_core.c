@@ -83,8 +83,31 @@ typedef struct {
 
 #define BLOCK_BYTES ((size_t)1 << 16)
 
-/* Memory for n bytes (aligned for any type), or NULL with MemoryError set. */
-static void *arena_alloc(Arena *a, size_t n)
+/* arena_alloc's slow path: a new block for n bytes (n rounded to units), or NULL. */
+static void *arena_alloc_block(Arena *a, size_t n)
+{
+    Block *b;
+    if (n <= BLOCK_BYTES && a->spare != NULL) {
+        b = a->spare;
+        a->spare = NULL;
+    } else {
+        size_t cap = n > BLOCK_BYTES ? n : BLOCK_BYTES;
+        b = malloc(sizeof(Block) + cap);
+        if (b == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        b->cap = cap;
+    }
+    b->used = n;
+    b->prev = a->top;
+    a->top = b;
+    return b->data;
+}
+
+/* Memory for n bytes (aligned for any type), or NULL with MemoryError set. Inline: the
+ * canonical form of one land asks for dozens of small arrays. */
+static inline void *arena_alloc(Arena *a, size_t n)
 {
     size_t unit = sizeof(Align);
     if (n > SIZE_MAX / 2) {
@@ -93,30 +116,15 @@ static void *arena_alloc(Arena *a, size_t n)
     }
     n = n ? (n + unit - 1) / unit * unit : unit;
     Block *b = a->top;
-    if (b == NULL || b->cap - b->used < n) {
-        if (n <= BLOCK_BYTES && a->spare != NULL) {
-            b = a->spare;
-            a->spare = NULL;
-        } else {
-            size_t cap = n > BLOCK_BYTES ? n : BLOCK_BYTES;
-            b = malloc(sizeof(Block) + cap);
-            if (b == NULL) {
-                PyErr_NoMemory();
-                return NULL;
-            }
-            b->cap = cap;
-        }
-        b->used = 0;
-        b->prev = a->top;
-        a->top = b;
-    }
+    if (b == NULL || b->cap - b->used < n)
+        return arena_alloc_block(a, n);
     void *p = (char *)b->data + b->used;
     b->used += n;
     return p;
 }
 
 /* An array of count ints (count >= 0), or NULL with MemoryError set. */
-static int *new_ints(Arena *a, long count)
+static inline int *new_ints(Arena *a, long count)
 {
     if (count < 0 || (unsigned long)count > SIZE_MAX / sizeof(int) / 4) {
         PyErr_NoMemory();
