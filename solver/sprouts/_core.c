@@ -2208,23 +2208,24 @@ typedef struct {
     const int *start;          /* per boundary: first corner of its least rotation */
 } TidyOrder;
 
-static int tidy_corner(const TidyOrder *T, int b, int t)
-{
-    const Land *L = T->L;
-    int lo = L->bc[b], n = L->bc[b + 1] - lo;
-    return T->cc[lo + (T->start[b] - lo + t) % n];
-}
-
+/* Boundaries compared by length, then codes read from their least rotations. */
 static int tidy_bnd_cmp(const TidyOrder *T, int b1, int b2)
 {
     const Land *L = T->L;
-    int n1 = L->bc[b1 + 1] - L->bc[b1], n2 = L->bc[b2 + 1] - L->bc[b2];
-    if (n1 != n2)
-        return n1 < n2 ? -1 : 1;
-    for (int t = 0; t < n1; t++) {
-        int x = tidy_corner(T, b1, t), y = tidy_corner(T, b2, t);
+    const int *cc = T->cc;
+    int lo1 = L->bc[b1], hi1 = L->bc[b1 + 1], lo2 = L->bc[b2], hi2 = L->bc[b2 + 1];
+    int n = hi1 - lo1;
+    if (n != hi2 - lo2)
+        return n < hi2 - lo2 ? -1 : 1;
+    int i = T->start[b1], j = T->start[b2];
+    for (int t = 0; t < n; t++) {
+        int x = cc[i], y = cc[j];
         if (x != y)
             return x < y ? -1 : 1;
+        if (++i == hi1)
+            i = lo1;
+        if (++j == hi2)
+            j = lo2;
     }
     return 0;
 }
@@ -2258,14 +2259,20 @@ static void tidy_sort(TidyOrder *T, int *bord, int *rord)
             start[b] = lo;
             if (L->collapsed[r])
                 continue;              /* a bag: sorted when written out */
-            for (int c = lo + 1; c < lo + n; c++) {  /* least rotation, first of equals */
-                int cmp = 0;
-                for (int t = 0; t < n && cmp == 0; t++) {
-                    int x = cc[lo + (c - lo + t) % n], y = cc[lo + (start[b] - lo + t) % n];
-                    cmp = (x > y) - (x < y);
+            int hi = lo + n;
+            for (int c = lo + 1; c < hi; c++) {  /* least rotation, first of equals */
+                int i = c, j = start[b];
+                for (int t = 0; t < n; t++) {
+                    if (cc[i] != cc[j]) {
+                        if (cc[i] < cc[j])
+                            start[b] = c;
+                        break;
+                    }
+                    if (++i == hi)
+                        i = lo;
+                    if (++j == hi)
+                        j = lo;
                 }
-                if (cmp < 0)
-                    start[b] = c;
             }
         }
         int *s = bord + L->rb[r], n = L->rb[r + 1] - L->rb[r];
@@ -2356,8 +2363,10 @@ static int tidy_land(Arena *a, const Land *L, Land *out)
         for (int t = 0; t < L->rb[r + 1] - L->rb[r]; t++) {
             int b = bord[L->rb[r] + t], lo = L->bc[b], n = L->bc[b + 1] - lo;
             int first = w.nc;
-            for (int u = 0; u < n; u++)
-                raw_push(&w, lo + (start[b] - lo + u) % n);   /* old corner, for now */
+            for (int c = start[b]; c < lo + n; c++)
+                raw_push(&w, c);       /* old corner, for now */
+            for (int c = lo; c < start[b]; c++)
+                raw_push(&w, c);
             if (L->collapsed[r])       /* a bag: by code (insertion sort, stable) */
                 for (int i = first + 1; i < w.nc; i++)
                     for (int j = i; j > first && cc[w.cv[j - 1]] > cc[w.cv[j]]; j--) {
