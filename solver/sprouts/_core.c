@@ -2176,24 +2176,6 @@ static int memo_put(const int32_t *shape, size_t n, uint64_t h, PyObject *text)
     return 0;
 }
 
-/* The shape of a land into shape (room for nc + nb + nr codes): its length. */
-static size_t land_shape(const Land *L, int32_t *shape)
-{
-    size_t k = 0;
-    for (int r = 0; r < L->nr; r++) {
-        shape[k++] = L->collapsed[r] ? -4 : -2;
-        for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
-            shape[k++] = -1;
-            for (int c = L->bc[b]; c < L->bc[b + 1]; c++) {
-                int v = L->cv[c];
-                int tag = L->kind[v] == K_SPOT ? L->code[v] : L->kind[v] == K_LOWER ? 3 : 4;
-                shape[k++] = (int32_t)(8 * v + tag);
-            }
-        }
-    }
-    return k;
-}
-
 /*
  * The same land written in a tidier order, so that more of the ways one land is written
  * share a memo key: each boundary rotated to its least rotation of corner codes, a bag's
@@ -2294,7 +2276,8 @@ static void tidy_sort(TidyOrder *T, int *bord, int *rord)
         }
 }
 
-static int tidy_land(Arena *a, const Land *L, Land *out)
+/* The shape of the tidy land into shape (room for nc + nb + nr codes), its length in *len. */
+static int tidy_land(Arena *a, const Land *L, int32_t *shape, size_t *len)
 {
     int nc = L->nc, nb = L->nb, nr = L->nr, nv = L->nv;
     int *cc = new_ints(a, nc), *start = new_ints(a, nb), *bord = new_ints(a, nb);
@@ -2345,56 +2328,96 @@ static int tidy_land(Arena *a, const Land *L, Land *out)
         }
         tidy_sort(&T, bord, rord);
     }
-    for (int x = 0; x < nr; x++)
-        rnew[rord[x]] = x;
+    int32_t *k = shape;
+    int count = 0;
+    for (int x = 0; x < nr; x++) {
+        int r = rord[x];
+        *k++ = L->collapsed[r] ? -4 : -2;
+        for (int t = 0; t < L->rb[r + 1] - L->rb[r]; t++) {
+            int b = bord[L->rb[r] + t], lo = L->bc[b], n = L->bc[b + 1] - lo;
+            int32_t *first = ++k;
+            k[-1] = -1;
+            for (int c = start[b]; c < lo + n; c++)
+                *k++ = c;              /* old corner, for now */
+            for (int c = lo; c < start[b]; c++)
+                *k++ = c;
+            if (L->collapsed[r])       /* a bag: by code (insertion sort, stable) */
+                for (int32_t *i = first + 1; i < k; i++)
+                    for (int32_t *j = i; j > first && cc[j[-1]] > cc[*j]; j--) {
+                        int32_t tmp = *j;
+                        *j = j[-1];
+                        j[-1] = tmp;
+                    }
+            for (int32_t *i = first; i < k; i++) {
+                int v = L->cv[*i];
+                if (vmap[v] < 0)
+                    vmap[v] = count++;
+                int tag = L->kind[v] == K_SPOT ? L->code[v] : L->kind[v] == K_LOWER ? 3 : 4;
+                *i = (int32_t)(8 * vmap[v] + tag);
+            }
+        }
+    }
+    *len = (size_t)(k - shape);
+    return 0;
+}
+
+/*
+ * The land a shape writes (the tidy land, for the canonical search on a memo miss):
+ * vertices, their kinds and codes, and the two regions of each uppercase letter.
+ */
+static int land_of_shape(Arena *a, const int32_t *shape, size_t len, Land *out)
+{
+    int nr = 0, nb = 0, nc = 0, nv = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (shape[i] == -2 || shape[i] == -4)
+            nr++;
+        else if (shape[i] == -1)
+            nb++;
+        else {
+            nc++;
+            if (shape[i] / 8 + 1 > nv)
+                nv = shape[i] / 8 + 1;
+        }
+    }
     Raw w;
     if (raw_init(a, &w, nr, nb, nc) < 0)
         return -1;
     out->collapsed = arena_alloc(a, (size_t)(nr ? nr : 1));
     out->kind = arena_alloc(a, (size_t)(nv ? nv : 1));
     out->code = new_ints(a, nv);
-    out->ureg = new_ints(a, 2L * nv);
+    out->ureg = new_ints_filled(a, 2L * nv, -1);
     if (out->collapsed == NULL || out->kind == NULL || out->code == NULL || out->ureg == NULL)
         return -1;
-    int count = 0;
-    for (int x = 0; x < nr; x++) {
-        int r = rord[x];
-        out->collapsed[x] = L->collapsed[r];
-        for (int t = 0; t < L->rb[r + 1] - L->rb[r]; t++) {
-            int b = bord[L->rb[r] + t], lo = L->bc[b], n = L->bc[b + 1] - lo;
-            int first = w.nc;
-            for (int c = start[b]; c < lo + n; c++)
-                raw_push(&w, c);       /* old corner, for now */
-            for (int c = lo; c < start[b]; c++)
-                raw_push(&w, c);
-            if (L->collapsed[r])       /* a bag: by code (insertion sort, stable) */
-                for (int i = first + 1; i < w.nc; i++)
-                    for (int j = i; j > first && cc[w.cv[j - 1]] > cc[w.cv[j]]; j--) {
-                        int tmp = w.cv[j];
-                        w.cv[j] = w.cv[j - 1];
-                        w.cv[j - 1] = tmp;
-                    }
-            for (int i = first; i < w.nc; i++) {
-                int v = L->cv[w.cv[i]];
-                if (vmap[v] < 0) {
-                    int nvx = count++;
-                    vmap[v] = nvx;
-                    out->kind[nvx] = L->kind[v];
-                    out->code[nvx] = L->code[v];
-                    out->ureg[2 * nvx] = L->ureg[2 * v] < 0 ? -1 : rnew[L->ureg[2 * v]];
-                    out->ureg[2 * nvx + 1] =
-                        L->ureg[2 * v + 1] < 0 ? -1 : rnew[L->ureg[2 * v + 1]];
-                }
-                w.cv[i] = vmap[v];
+    int open_b = 0, open_r = 0;    /* a boundary, a region under way */
+    for (size_t i = 0; i < len; i++) {
+        int32_t s = shape[i];
+        if (s < 0) {
+            if (open_b)
+                raw_end_boundary(&w);
+            open_b = s == -1;
+            if (s != -1) {
+                if (open_r)
+                    raw_end_region(&w);
+                open_r = 1;
+                out->collapsed[w.nr] = (unsigned char)(s == -4);
             }
-            raw_end_boundary(&w);
+            continue;
         }
-        raw_end_region(&w);
+        int v = s / 8, tag = s % 8;
+        raw_push(&w, v);
+        out->kind[v] = tag < 3 ? K_SPOT : tag == 3 ? K_LOWER : K_UPPER;
+        out->code[v] = tag < 3 ? tag : 0;
+        if (tag == 4)
+            out->ureg[out->ureg[2 * v] < 0 ? 2 * v : 2 * v + 1] = w.nr;
     }
+    if (open_b)
+        raw_end_boundary(&w);
+    if (open_r)
+        raw_end_region(&w);
     out->nr = w.nr;
     out->nb = w.nb;
     out->nc = w.nc;
-    out->nv = count;
+    out->nv = nv;
     out->rb = w.rb;
     out->bc = w.bc;
     out->cv = w.cv;
@@ -2407,19 +2430,20 @@ static PyObject *canonical_land(Arena *a, const Land *given)
     Land tidy;
     Mark m0 = arena_mark(a);
     PyObject *text = NULL;
-    if (tidy_land(a, given, &tidy) < 0)
-        return NULL;
-    const Land *L = &tidy;
-    int32_t *shape = arena_alloc(a, sizeof(int32_t) * ((size_t)L->nc + L->nb + L->nr));
-    if (shape == NULL)
+    int32_t *shape = arena_alloc(a, sizeof(int32_t)
+                                    * ((size_t)given->nc + given->nb + given->nr + 1));
+    size_t n;
+    if (shape == NULL || tidy_land(a, given, shape, &n) < 0)
         goto done;
-    size_t n = land_shape(L, shape);
     uint64_t h = shape_hash(shape, n);
     text = memo_get(shape, n, h);
     if (text != NULL) {
         Py_INCREF(text);
         goto done;
     }
+    const Land *L = &tidy;
+    if (land_of_shape(a, shape, n, &tidy) < 0)
+        goto done;
     int *enc, len;
     char *s = NULL;
     if (encode_land(a, L, &enc, &len) == 0)
