@@ -2179,8 +2179,9 @@ static int memo_put(const int32_t *shape, size_t n, uint64_t h, PyObject *text)
 /*
  * The same land written in a tidier order, so that more of the ways one land is written
  * share a memo key: each boundary rotated to its least rotation of corner codes, a bag's
- * corners sorted by code, the boundaries of a region and then the regions sorted by those
- * codes (ties keep their order), and vertices renumbered by first appearance. Every step
+ * corners sorted by code (equal codes: letters already named by name), the boundaries of a
+ * region and then the regions sorted by those codes (ties keep their order), and vertices
+ * renumbered by first appearance. Every step
  * only rewrites the land as an isomorphic one, so its canonical string is unchanged: a key
  * that names the tidy land is as sound as one that names the land as it came.
  */
@@ -2276,6 +2277,16 @@ static void tidy_sort(TidyOrder *T, int *bord, int *rord)
         }
 }
 
+/* In a bag, corner x goes after corner y: a greater code, or the same code and a letter
+ * named already with a greater name, or named while y's letter is not. A bag is a set,
+ * so any order of it writes the same land. */
+static inline int bag_after(const int *cc, const int *vmap, const int *cv, int x, int y)
+{
+    if (cc[x] != cc[y])
+        return cc[x] > cc[y];
+    return (unsigned)vmap[cv[x]] > (unsigned)vmap[cv[y]];
+}
+
 /* The shape of the tidy land into shape (room for nc + nb + nr codes), its length in *len. */
 static int tidy_land(Arena *a, const Land *L, int32_t *shape, size_t *len)
 {
@@ -2341,9 +2352,10 @@ static int tidy_land(Arena *a, const Land *L, int32_t *shape, size_t *len)
                 *k++ = c;              /* old corner, for now */
             for (int c = lo; c < start[b]; c++)
                 *k++ = c;
-            if (L->collapsed[r])       /* a bag: by code (insertion sort, stable) */
+            if (L->collapsed[r])       /* a bag: by code, then name (insertion sort) */
                 for (int32_t *i = first + 1; i < k; i++)
-                    for (int32_t *j = i; j > first && cc[j[-1]] > cc[*j]; j--) {
+                    for (int32_t *j = i; j > first && bag_after(cc, vmap, L->cv, j[-1], *j);
+                         j--) {
                         int32_t tmp = *j;
                         *j = j[-1];
                         j[-1] = tmp;
