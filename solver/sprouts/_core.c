@@ -2189,6 +2189,7 @@ typedef struct {
     const Land *L;
     const int *cc;             /* per corner: spot code, LOWER + distance, or UPPER */
     const int *start;          /* per boundary: first corner of its least rotation */
+    unsigned char *tied;       /* per boundary: another rotation reads the same codes */
 } TidyOrder;
 
 /* Boundaries compared by length, then codes read from their least rotations. */
@@ -2240,15 +2241,18 @@ static void tidy_sort(TidyOrder *T, int *bord, int *rord)
         for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
             int lo = L->bc[b], n = L->bc[b + 1] - lo;
             start[b] = lo;
+            T->tied[b] = 0;
             if (L->collapsed[r])
                 continue;              /* a bag: sorted when written out */
             int hi = lo + n;
             for (int c = lo + 1; c < hi; c++) {  /* least rotation, first of equals */
-                int i = c, j = start[b];
-                for (int t = 0; t < n; t++) {
+                int i = c, j = start[b], t = 0;
+                for (; t < n; t++) {
                     if (cc[i] != cc[j]) {
-                        if (cc[i] < cc[j])
+                        if (cc[i] < cc[j]) {
                             start[b] = c;
+                            T->tied[b] = 0;
+                        }
                         break;
                     }
                     if (++i == hi)
@@ -2256,6 +2260,8 @@ static void tidy_sort(TidyOrder *T, int *bord, int *rord)
                     if (++j == hi)
                         j = lo;
                 }
+                if (t == n)
+                    T->tied[b] = 1;
             }
         }
         int *s = bord + L->rb[r], n = L->rb[r + 1] - L->rb[r];
@@ -2275,6 +2281,34 @@ static void tidy_sort(TidyOrder *T, int *bord, int *rord)
             rord[y] = rord[y - 1];
             rord[y - 1] = tmp;
         }
+}
+
+/* Of the rotations of boundary b that read its least codes, the one whose letters named
+ * already read the least names (unnamed last; ties: the first). Any rotation writes the
+ * same land, so this only makes more ways of writing one land share a key. */
+static int named_rotation(const TidyOrder *T, const int *vmap, int b)
+{
+    const Land *L = T->L;
+    const int *cc = T->cc;
+    int lo = L->bc[b], hi = L->bc[b + 1], n = hi - lo, best = T->start[b];
+    for (int c = lo; c < hi; c++) {
+        if (c == best)
+            continue;
+        int i = c, j = best, t = 0, names = 0;
+        for (; t < n && cc[i] == cc[j]; t++) {
+            if (names == 0) {
+                unsigned x = (unsigned)vmap[L->cv[i]], y = (unsigned)vmap[L->cv[j]];
+                names = (x > y) - (x < y);
+            }
+            if (++i == hi)
+                i = lo;
+            if (++j == hi)
+                j = lo;
+        }
+        if (t == n && names < 0)
+            best = c;
+    }
+    return best;
 }
 
 /* In a bag, corner x goes after corner y: a greater code, or the same code and a letter
@@ -2297,7 +2331,10 @@ static int tidy_land(Arena *a, const Land *L, int32_t *shape, size_t *len)
     if (cc == NULL || start == NULL || bord == NULL || rord == NULL || rnew == NULL
         || firstpos == NULL || vmap == NULL)
         return -1;
-    TidyOrder T = {L, cc, start};
+    unsigned char *tied = arena_alloc(a, (size_t)nb + 1);
+    if (tied == NULL)
+        return -1;
+    TidyOrder T = {L, cc, start, tied};
     for (int r = 0; r < nr; r++)
         for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
             int lo = L->bc[b], n = L->bc[b + 1] - lo;
@@ -2348,6 +2385,8 @@ static int tidy_land(Arena *a, const Land *L, int32_t *shape, size_t *len)
             int b = bord[L->rb[r] + t], lo = L->bc[b], n = L->bc[b + 1] - lo;
             int32_t *first = ++k;
             k[-1] = -1;
+            if (tied[b])
+                start[b] = named_rotation(&T, vmap, b);
             for (int c = start[b]; c < lo + n; c++)
                 *k++ = c;              /* old corner, for now */
             for (int c = lo; c < start[b]; c++)
