@@ -133,10 +133,14 @@ static inline int *new_ints(Arena *a, long count)
     return arena_alloc(a, (size_t)count * sizeof(int));
 }
 
-static int *new_ints_filled(Arena *a, long count, int value)
+static inline int *new_ints_filled(Arena *a, long count, int value)
 {
     int *p = new_ints(a, count);
-    if (p != NULL)
+    if (p == NULL)
+        return NULL;
+    if (value == 0 || value == -1)     /* all bytes 0x00 or 0xff */
+        memset(p, value & 0xff, sizeof(int) * (size_t)count);
+    else
         for (long i = 0; i < count; i++)
             p[i] = value;
     return p;
