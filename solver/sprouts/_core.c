@@ -2085,10 +2085,16 @@ static Memo memo;
 static uint64_t shape_hash(const int32_t *shape, size_t n)
 {
     uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)n;
-    for (size_t i = 0; i < n; i++) {
-        h = (h ^ (uint32_t)shape[i]) * 0x100000001b3u;
-        h ^= h >> 29;
+    size_t i = 0;
+    for (; i + 1 < n; i += 2) {        /* two codes a step */
+        uint64_t w = (uint32_t)shape[i] | (uint64_t)(uint32_t)shape[i + 1] << 32;
+        h = (h ^ w) * 0x9e3779b97f4a7c15u;
+        h ^= h >> 32;
     }
+    if (i < n)
+        h = (h ^ (uint32_t)shape[i]) * 0x9e3779b97f4a7c15u;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9u;
     h ^= h >> 32;
     return h ? h : 1;
 }
