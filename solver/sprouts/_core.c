@@ -2552,10 +2552,103 @@ done:
     return result;
 }
 
+/*
+ * The children met so far in one children call, as a set of tuples of str: open
+ * addressing on a hash of the cached str hashes, equal when their strings are equal.
+ * Cheaper than a dict of tuples: no tuple hash and no rich comparison per lookup.
+ */
+typedef struct {
+    Py_hash_t hash;
+    PyObject *child;           /* a new reference, or NULL: an empty slot */
+} SeenSlot;
+
+typedef struct {
+    SeenSlot *slots;
+    size_t cap, count;         /* cap: a power of 2, or 0 */
+} Seen;
+
+static Py_hash_t child_hash(PyObject *child)
+{
+    Py_uhash_t h = 0x345678u;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(child); i++)
+        h = (h ^ (Py_uhash_t)PyObject_Hash(PyTuple_GET_ITEM(child, i))) * 1000003u;
+    return (Py_hash_t)h;
+}
+
+/* Equal children: the same canonical strings, in the same order (equal str: the same
+ * kind, length and data, a str being stored in its narrowest kind). */
+static int child_eq(PyObject *x, PyObject *y)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(x);
+    if (n != PyTuple_GET_SIZE(y))
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *s = PyTuple_GET_ITEM(x, i), *t = PyTuple_GET_ITEM(y, i);
+        if (s == t)
+            continue;
+        if (PyUnicode_GET_LENGTH(s) != PyUnicode_GET_LENGTH(t)
+            || PyUnicode_KIND(s) != PyUnicode_KIND(t)
+            || memcmp(PyUnicode_DATA(s), PyUnicode_DATA(t),
+                      (size_t)PyUnicode_GET_LENGTH(s) * PyUnicode_KIND(s)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static SeenSlot *seen_slot(const Seen *S, PyObject *child, Py_hash_t h)
+{
+    size_t mask = S->cap - 1;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        SeenSlot *s = &S->slots[i];
+        if (s->child == NULL || (s->hash == h && child_eq(s->child, child)))
+            return s;
+    }
+}
+
+/* Add child (a new reference is taken): 1 if it was new, 0 if met already, -1 on error. */
+static int seen_add(Seen *S, PyObject *child)
+{
+    Py_hash_t h = child_hash(child);
+    if (2 * (S->count + 1) > S->cap) {
+        size_t cap = S->cap ? 2 * S->cap : 64;
+        SeenSlot *slots = calloc(cap, sizeof(SeenSlot));
+        if (slots == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (size_t i = 0; i < S->cap; i++)
+            if (S->slots[i].child != NULL) {
+                size_t j = (size_t)S->slots[i].hash & (cap - 1);
+                while (slots[j].child != NULL)
+                    j = (j + 1) & (cap - 1);
+                slots[j] = S->slots[i];
+            }
+        free(S->slots);
+        S->slots = slots;
+        S->cap = cap;
+    }
+    SeenSlot *s = seen_slot(S, child, h);
+    if (s->child != NULL)
+        return 0;
+    s->hash = h;
+    s->child = Py_NewRef(child);
+    S->count++;
+    return 1;
+}
+
+static void seen_free(Seen *S)
+{
+    for (size_t i = 0; i < S->cap; i++)
+        Py_XDECREF(S->slots[i].child);
+    free(S->slots);
+    S->slots = NULL;
+    S->cap = S->count = 0;
+}
+
 /* The distinct children of a land, made in move order: each new one is appended to
  * order (land_children) or offered to accept (first_child), which may stop the moves. */
 typedef struct {
-    PyObject *seen;            /* dict: child tuple -> None */
+    Seen seen;                 /* the children met so far */
     PyObject *order;           /* list of distinct children in first-seen order, or NULL */
     PyObject *accept;          /* callable(child tuple) -> truth, or NULL */
     PyObject *found;           /* the first accepted child (new reference), or NULL */
@@ -2567,11 +2660,10 @@ static int new_child(void *ctx, Arena *a, const Raw *child)
     PyObject *key = canonical_lands_tuple(a, child);
     if (key == NULL)
         return -1;
-    int present = PyDict_Contains(ch->seen, key);
-    if (present != 0 || PyDict_SetItem(ch->seen, key, Py_None) < 0
-        || (ch->order != NULL && PyList_Append(ch->order, key) < 0)) {
+    int added = seen_add(&ch->seen, key);
+    if (added <= 0 || (ch->order != NULL && PyList_Append(ch->order, key) < 0)) {
         Py_DECREF(key);
-        return present > 0 ? 0 : -1;
+        return added == 0 ? 0 : -1;
     }
     int rc = 0;                /* 0: go on; 1: accepted, stop; -1: an error */
     if (ch->accept != NULL) {
@@ -2605,11 +2697,10 @@ static int make_children(PyObject *land, Children *ch)
         return -1;
     Arena a = {NULL, NULL};
     Raw p;
-    ch->seen = PyDict_New();
     int rc = -1;
-    if (ch->seen != NULL && parse(&a, text, n, &p) == 0)
+    if (parse(&a, text, n, &p) == 0)
         rc = raw_children(&a, &p, new_child, ch);
-    Py_CLEAR(ch->seen);
+    seen_free(&ch->seen);
     arena_free(&a);
     return rc;
 }
@@ -2624,7 +2715,7 @@ PyDoc_STRVAR(land_children_doc,
 static PyObject *land_children(PyObject *self, PyObject *arg)
 {
     (void)self;
-    Children ch = {NULL, PyList_New(0), NULL, NULL};
+    Children ch = {{NULL, 0, 0}, PyList_New(0), NULL, NULL};
     if (ch.order == NULL)
         return NULL;
     PyObject *result = make_children(arg, &ch) == 0 ? PyList_AsTuple(ch.order) : NULL;
@@ -2650,7 +2741,7 @@ static PyObject *first_child(PyObject *self, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_TypeError, "accept must be callable");
         return NULL;
     }
-    Children ch = {NULL, NULL, args[1], NULL};
+    Children ch = {{NULL, 0, 0}, NULL, args[1], NULL};
     int rc = make_children(args[0], &ch);
     return rc == 1 ? ch.found : rc == 0 ? Py_NewRef(Py_None) : NULL;
 }
