@@ -206,11 +206,11 @@ static int raw_init(Arena *a, Raw *p, int nr, int nb, int nc)
 {
     p->nv = p->nr = p->nb = p->nc = 0;
     p->lives = NULL;
-    p->rb = new_ints(a, (long)nr + 1);
-    p->bc = new_ints(a, (long)nb + 1);
-    p->cv = new_ints(a, nc > 0 ? nc : 1);
-    if (p->rb == NULL || p->bc == NULL || p->cv == NULL)
+    p->rb = new_ints(a, (long)nr + 1 + nb + 1 + (nc > 0 ? nc : 1));   /* one block */
+    if (p->rb == NULL)
         return -1;
+    p->bc = p->rb + nr + 1;
+    p->cv = p->bc + nb + 1;
     p->rb[0] = 0;
     p->bc[0] = 0;
     return 0;
