@@ -258,3 +258,18 @@ def test_first_child_lets_the_callbacks_exception_through() -> None:
 
     with pytest.raises(ZeroDivisionError):
         _core.first_child("0*3", accept)
+
+
+def test_lands_drawn_many_ways_share_the_reference_string_through_the_memo() -> None:
+    # The memo key names the land rewritten in a tidier order (bags sorted, boundaries
+    # rotated, ties broken by the names given so far): every way of drawing one land must
+    # still read the reference string, whether its key was met first or shared.
+    rng = random.Random(13)
+    lettered = [land for land in PLAYOUT_LANDS if len(set(re.findall("[A-Z]", land))) >= 3]
+    assert len(lettered) > 300
+    _core.clear_memo()
+    for land in lettered[:120]:
+        expected = tuple(canonical_lands(parse(land)))
+        for _ in range(6):
+            drawn = redraw(land, rng, old_syntax=False, region_mirrors=True)
+            assert _core.canonical_lands(drawn) == expected, (land, drawn)

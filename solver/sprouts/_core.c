@@ -83,8 +83,31 @@ typedef struct {
 
 #define BLOCK_BYTES ((size_t)1 << 16)
 
-/* Memory for n bytes (aligned for any type), or NULL with MemoryError set. */
-static void *arena_alloc(Arena *a, size_t n)
+/* arena_alloc's slow path: a new block for n bytes (n rounded to units), or NULL. */
+static void *arena_alloc_block(Arena *a, size_t n)
+{
+    Block *b;
+    if (n <= BLOCK_BYTES && a->spare != NULL) {
+        b = a->spare;
+        a->spare = NULL;
+    } else {
+        size_t cap = n > BLOCK_BYTES ? n : BLOCK_BYTES;
+        b = malloc(sizeof(Block) + cap);
+        if (b == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        b->cap = cap;
+    }
+    b->used = n;
+    b->prev = a->top;
+    a->top = b;
+    return b->data;
+}
+
+/* Memory for n bytes (aligned for any type), or NULL with MemoryError set. Inline: the
+ * canonical form of one land asks for dozens of small arrays. */
+static inline void *arena_alloc(Arena *a, size_t n)
 {
     size_t unit = sizeof(Align);
     if (n > SIZE_MAX / 2) {
@@ -93,30 +116,15 @@ static void *arena_alloc(Arena *a, size_t n)
     }
     n = n ? (n + unit - 1) / unit * unit : unit;
     Block *b = a->top;
-    if (b == NULL || b->cap - b->used < n) {
-        if (n <= BLOCK_BYTES && a->spare != NULL) {
-            b = a->spare;
-            a->spare = NULL;
-        } else {
-            size_t cap = n > BLOCK_BYTES ? n : BLOCK_BYTES;
-            b = malloc(sizeof(Block) + cap);
-            if (b == NULL) {
-                PyErr_NoMemory();
-                return NULL;
-            }
-            b->cap = cap;
-        }
-        b->used = 0;
-        b->prev = a->top;
-        a->top = b;
-    }
+    if (b == NULL || b->cap - b->used < n)
+        return arena_alloc_block(a, n);
     void *p = (char *)b->data + b->used;
     b->used += n;
     return p;
 }
 
 /* An array of count ints (count >= 0), or NULL with MemoryError set. */
-static int *new_ints(Arena *a, long count)
+static inline int *new_ints(Arena *a, long count)
 {
     if (count < 0 || (unsigned long)count > SIZE_MAX / sizeof(int) / 4) {
         PyErr_NoMemory();
@@ -125,10 +133,14 @@ static int *new_ints(Arena *a, long count)
     return arena_alloc(a, (size_t)count * sizeof(int));
 }
 
-static int *new_ints_filled(Arena *a, long count, int value)
+static inline int *new_ints_filled(Arena *a, long count, int value)
 {
     int *p = new_ints(a, count);
-    if (p != NULL)
+    if (p == NULL)
+        return NULL;
+    if (value == 0 || value == -1)     /* all bytes 0x00 or 0xff */
+        memset(p, value & 0xff, sizeof(int) * (size_t)count);
+    else
         for (long i = 0; i < count; i++)
             p[i] = value;
     return p;
@@ -194,11 +206,11 @@ static int raw_init(Arena *a, Raw *p, int nr, int nb, int nc)
 {
     p->nv = p->nr = p->nb = p->nc = 0;
     p->lives = NULL;
-    p->rb = new_ints(a, (long)nr + 1);
-    p->bc = new_ints(a, (long)nb + 1);
-    p->cv = new_ints(a, nc > 0 ? nc : 1);
-    if (p->rb == NULL || p->bc == NULL || p->cv == NULL)
+    p->rb = new_ints(a, (long)nr + 1 + nb + 1 + (nc > 0 ? nc : 1));   /* one block */
+    if (p->rb == NULL)
         return -1;
+    p->bc = p->rb + nr + 1;
+    p->cv = p->bc + nb + 1;
     p->rb[0] = 0;
     p->bc[0] = 0;
     return 0;
@@ -2046,39 +2058,140 @@ static char *format_encoding(Arena *a, const int *enc, int len)
  * int32 codes -- a region starts with -2 (-4 if collapsed), a boundary with -1, a corner
  * is 8 * vertex + tag (tag: spot code 0/1/2, 3 lowercase, 4 uppercase). The shape fixes
  * the land up to renaming, so it fixes the canonical string. Cleared when full.
+ *
+ * A C hash table (open addressing, linear probing) from the shape to the str, so that a
+ * lookup builds no Python object: the shapes live in one growing pool of int32, each
+ * slot holds the shape's hash, its place in the pool and a new reference to the str.
  */
-static PyObject *memo;         /* dict: bytes shape -> str */
 #define MEMO_LIMIT 1000000
 
-static PyObject *land_shape(Arena *a, const Land *L)
+typedef struct {
+    uint64_t hash;             /* 0: an empty slot (shape_hash is never 0) */
+    size_t at;                 /* first code of the shape in the pool */
+    uint32_t len;              /* codes in the shape */
+    PyObject *text;            /* the canonical string (a new reference) */
+} MemoSlot;
+
+typedef struct {
+    MemoSlot *slots;
+    size_t cap;                /* a power of 2, or 0 before the first insert */
+    size_t count;
+    int32_t *pool;
+    size_t pool_used, pool_cap;
+} Memo;
+
+static Memo memo;
+
+static uint64_t shape_hash(const int32_t *shape, size_t n)
 {
-    Mark m = arena_mark(a);
-    int32_t *shape = arena_alloc(a, sizeof(int32_t) * ((size_t)L->nc + L->nb + L->nr));
-    if (shape == NULL)
-        return NULL;
-    size_t k = 0;
-    for (int r = 0; r < L->nr; r++) {
-        shape[k++] = L->collapsed[r] ? -4 : -2;
-        for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
-            shape[k++] = -1;
-            for (int c = L->bc[b]; c < L->bc[b + 1]; c++) {
-                int v = L->cv[c];
-                int tag = L->kind[v] == K_SPOT ? L->code[v] : L->kind[v] == K_LOWER ? 3 : 4;
-                shape[k++] = (int32_t)(8 * v + tag);
-            }
-        }
+    uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)n;
+    size_t i = 0;
+    for (; i + 1 < n; i += 2) {        /* two codes a step */
+        uint64_t w = (uint32_t)shape[i] | (uint64_t)(uint32_t)shape[i + 1] << 32;
+        h = (h ^ w) * 0x9e3779b97f4a7c15u;
+        h ^= h >> 32;
     }
-    PyObject *key = PyBytes_FromStringAndSize((const char *)shape,
-                                              (Py_ssize_t)(k * sizeof(int32_t)));
-    arena_release(a, m);
-    return key;
+    if (i < n)
+        h = (h ^ (uint32_t)shape[i]) * 0x9e3779b97f4a7c15u;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9u;
+    h ^= h >> 32;
+    return h ? h : 1;
+}
+
+/* The slot holding the shape, or the empty slot where it would go. */
+static MemoSlot *memo_slot(const int32_t *shape, size_t n, uint64_t h)
+{
+    size_t mask = memo.cap - 1;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        MemoSlot *s = &memo.slots[i];
+        if (s->hash == 0)
+            return s;
+        if (s->hash == h && s->len == n
+            && memcmp(memo.pool + s->at, shape, n * sizeof(int32_t)) == 0)
+            return s;
+    }
+}
+
+/* The memoised string of the shape (borrowed), or NULL. */
+static PyObject *memo_get(const int32_t *shape, size_t n, uint64_t h)
+{
+    if (memo.cap == 0)
+        return NULL;
+    return memo_slot(shape, n, h)->text;
+}
+
+static void memo_clear(void)
+{
+    for (size_t i = 0; i < memo.cap; i++)
+        if (memo.slots[i].hash != 0) {
+            Py_CLEAR(memo.slots[i].text);
+            memo.slots[i].hash = 0;
+        }
+    memo.count = 0;
+    memo.pool_used = 0;
+}
+
+/* Double the table (or make the first one); -1 with MemoryError set. */
+static int memo_grow(void)
+{
+    size_t cap = memo.cap ? 2 * memo.cap : 1024;
+    MemoSlot *slots = calloc(cap, sizeof(MemoSlot));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    MemoSlot *old = memo.slots;
+    size_t old_cap = memo.cap;
+    memo.slots = slots;
+    memo.cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].hash != 0) {
+            size_t j = (size_t)old[i].hash & (cap - 1);
+            while (slots[j].hash != 0)
+                j = (j + 1) & (cap - 1);
+            slots[j] = old[i];
+        }
+    free(old);
+    return 0;
+}
+
+/* Remember text (a new reference is taken) for the shape not yet in the memo. */
+static int memo_put(const int32_t *shape, size_t n, uint64_t h, PyObject *text)
+{
+    if (memo.count >= MEMO_LIMIT)
+        memo_clear();
+    if (2 * (memo.count + 1) > memo.cap && memo_grow() < 0)
+        return -1;
+    if (memo.pool_cap - memo.pool_used < n) {
+        size_t cap = memo.pool_cap ? memo.pool_cap : 1 << 16;
+        while (cap - memo.pool_used < n)
+            cap *= 2;
+        int32_t *pool = realloc(memo.pool, cap * sizeof(int32_t));
+        if (pool == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memo.pool = pool;
+        memo.pool_cap = cap;
+    }
+    MemoSlot *s = memo_slot(shape, n, h);
+    memcpy(memo.pool + memo.pool_used, shape, n * sizeof(int32_t));
+    s->hash = h;
+    s->at = memo.pool_used;
+    s->len = (uint32_t)n;
+    s->text = Py_NewRef(text);
+    memo.pool_used += n;
+    memo.count++;
+    return 0;
 }
 
 /*
  * The same land written in a tidier order, so that more of the ways one land is written
  * share a memo key: each boundary rotated to its least rotation of corner codes, a bag's
- * corners sorted by code, the boundaries of a region and then the regions sorted by those
- * codes (ties keep their order), and vertices renumbered by first appearance. Every step
+ * corners sorted by code (equal codes: letters already named by name), the boundaries of a
+ * region and then the regions sorted by those codes (ties keep their order), and vertices
+ * renumbered by first appearance. Every step
  * only rewrites the land as an isomorphic one, so its canonical string is unchanged: a key
  * that names the tidy land is as sound as one that names the land as it came.
  */
@@ -2086,25 +2199,27 @@ typedef struct {
     const Land *L;
     const int *cc;             /* per corner: spot code, LOWER + distance, or UPPER */
     const int *start;          /* per boundary: first corner of its least rotation */
+    unsigned char *tied;       /* per boundary: another rotation reads the same codes */
 } TidyOrder;
 
-static int tidy_corner(const TidyOrder *T, int b, int t)
-{
-    const Land *L = T->L;
-    int lo = L->bc[b], n = L->bc[b + 1] - lo;
-    return T->cc[lo + (T->start[b] - lo + t) % n];
-}
-
+/* Boundaries compared by length, then codes read from their least rotations. */
 static int tidy_bnd_cmp(const TidyOrder *T, int b1, int b2)
 {
     const Land *L = T->L;
-    int n1 = L->bc[b1 + 1] - L->bc[b1], n2 = L->bc[b2 + 1] - L->bc[b2];
-    if (n1 != n2)
-        return n1 < n2 ? -1 : 1;
-    for (int t = 0; t < n1; t++) {
-        int x = tidy_corner(T, b1, t), y = tidy_corner(T, b2, t);
+    const int *cc = T->cc;
+    int lo1 = L->bc[b1], hi1 = L->bc[b1 + 1], lo2 = L->bc[b2], hi2 = L->bc[b2 + 1];
+    int n = hi1 - lo1;
+    if (n != hi2 - lo2)
+        return n < hi2 - lo2 ? -1 : 1;
+    int i = T->start[b1], j = T->start[b2];
+    for (int t = 0; t < n; t++) {
+        int x = cc[i], y = cc[j];
         if (x != y)
             return x < y ? -1 : 1;
+        if (++i == hi1)
+            i = lo1;
+        if (++j == hi2)
+            j = lo2;
     }
     return 0;
 }
@@ -2136,16 +2251,27 @@ static void tidy_sort(TidyOrder *T, int *bord, int *rord)
         for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
             int lo = L->bc[b], n = L->bc[b + 1] - lo;
             start[b] = lo;
+            T->tied[b] = 0;
             if (L->collapsed[r])
                 continue;              /* a bag: sorted when written out */
-            for (int c = lo + 1; c < lo + n; c++) {  /* least rotation, first of equals */
-                int cmp = 0;
-                for (int t = 0; t < n && cmp == 0; t++) {
-                    int x = cc[lo + (c - lo + t) % n], y = cc[lo + (start[b] - lo + t) % n];
-                    cmp = (x > y) - (x < y);
+            int hi = lo + n;
+            for (int c = lo + 1; c < hi; c++) {  /* least rotation, first of equals */
+                int i = c, j = start[b], t = 0;
+                for (; t < n; t++) {
+                    if (cc[i] != cc[j]) {
+                        if (cc[i] < cc[j]) {
+                            start[b] = c;
+                            T->tied[b] = 0;
+                        }
+                        break;
+                    }
+                    if (++i == hi)
+                        i = lo;
+                    if (++j == hi)
+                        j = lo;
                 }
-                if (cmp < 0)
-                    start[b] = c;
+                if (t == n)
+                    T->tied[b] = 1;
             }
         }
         int *s = bord + L->rb[r], n = L->rb[r + 1] - L->rb[r];
@@ -2167,7 +2293,46 @@ static void tidy_sort(TidyOrder *T, int *bord, int *rord)
         }
 }
 
-static int tidy_land(Arena *a, const Land *L, Land *out)
+/* Of the rotations of boundary b that read its least codes, the one whose letters named
+ * already read the least names (unnamed last; ties: the first). Any rotation writes the
+ * same land, so this only makes more ways of writing one land share a key. */
+static int named_rotation(const TidyOrder *T, const int *vmap, int b)
+{
+    const Land *L = T->L;
+    const int *cc = T->cc;
+    int lo = L->bc[b], hi = L->bc[b + 1], n = hi - lo, best = T->start[b];
+    for (int c = lo; c < hi; c++) {
+        if (c == best)
+            continue;
+        int i = c, j = best, t = 0, names = 0;
+        for (; t < n && cc[i] == cc[j]; t++) {
+            if (names == 0) {
+                unsigned x = (unsigned)vmap[L->cv[i]], y = (unsigned)vmap[L->cv[j]];
+                names = (x > y) - (x < y);
+            }
+            if (++i == hi)
+                i = lo;
+            if (++j == hi)
+                j = lo;
+        }
+        if (t == n && names < 0)
+            best = c;
+    }
+    return best;
+}
+
+/* In a bag, corner x goes after corner y: a greater code, or the same code and a letter
+ * named already with a greater name, or named while y's letter is not. A bag is a set,
+ * so any order of it writes the same land. */
+static inline int bag_after(const int *cc, const int *vmap, const int *cv, int x, int y)
+{
+    if (cc[x] != cc[y])
+        return cc[x] > cc[y];
+    return (unsigned)vmap[cv[x]] > (unsigned)vmap[cv[y]];
+}
+
+/* The shape of the tidy land into shape (room for nc + nb + nr codes), its length in *len. */
+static int tidy_land(Arena *a, const Land *L, int32_t *shape, size_t *len)
 {
     int nc = L->nc, nb = L->nb, nr = L->nr, nv = L->nv;
     int *cc = new_ints(a, nc), *start = new_ints(a, nb), *bord = new_ints(a, nb);
@@ -2176,7 +2341,10 @@ static int tidy_land(Arena *a, const Land *L, Land *out)
     if (cc == NULL || start == NULL || bord == NULL || rord == NULL || rnew == NULL
         || firstpos == NULL || vmap == NULL)
         return -1;
-    TidyOrder T = {L, cc, start};
+    unsigned char *tied = arena_alloc(a, (size_t)nb + 1);
+    if (tied == NULL)
+        return -1;
+    TidyOrder T = {L, cc, start, tied};
     for (int r = 0; r < nr; r++)
         for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
             int lo = L->bc[b], n = L->bc[b + 1] - lo;
@@ -2218,54 +2386,99 @@ static int tidy_land(Arena *a, const Land *L, Land *out)
         }
         tidy_sort(&T, bord, rord);
     }
-    for (int x = 0; x < nr; x++)
-        rnew[rord[x]] = x;
+    int32_t *k = shape;
+    int count = 0;
+    for (int x = 0; x < nr; x++) {
+        int r = rord[x];
+        *k++ = L->collapsed[r] ? -4 : -2;
+        for (int t = 0; t < L->rb[r + 1] - L->rb[r]; t++) {
+            int b = bord[L->rb[r] + t], lo = L->bc[b], n = L->bc[b + 1] - lo;
+            int32_t *first = ++k;
+            k[-1] = -1;
+            if (tied[b])
+                start[b] = named_rotation(&T, vmap, b);
+            for (int c = start[b]; c < lo + n; c++)
+                *k++ = c;              /* old corner, for now */
+            for (int c = lo; c < start[b]; c++)
+                *k++ = c;
+            if (L->collapsed[r])       /* a bag: by code, then name (insertion sort) */
+                for (int32_t *i = first + 1; i < k; i++)
+                    for (int32_t *j = i; j > first && bag_after(cc, vmap, L->cv, j[-1], *j);
+                         j--) {
+                        int32_t tmp = *j;
+                        *j = j[-1];
+                        j[-1] = tmp;
+                    }
+            for (int32_t *i = first; i < k; i++) {
+                int v = L->cv[*i];
+                if (vmap[v] < 0)
+                    vmap[v] = count++;
+                int tag = L->kind[v] == K_SPOT ? L->code[v] : L->kind[v] == K_LOWER ? 3 : 4;
+                *i = (int32_t)(8 * vmap[v] + tag);
+            }
+        }
+    }
+    *len = (size_t)(k - shape);
+    return 0;
+}
+
+/*
+ * The land a shape writes (the tidy land, for the canonical search on a memo miss):
+ * vertices, their kinds and codes, and the two regions of each uppercase letter.
+ */
+static int land_of_shape(Arena *a, const int32_t *shape, size_t len, Land *out)
+{
+    int nr = 0, nb = 0, nc = 0, nv = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (shape[i] == -2 || shape[i] == -4)
+            nr++;
+        else if (shape[i] == -1)
+            nb++;
+        else {
+            nc++;
+            if (shape[i] / 8 + 1 > nv)
+                nv = shape[i] / 8 + 1;
+        }
+    }
     Raw w;
     if (raw_init(a, &w, nr, nb, nc) < 0)
         return -1;
     out->collapsed = arena_alloc(a, (size_t)(nr ? nr : 1));
     out->kind = arena_alloc(a, (size_t)(nv ? nv : 1));
     out->code = new_ints(a, nv);
-    out->ureg = new_ints(a, 2L * nv);
+    out->ureg = new_ints_filled(a, 2L * nv, -1);
     if (out->collapsed == NULL || out->kind == NULL || out->code == NULL || out->ureg == NULL)
         return -1;
-    int count = 0;
-    for (int x = 0; x < nr; x++) {
-        int r = rord[x];
-        out->collapsed[x] = L->collapsed[r];
-        for (int t = 0; t < L->rb[r + 1] - L->rb[r]; t++) {
-            int b = bord[L->rb[r] + t], lo = L->bc[b], n = L->bc[b + 1] - lo;
-            int first = w.nc;
-            for (int u = 0; u < n; u++)
-                raw_push(&w, lo + (start[b] - lo + u) % n);   /* old corner, for now */
-            if (L->collapsed[r])       /* a bag: by code (insertion sort, stable) */
-                for (int i = first + 1; i < w.nc; i++)
-                    for (int j = i; j > first && cc[w.cv[j - 1]] > cc[w.cv[j]]; j--) {
-                        int tmp = w.cv[j];
-                        w.cv[j] = w.cv[j - 1];
-                        w.cv[j - 1] = tmp;
-                    }
-            for (int i = first; i < w.nc; i++) {
-                int v = L->cv[w.cv[i]];
-                if (vmap[v] < 0) {
-                    int nvx = count++;
-                    vmap[v] = nvx;
-                    out->kind[nvx] = L->kind[v];
-                    out->code[nvx] = L->code[v];
-                    out->ureg[2 * nvx] = L->ureg[2 * v] < 0 ? -1 : rnew[L->ureg[2 * v]];
-                    out->ureg[2 * nvx + 1] =
-                        L->ureg[2 * v + 1] < 0 ? -1 : rnew[L->ureg[2 * v + 1]];
-                }
-                w.cv[i] = vmap[v];
+    int open_b = 0, open_r = 0;    /* a boundary, a region under way */
+    for (size_t i = 0; i < len; i++) {
+        int32_t s = shape[i];
+        if (s < 0) {
+            if (open_b)
+                raw_end_boundary(&w);
+            open_b = s == -1;
+            if (s != -1) {
+                if (open_r)
+                    raw_end_region(&w);
+                open_r = 1;
+                out->collapsed[w.nr] = (unsigned char)(s == -4);
             }
-            raw_end_boundary(&w);
+            continue;
         }
-        raw_end_region(&w);
+        int v = s / 8, tag = s % 8;
+        raw_push(&w, v);
+        out->kind[v] = tag < 3 ? K_SPOT : tag == 3 ? K_LOWER : K_UPPER;
+        out->code[v] = tag < 3 ? tag : 0;
+        if (tag == 4)
+            out->ureg[out->ureg[2 * v] < 0 ? 2 * v : 2 * v + 1] = w.nr;
     }
+    if (open_b)
+        raw_end_boundary(&w);
+    if (open_r)
+        raw_end_region(&w);
     out->nr = w.nr;
     out->nb = w.nb;
     out->nc = w.nc;
-    out->nv = count;
+    out->nv = nv;
     out->rb = w.rb;
     out->bc = w.bc;
     out->cv = w.cv;
@@ -2277,37 +2490,29 @@ static PyObject *canonical_land(Arena *a, const Land *given)
 {
     Land tidy;
     Mark m0 = arena_mark(a);
-    if (tidy_land(a, given, &tidy) < 0)
-        return NULL;
-    const Land *L = &tidy;
-    PyObject *key = land_shape(a, L);
-    if (key == NULL)
-        return NULL;
-    PyObject *text = PyDict_GetItemWithError(memo, key);   /* borrowed */
+    PyObject *text = NULL;
+    int32_t *shape = arena_alloc(a, sizeof(int32_t)
+                                    * ((size_t)given->nc + given->nb + given->nr + 1));
+    size_t n;
+    if (shape == NULL || tidy_land(a, given, shape, &n) < 0)
+        goto done;
+    uint64_t h = shape_hash(shape, n);
+    text = memo_get(shape, n, h);
     if (text != NULL) {
         Py_INCREF(text);
-        Py_DECREF(key);
-        arena_release(a, m0);
-        return text;
+        goto done;
     }
-    if (PyErr_Occurred()) {
-        Py_DECREF(key);
-        return NULL;
-    }
-    Mark m = arena_mark(a);
+    const Land *L = &tidy;
+    if (land_of_shape(a, shape, n, &tidy) < 0)
+        goto done;
     int *enc, len;
     char *s = NULL;
     if (encode_land(a, L, &enc, &len) == 0)
         s = format_encoding(a, enc, len);
     text = s ? PyUnicode_FromString(s) : NULL;
-    arena_release(a, m);
-    if (text != NULL) {
-        if (PyDict_GET_SIZE(memo) >= MEMO_LIMIT)
-            PyDict_Clear(memo);
-        if (PyDict_SetItem(memo, key, text) < 0)
-            Py_CLEAR(text);
-    }
-    Py_DECREF(key);
+    if (text != NULL && memo_put(shape, n, h, text) < 0)
+        Py_CLEAR(text);
+done:
     arena_release(a, m0);
     return text;
 }
@@ -2347,10 +2552,103 @@ done:
     return result;
 }
 
+/*
+ * The children met so far in one children call, as a set of tuples of str: open
+ * addressing on a hash of the cached str hashes, equal when their strings are equal.
+ * Cheaper than a dict of tuples: no tuple hash and no rich comparison per lookup.
+ */
+typedef struct {
+    Py_hash_t hash;
+    PyObject *child;           /* a new reference, or NULL: an empty slot */
+} SeenSlot;
+
+typedef struct {
+    SeenSlot *slots;
+    size_t cap, count;         /* cap: a power of 2, or 0 */
+} Seen;
+
+static Py_hash_t child_hash(PyObject *child)
+{
+    Py_uhash_t h = 0x345678u;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(child); i++)
+        h = (h ^ (Py_uhash_t)PyObject_Hash(PyTuple_GET_ITEM(child, i))) * 1000003u;
+    return (Py_hash_t)h;
+}
+
+/* Equal children: the same canonical strings, in the same order (equal str: the same
+ * kind, length and data, a str being stored in its narrowest kind). */
+static int child_eq(PyObject *x, PyObject *y)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(x);
+    if (n != PyTuple_GET_SIZE(y))
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *s = PyTuple_GET_ITEM(x, i), *t = PyTuple_GET_ITEM(y, i);
+        if (s == t)
+            continue;
+        if (PyUnicode_GET_LENGTH(s) != PyUnicode_GET_LENGTH(t)
+            || PyUnicode_KIND(s) != PyUnicode_KIND(t)
+            || memcmp(PyUnicode_DATA(s), PyUnicode_DATA(t),
+                      (size_t)PyUnicode_GET_LENGTH(s) * PyUnicode_KIND(s)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static SeenSlot *seen_slot(const Seen *S, PyObject *child, Py_hash_t h)
+{
+    size_t mask = S->cap - 1;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        SeenSlot *s = &S->slots[i];
+        if (s->child == NULL || (s->hash == h && child_eq(s->child, child)))
+            return s;
+    }
+}
+
+/* Add child (a new reference is taken): 1 if it was new, 0 if met already, -1 on error. */
+static int seen_add(Seen *S, PyObject *child)
+{
+    Py_hash_t h = child_hash(child);
+    if (2 * (S->count + 1) > S->cap) {
+        size_t cap = S->cap ? 2 * S->cap : 64;
+        SeenSlot *slots = calloc(cap, sizeof(SeenSlot));
+        if (slots == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (size_t i = 0; i < S->cap; i++)
+            if (S->slots[i].child != NULL) {
+                size_t j = (size_t)S->slots[i].hash & (cap - 1);
+                while (slots[j].child != NULL)
+                    j = (j + 1) & (cap - 1);
+                slots[j] = S->slots[i];
+            }
+        free(S->slots);
+        S->slots = slots;
+        S->cap = cap;
+    }
+    SeenSlot *s = seen_slot(S, child, h);
+    if (s->child != NULL)
+        return 0;
+    s->hash = h;
+    s->child = Py_NewRef(child);
+    S->count++;
+    return 1;
+}
+
+static void seen_free(Seen *S)
+{
+    for (size_t i = 0; i < S->cap; i++)
+        Py_XDECREF(S->slots[i].child);
+    free(S->slots);
+    S->slots = NULL;
+    S->cap = S->count = 0;
+}
+
 /* The distinct children of a land, made in move order: each new one is appended to
  * order (land_children) or offered to accept (first_child), which may stop the moves. */
 typedef struct {
-    PyObject *seen;            /* dict: child tuple -> None */
+    Seen seen;                 /* the children met so far */
     PyObject *order;           /* list of distinct children in first-seen order, or NULL */
     PyObject *accept;          /* callable(child tuple) -> truth, or NULL */
     PyObject *found;           /* the first accepted child (new reference), or NULL */
@@ -2362,11 +2660,10 @@ static int new_child(void *ctx, Arena *a, const Raw *child)
     PyObject *key = canonical_lands_tuple(a, child);
     if (key == NULL)
         return -1;
-    int present = PyDict_Contains(ch->seen, key);
-    if (present != 0 || PyDict_SetItem(ch->seen, key, Py_None) < 0
-        || (ch->order != NULL && PyList_Append(ch->order, key) < 0)) {
+    int added = seen_add(&ch->seen, key);
+    if (added <= 0 || (ch->order != NULL && PyList_Append(ch->order, key) < 0)) {
         Py_DECREF(key);
-        return present > 0 ? 0 : -1;
+        return added == 0 ? 0 : -1;
     }
     int rc = 0;                /* 0: go on; 1: accepted, stop; -1: an error */
     if (ch->accept != NULL) {
@@ -2400,11 +2697,10 @@ static int make_children(PyObject *land, Children *ch)
         return -1;
     Arena a = {NULL, NULL};
     Raw p;
-    ch->seen = PyDict_New();
     int rc = -1;
-    if (ch->seen != NULL && parse(&a, text, n, &p) == 0)
+    if (parse(&a, text, n, &p) == 0)
         rc = raw_children(&a, &p, new_child, ch);
-    Py_CLEAR(ch->seen);
+    seen_free(&ch->seen);
     arena_free(&a);
     return rc;
 }
@@ -2419,7 +2715,7 @@ PyDoc_STRVAR(land_children_doc,
 static PyObject *land_children(PyObject *self, PyObject *arg)
 {
     (void)self;
-    Children ch = {NULL, PyList_New(0), NULL, NULL};
+    Children ch = {{NULL, 0, 0}, PyList_New(0), NULL, NULL};
     if (ch.order == NULL)
         return NULL;
     PyObject *result = make_children(arg, &ch) == 0 ? PyList_AsTuple(ch.order) : NULL;
@@ -2445,7 +2741,7 @@ static PyObject *first_child(PyObject *self, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_TypeError, "accept must be callable");
         return NULL;
     }
-    Children ch = {NULL, NULL, args[1], NULL};
+    Children ch = {{NULL, 0, 0}, NULL, args[1], NULL};
     int rc = make_children(args[0], &ch);
     return rc == 1 ? ch.found : rc == 0 ? Py_NewRef(Py_None) : NULL;
 }
@@ -2528,7 +2824,7 @@ static PyObject *clear_memo(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    PyDict_Clear(memo);
+    memo_clear();
     Py_RETURN_NONE;
 }
 
@@ -2536,7 +2832,7 @@ static PyObject *memo_size(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return PyLong_FromSsize_t(PyDict_GET_SIZE(memo));
+    return PyLong_FromSize_t(memo.count);
 }
 
 static PyMethodDef core_methods[] = {
@@ -2563,11 +2859,6 @@ PyMODINIT_FUNC PyInit__core(void)
     PyObject *m = PyModule_Create(&core_module);
     if (m == NULL)
         return NULL;
-    memo = PyDict_New();
-    if (memo == NULL || PyModule_AddObjectRef(m, "_memo", memo) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
     Unsupported = PyErr_NewExceptionWithDoc(
         "sproutsdb.solver.sprouts._core.Unsupported",
         "Text the C core does not read (other syntax, or invalid): use the Python path.",
