@@ -103,6 +103,7 @@ from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.cmd_check import CHECK_BATCH
 from sproutsdb.tools.cmd_exchange import export_store, import_file, import_spr
 
 # The smallest known pruned proofs of 0*n (losing couples), and GLOP's own counts of 2010
@@ -460,7 +461,12 @@ def main() -> None:
         default=None,
         help="with --scale: copy only the facts of at most this many lives",
     )
-    parser.add_argument("--batch", type=int, default=2000, help="with --scale: facts per batch")
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=CHECK_BATCH,
+        help="with --scale: facts per batch (default: check --all's, %(default)s)",
+    )
     args = parser.parse_args()
     if args.scale is not None:
         with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
