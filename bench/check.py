@@ -60,9 +60,27 @@ Figures of 2026-11-24 (normal df-pn with waiting sums; 2-core VM shared with oth
       --jobs 1   33.3   16.1   1,827       144 /   0 /  144         49.9 / 3.1 / 0.1 h
       --jobs 2   27.8   17.5   1,674        35 /  98 /  239         54.4 / 3.4 / 0.1 h
       --ray     197.8   26.0   1,126        96 / 156 /  892         80.9 / 5.1 / 0.2 h
-    (--ray's wall time is mostly Ray starting under load.) On that store `check --all --jobs 1`
+    (--ray's wall time is mostly Ray starting under load.)
+    The night of 2026-11-24/25, both cores idle, on 269,090 facts (solve 0*11; solve 0*12 and
+    0*13 --search dfs into the same store: 7 min of solving), batch 20,000 (the command's):
+         mode  wall s  CPU s  facts/CPU-s  RSS MB (cmd/worker/tree)  656 M facts: 2c / 32c / 1024c
+      --jobs 1   82.9   82.5   3,261       454 /   0 /  454         27.9 / 1.7 / 0.1 h
+      --jobs 2   50.1   89.6   3,004        85 / 406 /  905         30.3 / 1.9 / 0.1 h  x1.65 wall
+      --ray      57.6   98.0   2,746       149 / 466 / 1563         33.2 / 2.1 / 0.1 h  x1.44 wall
+    (--jobs 2: 5,367 facts/s of wall time, so 656 M facts in 34 h on this 2-core machine;
+    the issue asks for 4 k facts/CPU-s, a day's work: 0.82 of it per core.) The same store
+    checked in one process took 113.6 CPU s at the start of that night (2,369 facts/CPU-s):
+    an unstored land's option found once per batch, one read for values and marks, the
+    values read kept from batch to batch (45 % of 2.73 M reads were repeats), a leaner
+    option test, rare full collections, and the C core's memo in C with a tidier key
+    (375,731 -> 309,333 keys for 224,212 canonical lands on the 0*12 store's check).
+    On the 30,959 facts of solve 0*11 + 0*12 --search dfs, in one process: 14.0-14.8 ->
+    9.6-9.7 CPU s (3.2 k facts/CPU-s); the C core is about 60 % of it (first_child for
+    the unstored lands of children's sums: 91.5 k calls; land_children: 31 k), the Python
+    option scan and reads about 30 %, the marks' writer thread 4 %.
+    On the 29,320-fact store of the evening, `check --all --jobs 1`
     took 25.7 CPU s with the morning's build, 21.2 with the faster core, 14.7 with first_child.
-    Below 4 k facts/CPU-s still: 56 % of the CPU is the C core (normalising, tidying and
+    Then below 4 k facts/CPU-s still: 56 % of the CPU is the C core (normalising, tidying and
     looking up each child's lands), 18 % the option scan's callbacks.
     Morning: one core is bound by the C core there: 287,668 children calls for 81,346 facts (the
     fact's land, and the unstored lands of its children's sums, whose options prove them
