@@ -134,15 +134,22 @@ def _corrupted(facts: dict[str, int]) -> tuple[dict[str, int], str, str]:
     raise AssertionError("no fact whose deletion leaves a hole")
 
 
-def test_a_wrong_nimber_and_a_deleted_fact_are_reported_alike(tmp_path: Path) -> None:
+def _wrong_store(tmp_path: Path) -> tuple[Path, str, str]:
+    """A store of 0*7's facts with one nimber changed and one fact deleted: its path, the
+    changed land and the deleted one."""
     with _open(_solved(tmp_path, 7), readonly=True) as store:
         wrong, changed, deleted = _corrupted(dict(store.iter_facts(FactKind.NIMBER)))
     with LmdbProofStore.open(
         tmp_path / "wrong", game="sprouts", canon_version=CANON_VERSION, durable=False
     ) as store:
         store.put(FactKind.NIMBER, wrong)
-    one = _copy(tmp_path / "wrong", tmp_path / "one")
-    two = _copy(tmp_path / "wrong", tmp_path / "two")
+    return tmp_path / "wrong", changed, deleted
+
+
+def test_a_wrong_nimber_and_a_deleted_fact_are_reported_alike(tmp_path: Path) -> None:
+    wrong, changed, deleted = _wrong_store(tmp_path)
+    one = _copy(wrong, tmp_path / "one")
+    two = _copy(wrong, tmp_path / "two")
     code1, report1 = _check_all(one, jobs=1, batch=15)
     code2, report2 = _check_all(two, jobs=2, batch=15)
     assert code1 == code2 == 1 and not report1["ok"] and not report2["ok"]
@@ -161,14 +168,9 @@ def test_a_wrong_nimber_and_a_deleted_fact_are_reported_alike(tmp_path: Path) ->
 def test_small_batches_find_what_one_batch_finds(tmp_path: Path) -> None:
     """A checker keeps the values and marks it read from one batch to the next (lives
     order makes them final): batches of 5 and one batch of everything report alike."""
-    with _open(_solved(tmp_path, 7), readonly=True) as store:
-        wrong, changed, _ = _corrupted(dict(store.iter_facts(FactKind.NIMBER)))
-    with LmdbProofStore.open(
-        tmp_path / "wrong", game="sprouts", canon_version=CANON_VERSION, durable=False
-    ) as store:
-        store.put(FactKind.NIMBER, wrong)
-    small = _copy(tmp_path / "wrong", tmp_path / "small")
-    whole = _copy(tmp_path / "wrong", tmp_path / "whole")
+    wrong, changed, _ = _wrong_store(tmp_path)
+    small = _copy(wrong, tmp_path / "small")
+    whole = _copy(wrong, tmp_path / "whole")
     code1, report1 = _check_all(small, jobs=1, batch=5)
     code2, report2 = _check_all(whole, jobs=1, batch=100_000)
     assert code1 == code2 == 1 and _untimed(report1) == _untimed(report2)  # rechecked too
