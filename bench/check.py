@@ -4,6 +4,7 @@ and import / check throughput with the projected time for a 12 GB `.spr` databas
 Run on demand (not part of the test suite):
     .venv/bin/python bench/check.py                  # normal 0*2 .. 0*11, 10 cycles
     .venv/bin/python bench/check.py --max 9 --cycles 3
+    .venv/bin/python bench/check.py --scale /tmp/scale-store   # check --all throughput only
 Each 0*n is solved (outcome only, as in the paper) on a fresh LMDB store in a temp
 directory; `check --cycles K` then keeps the smallest proof of the outcome that the
 stored facts allow. The checker can only prune what the solver stored, so its sizes are
@@ -62,7 +63,8 @@ Figures of 2026-11-24 (normal df-pn with waiting sums; 2-core VM shared with oth
       --ray     197.8   26.0   1,126        96 / 156 /  892         80.9 / 5.1 / 0.2 h
     (--ray's wall time is mostly Ray starting under load.)
     The night of 2026-11-24/25, both cores idle, on 269,090 facts (solve 0*11; solve 0*12 and
-    0*13 --search dfs into the same store: 7 min of solving), batch 20,000 (the command's):
+    0*13 --search dfs into the same store: 7 min of solving, what `--scale DIR` does when DIR
+    does not exist), batch 20,000 (the command's):
          mode  wall s  CPU s  facts/CPU-s  RSS MB (cmd/worker/tree)  656 M facts: 2c / 32c / 1024c
       --jobs 1   82.9   82.5   3,261       454 /   0 /  454         27.9 / 1.7 / 0.1 h
       --jobs 2   50.1   89.6   3,004        85 / 406 /  905         30.3 / 1.9 / 0.1 h  x1.65 wall
@@ -275,6 +277,20 @@ CERTIFICATE_FACTS = 656e6  # SPOTS's largest certificate, 12 GB, left unverified
 CORES = (2, 32, 1024)
 
 
+SCALE_SOLVES = (("0*11",), ("0*12", "--search", "dfs"), ("0*13", "--search", "dfs"))
+
+
+def solve_scale_store(path: Path) -> None:
+    """The store of the --scale figures, when `path` does not exist yet: 0*11, then 0*12
+    and 0*13 with --search dfs (which stores far more facts than df-pn), 269,090 facts
+    in about 7 CPU-minutes."""
+    for solve in SCALE_SOLVES:
+        started = time.perf_counter()
+        cmd = [sys.executable, "-m", "sproutsdb", "solve", *solve, "--store", str(path)]
+        subprocess.run([*cmd, "--quiet"], check=True)
+        print(f"  solve {' '.join(solve)}: {time.perf_counter() - started:.0f} s", flush=True)
+
+
 def fresh_copy(source: Path, to: Path, max_lives: int | None) -> int:
     """An unverified copy of the nimber facts of `source` (those of at most `max_lives`
     lives: a closed set, since a fact's check uses only lands of fewer lives)."""
@@ -470,8 +486,9 @@ def main() -> None:
         type=Path,
         metavar="STORE",
         default=None,
-        help="only the check --all scaling table, on copies of STORE (a solved "
-        "store, e.g. `solve 0*12 --search dfs`)",
+        help="only the check --all scaling table, on copies of STORE (a solved store; "
+        "when STORE does not exist, first solved as in the figures above: 0*11, 0*12 and "
+        "0*13 --search dfs, about 7 min)",
     )
     parser.add_argument(
         "--max-lives",
@@ -487,6 +504,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.scale is not None:
+        if not args.scale.exists():
+            print(f"solving the --scale store into {args.scale}", flush=True)
+            solve_scale_store(args.scale)
         with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
             check_scale(args.scale, Path(tmp), args.max_lives, args.batch)
         return
