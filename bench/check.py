@@ -243,21 +243,7 @@ def check_all_rates(work: Path, source: Path, lines_12gb: float, batch: int = 50
             target.put(FactKind.NIMBER, dict(store.iter_facts(FactKind.NIMBER)))
         cpu0 = _cpu_seconds()
         done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "sproutsdb",
-                "check",
-                "--store",
-                str(copy),
-                "--all",
-                "--jobs",
-                str(jobs),
-                "--batch",
-                str(batch),
-                "--json",
-                "--quiet",
-            ],
+            check_all_command(copy, batch, "--jobs", str(jobs)),
             capture_output=True,
             text=True,
             check=True,
@@ -275,6 +261,15 @@ def check_all_rates(work: Path, source: Path, lines_12gb: float, batch: int = 50
 
 CERTIFICATE_FACTS = 656e6  # SPOTS's largest certificate, 12 GB, left unverified
 CORES = (2, 32, 1024)
+
+
+def check_all_command(store: Path, batch: int, *extra: str) -> list[str]:
+    """The command line of `sproutsdb check --all --json --quiet` on `store` (a new
+    process, as users run it), with `extra` options."""
+    return [
+        sys.executable, "-m", "sproutsdb", "check", "--store", str(store), "--all",
+        "--json", "--quiet", "--batch", str(batch), *extra,
+    ]  # fmt: skip
 
 
 SCALE_SOLVES = (("0*11",), ("0*12", "--search", "dfs"), ("0*13", "--search", "dfs"))
@@ -369,20 +364,7 @@ def check_scale(source: Path, work: Path, max_lives: int | None, batch: int) -> 
         peak_tree = 0
         started = time.perf_counter()
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "sproutsdb",
-                "check",
-                "--store",
-                str(copy),
-                "--all",
-                "--json",
-                "--quiet",
-                "--batch",
-                str(batch),
-                *extra,
-            ],
+            check_all_command(copy, batch, *extra),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

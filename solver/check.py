@@ -562,13 +562,7 @@ class Checker:
                 option = tuple(cancel_pairs([*rest, *child]))
             else:  # most options: one unstored land, and the child as it comes
                 option = child if len(child) == 1 else _cancelled(child)
-            total = 0
-            for x in option:
-                value = stored.get(x)
-                if value is None:
-                    return False
-                total ^= value
-            if total != m:
+            if self._stored_value(option) != m:
                 return False
             for x in option:
                 state = settled(x)
@@ -770,7 +764,6 @@ class Checker:
         wanted = list(dict.fromkeys(k for k in keys if k not in stored))
         if not wanted:
             return
-        small = self._small if self._small.max_lives > 0 else None
         for start in range(0, len(wanted), self._fetch_batch):
             batch = wanted[start : start + self._fetch_batch]
             found = self._source.get(FactKind.NIMBER, batch)
@@ -779,8 +772,7 @@ class Checker:
                 if isinstance(value, int) and value >= 0:
                     stored[key] = value
                     continue
-                derived = None if small is None else small.nimber(key)
-                stored[key] = derived
+                derived = stored[key] = self._small.nimber(key)
                 if derived is not None:  # no stored fact, few lives: the rules' value
                     self._derived[key] = derived
                     self._verdicts[key] = Verdict.OK

@@ -6,7 +6,6 @@ class Unsupported(ValueError):
     """Text the C core does not read (other syntax, or invalid): use the Python path."""
 
 CANON_VERSION: int
-_memo: dict[object, str]  # land shape -> canonical string
 
 def land_children(land: str, /) -> tuple[tuple[str, ...], ...]: ...
 def canonical_lands(position: str, /) -> tuple[str, ...]: ...
