@@ -120,6 +120,23 @@ def test_ray_options_are_refused_where_they_mean_nothing(tmp_path: Path) -> None
     )
 
 
+def test_ray_that_cannot_start_or_be_reached_is_one_line(tmp_path: Path) -> None:
+    """A local instance that cannot start (its temp dir is not a directory) and a cluster
+    address where nothing listens: one line, exit code 2, at once (Ray itself would
+    print a traceback, or retry joining for ever)."""
+    solved = _solved(tmp_path, 4)
+    check = ["check", "--store", str(solved), "--all", "--json", "--quiet"]
+    local = run_cli(*check, "--ray", env={"RAY_TMPDIR": str(solved / "data.mdb")}, timeout=60)
+    cluster = run_cli(*check, "--ray", "127.0.0.1:1", timeout=60)
+    for done, says in (
+        (local, "cannot start a local Ray instance (2 tries): "),
+        (cluster, "cannot join Ray cluster 127.0.0.1:1: nothing answers there"),
+    ):
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert says in done.stderr and "Traceback" not in done.stderr
+    assert set(_statuses(solved).values()) == {"claimed"}  # nothing marked
+
+
 @pytest.mark.slow
 def test_ray_check_resumes(tmp_path: Path) -> None:
     solved = _solved(tmp_path, 6)

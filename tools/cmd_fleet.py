@@ -13,12 +13,20 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError
 from sproutsdb.tools.progress import status_line
-from sproutsdb.tools.server_options import add_client_options, client_token, remote_store_from_args
+from sproutsdb.tools.server_options import (
+    add_client_options,
+    client_from_args,
+    client_token,
+    remote_store_from_args,
+)
+
+if TYPE_CHECKING:
+    from sproutsdb.client import Client
 
 EXIT_CONFLICT = 3
 
@@ -45,40 +53,45 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
         raise UsageError("--jobs N needs N ≥ 1")
     game = SproutsGame()
     positions, root = _positions(args, game)
-    remote_store_from_args(args).close()  # answering, same game and canon: else one line
     from sproutsdb.tools.ray_fleet import ServerSpec, solve_fleet, solve_on_server
+    from sproutsdb.tools.ray_session import ray_session
 
     ca = Path(args.tls_ca).read_bytes() if args.tls_ca else None
     server = ServerSpec(args.server, client_token(args), ca)
     started = time.perf_counter()
-    counter = _ServerCounter(args)
     shown = not args.quiet and sys.stderr.isatty()
-    with status_line(enabled=shown) as line:
+    counter = _ServerCounter(args)  # its channel opens at its first count, once Ray runs
+    try:
+        with status_line(enabled=shown) as line:
 
-        def progress(done: int, total: int) -> None:
-            if shown:
-                line.show(
-                    f"{done}/{total} positions solved  {counter.text()}  "
-                    f"{time.perf_counter() - started:,.0f} s"
+            def progress(done: int, total: int) -> None:
+                if shown:
+                    line.show(
+                        f"{done}/{total} positions solved  {counter.text()}  "
+                        f"{time.perf_counter() - started:,.0f} s"
+                    )
+
+            # Ray first: its daemons must be forked before this process has gRPC threads
+            with ray_session(args.ray or None, num_cpus=args.jobs) as session:
+                remote_store_from_args(args).close()  # answering, same game and canon
+                results, workers = solve_fleet(
+                    session,
+                    server,
+                    positions,
+                    search=args.search,
+                    outcome_only=args.outcome_only,
+                    workers=args.jobs,
+                    progress=progress,
                 )
-
-        results, workers = solve_fleet(
-            server,
-            positions,
-            search=args.search,
-            outcome_only=args.outcome_only,
-            address=args.ray or None,
-            workers=args.jobs,
-            progress=progress,
-        )
-        root_result = None
-        if root is not None and not any("error" in r for r in results):
-            if shown:
-                line.show(f"solving {root} from the fleet's facts  {counter.text()}")
-            root_result = solve_on_server(
-                server, root, search=args.search, outcome_only=args.outcome_only
-            )
-    counter.close()
+            root_result = None
+            if root is not None and not any("error" in r for r in results):
+                if shown:
+                    line.show(f"solving {root} from the fleet's facts  {counter.text()}")
+                root_result = solve_on_server(
+                    server, root, search=args.search, outcome_only=args.outcome_only
+                )
+    finally:
+        counter.close()
     seconds = time.perf_counter() - started
     failed = [r for r in [*results, root_result] if r is not None and "error" in r]
     stored = sum(r.get("stored", 0) for r in [*results, root_result] if r is not None)
@@ -117,16 +130,18 @@ def _print_result(r: dict[str, Any]) -> None:
 
 
 class _ServerCounter:
-    """The server's nimber count for the progress line (one Stats call a refresh)."""
+    """The server's nimber count for the progress line (one Stats call a refresh). Its
+    channel opens at the first count, so that Ray can start before it (`ray_session`)."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from sproutsdb.tools.server_options import client_from_args
-
-        self._client = client_from_args(args)
+        self._args = args
+        self._client: Client | None = None
         self._first: int | None = None
 
     def text(self) -> str:
         try:
+            if self._client is None:
+                self._client = client_from_args(self._args)
             facts = int(self._client.stats()["facts"].get("nimber", 0))
         except Exception:  # noqa: BLE001 (progress only: a busy server shows no count)
             return ""
@@ -135,7 +150,8 @@ class _ServerCounter:
         return f"{facts:,} facts on the server (+{facts - self._first:,})"
 
     def close(self) -> None:
-        self._client.close()
+        if self._client is not None:
+            self._client.close()
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

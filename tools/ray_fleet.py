@@ -15,10 +15,11 @@ import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from sproutsdb.errors import UserError
-from sproutsdb.tools.ray_session import cluster_cpus, import_ray, ray_session
+from sproutsdb.tools.ray_session import cluster_cpus, first_line, import_ray
 
 RETRIES = 3  # re-runs of a position whose worker died
 POLL_SECONDS = 1.0  # how often the progress line asks the server for its count
@@ -93,40 +94,33 @@ def _solve_task(
 
 
 def solve_fleet(
+    session: ModuleType,
     server: ServerSpec,
     positions: Sequence[str],
     *,
     search: str,
     outcome_only: bool,
-    address: str | None,
     workers: int | None,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """Solve every position on Ray workers (a new local instance when `address` is None,
-    `workers` CPUs; else that cluster); (results in the order given, workers used).
-    `progress(done, total)` is called about every POLL_SECONDS and at each result."""
-    with ray_session(address, num_cpus=workers) as session:
-        used = min(len(positions), workers or cluster_cpus(session)) if positions else 0
-        refs = {_solve_task.remote(server, p, search, outcome_only): p for p in positions}
-        results: dict[str, dict[str, Any]] = {}
-        pending = list(refs)
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1, timeout=POLL_SECONDS)
-            for ref in ready:
-                try:
-                    results[refs[ref]] = ray.get(ref)
-                except ray.exceptions.RayError as error:
-                    raise FleetError(
-                        f"solving {refs[ref]} failed on its worker "
-                        f"{RETRIES + 1} times: {_first_line(error)}"
-                    ) from None
-            if progress is not None:
-                progress(len(results), len(positions))
+    """Solve every position on the Ray workers of `session` (`ray_session`, entered by the
+    caller before it opened its own gRPC channels); (results in the order given, workers
+    used: `workers`, else the cluster's CPUs). `progress(done, total)` is called about
+    every POLL_SECONDS and at each result."""
+    used = min(len(positions), workers or cluster_cpus(session)) if positions else 0
+    refs = {_solve_task.remote(server, p, search, outcome_only): p for p in positions}
+    results: dict[str, dict[str, Any]] = {}
+    pending = list(refs)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1, timeout=POLL_SECONDS)
+        for ref in ready:
+            try:
+                results[refs[ref]] = ray.get(ref)
+            except ray.exceptions.RayError as error:
+                raise FleetError(
+                    f"solving {refs[ref]} failed on its worker "
+                    f"{RETRIES + 1} times: {first_line(error)}"
+                ) from None
+        if progress is not None:
+            progress(len(results), len(positions))
     return [results[p] for p in positions], used
-
-
-def _first_line(error: BaseException) -> str:
-    cause = getattr(error, "cause", None)
-    text = f"{type(cause).__name__}: {cause}" if isinstance(cause, BaseException) else str(error)
-    lines = text.strip().splitlines()
-    return lines[0] if lines else type(error).__name__

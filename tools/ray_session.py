@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+import socket
+import tempfile
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from types import ModuleType
+from typing import Any
 
 from sproutsdb.errors import UserError
 
@@ -47,6 +50,11 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
     `address` None starts a new local instance (`num_cpus`, default this machine's, no
     dashboard); otherwise it is a cluster's address ("auto": the one started on this
     machine by `ray start`). Worker output stays out of the command's output.
+
+    Enter it before this process opens a gRPC channel: Ray forks its daemons with a
+    `preexec_fn`, and forks taken while gRPC's threads ran lost the GCS or the raylet in
+    3 of 11 local starts on a loaded machine (none in 12 without gRPC). A local start that
+    fails is tried once more on a new instance before the command gives up.
     """
     ray = import_ray()
     options = {
@@ -55,19 +63,73 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
         "logging_level": logging.ERROR,
         "configure_logging": True,
     }
-    try:
-        if address is None:
-            ray.init(address="local", num_cpus=num_cpus or local_cpus(), **options)
-        else:
-            options.pop("include_dashboard")
+    if address is None:
+        _start_local(ray, num_cpus or local_cpus(), options)
+    else:
+        options.pop("include_dashboard")
+        _check_reachable(address)
+        try:
             ray.init(address=address, **options)
-    except (ConnectionError, ValueError, RuntimeError) as error:
-        where = "a local Ray instance" if address is None else f"Ray cluster {address}"
-        raise RayUnavailableError(f"cannot start {where}: {error}") from None
+        except Exception as error:  # noqa: BLE001 (Ray raises bare Exception too)
+            ray.shutdown()
+            raise RayUnavailableError(
+                f"cannot join Ray cluster {address}: {first_line(error)}"
+            ) from None
     try:
         yield ray
     finally:
         ray.shutdown()
+
+
+REACH_SECONDS = 5.0  # how long a cluster's head may take to accept a connection
+
+
+def _check_reachable(address: str) -> None:
+    """Refuse a HOST:PORT where nothing listens: Ray would retry joining it forever."""
+    host, colon, port = address.rpartition(":")
+    if not colon or not port.isdigit() or "://" in address:
+        return  # "auto", a ray:// client address: Ray says itself what is wrong
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_SECONDS).close()
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise RayUnavailableError(
+            f"cannot join Ray cluster {address}: nothing answers there ({reason})"
+        ) from None
+
+
+LOCAL_STARTS = 2  # a local instance that did not come up is tried once more
+
+
+def _start_local(ray: ModuleType, num_cpus: int, options: Mapping[str, Any]) -> None:
+    """`ray.init` of a new local instance, tried LOCAL_STARTS times; the half-started
+    processes of a failed try are stopped before the next (or before the error)."""
+    for attempt in range(1, LOCAL_STARTS + 1):
+        try:
+            ray.init(address="local", num_cpus=num_cpus, **options)
+            return
+        except Exception as error:  # noqa: BLE001 (a start timeout is a bare Exception)
+            ray.shutdown()
+            if attempt == LOCAL_STARTS:
+                raise RayUnavailableError(
+                    f"cannot start a local Ray instance ({attempt} tries): {first_line(error)} "
+                    f"(Ray's logs: {_ray_logs()})"
+                ) from None
+
+
+def _ray_logs() -> str:
+    """Where a local Ray instance writes its logs (`RAY_TMPDIR`, else the temp dir)."""
+    root = os.environ.get("RAY_TMPDIR") or tempfile.gettempdir()
+    return os.path.join(root, "ray", "session_latest", "logs")
+
+
+def first_line(error: BaseException) -> str:
+    """One line for an error of Ray's (its messages and tracebacks run over several):
+    the first line of its cause when it has one (a task's exception), else of its text."""
+    cause = getattr(error, "cause", None)
+    text = f"{type(cause).__name__}: {cause}" if isinstance(cause, BaseException) else str(error)
+    lines = text.strip().splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def cluster_cpus(ray: ModuleType) -> int:
