@@ -105,6 +105,17 @@ def test_ray_check_and_fleet_solve_match_one_process(tmp_path: Path) -> None:
         assert got == expected and report["workers"] == 2
         assert report["stored"] > 10
 
+        # --options-of: the options on the fleet, then the root here from their facts
+        root = run_cli(
+            "fleet", "solve", "--options-of", "0*5", "--server", server.address,
+            "--jobs", "2", "--json", "--quiet",
+        )  # fmt: skip
+        assert root.returncode == 0, root.stderr
+        report = json.loads(root.stdout)
+        five = NormalSolver(game, MemoryProofStore()).nimber(game.canonical("0*5"))
+        assert report["root"]["nimber"] == five
+        assert len(report["positions"]) == len(game.children(game.canonical("0*5")))
+
 
 def test_ray_options_are_refused_where_they_mean_nothing(tmp_path: Path) -> None:
     solved = _solved(tmp_path, 4)
