@@ -780,15 +780,15 @@ class Checker:
                 self._trusted.update(self._trusted_lookup([k for k in batch if k in found]))
 
     def forget(self, *, keep_read: bool = False) -> None:
-        """Drop the run's memo, and the stored values and trust marks read (bounds memory
-        between batches); the rules' values of small lands stay memoised in `SmallLands`.
+        """Drop the stored values and trust marks read (bounds memory between batches; the
+        run's memos are dropped when the next run starts); the rules' values of small
+        lands stay memoised in `SmallLands`.
 
         `keep_read` keeps what was read, up to READ_LIMIT lands, for a caller that knows it
         is still true: facts are write-once, and a whole-store check in lives order reads
         only lands of fewer lives than its batch, all settled and marked before the batch
         started (`trust` adds the marks the caller makes). On a store of solve 0*13, 45 %
         of the reads were of lands an earlier batch had read."""
-        self._option_memo.clear()
         if keep_read and len(self._stored) <= READ_LIMIT:
             return
         self._stored.clear()

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from sproutsdb.errors import UserError
+from sproutsdb.server.address import ListenError, split_address
 
 INSTALL_HINT = "Ray is not installed: pip install 'sproutsdb[cluster]'"
 
@@ -86,11 +87,14 @@ REACH_SECONDS = 5.0  # how long a cluster's head may take to accept a connection
 
 def _check_reachable(address: str) -> None:
     """Refuse a HOST:PORT where nothing listens: Ray would retry joining it forever."""
-    host, colon, port = address.rpartition(":")
-    if not colon or not port.isdigit() or "://" in address:
-        return  # "auto", a ray:// client address: Ray says itself what is wrong
+    if "://" in address:
+        return  # a ray:// client address: Ray says itself what is wrong
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_SECONDS).close()
+        host, port = split_address(address)
+    except ListenError:
+        return  # "auto", or no HOST:PORT: Ray says itself what is wrong
+    try:
+        socket.create_connection((host, port), timeout=REACH_SECONDS).close()
     except OSError as error:
         reason = error.strerror or type(error).__name__
         raise RayUnavailableError(
