@@ -140,9 +140,11 @@ def test_ray_that_cannot_start_or_be_reached_is_one_line(tmp_path: Path) -> None
     check = ["check", "--store", str(solved), "--all", "--json", "--quiet"]
     local = run_cli(*check, "--ray", env={"RAY_TMPDIR": str(solved / "data.mdb")}, timeout=60)
     cluster = run_cli(*check, "--ray", "127.0.0.1:1", timeout=60)
+    client = run_cli(*check, "--ray", "ray://127.0.0.1:1", timeout=60)
     for done, says in (
         (local, "cannot start a local Ray instance (2 tries): "),
         (cluster, "cannot join Ray cluster 127.0.0.1:1: nothing answers there"),
+        (client, "cannot join Ray cluster ray://127.0.0.1:1: nothing answers there"),
     ):
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert says in done.stderr and "Traceback" not in done.stderr

@@ -86,11 +86,13 @@ REACH_SECONDS = 5.0  # how long a cluster's head may take to accept a connection
 
 
 def _check_reachable(address: str) -> None:
-    """Refuse a HOST:PORT where nothing listens: Ray would retry joining it forever."""
-    if "://" in address:
-        return  # a ray:// client address: Ray says itself what is wrong
+    """Refuse a [ray://]HOST:PORT where nothing listens: Ray would retry joining it
+    for ever."""
+    target = address.removeprefix("ray://")  # a Ray client address: the same probe
+    if "://" in target:
+        return  # another scheme: Ray says itself what is wrong
     try:
-        host, port = split_address(address)
+        host, port = split_address(target)
     except ListenError:
         return  # "auto", or no HOST:PORT: Ray says itself what is wrong
     try:
