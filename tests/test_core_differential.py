@@ -252,6 +252,54 @@ def test_first_child_stops_at_the_first_accepted_child_in_order() -> None:
         assert _core.first_child(land, lambda child: False) is None
 
 
+def _meet_children(land: str, count: int, others: list[tuple[str, ...]]) -> None:
+    """Empty the memo, then put in it the lands of the first `count` children of land as
+    made (their keys), and the lands of `others` read from their strings (mostly the same
+    keys: a land read back often tidies as it was made, not always)."""
+    _core.clear_memo()
+    made: list[tuple[str, ...]] = []
+    _core.first_child(land, lambda child: made.append(child) or len(made) == count)
+    for child in others:
+        for part in child:
+            _core.canonical_lands(part)
+
+
+def test_first_child_memoised_first_offers_met_children_first_and_each_once() -> None:
+    # memoised_first: first the children made of lands in the memo, then the others, each
+    # part in move order; every child once, and none made after the accepted one.
+    rng = random.Random(17)
+    for land in PLAYOUT_LANDS[::10] + INTERCHANGEABLE_SPOTS:
+        children = _core.land_children(land)
+        offered: list[tuple[str, ...]] = []
+        assert _core.first_child(land, lambda child: offered.append(child), True) is None  # noqa: B023
+        assert offered == list(children), land  # every land met just above: move order
+        if not children:
+            continue
+        _core.clear_memo()
+        offered.clear()
+        assert _core.first_child(land, lambda child: offered.append(child), True) is None  # noqa: B023
+        no_land = [child for child in children if not child]  # made without a search
+        assert offered == no_land + [child for child in children if child], land
+
+        met = rng.randrange(len(children)) + 1
+        others = [child for child in children[met:] if rng.random() < 0.5]
+        _meet_children(land, met, others)
+        offered.clear()
+        assert _core.first_child(land, lambda child: offered.append(child), True) is None  # noqa: B023
+        assert sorted(offered) == sorted(children), land
+
+        stop = rng.randrange(len(offered))
+        _meet_children(land, met, others)
+        again: list[tuple[str, ...]] = []
+
+        def accept(child: tuple[str, ...]) -> bool:
+            again.append(child)  # noqa: B023 - first_child calls it in this iteration
+            return len(again) == stop + 1  # noqa: B023 - likewise
+
+        assert _core.first_child(land, accept, True) == offered[stop], land
+        assert again == offered[: stop + 1], land
+
+
 def test_first_child_lets_the_callbacks_exception_through() -> None:
     def accept(child: tuple[str, ...]) -> bool:
         raise ZeroDivisionError

@@ -2485,8 +2485,9 @@ static int land_of_shape(Arena *a, const int32_t *shape, size_t len, Land *out)
     return 0;
 }
 
-/* canon.canonical_land: the canonical string of one land, through the memo. */
-static PyObject *canonical_land(Arena *a, const Land *given)
+/* canon.canonical_land: the canonical string of one land, through the memo. With
+ * memo_only, a land not memoised is not searched: NULL with *missed set, no error. */
+static PyObject *canonical_land(Arena *a, const Land *given, int memo_only, int *missed)
 {
     Land tidy;
     Mark m0 = arena_mark(a);
@@ -2500,6 +2501,10 @@ static PyObject *canonical_land(Arena *a, const Land *given)
     text = memo_get(shape, n, h);
     if (text != NULL) {
         Py_INCREF(text);
+        goto done;
+    }
+    if (memo_only) {
+        *missed = 1;
         goto done;
     }
     const Land *L = &tidy;
@@ -2525,8 +2530,9 @@ static int str_cmp(const void *x, const void *y)
                    PyUnicode_AsUTF8(*(PyObject *const *)y));
 }
 
-/* The canonical lands of a raw position as a sorted tuple of str (canon.canonical_lands). */
-static PyObject *canonical_lands_tuple(Arena *a, const Raw *p)
+/* The canonical lands of a raw position as a sorted tuple of str (canon.canonical_lands).
+ * With memo_only, NULL with *missed set (no error) when a land is not memoised. */
+static PyObject *canonical_lands_tuple(Arena *a, const Raw *p, int memo_only, int *missed)
 {
     PyObject *result = NULL;
     Mark m = arena_mark(a);
@@ -2538,7 +2544,7 @@ static PyObject *canonical_lands_tuple(Arena *a, const Raw *p)
     if (result == NULL)
         goto done;
     for (int l = 0; l < nl; l++) {
-        PyObject *s = canonical_land(a, &lands[l]);
+        PyObject *s = canonical_land(a, &lands[l], memo_only, missed);
         if (s == NULL) {
             Py_CLEAR(result);
             goto done;
@@ -2605,6 +2611,12 @@ static SeenSlot *seen_slot(const Seen *S, PyObject *child, Py_hash_t h)
     }
 }
 
+/* Whether child is in the set. */
+static int seen_has(const Seen *S, PyObject *child)
+{
+    return S->cap != 0 && seen_slot(S, child, child_hash(child))->child != NULL;
+}
+
 /* Add child (a new reference is taken): 1 if it was new, 0 if met already, -1 on error. */
 static int seen_add(Seen *S, PyObject *child)
 {
@@ -2646,20 +2658,29 @@ static void seen_free(Seen *S)
 }
 
 /* The distinct children of a land, made in move order: each new one is appended to
- * order (land_children) or offered to accept (first_child), which may stop the moves. */
+ * order (land_children) or offered to accept (first_child), which may stop the moves.
+ * memo_only skips the children with a land not memoised; skip, when not NULL, holds
+ * children offered already (by a memo_only pass), which are not offered again. */
 typedef struct {
     Seen seen;                 /* the children met so far */
     PyObject *order;           /* list of distinct children in first-seen order, or NULL */
     PyObject *accept;          /* callable(child tuple) -> truth, or NULL */
     PyObject *found;           /* the first accepted child (new reference), or NULL */
+    int memo_only;
+    const Seen *skip;
 } Children;
 
 static int new_child(void *ctx, Arena *a, const Raw *child)
 {
     Children *ch = ctx;
-    PyObject *key = canonical_lands_tuple(a, child);
+    int missed = 0;
+    PyObject *key = canonical_lands_tuple(a, child, ch->memo_only, &missed);
     if (key == NULL)
-        return -1;
+        return missed ? 0 : -1;
+    if (ch->skip != NULL && seen_has(ch->skip, key)) {
+        Py_DECREF(key);
+        return 0;
+    }
     int added = seen_add(&ch->seen, key);
     if (added <= 0 || (ch->order != NULL && PyList_Append(ch->order, key) < 0)) {
         Py_DECREF(key);
@@ -2688,7 +2709,8 @@ static const char *text_of(PyObject *arg, Py_ssize_t *n)
     return PyUnicode_AsUTF8AndSize(arg, n);
 }
 
-/* Parse the land and make its children into ch: raw_children's status (1: stopped). */
+/* Parse the land and make its children into ch: raw_children's status (1: stopped).
+ * The caller frees ch->seen. */
 static int make_children(PyObject *land, Children *ch)
 {
     Py_ssize_t n;
@@ -2700,7 +2722,6 @@ static int make_children(PyObject *land, Children *ch)
     int rc = -1;
     if (parse(&a, text, n, &p) == 0)
         rc = raw_children(&a, &p, new_child, ch);
-    seen_free(&ch->seen);
     arena_free(&a);
     return rc;
 }
@@ -2715,35 +2736,51 @@ PyDoc_STRVAR(land_children_doc,
 static PyObject *land_children(PyObject *self, PyObject *arg)
 {
     (void)self;
-    Children ch = {{NULL, 0, 0}, PyList_New(0), NULL, NULL};
+    Children ch = {{NULL, 0, 0}, PyList_New(0), NULL, NULL, 0, NULL};
     if (ch.order == NULL)
         return NULL;
     PyObject *result = make_children(arg, &ch) == 0 ? PyList_AsTuple(ch.order) : NULL;
+    seen_free(&ch.seen);
     Py_DECREF(ch.order);
     return result;
 }
 
 PyDoc_STRVAR(first_child_doc,
-"first_child(land: str, accept: Callable[[tuple[str, ...]], object]) -> tuple[str, ...] | None\n\n"
+"first_child(land: str, accept: Callable[[tuple[str, ...]], object], memoised_first: bool = False)\n"
+"    -> tuple[str, ...] | None\n\n"
 "The first of land_children(land), in the same order, for which accept(child) is true, or\n"
 "None: children after it are never made. For checkers that need one winning option of a\n"
-"land, not all of them. Raises Unsupported as land_children does; accept's exceptions\n"
+"land, not all of them. With memoised_first, the children whose lands are all in the memo\n"
+"are offered first, in order, and the others after them, in order (each child once): a\n"
+"child taken may then not be the first acceptable one, but canonical searches of lands\n"
+"never needed are saved. Raises Unsupported as land_children does; accept's exceptions\n"
 "propagate.");
 
 static PyObject *first_child(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "first_child(land, accept) takes 2 arguments");
+    if (nargs != 2 && nargs != 3) {
+        PyErr_SetString(PyExc_TypeError,
+                        "first_child(land, accept, memoised_first=False) takes 2 or 3 arguments");
         return NULL;
     }
     if (!PyCallable_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "accept must be callable");
         return NULL;
     }
-    Children ch = {{NULL, 0, 0}, NULL, args[1], NULL};
-    int rc = make_children(args[0], &ch);
-    return rc == 1 ? ch.found : rc == 0 ? Py_NewRef(Py_None) : NULL;
+    int memoised_first = nargs == 3 ? PyObject_IsTrue(args[2]) : 0;
+    if (memoised_first < 0)
+        return NULL;
+    Children first = {{NULL, 0, 0}, NULL, args[1], NULL, memoised_first, NULL};
+    int rc = make_children(args[0], &first);
+    if (rc == 0 && memoised_first) {
+        Children rest = {{NULL, 0, 0}, NULL, args[1], NULL, 0, &first.seen};
+        rc = make_children(args[0], &rest);
+        seen_free(&rest.seen);
+        first.found = rest.found;
+    }
+    seen_free(&first.seen);
+    return rc == 1 ? first.found : rc == 0 ? Py_NewRef(Py_None) : NULL;
 }
 
 PyDoc_STRVAR(canonical_lands_doc,
@@ -2762,7 +2799,7 @@ static PyObject *canonical_lands(PyObject *self, PyObject *arg)
     Raw p;
     PyObject *result = NULL;
     if (parse(&a, text, n, &p) == 0)
-        result = canonical_lands_tuple(&a, &p);
+        result = canonical_lands_tuple(&a, &p, 0, NULL);
     arena_free(&a);
     return result;
 }

@@ -142,14 +142,20 @@ class SproutsGame:
         return result
 
     def first_component_child(
-        self, component: str, accept: Callable[[tuple[str, ...]], bool]
+        self,
+        component: str,
+        accept: Callable[[tuple[str, ...]], bool],
+        *,
+        memoised_first: bool = False,
     ) -> tuple[str, ...] | None:
         """The first of component_children(component) that accept takes, or None; the C
-        core makes children only up to it (nothing is cached: a partial list)."""
+        core makes children only up to it (nothing is cached: a partial list). With
+        `memoised_first`, the C core offers first the children whose lands it has met
+        before (see `_core.first_child`): the child taken may be a later acceptable one."""
         cached = self._land_children.get(component)
         if cached is None and _core is not None:
             try:
-                return _core.first_child(component, accept)
+                return _core.first_child(component, accept, memoised_first)
             except ValueError:  # Unsupported text, or too many splits: the path below
                 pass
         for child in self.component_children(component) if cached is None else cached:
