@@ -454,9 +454,10 @@ class Checker:
     # ------------------------------------------------------- the quick path (check_facts)
 
     def _quick_check(self, land: str) -> bool:
-        """Verify the stored fact of `land` without coroutines when every justification the
-        full check would take, in its order, uses facts already settled OK (the common case
-        of a whole-store check in lives order). False, with nothing decided, otherwise: the
+        """Verify the stored fact of `land` without coroutines when each obligation has a
+        justification of facts already settled OK, tried as the full check tries them
+        (`_quick_option` may take another option of the same kind): the common case of a
+        whole-store check in lives order. False, with nothing decided, otherwise: the
         full check then runs from scratch. Only for check_facts (minimise off), where each
         land's obligations are its own (exclude=land), so skipping `_win_memo` is unseen."""
         n = self._value(land)
