@@ -165,6 +165,36 @@ def test_a_wrong_nimber_and_a_deleted_fact_are_reported_alike(tmp_path: Path) ->
     assert report2["verified_now"] == sum(1 for s in statuses.values() if s == "verified")
 
 
+def test_what_the_memo_has_met_changes_no_verdict(tmp_path: Path) -> None:
+    """check_facts takes first the options whose lands the C core has canonical strings
+    for, so which option justifies a fact depends on what the memo has met: verdicts,
+    holes and inconsistencies must not."""
+    core = pytest.importorskip("sproutsdb.solver.sprouts._core")
+    with _open(_solved(tmp_path, 7), readonly=True) as store:
+        holed, changed, deleted = _corrupted(dict(store.iter_facts(FactKind.NIMBER)))
+    source = MemoryProofStore()
+    source.put(FactKind.NIMBER, holed)
+    outcomes: list[tuple[object, ...]] = []
+    choices: list[dict[str, tuple[str, ...]]] = []
+    for warm in (False, True):  # in lives order, as check --all
+        core.clear_memo()
+        if warm:  # every grandchild met: options come in move order
+            for land in holed:
+                for child in core.land_children(land):
+                    for part in child:
+                        core.land_children(part)
+        checker = Checker(SproutsGame(), source)  # its own children cache
+        report = checker.check_facts(sorted(holed, key=lambda k: (key_lives(k), k)))
+        holes = sorted((h.needed_by, h.couple, h.missing) for h in report.missing)
+        bad = sorted((i.land, i.stored, i.reason) for i in report.inconsistent)
+        outcomes.append((report.verified, holes, bad, report.unproven, report.trusted))
+        choices.append(dict(checker._deps))
+    assert outcomes[0] == outcomes[1]
+    assert changed in {land for land, _, _ in outcomes[1][2]}
+    assert any(deleted in missing for _, _, missing in outcomes[1][1])
+    assert choices[0] != choices[1]  # the memo did change some option taken
+
+
 def test_small_batches_find_what_one_batch_finds(tmp_path: Path) -> None:
     """A checker keeps the values and marks it read from one batch to the next (lives
     order makes them final): batches of 5 and one batch of everything report alike."""
