@@ -36,7 +36,6 @@ from typing import Any, BinaryIO, Self
 import zstandard
 
 from sproutsdb.errors import UserError
-from sproutsdb.facts import Status
 from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.proofstore import FactKind
@@ -271,8 +270,7 @@ class Tally:
         from the store (in lives order, by an earlier run only: earlier batches verify
         lands of fewer lives); the others that check OK are `verified_now`.
         """
-        records = store.get_records(FactKind.NIMBER, lands)
-        already = sum(1 for r in records.values() if r.status is Status.VERIFIED)
+        already = len(store.get(FactKind.NIMBER, lands, verified_only=True))
         store.mark_verified(FactKind.NIMBER, digest.verified)
         self.facts += digest.facts
         self.already_verified += already
