@@ -212,15 +212,20 @@ def test_non_strings_are_refused() -> None:
 
 def test_no_python_objects_leak() -> None:
     lands = PLAYOUT_LANDS[:200]
-    for land in lands:  # fill the memo first
+
+    def calls(land: str) -> None:
         _core.land_children(land)
         _core.canonical_lands(land)
+        _core.first_child(land, bool, True)  # takes the first child with a land
+        _core.first_child(land, lambda child: False, True)  # both passes, nothing taken
+
+    for land in lands:  # fill the memo first
+        calls(land)
     gc.collect()
     before = sys.getallocatedblocks()
     for _ in range(5):
         for land in lands:
-            _core.land_children(land)
-            _core.canonical_lands(land)
+            calls(land)
     gc.collect()
     assert sys.getallocatedblocks() - before < 100
 
