@@ -71,19 +71,23 @@ Figures of 2026-11-24 (normal df-pn with waiting sums; 2-core VM shared with oth
       --ray      57.6   98.0   2,746       149 / 466 / 1563         33.2 / 2.1 / 0.1 h  x1.44 wall
     (--jobs 2: 5,367 facts/s of wall time, so 656 M facts in 34 h on this 2-core machine;
     the issue asks for 4 k facts/CPU-s, a day's work: 0.82 of it per core.)
-    2026-11-25, the same store, both cores idle, two runs (first_child offers first the
+    2026-11-25, the same store, both cores idle, three runs (first_child offers first the
     children whose lands the C core's memo holds: 309,333 -> 155,614 canonical searches and
     141 k -> 32 k store reads on the 30,959-fact store below):
          mode  wall s  CPU s  facts/CPU-s  RSS MB (cmd/worker/tree)  656 M facts: 2c / 32c / 1024c
       --jobs 1   64.6   64.2   4,188       435 /   0 /  435         21.8 / 1.4 / 0.0 h
       --jobs 1   67.6   67.2   4,004       435 /   0 /  435         22.8 / 1.4 / 0.0 h
+      --jobs 1   71.3   70.8   3,799       435 /   0 /  435         24.0 / 1.5 / 0.0 h
       --jobs 2   38.8   69.8   3,855        86 / 320 /  728         23.6 / 1.5 / 0.0 h  x1.66 wall
       --jobs 2   39.3   70.0   3,846        86 / 319 /  733         23.7 / 1.5 / 0.0 h  x1.72 wall
+      --jobs 2   40.2   71.9   3,742        85 / 318 /  729         24.4 / 1.5 / 0.0 h  x1.77 wall
       --ray      44.5   74.8   3,596       148 / 376 / 1386         25.3 / 1.6 / 0.0 h  x1.45 wall
       --ray      44.6   75.5   3,562       147 / 382 / 1386         25.6 / 1.6 / 0.0 h  x1.52 wall
-    (one process: 4.0-4.2 k facts/CPU-s, the issue's 4 k; --jobs 2: 6,855-6,928 facts/s of
-    wall time, 3.4-3.5 k per core, so 656 M facts in 26-27 h on this 2-core machine; each
-    worker's memo starts empty, so its CPU is 4-9 % above one process's.) The same store
+      --ray      43.7   75.0   3,588       148 / 380 / 1389         25.4 / 1.6 / 0.0 h  x1.63 wall
+    (one process: 3.8-4.2 k facts/CPU-s, median 4.0 k, the issue's 4 k: the same work took
+    64-71 CPU s from run to run on this VM; --jobs 2: 6,696-6,928 facts/s of wall time,
+    3.3-3.5 k per core, so 656 M facts in 26-27 h on this 2-core machine; each worker's
+    memo starts empty, so the tree's CPU is 1-9 % above one process's.) The same store
     checked in one process took 113.6 CPU s at the start of that night (2,369 facts/CPU-s):
     an unstored land's option found once per batch, one read for values and marks, the
     values read kept from batch to batch (45 % of 2.73 M reads were repeats), a leaner
