@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 COMMAND = [sys.executable, "-m", "sproutsdb"]
 
@@ -32,5 +33,5 @@ def run_cli(
     )
 
 
-def json_lines(output: str) -> list[dict]:
+def json_lines(output: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in output.splitlines() if line.strip()]

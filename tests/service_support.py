@@ -43,7 +43,7 @@ class ServerProcess:
         self.address = ""
         self.banner: list[str] = []
 
-    def start(self, timeout: float = 60.0) -> ServerProcess:
+    def start(self, timeout: float = 60.0) -> Self:
         command = [
             *COMMAND,
             "serve",

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ def _solved(tmp_path: Path, spots: int, *more: str) -> Path:
     return path
 
 
-def _check_all(path: Path, *how: str) -> tuple[int, dict]:
+def _check_all(path: Path, *how: str) -> tuple[int, dict[str, Any]]:
     done = run_cli(
         "check", "--store", str(path), "--all", "--json", "--quiet", "--batch", "20", *how
     )
@@ -60,7 +61,7 @@ def _statuses(path: Path) -> dict[str, str]:
         return {k: r.status.value for k, r in store.iter_records(FactKind.NIMBER)}
 
 
-def _untimed(report: dict) -> dict:
+def _untimed(report: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in report.items() if k not in TIMING}
 
 
@@ -77,7 +78,7 @@ def test_ray_check_and_fleet_solve_match_one_process(tmp_path: Path) -> None:
 
     game = SproutsGame()
     positions = ["0*6", "2ab2ba", "0*3+0*4", "0.AB|AB"]
-    expected = {}
+    expected: dict[str, tuple[str, int | None]] = {}
     for text in positions:
         key = game.canonical(text)
         solver = NormalSolver(game, MemoryProofStore())
