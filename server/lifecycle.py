@@ -163,9 +163,12 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         shelf = TableShelf()
         for path in options.seed:
             entry = shelf.add(path)
+            # every record and every position re-derived (or its cached mark) before the
+            # table seeds the store or is served: a forged table stops the server here
+            shelf.loaded(entry)
             if needs_seed(store):
                 log.info(
-                    "first start: seeding the store from %s (checksum, every record re-derived)",
+                    "first start: seeding the store from %s (every position re-derived)",
                     path,
                     extra={"table": str(path)},
                 )

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb.facts import Provenance
-from sproutsdb.formats.rcttable import RctTable, load_table, read_header
+from sproutsdb.formats.rcttable import RctTable, read_header
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
 from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.trusted_tables import verified_table
 
 log = logging.getLogger("sproutsdb.server.seed")
 
@@ -55,16 +56,16 @@ def seed_store(
 ) -> SeedReport:
     """Seed `rct` and `pos_rct` of a store that has no RCT yet from the table at `path`.
 
-    The RCT records are stored verified: loading the table re-derived every one of them
-    from its children. The position → RCT map stays claimed: loading does not recompute
-    positions (`sproutsdb rct-table info FILE --check` does, over the whole game tree).
+    Records and positions are stored verified: the table is taken through
+    `trusted_tables.verified_table`, which re-derives every record and every position's RCT
+    from its children (over the whole game tree) or finds this install's mark of having done so.
     """
     report = SeedReport(path)
     if not needs_seed(store):
         report.skipped = "the store already holds RCT facts"
         return report
     start = time.perf_counter()
-    table = load() if load is not None else load_table(path)  # checksum, records re-derived
+    table = load() if load is not None else verified_table(path)
     provenance = Provenance(
         who=who,
         tool="rct-table",
@@ -75,7 +76,7 @@ def seed_store(
         store.put(FactKind.RCT, dict(batch), provenance=provenance, verified=True)
     positions = [(p, table.rct_id_of(p)) for p in sorted(table.positions)]
     for batch in _batches(positions, SEED_BATCH):
-        store.put(FactKind.POS_RCT, dict(batch), provenance=provenance)
+        store.put(FactKind.POS_RCT, dict(batch), provenance=provenance, verified=True)
     store.flush()
     report.rcts, report.positions = len(records), len(positions)
     report.seconds = time.perf_counter() - start
@@ -126,5 +127,5 @@ class TableShelf:
     def loaded(self, entry: TableEntry) -> RctTable:
         with entry.lock:
             if entry.table is None:
-                entry.table = load_table(entry.path)
+                entry.table = verified_table(entry.path)  # records and positions re-derived
             return entry.table

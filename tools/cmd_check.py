@@ -22,6 +22,8 @@ from typing import Any
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import CheckReport, check_with_cycles
 from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
+from sproutsdb.solver.rct_trust import DerivedRcts
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.parallel_check import (
@@ -242,10 +244,15 @@ def _reader_may_stop() -> Iterator[None]:
 
 
 def run_check_misere(args: argparse.Namespace) -> int:
-    """`check --misere`: the misère outcome of --root from stored losing nodes."""
-    from sproutsdb.formats.rcttable import load_table
+    """`check --misere`: the misère outcome of --root from stored losing nodes.
+
+    The lands the checker replaces by RCTs come from the store's `pos_rct` claims or from
+    --rct-table; each one is re-derived from the rules before it is used (solver.rct_trust),
+    so a forged position → RCT entry is refuted (exit 1), never believed.
+    """
+    from sproutsdb.solver.check import Inconsistency
     from sproutsdb.solver.check_misere import check_misere_with_cycles
-    from sproutsdb.solver.misere import MisereSolver, StoreRcts, TableRcts
+    from sproutsdb.solver.misere import MisereSolver
     from sproutsdb.solver.proofstore import MemoryProofStore
 
     game = SproutsGame()
@@ -255,20 +262,22 @@ def run_check_misere(args: argparse.Namespace) -> int:
             raise UsageError(f"--prune {out}: already exists and is not empty")
     started = time.perf_counter()
     with open_existing(args.store) as store:
-        if args.rct_table:
-            rcts: Any = TableRcts(load_table(args.rct_table))  # every record re-derived
-        elif store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
-            rcts = StoreRcts(store)
-        else:
-            rcts = None
+        rcts, table_source = _misere_rct_source(args, store)
         # the solver class only as the engine (nodes, children, rules); it never searches
         engine = MisereSolver(game, MemoryProofStore(), rcts)
         report, sizes = check_misere_with_cycles(
             engine, store, args.root, cycles=args.cycles, seed=args.seed
         )
+        if rcts is not None:
+            report.inconsistent.extend(
+                Inconsistency(r.land, 0, f"forged RCT claim: {r.describe()}")
+                for r in rcts.report.refuted
+            )
         verified = list(report.verified)
         for start in range(0, len(verified), MARK_BATCH):
             store.mark_verified(FactKind.MISERE, verified[start : start + MARK_BATCH])
+        if rcts is not None and table_source == "store" and not rcts.report.refuted:
+            _mark_rcts_rederived(rcts, store)
     if args.prune is not None and report.ok:
         with new_store(args.prune) as pruned:
             keys = sorted(report.used)
@@ -278,21 +287,58 @@ def run_check_misere(args: argparse.Namespace) -> int:
                     {k: "L" for k in keys[start : start + MARK_BATCH]},
                     verified=True,
                 )
-            if isinstance(rcts, StoreRcts):
+            if rcts is not None:
                 _copy_rcts_read(rcts, pruned)
-    return _finish(args, report, sizes, started, play="misere")
+    extra: dict[str, Any] = {"rct_source": table_source}
+    if rcts is not None:
+        extra["rct_claims"] = rcts.report.to_json()
+    return _finish(args, report, sizes, started, play="misere", extra=extra)
 
 
-def _copy_rcts_read(rcts: Any, pruned: Any) -> None:
-    """Give a pruned misère proof the RCTs the check read from the store: the losing nodes
-    name RCTs and replace lands by them, so without these the pruned store cannot be
-    checked on its own. Records were re-derived when loaded (stored verified); the
-    position → RCT map is copied as read (claimed, as in the store it came from)."""
+def _misere_rct_source(
+    args: argparse.Namespace, store: LmdbProofStore
+) -> tuple[DerivedRcts | None, str]:
+    """The RCTs a misère check may use, every one re-derived before use, and where the
+    claims come from: --rct-table (the table re-derived whole, or its cached mark), the
+    store's `pos_rct` facts (each land re-derived from its children), or none."""
+    from sproutsdb.solver.misere import StoreRcts, TableRcts
+    from sproutsdb.tools.shipped_rcts import shipped_rct_table
+    from sproutsdb.trusted_tables import verified_table
+
+    game = SproutsGame()
+    if args.rct_table:
+        table = verified_table(args.rct_table)
+        return DerivedRcts(game, TableRcts(table), trusted=table.rct_id_of), "file"
+    if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
+        shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
+        trusted = shipped[0].rct_id_of if shipped is not None else None
+        claims = StoreRcts(store)
+        return DerivedRcts(game, claims, trusted=trusted, max_lives=args.derive_rct_lives), "store"
+    return None, "none"
+
+
+def _mark_rcts_rederived(rcts: DerivedRcts, store: LmdbProofStore) -> None:
+    """Mark verified the store's `pos_rct` claims this check re-derived, and the records of
+    the RCTs they name (records are re-derived whenever they are loaded)."""
     algebra = rcts.algebra
-    records = [(algebra.content_id(h), algebra.record(h)) for h in algebra.handles()]
-    for start in range(0, len(records), MARK_BATCH):  # children first: creation order
+    lands = sorted(rcts.looked_up())
+    for start in range(0, len(lands), MARK_BATCH):
+        store.mark_verified(FactKind.POS_RCT, lands[start : start + MARK_BATCH])
+    cids = [algebra.content_id(h) for h in rcts.closure()]
+    for start in range(0, len(cids), MARK_BATCH):
+        store.mark_verified(FactKind.RCT, cids[start : start + MARK_BATCH])
+
+
+def _copy_rcts_read(rcts: DerivedRcts, pruned: LmdbProofStore) -> None:
+    """Give a pruned misère proof the RCTs the check used: the losing nodes name RCTs and
+    replace lands by them, so without these the pruned store cannot be checked on its own.
+    Records are re-derived whenever they are loaded; the position → RCT entries were
+    re-derived by this check, and the next check re-derives them again (claims)."""
+    algebra = rcts.algebra
+    records = [(algebra.content_id(h), algebra.record(h)) for h in rcts.closure()]
+    for start in range(0, len(records), MARK_BATCH):  # children first: handle order
         pruned.put(FactKind.RCT, dict(records[start : start + MARK_BATCH]), verified=True)
-    # every position the check looked up, with its RCT
+    # every position the check replaced by its RCT
     mapped = sorted((land, algebra.content_id(h)) for land, h in rcts.looked_up().items())
     for start in range(0, len(mapped), MARK_BATCH):
         pruned.put(FactKind.POS_RCT, dict(mapped[start : start + MARK_BATCH]))
@@ -307,7 +353,11 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError("--ray is for --all (normal play)")
     if args.derive_lives is not None and args.derive_lives < 0:
         raise UsageError("--derive-lives K needs K ≥ 0 (0: derive nothing)")
+    if args.derive_rct_lives is not None and (not args.misere or args.derive_rct_lives < 0):
+        raise UsageError("--derive-rct-lives K (K ≥ 0) is for --misere")
     if args.misere:
+        if args.derive_rct_lives is None:
+            args.derive_rct_lives = DEFAULT_DERIVE_RCT_LIVES
         if args.all or args.root is None or args.outcome_only or args.derive_lives is not None:
             raise UsageError(
                 "--misere checks one --root (no --all, no --outcome-only, no --derive-lives)"
@@ -352,12 +402,18 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _finish(
-    args: argparse.Namespace, report: Any, sizes: list[int], started: float, play: str | None = None
+    args: argparse.Namespace,
+    report: Any,
+    sizes: list[int],
+    started: float,
+    play: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> int:
     """Print a root check's report (text or JSON) and return its exit status."""
     data = report_dict(report, sizes, time.perf_counter() - started)
     if play is not None:
         data["play"] = play
+    data.update(extra or {})
     data["pruned"] = args.prune if args.prune is not None and report.ok else None
     with _reader_may_stop():
         if args.json:
@@ -399,6 +455,21 @@ def _print_text(data: dict[str, Any]) -> None:
         )
     for bad in data["inconsistent"]:
         print(f"  inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
+    claims = data.get("rct_claims")
+    if claims:
+        print(
+            f"  RCTs from the {data['rct_source']}: {claims['claims_used']:,} land(s) replaced, "
+            f"each re-derived ({claims['positions_derived']:,} positions derived here in "
+            f"{claims['derive_seconds']:.2f} s, {claims['from_rederived_table']:,} from the "
+            "re-derived table)"
+        )
+        for line in claims["refuted_first"]:
+            print(f"  refuted: {line}")
+        if claims["not_derived"]:
+            print(
+                f"  not used: {claims['not_derived']:,} RCT claim(s) on lands too large to "
+                f"re-derive (--derive-rct-lives): {', '.join(claims['not_derived_first'])}"
+            )
     if data.get("pruned"):
         print(f"  pruned proof written to {data['pruned']}")
 
@@ -468,7 +539,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="FILE",
         default=None,
         help="with --misere: the RCT table the solve used (default: the store's "
-        "RCTs, else none); nodes are keyed by it",
+        "RCTs, else none); nodes are keyed by it. The table is re-derived whole before use "
+        "(about 13 s for S6; the verdict is cached per file checksum)",
+    )
+    p.add_argument(
+        "--derive-rct-lives",
+        type=int,
+        default=None,
+        metavar="K",
+        help="with --misere: re-derive the store's position → RCT claims of lands of at most "
+        "K lives from the rules (default 18, the lands of the S6 tree); a claim on a larger "
+        "land is not used",
     )
     p.add_argument(
         "--outcome-only",

@@ -138,27 +138,36 @@ def run_solve(args: argparse.Namespace) -> int:
 
 def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[str, Any]]:
     """The RCT source of a misère solve and its --json description: --rct-table FILE,
-    else the server's streamed table, else the store's, else the shipped S6 table."""
-    from sproutsdb.formats.rcttable import load_table
+    else the server's streamed table, else the store's, else the shipped S6 table. A table
+    file is re-derived whole before use (sproutsdb.trusted_tables); the positions a server
+    or a store maps to RCTs are claims, each re-derived before use (solver.rct_trust)."""
     from sproutsdb.solver.misere import StoreRcts, TableRcts
+    from sproutsdb.solver.rct_trust import DerivedRcts
     from sproutsdb.tools.shipped_rcts import describe_source, shipped_rct_table
+    from sproutsdb.trusted_tables import verified_table
+
+    def rederived(claims: Any) -> DerivedRcts:
+        shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
+        trusted = shipped[0].rct_id_of if shipped is not None else None
+        return DerivedRcts(SproutsGame(), claims, trusted=trusted)
 
     if args.no_rct_table:
         if args.rct_table:
             raise UsageError("give --rct-table FILE or --no-rct-table, not both")
         return None, describe_source("none", None)
     if args.rct_table:
-        rcts = TableRcts(load_table(args.rct_table))  # every record re-derived
+        rcts = TableRcts(verified_table(args.rct_table))  # every record and position re-derived
         return rcts, describe_source("file", str(Path(args.rct_table).resolve()))
     if args.server:
         client = store.client  # type: ignore[attr-defined]
         if client.server_info().get("rct_tables"):
-            return TableRcts(client.rct_table()), describe_source("server", args.server)
+            return rederived(TableRcts(client.rct_table())), describe_source("server", args.server)
         where = f"server {args.server}"
     else:
         assert isinstance(store, LmdbProofStore)  # no --server: open_solve_store's own store
         if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
-            return StoreRcts(store), describe_source("store", str(resolve_store_path(args.store)))
+            where = str(resolve_store_path(args.store))
+            return rederived(StoreRcts(store)), describe_source("store", where)
         where = f"the store {resolve_store_path(args.store)}"
         shipped = shipped_rct_table()
         if shipped is not None:
@@ -239,6 +248,13 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     finally:
         store.close()
     seconds = time.perf_counter() - start
+    derivation = getattr(rcts, "report", None)  # a DerivedRcts: what its claims came to
+    for refuted in derivation.refuted[:10] if derivation is not None else ():
+        print(
+            f"sproutsdb solve: warning: a false position → RCT claim was not used: "
+            f"{refuted.describe()}",
+            file=sys.stderr,
+        )
     if args.json:
         report_json: dict[str, object] = {"position": key, "play": "misere"}
         if grundy is not None:
@@ -250,6 +266,8 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
             seconds=round(seconds, 3),
             rct_table=rct_source,
         )
+        if derivation is not None:
+            report_json["rct_claims"] = derivation.to_json()
         print(json.dumps(report_json))
     else:
         who = "the player to move wins" if outcome == "W" else "the player to move loses"

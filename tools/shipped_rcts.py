@@ -1,12 +1,14 @@
 """The shipped S6 RCT table as the default RCT source of the commands (solve --misere,
-query, rct), loaded once per process and re-derived like any table file."""
+query, rct), loaded once per process and re-derived like any table file: records on load,
+positions whole once per install (sproutsdb.trusted_tables, a mark cached per checksum)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from sproutsdb.formats.rcttable import RctTable, load_table
+from sproutsdb.formats.rcttable import RctTable
 from sproutsdb.shipped import shipped_table
+from sproutsdb.trusted_tables import verified_table
 
 _loaded: dict[Path, RctTable] = {}
 
@@ -18,7 +20,7 @@ def shipped_rct_table() -> tuple[RctTable, Path] | None:
         return None
     table = _loaded.get(path)
     if table is None:
-        table = _loaded[path] = load_table(path)  # checksum, every record re-derived
+        table = _loaded[path] = verified_table(path)  # every record and position re-derived
     return table, path
 
 

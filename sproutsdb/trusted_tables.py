@@ -1,0 +1,119 @@
+"""RCT table files re-derived before use, with a verified mark cached per file checksum.
+
+Loading a table (``formats.rcttable.load_table``) re-derives every RCT *record*, but the
+position → RCT entries are claims: one forged entry, written with the project's own writer
+under a valid checksum, would feed a false tree to every misère search and check. So every
+command that uses a table takes it through ``verified_table``: each position's RCT must be the
+reduction of the RCTs its children have in the table (a whole game tree is closed under moves,
+so this re-derives every entry from the rules, by induction on lives). The S6 table takes
+about 13 s; the verdict is remembered in a mark keyed by the SHA-256 of the file's bytes and
+the engine's canonical-form and tool versions, so an install verifies the shipped table once,
+not once per command. A mark is only ever written by this function, after a clean check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sproutsdb import __version__
+from sproutsdb.formats.rcttable import RctTable, RctTableError, load_table
+from sproutsdb.solver.rctsearch import check_positions
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
+
+MARKS_FOLDER = "verified-tables"
+_verified: dict[str, RctTable] = {}  # sha256 -> table, re-derived in this process
+
+
+def cache_dir() -> Path:
+    """Where marks live: $SPROUTSDB_CACHE, else $XDG_CACHE_HOME/sproutsdb, else ~/.cache/sproutsdb."""
+    explicit = os.environ.get("SPROUTSDB_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sproutsdb"
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 of a file's bytes (hex)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def verified_table(path: str | Path, *, progress: Callable[[int], None] | None = None) -> RctTable:
+    """Load a table and make sure every position of it re-derives from its children.
+
+    RctTableError (a UserError) naming the first faulty position when one does not. The
+    table's header gets a ``verified`` entry saying how (now, or the cached mark).
+    """
+    digest = file_digest(path)
+    table = _verified.get(digest)
+    if table is not None:
+        return table
+    table = load_table(path)  # checksum, framing, every record re-derived
+    mark = _read_mark(digest)
+    if mark is not None:
+        table.header["verified"] = {"how": "cached mark", **mark}
+    else:
+        started = time.process_time()
+        problems = check_positions(SproutsGame(), table.algebra, table.positions, progress)
+        if problems:
+            raise RctTableError(
+                f"{path}: {len(problems)} position(s) of the table do not re-derive from their "
+                f"children, e.g. {problems[0]}; the table is refused"
+            )
+        mark = {
+            "sha256": digest,
+            "tool_version": __version__,
+            "canon_version": CANON_VERSION,
+            "positions": len(table.positions),
+            "rcts": len(table.algebra),
+            "cpu_seconds": round(time.process_time() - started, 2),
+            "verified_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        _write_mark(digest, mark)
+        table.header["verified"] = {"how": "re-derived now", **mark}
+    _verified[digest] = table
+    return table
+
+
+def _mark_path(digest: str) -> Path:
+    return cache_dir() / MARKS_FOLDER / f"{digest}.json"
+
+
+def _read_mark(digest: str) -> dict[str, Any] | None:
+    """The cached mark of a file with this digest, if written by this tool version for this
+    canonical form (a mark of another version is not evidence for this engine)."""
+    try:
+        mark = json.loads(_mark_path(digest).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(mark, dict):
+        return None
+    wanted = {"sha256": digest, "tool_version": __version__, "canon_version": CANON_VERSION}
+    if any(mark.get(key) != value for key, value in wanted.items()):
+        return None
+    return mark
+
+
+def _write_mark(digest: str, mark: dict[str, Any]) -> None:
+    """Write the mark atomically; an unwritable cache only costs the next command the check."""
+    target = _mark_path(digest)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".mark-")
+        with os.fdopen(fd, "w") as handle:
+            json.dump(mark, handle, indent=1)
+        os.replace(temporary, target)
+    except OSError:
+        pass
