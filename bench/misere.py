@@ -93,14 +93,15 @@ def _cpu() -> float:
 
 def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, object]:
     """Solve and check misère 0*n in this process; one row of the table."""
-    from sproutsdb.formats.rcttable import load_table
     from sproutsdb.solver.check_misere import check_misere_with_cycles
     from sproutsdb.solver.misere import MisereSolver, Progress, TableRcts
     from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+    from sproutsdb.solver.rct_trust import DerivedRcts
     from sproutsdb.solver.search.options import SolveOptions
     from sproutsdb.solver.sprouts.game import SproutsGame
+    from sproutsdb.trusted_tables import verified_table
 
-    table = load_table(table_path)
+    table = verified_table(table_path)  # as every command: positions re-derived (or cached)
     deadline = time.monotonic() + minutes * 60
 
     def check(_: Progress) -> None:
@@ -132,7 +133,9 @@ def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, o
     }
     if outcome is not None:
         check_wall, check_cpu = time.perf_counter(), _cpu()
-        engine = MisereSolver(game, MemoryProofStore(), rcts)
+        # as `check --misere --rct-table`: each land's RCT re-derived, here from the table
+        checked = DerivedRcts(game, TableRcts(table), trusted=table.rct_id_of)
+        engine = MisereSolver(game, MemoryProofStore(), checked)
         best, sizes = check_misere_with_cycles(engine, store, f"0*{n}", cycles=cycles, seed=n)
         row.update(
             check_ok=bool(best.ok and best.outcome == outcome),
