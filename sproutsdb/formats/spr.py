@@ -34,9 +34,10 @@ from sproutsdb.solver.sprouts.game import SproutsGame, core_canonical_lands
 NIMBER_SECTION = "[Positions+Nimber]"
 RCT_CHILDREN_SECTION = "[Rct+Rcts_children]"
 POSITION_RCT_SECTION = "[Position+Rct]"
-_LABEL = re.compile(r"(\d+)-(\d+)(\+1)?-([WL])")
+_LABEL = re.compile(r"([0-9]+)-([0-9]+)(\+1)?-([WL])")
 DIALECTS = ("auto", "glop", "spots")
 MAX_NIMBER = 2**63 - 1
+MAX_IMPLICIT_NIM = 64  # a nim-heap label without its line is built only up to this size
 
 
 class SprFormatError(UserError):
@@ -129,7 +130,10 @@ def stage(
             raise SprFormatError(f"{name}: line {number}: data before any [Section] line")
         elif section == RCT_CHILDREN_SECTION:
             label, *kids = line.split()
-            summary.rct_children[label] = tuple(kids)
+            if summary.rct_children.setdefault(label, tuple(kids)) != tuple(kids):
+                raise SprFormatError(
+                    f"{name}: line {number}: RCT {label!r:.40} is given two different lines"
+                )
         elif section == POSITION_RCT_SECTION:
             position, label = _split_label(line, name, number)
             try:
@@ -265,48 +269,64 @@ def translate_rcts(
 ) -> dict[str, int]:
     """Handles of GLOP's discovery-order RCT labels (`n` for nim-heaps, `h-k[+1]-O`),
     rebuilt from `[Rct+Rcts_children]` children first; each rebuilt tree must have the
-    height and outcome its label states. SprFormatError names the first that does not."""
+    height and outcome its label states. SprFormatError names the first that does not.
+
+    Lines may come in any order (GLOP sorts them by bytes, so a parent can precede its
+    children): the walk is an iterative depth-first search, and only a label met again
+    while it is on the current path (a back edge) is a cycle."""
     handles: dict[str, int] = {}
+    on_path: set[str] = set()
     for start in labels:
-        stack = [start]
+        stack: list[tuple[str, bool]] = [(start, False)]
         while stack:
-            label = stack[-1]
+            label, expanded = stack.pop()
             if label in handles:
-                stack.pop()
                 continue
+            if expanded:  # every child is rebuilt: rebuild the label itself
+                on_path.discard(label)
+                handles[label] = _rebuild(label, children[label], handles, algebra)
+                continue
+            if label in on_path:
+                raise SprFormatError(f"RCT {label}: its children lead back to itself (a cycle)")
+            _check_label(label)
             if label.isdigit() and label not in children:  # a nim-heap without its line
+                if len(label) > 2 or int(label) > MAX_IMPLICIT_NIM:
+                    raise SprFormatError(f"RCT {label:.30} has no line in {RCT_CHILDREN_SECTION}")
                 handles[label] = algebra.nim(int(label))
-                stack.pop()
                 continue
-            match = None if label.isdigit() else _LABEL.fullmatch(label)
-            if match is None and not label.isdigit():
-                raise SprFormatError(f"RCT label {label!r} is neither n nor h-k[+1]-W|L")
             if label not in children:
                 raise SprFormatError(f"RCT {label} has no line in {RCT_CHILDREN_SECTION}")
-            todo = [kid for kid in children[label] if kid not in handles]
-            if todo:
-                if len(stack) > len(children) + 1 or any(kid in stack for kid in todo):
-                    raise SprFormatError(f"RCT {label}: its children lead back to itself")
-                stack.extend(todo)
-                continue
-            handle = algebra.reduce_children(handles[kid] for kid in children[label])
-            if match is None:  # the nim-heap *n: its children must be *0 .. *(n-1)
-                if handle != algebra.nim(int(label)):
-                    raise SprFormatError(
-                        f"RCT {label}: its children do not give the nim-heap *{label}"
-                    )
-                handles[label] = handle
-                stack.pop()
-                continue
-            height = int(match.group(1)) + (1 if match.group(3) else 0)
-            if algebra.height(handle) != height or algebra.outcome(handle) != match.group(4):
-                raise SprFormatError(
-                    f"RCT {label}: its children give a tree of height {algebra.height(handle)} "
-                    f"and outcome {algebra.outcome(handle)}, not what the label says"
-                )
-            handles[label] = handle
-            stack.pop()
+            on_path.add(label)
+            stack.append((label, True))
+            stack.extend((kid, False) for kid in children[label] if kid not in handles)
     return handles
+
+
+def _check_label(label: str) -> None:
+    """A label is `n` (ASCII digits) or `h-k[+1]-W|L`; anything else is refused."""
+    ascii_nim = label.isascii() and label.isdigit()
+    if len(label) > 40 or (not ascii_nim and _LABEL.fullmatch(label) is None):
+        raise SprFormatError(f"RCT label {label!r:.80} is neither n nor h-k[+1]-W|L")
+
+
+def _rebuild(
+    label: str, kids: tuple[str, ...], handles: Mapping[str, int], algebra: Algebra
+) -> int:
+    """The tree of `label` from its rebuilt children, checked against what the label says."""
+    handle = algebra.reduce_children(handles[kid] for kid in kids)
+    if label.isdigit():  # the nim-heap *n: its children must be *0 .. *(n-1)
+        if str(algebra.nim_value(handle)) != label:
+            raise SprFormatError(f"RCT {label}: its children do not give the nim-heap *{label}")
+        return handle
+    match = _LABEL.fullmatch(label)
+    assert match is not None  # checked by _check_label before the label was expanded
+    height = int(match.group(1)) + (1 if match.group(3) else 0)
+    if algebra.height(handle) != height or algebra.outcome(handle) != match.group(4):
+        raise SprFormatError(
+            f"RCT {label}: its children give a tree of height {algebra.height(handle)} "
+            f"and outcome {algebra.outcome(handle)}, not what the label says"
+        )
+    return handle
 
 
 def _clip(text: str, limit: int = 300) -> str:
