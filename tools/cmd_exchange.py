@@ -49,7 +49,7 @@ from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import export as export_records
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_node_key
-from sproutsdb.solver.proofstore import Conflict, FactKind
+from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame, core_canonical_lands
 from sproutsdb.tools.cli import UsageError, add_store_option
@@ -410,20 +410,49 @@ def _store_staged(
     conflicts: list[Conflict] = []
     provenance = Provenance(tool="sproutsdb import", comment=f"from {path.name} (.spr)")
     store = open_store(store_path)
+
+    def count(result: PutResult) -> None:
+        totals["inserted"] += result.inserted
+        totals["unchanged"] += result.unchanged
+        totals["conflicts"] += len(result.conflicts)
+        conflicts.extend(result.conflicts[: max(0, SHOWN_CONFLICTS - len(conflicts))])
+
     with store, counter_bar("facts", enabled=not quiet) as bar:
         done = 0
-        batches = [(FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)]
-        for kind, batch in [*batches, *((FactKind.NIMBER, b) for b in read_staged(staging))]:
-            if not batch:
-                continue
-            result = store.put(kind, batch, provenance=provenance)
-            totals["inserted"] += result.inserted
-            totals["unchanged"] += result.unchanged
-            totals["conflicts"] += len(result.conflicts)
-            conflicts.extend(result.conflicts[: SHOWN_CONFLICTS - len(conflicts)])
+        for kind, facts in ((FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)):
+            if facts:
+                count(store.put(kind, facts, provenance=provenance))
+                done += len(facts)
+        for batch in read_staged(staging):
+            count(store.put(FactKind.NIMBER, batch.items, provenance=provenance))
+            count(_repeated(store, batch.later, provenance))
             done += len(batch)
             bar.update_to(done)
     return totals, conflicts
+
+
+def _repeated(
+    store: LmdbProofStore, lines: list[tuple[str, int]], provenance: Provenance
+) -> PutResult:
+    """What putting again the lands of a batch's repeated lines would say, read in one
+    transaction: the stored value unchanged, or a conflict (the stored value is kept)."""
+    result = PutResult()
+    if not lines:
+        return result
+    stored = store.get(FactKind.NIMBER, list({land for land, _ in lines}))
+    for land, nimber in lines:
+        value = stored.get(land)
+        if value is None:  # not stored after all (never expected): put it like any line
+            again = store.put(FactKind.NIMBER, {land: nimber}, provenance=provenance)
+            result.inserted += again.inserted
+            result.unchanged += again.unchanged
+            result.conflicts.extend(again.conflicts)
+            stored.update(store.get(FactKind.NIMBER, [land]))
+        elif value == nimber:
+            result.unchanged += 1
+        else:
+            result.conflicts.append(Conflict(FactKind.NIMBER, land, value, nimber))
+    return result
 
 
 def _rct_facts(summary: StageSummary, name: str) -> tuple[dict[str, Any], dict[str, str]]:

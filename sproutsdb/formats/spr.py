@@ -34,6 +34,7 @@ from sproutsdb.solver.sprouts.game import SproutsGame, core_canonical_lands
 NIMBER_SECTION = "[Positions+Nimber]"
 RCT_CHILDREN_SECTION = "[Rct+Rcts_children]"
 POSITION_RCT_SECTION = "[Position+Rct]"
+KNOWN_SECTIONS = (NIMBER_SECTION, RCT_CHILDREN_SECTION, POSITION_RCT_SECTION)
 _LABEL = re.compile(r"([0-9]+)-([0-9]+)(\+1)?-([WL])")
 DIALECTS = ("auto", "glop", "spots")
 MAX_NIMBER = 2**63 - 1
@@ -48,6 +49,7 @@ class SprFormatError(UserError):
 class StageSummary:
     """What the first pass found."""
 
+    sections: int = 0  # section lines of the known sections
     lines: int = 0  # data lines of the nimber section
     facts: int = 0  # land facts staged
     sums: int = 0  # lines whose position is a sum of lands (not storable as one fact)
@@ -122,7 +124,9 @@ def stage(
             ) from None
         if line.startswith("[") and line.endswith("]"):
             section = line
-            if section not in (NIMBER_SECTION, RCT_CHILDREN_SECTION, POSITION_RCT_SECTION):
+            if section in KNOWN_SECTIONS:
+                summary.sections += 1
+            else:
                 summary.skipped.setdefault(section, 0)
         elif not line:
             pass
@@ -178,8 +182,11 @@ def stage(
                 }
             )
     writer.flush(zstandard.FLUSH_FRAME)
-    if summary.lines == 0 and not summary.skipped and not summary.rct_children:
-        raise SprFormatError(f"{name}: no {NIMBER_SECTION} section (not a .spr database?)")
+    if not (summary.sections or summary.lines or summary.rct_children or summary.rct_positions):
+        raise SprFormatError(
+            f"{name}: none of the sections {', '.join(KNOWN_SECTIONS)} "
+            "(not a .spr database?); nothing was imported"
+        )
     return summary
 
 
@@ -199,25 +206,39 @@ def summary_from_json(data: Mapping[str, Any]) -> StageSummary:
     return summary
 
 
-def read_staged(staging: BinaryIO, batch: int = 10_000) -> Iterator[dict[str, int]]:
-    """Pass 2: the staged facts in batches (a later duplicate of a land within one batch
-    is kept apart, so the store reports it as a conflict instead of losing it)."""
+@dataclass
+class StagedBatch:
+    """One store transaction of staged facts: each land once (its first line in the
+    batch), and the later lines of those lands (same value or not), which the store's
+    value then answers: unchanged when equal, a conflict otherwise."""
+
+    items: dict[str, int] = field(default_factory=dict)
+    later: list[tuple[str, int]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.items) + len(self.later)
+
+
+def read_staged(staging: BinaryIO, batch: int = 10_000) -> Iterator[StagedBatch]:
+    """Pass 2: the staged facts in batches of at most `batch` lines. A land repeated in a
+    batch stays in it (`later`), so repeated lines cost no transaction each and a
+    contradicting one is still reported as a conflict instead of being lost."""
     reader = zstandard.ZstdDecompressor().stream_reader(
         staging, closefd=False, read_across_frames=True
     )
     lines = io.TextIOWrapper(reader, encoding="utf-8")
-    items: dict[str, int] = {}
+    current = StagedBatch()
     for line in lines:
         land, value = line.rstrip("\n").split("\t")
-        if land in items:
-            yield items
-            items = {}
-        items[land] = int(value)
-        if len(items) >= batch:
-            yield items
-            items = {}
-    if items:
-        yield items
+        if land in current.items:
+            current.later.append((land, int(value)))
+        else:
+            current.items[land] = int(value)
+        if len(current) >= batch:
+            yield current
+            current = StagedBatch()
+    if current:
+        yield current
 
 
 def write_spr(
