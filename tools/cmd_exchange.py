@@ -1,10 +1,12 @@
 """`sproutsdb export` / `sproutsdb import`: move facts between stores as files.
 
 The native stream (sproutsdb/formats/exchange.py) is written to a temporary file renamed into place
-at the end, and verified completely before an import writes anything. Imports are
-idempotent and write-once: a fact already stored with another value is reported as a
-conflict (exit 3) and kept. GLOP/SPOTS `.spr` nimber files (sproutsdb/formats/spr.py) are read
-the same way: canonicalised whole into a staging file first, then stored.
+at the end, and verified completely before an import writes anything: frames, values,
+every key canonicalised (whatever canonical-form version the file claims), and every
+RCT a pos_rct fact names held by the file or the store. Imports are idempotent and
+write-once, and store facts as claims: a fact already stored with another value is
+reported as a conflict (exit 3) and kept. GLOP/SPOTS `.spr` files (sproutsdb/formats/spr.py)
+are read the same way: canonicalised whole into a staging file first, then stored.
 """
 
 from __future__ import annotations
@@ -612,10 +614,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=fmt,
         help="add the facts of an export file to a store",
         description=(
-            "Verify an export file completely (checksums, counts, trailer), then add\n"
-            "its facts to the store. Idempotent: facts already stored are skipped;\n"
-            "a different stored value is a conflict, reported and kept (exit 3).\n"
-            "A damaged or truncated file is refused before anything is written."
+            "Verify an export file completely (checksums, counts, trailer, keys), then\n"
+            "add its facts to the store, as claims, under their canonical keys.\n"
+            "Idempotent: facts already stored are skipped; a different stored value\n"
+            "is a conflict, reported and kept (exit 3), and so are file keys that are\n"
+            "one position with different values (neither is stored). A damaged,\n"
+            "truncated or inconsistent file is refused before anything is written."
         ),
         epilog="example:\n  sproutsdb import sprouts.spdbx --store data",
     )

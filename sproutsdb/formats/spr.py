@@ -5,11 +5,14 @@ normal-play one is `[Positions+Nimber]` with lines `position nimber`, the positi
 notation (2.x or 1.x). GLOP names uppercase letters beyond Y `Z(k)`; SPOTS (2025) writes the
 same files but names them `n(k)`, which is translated to `Z(k)` before reading. Every key is
 re-canonicalised with this sproutsdb's canon, so files of other programs (or other canon
-versions) merge with native facts. Other sections are skipped and counted.
+versions) merge with native facts. GLOP's RCT bases, `[Rct+Rcts_children]` (a label and
+its children's labels) and `[Position+Rct]`, are read in any line order (GLOP sorts them
+by bytes) and every tree is rebuilt from its children (`translate_rcts`). Other sections
+are skipped and counted; a file with none of these three is refused.
 
 Reading is two passes so that bad input writes nothing: `stage` reads the text line by line,
 canonicalises each position and writes `land<TAB>nimber` lines to a zstd staging file; only
-when the whole file is read does `load_staged` put those facts in the store, in batches.
+when the whole file is read are those facts put in the store, in batches (`read_staged`).
 """
 
 from __future__ import annotations
