@@ -41,7 +41,9 @@ def lmdb(path: Path, **options: Any) -> LmdbProofStore:
     )
 
 
-def write_export(path: Path, facts: dict[FactKind, Iterable[tuple[str, Any]]]) -> None:
+def write_export(
+    path: Path, facts: dict[FactKind, Iterable[tuple[str, Any]]], game: str = "sprouts"
+) -> None:
     """A native export at this canonical-form version holding exactly `facts`."""
     lists = {kind: list(items) for kind, items in facts.items()}
     with open(path, "wb") as handle:
@@ -49,7 +51,7 @@ def write_export(path: Path, facts: dict[FactKind, Iterable[tuple[str, Any]]]) -
             handle,
             {
                 "schema": 1,
-                "game": "sprouts",
+                "game": game,
                 "canon_version": CANON_VERSION,
                 "counts": {kind.value: len(lists.get(kind, [])) for kind in KINDS},
                 "provenance": {"exported_by": {"who": "a forger", "when": "now"}},
@@ -246,3 +248,12 @@ def test_the_fast_canonical_form_is_the_parsers(real: dict[FactKind, dict[str, A
         assert canonical(FactKind.POS_RCT, other) == GAME.canonical(other) == key
     for key in real[FactKind.NIMBER]:
         assert canonical(FactKind.NIMBER, respell(key)) == key
+
+
+def test_a_file_of_another_game_is_refused_before_a_store_is_made(tmp_path: Path) -> None:
+    path = tmp_path / "nim.spdbx"
+    write_export(path, {FactKind.NIMBER: [("3", 3)]}, game="nim")
+    done = run_cli("import", str(path), "--store", str(tmp_path / "s"))
+    assert done.returncode == 2 and "'nim' facts" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "s").exists()

@@ -60,6 +60,7 @@ from sproutsdb.tools.rekey import KeyClash, rekey_items
 from sproutsdb.tools.stores import open_existing
 
 EXIT_CONFLICT = 3
+GAME = "sprouts"
 SHOWN_CONFLICTS = 10
 
 
@@ -185,6 +186,11 @@ def plan_import(path: Path) -> ImportPlan:
     for frame, data in read_stream(path, plan.chunk_hashes):
         if frame == "H":
             plan.header = data
+            if data.get("game") != GAME:  # its keys are no Sprouts positions
+                raise UsageError(
+                    f"{path} holds {data.get('game')!r:.40} facts; this sproutsdb "
+                    f"imports {GAME!r} facts"
+                )
         elif frame == "C":
             kind, facts = data
             table = schema.table_name(kind)
