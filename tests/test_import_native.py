@@ -62,9 +62,10 @@ def write_export(
         writer.close()
 
 
-def respell(key: str) -> str:
+def respell(key: str, check: bool = True) -> str:
     """Another spelling of the same position: lands and regions in reverse order, plain
-    boundaries rotated by one spot."""
+    boundaries rotated by one spot (with `check`, the parser confirms it is the same
+    position, else the key is kept)."""
     if key == "!":
         return key
     lands = []
@@ -75,7 +76,7 @@ def respell(key: str) -> str:
             regions.append(".".join(bounds))
         lands.append("|".join(regions))
     text = "+".join(lands)
-    return text if GAME.canonical(text) == GAME.canonical(key) else key
+    return text if not check or GAME.canonical(text) == GAME.canonical(key) else key
 
 
 def respell_node(key: str) -> str:

@@ -37,6 +37,7 @@ from sproutsdb.formats.spr import (
     Canonicalizer,
     SprFormatError,
     StageSummary,
+    canonical_lands,
     read_staged,
     stage,
     summary_from_json,
@@ -53,7 +54,7 @@ from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_node_key
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.solver.sprouts.game import SproutsGame, core_canonical_lands
+from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.progress import counter_bar
 from sproutsdb.tools.rekey import KeyClash, rekey_items
@@ -154,15 +155,7 @@ def canonical_key_function(game: SproutsGame) -> Callable[[FactKind, str], str]:
     core reads each land of a sum when it can, the Python parser the rest."""
 
     def position(key: str) -> str:
-        if key == EMPTY_POSITION:
-            return key
-        lands: list[str] = []
-        for part in key.split("+"):
-            found = core_canonical_lands(part) if part else None
-            if found is None:
-                return game.canonical(key)  # what the core does not read, or a bad key
-            lands.extend(found)
-        return game.join(lands)
+        return key if key == EMPTY_POSITION else game.join(canonical_lands(game, key))
 
     def canonical(kind: FactKind, key: str) -> str:
         if kind is FactKind.RCT:

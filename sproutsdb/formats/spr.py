@@ -41,6 +41,8 @@ KNOWN_SECTIONS = (NIMBER_SECTION, RCT_CHILDREN_SECTION, POSITION_RCT_SECTION)
 _LABEL = re.compile(r"([0-9]+)-([0-9]+)(\+1)?-([WL])")
 DIALECTS = ("auto", "glop", "spots")
 MAX_NIMBER = 2**63 - 1
+EMPTY = "!"  # the empty position
+_LAND_ENDS = frozenset("]!")  # GLOP 1.x ends of lands: such text takes the parser
 MAX_IMPLICIT_NIM = 64  # a nim-heap label without its line is built only up to this size
 
 
@@ -80,10 +82,22 @@ class Canonicalizer:
     def lands(self, text: str) -> tuple[str, ...]:
         if self._spots and "n(" in text:
             text = text.replace("n(", "Z(")  # SPOTS' name for uppercase letters beyond Y
-        lands = core_canonical_lands(text)
-        if lands is not None:
-            return tuple(lands)
-        return self._game.components(self._game.canonical(text))
+        return canonical_lands(self._game, text)
+
+
+def canonical_lands(game: SproutsGame, text: str) -> tuple[str, ...]:
+    """The canonical lands of a position (NotationError if it is none). The compiled core
+    reads each `+`-separated land of a 2.x sum when it can; anything else (1.x, genus, an
+    error to report) goes to the Python parser, whole."""
+    if text == EMPTY:
+        return ()
+    lands: list[str] = []
+    for part in text.split("+"):
+        found = core_canonical_lands(part) if part and not _LAND_ENDS & set(part) else None
+        if found is None:
+            return game.components(game.canonical(text))
+        lands.extend(found)
+    return tuple(lands)
 
 
 def stage(
