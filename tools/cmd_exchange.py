@@ -213,19 +213,21 @@ def _plan_keys(
         return
     moved = plan.moved.setdefault(kind, {})
     targets = plan.targets.setdefault(kind, set())
-    for key, value in facts:
-        try:
+    named = plan.named if kind is FactKind.POS_RCT else None
+    key = ""
+    try:
+        for key, value in facts:
             canon = canonical(kind, key)
-        except NotationError as error:
-            raise ExchangeFormatError(
-                f"{path}: {kind.value} key {key!r:.80} is no key of its kind: "
-                f"{error!s:.200}; nothing was imported"
-            ) from None
-        if canon != key:
-            moved[key] = canon
-            targets.add(canon)
-        if kind is FactKind.POS_RCT:
-            plan.named.setdefault(value, canon)
+            if canon != key:
+                moved[key] = canon
+                targets.add(canon)
+            if named is not None and value not in named:
+                named[value] = canon
+    except NotationError as error:
+        raise ExchangeFormatError(
+            f"{path}: {kind.value} key {key!r:.80} is no key of its kind: "
+            f"{error!s:.200}; nothing was imported"
+        ) from None
 
 
 def validate(path: Path) -> dict[str, Any]:

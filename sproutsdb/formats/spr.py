@@ -42,7 +42,6 @@ _LABEL = re.compile(r"([0-9]+)-([0-9]+)(\+1)?-([WL])")
 DIALECTS = ("auto", "glop", "spots")
 MAX_NIMBER = 2**63 - 1
 EMPTY = "!"  # the empty position
-_LAND_ENDS = frozenset("]!")  # GLOP 1.x ends of lands: such text takes the parser
 MAX_IMPLICIT_NIM = 64  # a nim-heap label without its line is built only up to this size
 
 
@@ -93,7 +92,8 @@ def canonical_lands(game: SproutsGame, text: str) -> tuple[str, ...]:
         return ()
     lands: list[str] = []
     for part in text.split("+"):
-        found = core_canonical_lands(part) if part and not _LAND_ENDS & set(part) else None
+        plain = part and "]" not in part and "!" not in part  # not GLOP 1.x
+        found = core_canonical_lands(part) if plain else None
         if found is None:
             return game.components(game.canonical(text))
         lands.extend(found)
