@@ -258,3 +258,20 @@ def test_a_file_of_another_game_is_refused_before_a_store_is_made(tmp_path: Path
     assert done.returncode == 2 and "'nim' facts" in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "s").exists()
+
+
+def test_an_honest_misere_store_round_trips_unchanged(tmp_path: Path) -> None:
+    """A real misère proof's node keys (with *1 and RCT ids) are canonical already: the
+    plan moves none, and the import stores exactly the exported facts."""
+    table, store, out = tmp_path / "t4.rcttable", tmp_path / "a", tmp_path / "a.spdbx"
+    assert run_cli("rct-table", "build", "0*4", "--out", str(table), "--quiet").returncode == 0
+    done = run_cli("solve", "0*8", "--misere", "--rct-table", str(table), "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    assert run_cli("export", "--store", str(store), "--out", str(out)).returncode == 0
+    plan = plan_import(out)
+    assert all(not moved for moved in plan.moved.values())
+    nodes = stored(store)[FactKind.MISERE]
+    assert any(" " in key for key in nodes)  # nodes with *1 or RCT parts
+    done = run_cli("import", str(out), "--store", str(tmp_path / "b"), "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert stored(tmp_path / "b") == stored(store)
