@@ -128,7 +128,8 @@ def test_respelled_keys_are_stored_canonical(
     write_export(path, forged)
     done = run_cli("import", str(path), "--store", str(tmp_path / "s"), "--json", "--quiet")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["conflicts"] == 0
+    report = json.loads(done.stdout)
+    assert report["conflicts"] == 0 and report["recanonicalised"] == respelled
     assert stored(tmp_path / "s") == real  # every key back to its canonical form
 
 

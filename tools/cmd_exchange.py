@@ -257,6 +257,7 @@ def import_file(
     note = f", re-keyed from canon_version {header['canon_version']}" if older else ""
     provenance = _import_provenance(path, header, note)
     totals = {"inserted": 0, "unchanged": 0, "conflicts": 0}
+    totals["recanonicalised"] = sum(len(moved) for moved in plan.moved.values())
     conflicts: list[Conflict | KeyClash] = []
 
     def put(kind: FactKind, items: dict[str, Any]) -> None:
