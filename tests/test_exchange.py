@@ -38,7 +38,7 @@ def source(tmp_path: Path) -> Path:
         solver.flush()
         store.put(FactKind.RCT, RCTS)
         store.put(FactKind.POS_RCT, {"0*2": "id-two", "0": "id-star1"})
-        store.put(FactKind.MISERE, {"0*2|1": "L"})
+        store.put(FactKind.MISERE, {"0*2+1": "L"})  # canonical: imports canonicalise keys
     return path
 
 

@@ -212,3 +212,95 @@ def test_mutated_spr_files_import_or_are_refused_cleanly(work: Path) -> None:
                 assert_refused(code, stderr, store, what=repr(data[:80]))
 
     one()
+
+
+# --- forged native exports: valid streams, any keys -----------------------------------------
+
+
+def forged_export(path: Path, facts: dict[FactKind, list[tuple[str, object]]]) -> None:
+    """A well-formed, checksummed export at this canonical-form version holding `facts`."""
+    from sproutsdb.formats.exchange import KINDS, ExportWriter
+
+    with open(path, "wb") as handle:
+        writer = ExportWriter(
+            handle,
+            {
+                "schema": 1,
+                "game": "sprouts",
+                "canon_version": CANON_VERSION,
+                "counts": {kind.value: len(facts.get(kind, [])) for kind in KINDS},
+                "provenance": {"exported_by": {"who": "fuzz", "when": "now"}},
+            },
+        )
+        for kind in KINDS:
+            writer.write_facts(kind, facts.get(kind, []))
+        writer.close()
+
+
+def _canonical_or_none(kind: FactKind, key: str) -> str | None:
+    from sproutsdb.solver.misere_keys import join_node_key, split_node_key
+
+    try:
+        if kind is FactKind.MISERE:
+            part, parity, cids = split_node_key(key)
+            position = part if part == "!" else _GAME.canonical(part)
+            return join_node_key(position, parity, cids)
+        canon = key if key == "!" else _GAME.canonical(key)
+        if kind is FactKind.NIMBER and len(_GAME.components(canon)) != 1:
+            return None
+        return canon
+    except Exception:  # noqa: BLE001 - any failure means no key
+        return None
+
+
+def test_forged_keys_are_stored_canonical_or_the_file_is_refused(work: Path) -> None:
+    """Whatever keys a well-formed file holds, an import stores only canonical keys (each
+    the canonical form of a file key) or refuses the file, writing nothing."""
+    position = st.one_of(
+        st.text(alphabet=NOTATION, min_size=1, max_size=24),
+        st.sampled_from(["0*3", "0.BA|BA", "AB|0.AB", "a1a1", "1+0*2", "!", "0*2+0*3"]),
+    )
+    node = st.builds(
+        lambda p, parity: p + (" *1" if parity else ""), position, st.booleans()
+    ) | st.text(alphabet=NOTATION + " ", min_size=1, max_size=24)
+    outcomes = {"imported": 0, "refused": 0}
+
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(
+        nimbers=st.lists(st.tuples(position, st.integers(0, 5)), max_size=4),
+        nodes=st.lists(st.tuples(node, st.sampled_from(["L", "W"])), max_size=3),
+    )
+    @example(nimbers=[("0.BA|BA", 1), ("AB|0.AB", 1), ("a1a1", 0)], nodes=[("a1a1 *1", "W")])
+    def one(nimbers: list[tuple[str, int]], nodes: list[tuple[str, str]]) -> None:
+        facts: dict[FactKind, list[tuple[str, object]]] = {
+            FactKind.NIMBER: list(dict(nimbers).items()),
+            FactKind.MISERE: list(dict(nodes).items()),
+        }
+        with scratch(work) as where:
+            path = where / "forged.spdbx"
+            forged_export(path, facts)
+            code, stderr, store = run_import(path, where)
+            expected = {
+                kind: {_canonical_or_none(kind, key) for key, _ in items}
+                for kind, items in facts.items()
+            }
+            if any(None in keys for keys in expected.values()):
+                assert_refused(code, stderr, store, what=repr(facts)[:200])
+                outcomes["refused"] += 1
+                return
+            assert code in (0, 3), stderr
+            with LmdbProofStore.open(
+                store, game="sprouts", canon_version=CANON_VERSION, readonly=True
+            ) as db:
+                for kind, keys in expected.items():
+                    assert {key for key, _ in db.iter_facts(kind)} <= keys
+            outcomes["imported"] += 1
+
+    one()
+    assert outcomes["imported"] and outcomes["refused"], outcomes

@@ -1,10 +1,12 @@
 """`sproutsdb export` / `sproutsdb import`: move facts between stores as files.
 
 The native stream (sproutsdb/formats/exchange.py) is written to a temporary file renamed into place
-at the end, and verified completely before an import writes anything. Imports are
-idempotent and write-once: a fact already stored with another value is reported as a
-conflict (exit 3) and kept. GLOP/SPOTS `.spr` nimber files (sproutsdb/formats/spr.py) are read
-the same way: canonicalised whole into a staging file first, then stored.
+at the end, and verified completely before an import writes anything: frames, values,
+every key canonicalised (whatever canonical-form version the file claims), and every
+RCT a pos_rct fact names held by the file or the store. Imports are idempotent and
+write-once, and store facts as claims: a fact already stored with another value is
+reported as a conflict (exit 3) and kept. GLOP/SPOTS `.spr` files (sproutsdb/formats/spr.py)
+are read the same way: canonicalised whole into a staging file first, then stored.
 """
 
 from __future__ import annotations
@@ -16,18 +18,26 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sproutsdb.facts import Provenance
-from sproutsdb.formats.exchange import KINDS, MAGIC, ExchangeFormatError, ExportWriter, read_stream
+from sproutsdb.formats.exchange import (
+    CHUNK_FACTS,
+    KINDS,
+    MAGIC,
+    ExchangeFormatError,
+    ExportWriter,
+    read_stream,
+)
 from sproutsdb.formats.spr import (
     DIALECTS,
     Canonicalizer,
     SprFormatError,
     StageSummary,
+    canonical_lands,
     read_staged,
     stage,
     summary_from_json,
@@ -36,18 +46,22 @@ from sproutsdb.formats.spr import (
     write_spr,
 )
 from sproutsdb.server import schema
+from sproutsdb.server.location import resolve_store_path
 from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import export as export_records
-from sproutsdb.solver.proofstore import Conflict, FactKind
+from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_node_key
+from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.progress import counter_bar
-from sproutsdb.tools.rekey import KeyClash, rekey_function, rekey_items
+from sproutsdb.tools.rekey import KeyClash, rekey_items
 from sproutsdb.tools.stores import open_existing
 
 EXIT_CONFLICT = 3
+GAME = "sprouts"
 SHOWN_CONFLICTS = 10
 
 
@@ -99,43 +113,6 @@ def export_store(store: LmdbProofStore, out: Path, *, quiet: bool = True) -> dic
     return writer.counts
 
 
-def import_file(
-    path: Path, store: LmdbProofStore, *, quiet: bool = True, header: dict[str, Any] | None = None
-) -> tuple[dict[str, int], list[Conflict | KeyClash]]:
-    """Verify `path` completely, then put its facts (write-once). Returns inserted,
-    unchanged and conflict counts, and the conflicts: with the store (the stored value is
-    kept) or, in a file of an older canonical form, between its keys that became one
-    (KeyClash: neither value is stored).
-    `header`: the result of an earlier `validate(path)`, to read the file only twice."""
-    if header is None:
-        header = validate(path)
-    if header.get("game") != store.identity.game:
-        raise UsageError(
-            f"{path} holds {header.get('game')!r} facts; the store is for {store.identity.game!r}"
-        )
-    _check_canon_version(path, header, store.identity.canon_version)
-    if header["canon_version"] < store.identity.canon_version:
-        return _import_rekeyed(path, store, header, quiet=quiet)
-    provenance = _import_provenance(path, header)
-    totals = {"inserted": 0, "unchanged": 0, "conflicts": 0}
-    conflicts: list[Conflict | KeyClash] = []
-    with counter_bar("facts", enabled=not quiet) as bar:
-        done = 0
-        for frame, data in read_stream(path):
-            if frame != "C":
-                continue
-            kind, facts = data
-            result = store.put(kind, dict(facts), provenance=provenance)
-            totals["inserted"] += result.inserted
-            totals["unchanged"] += result.unchanged
-            totals["conflicts"] += len(result.conflicts)
-            conflicts.extend(result.conflicts[: SHOWN_CONFLICTS - len(conflicts)])
-            done += len(facts)
-            bar.update_to(done)
-    store.flush()
-    return totals, conflicts
-
-
 def _check_canon_version(path: Path, header: dict[str, Any], ours: int) -> None:
     """A file keyed by this canonical form or an older one (re-keyed on import) is fine."""
     version = header.get("canon_version")
@@ -155,48 +132,58 @@ def _import_provenance(path: Path, header: dict[str, Any], note: str = "") -> Pr
     )
 
 
-def _import_rekeyed(
-    path: Path, store: LmdbProofStore, header: dict[str, Any], *, quiet: bool
-) -> tuple[dict[str, int], list[Conflict | KeyClash]]:
-    """An export of an older canonical form: its facts re-keyed (tools/rekey.py), kind by
-    kind; keys that merge with different values are conflicts and neither is stored."""
-    provenance = _import_provenance(
-        path, header, f", re-keyed from canon_version {header.get('canon_version')}"
-    )
-    new_key = rekey_function(SproutsGame())
-    by_kind: dict[FactKind, list[tuple[str, Any]]] = {}
-    for frame, data in read_stream(path):
-        if frame == "C":
-            kind, facts = data
-            by_kind.setdefault(kind, []).extend(facts)
-    totals = {"inserted": 0, "unchanged": 0, "conflicts": 0}
-    conflicts: list[Conflict | KeyClash] = []
-    with counter_bar("facts", enabled=not quiet) as bar:
-        done = 0
-        for kind, facts in by_kind.items():
-            items, clashes = rekey_items(kind, facts, new_key)
-            totals["conflicts"] += len(clashes)
-            conflicts.extend(clashes[: max(0, SHOWN_CONFLICTS - len(conflicts))])
-            pairs = list(items.items())
-            for start in range(0, len(pairs), 5_000):
-                result = store.put(kind, dict(pairs[start : start + 5_000]), provenance=provenance)
-                totals["inserted"] += result.inserted
-                totals["unchanged"] += result.unchanged
-                totals["conflicts"] += len(result.conflicts)
-                conflicts.extend(result.conflicts[: max(0, SHOWN_CONFLICTS - len(conflicts))])
-            done += len(facts)
-            bar.update_to(done)
-    store.flush()
-    return totals, conflicts
+@dataclass
+class ImportPlan:
+    """What reading a native file once found, so that its import writes only what passed:
+    the header, the checksum of each chunk (the import reads these very chunks again),
+    the keys that are not in canonical form (written key -> canonical key, per kind), the
+    canonical keys those land on, the RCTs the file holds and those its pos_rct facts name
+    (RCT id -> the first position naming it)."""
+
+    header: dict[str, Any]
+    chunk_hashes: list[bytes] = field(default_factory=list)
+    moved: dict[FactKind, dict[str, str]] = field(default_factory=dict)
+    targets: dict[FactKind, set[str]] = field(default_factory=dict)
+    rcts: set[str] = field(default_factory=set)
+    named: dict[str, str] = field(default_factory=dict)
 
 
-def validate(path: Path) -> dict[str, Any]:
-    """Read the whole file once: frames, checksums, trailer and every value must be
-    storable, so that an import never stops half-way on bad input. Returns the header."""
-    header: dict[str, Any] = {}
-    for frame, data in read_stream(path):
+def canonical_key_function(game: SproutsGame) -> Callable[[FactKind, str], str]:
+    """The canonical key of a fact key (NotationError if it is no key of its kind): nimber
+    keys are one land, pos_rct keys positions (`!` the empty one), misère keys have their
+    position part canonicalised; RCT content ids are game values and stay. The compiled
+    core reads each land of a sum when it can, the Python parser the rest."""
+
+    def position(key: str) -> str:
+        return key if key == EMPTY_POSITION else game.join(canonical_lands(game, key))
+
+    def canonical(kind: FactKind, key: str) -> str:
+        if kind is FactKind.RCT:
+            return key
+        if kind is FactKind.MISERE:
+            part, parity, cids = split_node_key(key)
+            return join_node_key(position(part), parity, cids)
+        canon = position(key)
+        if kind is FactKind.NIMBER and len(game.components(canon)) != 1:
+            raise NotationError(f"{canon!r:.80} is not one land (nimber facts are of lands)")
+        return canon
+
+    return canonical
+
+
+def plan_import(path: Path) -> ImportPlan:
+    """Read the whole file once: frames, checksums, trailer; every value must be storable
+    and every key must canonicalise, so that an import never stops half-way on bad input."""
+    plan = ImportPlan(header={})
+    canonical = canonical_key_function(SproutsGame())
+    for frame, data in read_stream(path, plan.chunk_hashes):
         if frame == "H":
-            header = data
+            plan.header = data
+            if data.get("game") != GAME:  # its keys are no Sprouts positions
+                raise UsageError(
+                    f"{path} holds {data.get('game')!r:.40} facts; this sproutsdb "
+                    f"imports {GAME!r} facts"
+                )
         elif frame == "C":
             kind, facts = data
             table = schema.table_name(kind)
@@ -209,7 +196,137 @@ def validate(path: Path) -> dict[str, Any]:
                     f"{path}: {len(errors)} {table} facts cannot be "
                     f"stored, e.g. {errors[0]}; nothing was imported"
                 )
-    return header
+            _plan_keys(path, plan, kind, facts, canonical)
+    return plan
+
+
+def _plan_keys(
+    path: Path,
+    plan: ImportPlan,
+    kind: FactKind,
+    facts: list[tuple[str, Any]],
+    canonical: Callable[[FactKind, str], str],
+) -> None:
+    """Canonicalise one chunk's keys into the plan (ExchangeFormatError on a bad key)."""
+    if kind is FactKind.RCT:
+        plan.rcts.update(key for key, _ in facts)
+        return
+    moved = plan.moved.setdefault(kind, {})
+    targets = plan.targets.setdefault(kind, set())
+    named = plan.named if kind is FactKind.POS_RCT else None
+    key = ""
+    try:
+        for key, value in facts:
+            canon = canonical(kind, key)
+            if canon != key:
+                moved[key] = canon
+                targets.add(canon)
+            if named is not None and value not in named:
+                named[value] = canon
+    except NotationError as error:
+        raise ExchangeFormatError(
+            f"{path}: {kind.value} key {key!r:.80} is no key of its kind: "
+            f"{error!s:.200}; nothing was imported"
+        ) from None
+
+
+def validate(path: Path) -> dict[str, Any]:
+    """Read and check the whole file (see `plan_import`); returns its header."""
+    return plan_import(path).header
+
+
+def import_file(
+    path: Path, store: LmdbProofStore, *, quiet: bool = True, plan: ImportPlan | None = None
+) -> tuple[dict[str, int], list[Conflict | KeyClash]]:
+    """Check `path` completely, then put its facts (write-once, as claims) under their
+    canonical keys. Returns inserted, unchanged and conflict counts, and the conflicts:
+    with the store (the stored value is kept) or between file keys that are one key in
+    canonical form (KeyClash: neither value is stored). A pos_rct fact naming an RCT
+    neither the file nor the store holds refuses the file. `plan`: the result of an
+    earlier `plan_import(path)`, to read the file only twice."""
+    if plan is None:
+        plan = plan_import(path)
+    header = plan.header
+    if header.get("game") != store.identity.game:
+        raise UsageError(
+            f"{path} holds {header.get('game')!r} facts; the store is for {store.identity.game!r}"
+        )
+    _check_canon_version(path, header, store.identity.canon_version)
+    _check_named_rcts(path, plan, store)
+    older = header["canon_version"] < store.identity.canon_version
+    note = f", re-keyed from canon_version {header['canon_version']}" if older else ""
+    provenance = _import_provenance(path, header, note)
+    totals = {"inserted": 0, "unchanged": 0, "conflicts": 0}
+    totals["recanonicalised"] = sum(len(moved) for moved in plan.moved.values())
+    conflicts: list[Conflict | KeyClash] = []
+
+    def put(kind: FactKind, items: dict[str, Any]) -> None:
+        result = store.put(kind, items, provenance=provenance)
+        totals["inserted"] += result.inserted
+        totals["unchanged"] += result.unchanged
+        totals["conflicts"] += len(result.conflicts)
+        conflicts.extend(result.conflicts[: max(0, SHOWN_CONFLICTS - len(conflicts))])
+
+    held: dict[FactKind, list[tuple[str, Any]]] = {}
+    with counter_bar("facts", enabled=not quiet) as bar:
+        done = 0
+        for kind, facts in _verified_chunks(path, plan):
+            moved, targets = plan.moved.get(kind, {}), plan.targets.get(kind, set())
+            items: dict[str, Any] = dict(facts) if not targets else {}
+            for key, value in facts if targets else ():
+                if moved.get(key, key) in targets:  # merged with other keys at the end
+                    held.setdefault(kind, []).append((key, value))
+                else:
+                    items[key] = value
+            if items:
+                put(kind, items)
+            done += len(facts)
+            bar.update_to(done)
+        for kind, facts in held.items():
+            merged, clashes = rekey_items(kind, facts, _renamer(plan.moved.get(kind, {})))
+            totals["conflicts"] += len(clashes)
+            conflicts.extend(clashes[: max(0, SHOWN_CONFLICTS - len(conflicts))])
+            pairs = list(merged.items())
+            for start in range(0, len(pairs), CHUNK_FACTS):
+                put(kind, dict(pairs[start : start + CHUNK_FACTS]))
+    store.flush()
+    return totals, conflicts
+
+
+def _renamer(moved: dict[str, str]) -> Callable[[FactKind, str], str]:
+    """The canonical key of a file key, from what `plan_import` found."""
+    return lambda _, key: moved.get(key, key)
+
+
+def _verified_chunks(path: Path, plan: ImportPlan) -> Iterator[tuple[FactKind, Any]]:
+    """The chunks of `path` again, each only if it is the one `plan_import` checked (a file
+    changed in between is refused at its first changed chunk, before it is stored)."""
+    hashes: list[bytes] = []
+    for frame, data in read_stream(path, hashes):
+        if frame != "C":
+            continue
+        index = len(hashes) - 1
+        if index >= len(plan.chunk_hashes) or hashes[index] != plan.chunk_hashes[index]:
+            raise ExchangeFormatError(
+                f"{path}: the file changed while it was imported (chunk {index}); "
+                "the facts before that chunk were imported, import it again"
+            )
+        yield data
+
+
+def _check_named_rcts(path: Path, plan: ImportPlan, store: LmdbProofStore | None) -> None:
+    """Refuse a file whose pos_rct facts name an RCT neither it nor the store (None: a
+    store not made yet) holds."""
+    absent = [cid for cid in plan.named if cid not in plan.rcts]
+    if not absent:
+        return
+    held = store.get(FactKind.RCT, absent) if store is not None else {}
+    for cid in absent:
+        if cid not in held:
+            raise ExchangeFormatError(
+                f"{path}: position {plan.named[cid]!r:.80} is given RCT {cid}, which neither "
+                "the file nor the store holds; nothing was imported"
+            )
 
 
 def import_spr(
@@ -297,20 +414,49 @@ def _store_staged(
     conflicts: list[Conflict] = []
     provenance = Provenance(tool="sproutsdb import", comment=f"from {path.name} (.spr)")
     store = open_store(store_path)
+
+    def count(result: PutResult) -> None:
+        totals["inserted"] += result.inserted
+        totals["unchanged"] += result.unchanged
+        totals["conflicts"] += len(result.conflicts)
+        conflicts.extend(result.conflicts[: max(0, SHOWN_CONFLICTS - len(conflicts))])
+
     with store, counter_bar("facts", enabled=not quiet) as bar:
         done = 0
-        batches = [(FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)]
-        for kind, batch in [*batches, *((FactKind.NIMBER, b) for b in read_staged(staging))]:
-            if not batch:
-                continue
-            result = store.put(kind, batch, provenance=provenance)
-            totals["inserted"] += result.inserted
-            totals["unchanged"] += result.unchanged
-            totals["conflicts"] += len(result.conflicts)
-            conflicts.extend(result.conflicts[: SHOWN_CONFLICTS - len(conflicts)])
+        for kind, facts in ((FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)):
+            if facts:
+                count(store.put(kind, facts, provenance=provenance))
+                done += len(facts)
+        for batch in read_staged(staging):
+            count(store.put(FactKind.NIMBER, batch.items, provenance=provenance))
+            count(_repeated(store, batch.later, provenance))
             done += len(batch)
             bar.update_to(done)
     return totals, conflicts
+
+
+def _repeated(
+    store: LmdbProofStore, lines: list[tuple[str, int]], provenance: Provenance
+) -> PutResult:
+    """What putting again the lands of a batch's repeated lines would say, read in one
+    transaction: the stored value unchanged, or a conflict (the stored value is kept)."""
+    result = PutResult()
+    if not lines:
+        return result
+    stored = store.get(FactKind.NIMBER, list({land for land, _ in lines}))
+    for land, nimber in lines:
+        value = stored.get(land)
+        if value is None:  # not stored after all (never expected): put it like any line
+            again = store.put(FactKind.NIMBER, {land: nimber}, provenance=provenance)
+            result.inserted += again.inserted
+            result.unchanged += again.unchanged
+            result.conflicts.extend(again.conflicts)
+            stored.update(store.get(FactKind.NIMBER, [land]))
+        elif value == nimber:
+            result.unchanged += 1
+        else:
+            result.conflicts.append(Conflict(FactKind.NIMBER, land, value, nimber))
+    return result
 
 
 def _rct_facts(summary: StageSummary, name: str) -> tuple[dict[str, Any], dict[str, str]]:
@@ -377,11 +523,13 @@ def run_import(args: argparse.Namespace) -> int:
     native = _is_native(path) if args.format == "auto" else args.format == "native"
     conflicts: Sequence[Conflict | KeyClash]
     if native:
-        header = validate(path)  # refuse a damaged file before creating or touching a store
-        _check_canon_version(path, header, CANON_VERSION)
+        plan = plan_import(path)  # refuse a bad file before creating or touching a store
+        _check_canon_version(path, plan.header, CANON_VERSION)
+        if not (resolve_store_path(args.store) / "data.mdb").exists():
+            _check_named_rcts(path, plan, None)  # before the store is made
         store = open_store(args.store)
         with store:
-            totals, conflicts = import_file(path, store, quiet=args.quiet, header=header)
+            totals, conflicts = import_file(path, store, quiet=args.quiet, plan=plan)
     else:
         totals, conflicts = import_spr(
             path, args.store, dialect=args.dialect, quiet=args.quiet, staging_dir=args.staging_dir
@@ -468,10 +616,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=fmt,
         help="add the facts of an export file to a store",
         description=(
-            "Verify an export file completely (checksums, counts, trailer), then add\n"
-            "its facts to the store. Idempotent: facts already stored are skipped;\n"
-            "a different stored value is a conflict, reported and kept (exit 3).\n"
-            "A damaged or truncated file is refused before anything is written."
+            "Verify an export file completely (checksums, counts, trailer, keys), then\n"
+            "add its facts to the store, as claims, under their canonical keys.\n"
+            "Idempotent: facts already stored are skipped; a different stored value\n"
+            "is a conflict, reported and kept (exit 3), and so are file keys that are\n"
+            "one position with different values (neither is stored). A damaged,\n"
+            "truncated or inconsistent file is refused before anything is written."
         ),
         epilog="example:\n  sproutsdb import sprouts.spdbx --store data",
     )

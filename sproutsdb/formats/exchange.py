@@ -126,11 +126,13 @@ class ExportWriter:
         self._out.write(payload)
 
 
-def read_stream(path: Path) -> Iterator[tuple[str, Any]]:
+def read_stream(path: Path, hashes: list[bytes] | None = None) -> Iterator[tuple[str, Any]]:
     """The frames of a stream in order: ("H", header), ("C", (kind, facts)), ("T", trailer).
 
     Raises ExchangeFormatError on anything but a well-formed, complete stream; the trailer
-    is only yielded after the digest and counts of every chunk matched.
+    is only yielded after the digest and counts of every chunk matched. With `hashes`, the
+    checksum of each chunk frame is appended before the chunk is yielded (so a second
+    read can tell that it sees the very chunks a first one verified).
     """
     name = str(path)
     try:
@@ -184,6 +186,8 @@ def read_stream(path: Path) -> Iterator[tuple[str, Any]]:
             elif kind == b"C":
                 fact_kind, facts = _chunk(data, where)
                 digest.update(body)
+                if hashes is not None:
+                    hashes.append(expected)
                 counts[fact_kind.value] += len(facts)
                 chunks += 1
                 yield "C", (fact_kind, facts)

@@ -5,11 +5,14 @@ normal-play one is `[Positions+Nimber]` with lines `position nimber`, the positi
 notation (2.x or 1.x). GLOP names uppercase letters beyond Y `Z(k)`; SPOTS (2025) writes the
 same files but names them `n(k)`, which is translated to `Z(k)` before reading. Every key is
 re-canonicalised with this sproutsdb's canon, so files of other programs (or other canon
-versions) merge with native facts. Other sections are skipped and counted.
+versions) merge with native facts. GLOP's RCT bases, `[Rct+Rcts_children]` (a label and
+its children's labels) and `[Position+Rct]`, are read in any line order (GLOP sorts them
+by bytes) and every tree is rebuilt from its children (`translate_rcts`). Other sections
+are skipped and counted; a file with none of these three is refused.
 
 Reading is two passes so that bad input writes nothing: `stage` reads the text line by line,
 canonicalises each position and writes `land<TAB>nimber` lines to a zstd staging file; only
-when the whole file is read does `load_staged` put those facts in the store, in batches.
+when the whole file is read are those facts put in the store, in batches (`read_staged`).
 """
 
 from __future__ import annotations
@@ -34,9 +37,12 @@ from sproutsdb.solver.sprouts.game import SproutsGame, core_canonical_lands
 NIMBER_SECTION = "[Positions+Nimber]"
 RCT_CHILDREN_SECTION = "[Rct+Rcts_children]"
 POSITION_RCT_SECTION = "[Position+Rct]"
-_LABEL = re.compile(r"(\d+)-(\d+)(\+1)?-([WL])")
+KNOWN_SECTIONS = (NIMBER_SECTION, RCT_CHILDREN_SECTION, POSITION_RCT_SECTION)
+_LABEL = re.compile(r"([0-9]+)-([0-9]+)(\+1)?-([WL])")
 DIALECTS = ("auto", "glop", "spots")
 MAX_NIMBER = 2**63 - 1
+EMPTY = "!"  # the empty position
+MAX_IMPLICIT_NIM = 64  # a nim-heap label without its line is built only up to this size
 
 
 class SprFormatError(UserError):
@@ -47,6 +53,7 @@ class SprFormatError(UserError):
 class StageSummary:
     """What the first pass found."""
 
+    sections: int = 0  # section lines of the known sections
     lines: int = 0  # data lines of the nimber section
     facts: int = 0  # land facts staged
     sums: int = 0  # lines whose position is a sum of lands (not storable as one fact)
@@ -74,10 +81,23 @@ class Canonicalizer:
     def lands(self, text: str) -> tuple[str, ...]:
         if self._spots and "n(" in text:
             text = text.replace("n(", "Z(")  # SPOTS' name for uppercase letters beyond Y
-        lands = core_canonical_lands(text)
-        if lands is not None:
-            return tuple(lands)
-        return self._game.components(self._game.canonical(text))
+        return canonical_lands(self._game, text)
+
+
+def canonical_lands(game: SproutsGame, text: str) -> tuple[str, ...]:
+    """The canonical lands of a position (NotationError if it is none). The compiled core
+    reads each `+`-separated land of a 2.x sum when it can; anything else (1.x, genus, an
+    error to report) goes to the Python parser, whole."""
+    if text == EMPTY:
+        return ()
+    lands: list[str] = []
+    for part in text.split("+"):
+        plain = part and "]" not in part and "!" not in part  # not GLOP 1.x
+        found = core_canonical_lands(part) if plain else None
+        if found is None:
+            return game.components(game.canonical(text))
+        lands.extend(found)
+    return tuple(lands)
 
 
 def stage(
@@ -121,7 +141,9 @@ def stage(
             ) from None
         if line.startswith("[") and line.endswith("]"):
             section = line
-            if section not in (NIMBER_SECTION, RCT_CHILDREN_SECTION, POSITION_RCT_SECTION):
+            if section in KNOWN_SECTIONS:
+                summary.sections += 1
+            else:
                 summary.skipped.setdefault(section, 0)
         elif not line:
             pass
@@ -129,7 +151,10 @@ def stage(
             raise SprFormatError(f"{name}: line {number}: data before any [Section] line")
         elif section == RCT_CHILDREN_SECTION:
             label, *kids = line.split()
-            summary.rct_children[label] = tuple(kids)
+            if summary.rct_children.setdefault(label, tuple(kids)) != tuple(kids):
+                raise SprFormatError(
+                    f"{name}: line {number}: RCT {label!r:.40} is given two different lines"
+                )
         elif section == POSITION_RCT_SECTION:
             position, label = _split_label(line, name, number)
             try:
@@ -174,8 +199,11 @@ def stage(
                 }
             )
     writer.flush(zstandard.FLUSH_FRAME)
-    if summary.lines == 0 and not summary.skipped and not summary.rct_children:
-        raise SprFormatError(f"{name}: no {NIMBER_SECTION} section (not a .spr database?)")
+    if not (summary.sections or summary.lines or summary.rct_children or summary.rct_positions):
+        raise SprFormatError(
+            f"{name}: none of the sections {', '.join(KNOWN_SECTIONS)} "
+            "(not a .spr database?); nothing was imported"
+        )
     return summary
 
 
@@ -195,25 +223,39 @@ def summary_from_json(data: Mapping[str, Any]) -> StageSummary:
     return summary
 
 
-def read_staged(staging: BinaryIO, batch: int = 10_000) -> Iterator[dict[str, int]]:
-    """Pass 2: the staged facts in batches (a later duplicate of a land within one batch
-    is kept apart, so the store reports it as a conflict instead of losing it)."""
+@dataclass
+class StagedBatch:
+    """One store transaction of staged facts: each land once (its first line in the
+    batch), and the later lines of those lands (same value or not), which the store's
+    value then answers: unchanged when equal, a conflict otherwise."""
+
+    items: dict[str, int] = field(default_factory=dict)
+    later: list[tuple[str, int]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.items) + len(self.later)
+
+
+def read_staged(staging: BinaryIO, batch: int = 10_000) -> Iterator[StagedBatch]:
+    """Pass 2: the staged facts in batches of at most `batch` lines. A land repeated in a
+    batch stays in it (`later`), so repeated lines cost no transaction each and a
+    contradicting one is still reported as a conflict instead of being lost."""
     reader = zstandard.ZstdDecompressor().stream_reader(
         staging, closefd=False, read_across_frames=True
     )
     lines = io.TextIOWrapper(reader, encoding="utf-8")
-    items: dict[str, int] = {}
+    current = StagedBatch()
     for line in lines:
         land, value = line.rstrip("\n").split("\t")
-        if land in items:
-            yield items
-            items = {}
-        items[land] = int(value)
-        if len(items) >= batch:
-            yield items
-            items = {}
-    if items:
-        yield items
+        if land in current.items:
+            current.later.append((land, int(value)))
+        else:
+            current.items[land] = int(value)
+        if len(current) >= batch:
+            yield current
+            current = StagedBatch()
+    if current:
+        yield current
 
 
 def write_spr(
@@ -265,48 +307,64 @@ def translate_rcts(
 ) -> dict[str, int]:
     """Handles of GLOP's discovery-order RCT labels (`n` for nim-heaps, `h-k[+1]-O`),
     rebuilt from `[Rct+Rcts_children]` children first; each rebuilt tree must have the
-    height and outcome its label states. SprFormatError names the first that does not."""
+    height and outcome its label states. SprFormatError names the first that does not.
+
+    Lines may come in any order (GLOP sorts them by bytes, so a parent can precede its
+    children): the walk is an iterative depth-first search, and only a label met again
+    while it is on the current path (a back edge) is a cycle."""
     handles: dict[str, int] = {}
+    on_path: set[str] = set()
     for start in labels:
-        stack = [start]
+        stack: list[tuple[str, bool]] = [(start, False)]
         while stack:
-            label = stack[-1]
+            label, expanded = stack.pop()
             if label in handles:
-                stack.pop()
                 continue
+            if expanded:  # every child is rebuilt: rebuild the label itself
+                on_path.discard(label)
+                handles[label] = _rebuild(label, children[label], handles, algebra)
+                continue
+            if label in on_path:
+                raise SprFormatError(f"RCT {label}: its children lead back to itself (a cycle)")
+            _check_label(label)
             if label.isdigit() and label not in children:  # a nim-heap without its line
+                if len(label) > 2 or int(label) > MAX_IMPLICIT_NIM:
+                    raise SprFormatError(f"RCT {label:.30} has no line in {RCT_CHILDREN_SECTION}")
                 handles[label] = algebra.nim(int(label))
-                stack.pop()
                 continue
-            match = None if label.isdigit() else _LABEL.fullmatch(label)
-            if match is None and not label.isdigit():
-                raise SprFormatError(f"RCT label {label!r} is neither n nor h-k[+1]-W|L")
             if label not in children:
                 raise SprFormatError(f"RCT {label} has no line in {RCT_CHILDREN_SECTION}")
-            todo = [kid for kid in children[label] if kid not in handles]
-            if todo:
-                if len(stack) > len(children) + 1 or any(kid in stack for kid in todo):
-                    raise SprFormatError(f"RCT {label}: its children lead back to itself")
-                stack.extend(todo)
-                continue
-            handle = algebra.reduce_children(handles[kid] for kid in children[label])
-            if match is None:  # the nim-heap *n: its children must be *0 .. *(n-1)
-                if handle != algebra.nim(int(label)):
-                    raise SprFormatError(
-                        f"RCT {label}: its children do not give the nim-heap *{label}"
-                    )
-                handles[label] = handle
-                stack.pop()
-                continue
-            height = int(match.group(1)) + (1 if match.group(3) else 0)
-            if algebra.height(handle) != height or algebra.outcome(handle) != match.group(4):
-                raise SprFormatError(
-                    f"RCT {label}: its children give a tree of height {algebra.height(handle)} "
-                    f"and outcome {algebra.outcome(handle)}, not what the label says"
-                )
-            handles[label] = handle
-            stack.pop()
+            on_path.add(label)
+            stack.append((label, True))
+            stack.extend((kid, False) for kid in children[label] if kid not in handles)
     return handles
+
+
+def _check_label(label: str) -> None:
+    """A label is `n` (ASCII digits) or `h-k[+1]-W|L`; anything else is refused."""
+    ascii_nim = label.isascii() and label.isdigit()
+    if len(label) > 40 or (not ascii_nim and _LABEL.fullmatch(label) is None):
+        raise SprFormatError(f"RCT label {label!r:.80} is neither n nor h-k[+1]-W|L")
+
+
+def _rebuild(
+    label: str, kids: tuple[str, ...], handles: Mapping[str, int], algebra: Algebra
+) -> int:
+    """The tree of `label` from its rebuilt children, checked against what the label says."""
+    handle = algebra.reduce_children(handles[kid] for kid in kids)
+    if label.isdigit():  # the nim-heap *n: its children must be *0 .. *(n-1)
+        if str(algebra.nim_value(handle)) != label:
+            raise SprFormatError(f"RCT {label}: its children do not give the nim-heap *{label}")
+        return handle
+    match = _LABEL.fullmatch(label)
+    assert match is not None  # checked by _check_label before the label was expanded
+    height = int(match.group(1)) + (1 if match.group(3) else 0)
+    if algebra.height(handle) != height or algebra.outcome(handle) != match.group(4):
+        raise SprFormatError(
+            f"RCT {label}: its children give a tree of height {algebra.height(handle)} "
+            f"and outcome {algebra.outcome(handle)}, not what the label says"
+        )
+    return handle
 
 
 def _clip(text: str, limit: int = 300) -> str:
