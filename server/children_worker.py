@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from sproutsdb.errors import UserError
 
@@ -68,7 +69,7 @@ class BoundedChildren:
             self._cached = len(kids) + 1
         self._cache[land] = kids
 
-    def _ask(self, lands: list[str], seconds: float) -> dict[str, dict[str, object]]:
+    def _ask(self, lands: list[str], seconds: float) -> dict[str, dict[str, Any]]:
         proc = self._worker()
         assert proc.stdin is not None and proc.stdout is not None
         deadline = time.monotonic() + seconds

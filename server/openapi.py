@@ -7,16 +7,17 @@ from typing import Any
 
 from sproutsdb import __version__
 
-STATUS = {
+STATUS_TEXT = (
+    "How far the value is checked. verified: re-derived from the rules by a checker "
+    "(`sproutsdb check`), or inferred from verified values; claimed: stored by a solver, "
+    "an import or a table, not re-derived yet (shown, never presented as a result); "
+    "refuted: a claim the verifier disproved (its value is never served). null: no value."
+)
+STATUS: dict[str, Any] = {
     "type": "string",
     "nullable": True,
     "enum": ["verified", "claimed", "refuted", None],
-    "description": (
-        "How far the value is checked. verified: re-derived from the rules by a checker "
-        "(`sproutsdb check`), or inferred from verified values; claimed: stored by a solver, "
-        "an import or a table, not re-derived yet (shown, never presented as a result); "
-        "refuted: a claim the verifier disproved (its value is never served). null: no value."
-    ),
+    "description": STATUS_TEXT,
 }
 SOURCE = (
     "Where the value comes from. stored: a fact of the store; rct: derived from a reduced "
@@ -60,9 +61,10 @@ RCT_FIELDS: dict[str, Any] = {
         "lands (the sum of the lands' RCTs).",
         enum=["store", "table", "lands", None],
     ),
-    "rct_status": {**STATUS, "description": "Status of the map position → RCT. " + STATUS[
-        "description"
-    ]},
+    "rct_status": {
+        **STATUS,
+        "description": "Status of the map position → RCT. " + STATUS_TEXT,
+    },
     "rct_provenance": PROVENANCE,
     "rct_problem": _nullable(
         "string",
@@ -97,9 +99,10 @@ LAND = {
         "lives": {"type": "integer", "description": "Lives (moves left at most)."},
         "nimber": _nullable("integer", "Normal-play nimber (Grundy value) of the land."),
         "nimber_source": _source("stored", "rct"),
-        "nimber_status": {**STATUS, "description": "Status of the nimber shown. " + STATUS[
-            "description"
-        ]},
+        "nimber_status": {
+            **STATUS,
+            "description": "Status of the nimber shown. " + STATUS_TEXT,
+        },
         "status": {
             **STATUS,
             "description": "Status of the stored nimber record (null: none stored).",
@@ -254,7 +257,9 @@ def openapi() -> dict[str, Any]:
                     "responses": {
                         "200": answer("The report.", REPORT),
                         "400": answer("Unreadable or too large position.", ERROR),
-                        "500": answer("A fault of the server (logged); never a dropped link.", ERROR),
+                        "500": answer(
+                            "A fault of the server (logged); never a dropped link.", ERROR
+                        ),
                     },
                 }
             },

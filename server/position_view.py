@@ -287,9 +287,17 @@ class PositionReader:
             statuses = [x["rct_status"] for x in lands]
             rct = {"rct_source": "lands", "rct_status": worst(statuses), "rct_provenance": None}
         if k == TERMINAL:
-            nimber = {"nimber": 0, "nimber_source": "rules", "nimber_status": VERIFIED}
-            misere = {"misere": "W", "misere_source": "rules", "misere_status": VERIFIED}
-            misere["misere_provenance"] = None
+            nimber: dict[str, Any] = {
+                "nimber": 0,
+                "nimber_source": "rules",
+                "nimber_status": VERIFIED,
+            }
+            misere: dict[str, Any] = {
+                "misere": "W",
+                "misere_source": "rules",
+                "misere_status": VERIFIED,
+                "misere_provenance": None,
+            }
         else:
             sources = {x["nimber_source"] for x in lands}
             nimber = {
@@ -331,8 +339,10 @@ class PositionReader:
             loss = next((c for c in children if _verified(c, play) and _loses(c, play)), None)
             if loss is not None:
                 _set(report, play, "W", f"a move to {loss['position']}, a verified loss")
-            elif complete and children and all(
-                _verified(c, play) and _loses(c, play) is False for c in children
+            elif (
+                complete
+                and children
+                and all(_verified(c, play) and _loses(c, play) is False for c in children)
             ):
                 _set(report, play, "L", "every child is a verified win")
         if _loses(report, play) is None:
