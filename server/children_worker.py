@@ -77,9 +77,13 @@ class BoundedChildren:
             proc.stdin.write(json.dumps({"lands": lands}).encode() + b"\n")
             proc.stdin.flush()
             line = _read_line(proc.stdout.fileno(), deadline)
-        except (ChildrenTimeout, OSError, EOFError):
+        except ChildrenTimeout:
             self._stop(timed_out=True)
             raise ChildrenTimeout(f"the engine did not list them within {seconds:g} s") from None
+        except (OSError, EOFError):  # the worker died (a fault, or killed from outside)
+            code = proc.poll()
+            self._stop()
+            raise UserError(f"the engine's worker process stopped (exit code {code})") from None
         return dict(json.loads(line))
 
     def _worker(self) -> subprocess.Popen[bytes]:

@@ -232,6 +232,12 @@ function valueCell(row, value, status, source, label, cls) {
   return td;
 }
 
+// What each R1 class means (the class named "null" is a value, not missing data).
+const R1_MEANS = {
+  "null": "normal L, misère W", "trap": "normal L, misère L", "inverter": "*1, misère L",
+  "higher inverter": "*n>1, misère L", "gremlin": "*1, misère W", "higher switch": "*n>1, misère W",
+};
+
 function renderLands(d) {
   const lands = $("lands").tBodies[0];
   lands.replaceChildren();
@@ -241,7 +247,8 @@ function renderLands(d) {
     cell(row, land.lives, null, "lives");
     valueCell(row, land.nimber, land.nimber_status, land.nimber_source, "nimber");
     valueCell(row, land.misere, land.misere_status, land.misere_source, "misère");
-    valueCell(row, land.r1, land.r1_status, null, "R1 class", "r1");
+    const r1 = valueCell(row, land.r1, land.r1_status, null, "R1 class", "r1");
+    if (land.r1) r1.firstChild.textContent = land.r1 + " (" + R1_MEANS[land.r1] + ")";
     cell(row, land.rct_label || "unknown", null, "RCT");
   }
 }
@@ -257,6 +264,13 @@ function winText(wins) {
   return wins ? "★ win" : (wins === false ? "" : "?");
 }
 
+// "★ win" for a move to a loss; a claim's star says it is only claimed.
+function winCell(row, wins, status, label, cls) {
+  const td = cell(row, winText(wins), cls, label);
+  if (wins && status !== "verified") td.append(" ", badge(status, null));
+  return td;
+}
+
 function renderChildren(d) {
   $("child-count").textContent = "(" + (d.children_count || d.children.length) + ")";
   $("children-note").textContent = [d.children_note, d.replies_note].filter(Boolean).join("; ");
@@ -270,13 +284,14 @@ function renderChildren(d) {
     key.appendChild(link(child.position, d.position));
     valueCell(row, child.nimber, child.nimber_status, child.nimber_source, "nimber", "nimber");
     if (child.winning_normal || child.outcome === null) {
-      cell(row, winText(child.winning_normal), "normal", "normal");
+      winCell(row, child.winning_normal, child.outcome_status, "normal", "normal");
     } else {  // a win for the player then to move: its status says whether that is proven
       valueCell(row, child.outcome, child.outcome_status, child.outcome_source, "normal", "normal");
     }
     replyInto(cell(row, "", "reply", "reply"), child.reply_normal, child);
     valueCell(row, child.misere, child.misere_status, child.misere_source, "misère", "misere");
-    const move = cell(row, winText(child.winning_misere), "misere-move", "misère move");
+    const move = winCell(row, child.winning_misere, child.misere_status, "misère move",
+      "misere-move");
     if (child.reply_misere) {
       move.textContent = "reply ";
       replyInto(move, child.reply_misere, child);
