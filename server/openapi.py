@@ -66,6 +66,11 @@ RCT_FIELDS: dict[str, Any] = {
         "description": "Status of the map position → RCT. " + STATUS_TEXT,
     },
     "rct_provenance": PROVENANCE,
+    "rct_note": _nullable(
+        "string",
+        "Why a position's RCT (the sum of its lands' RCTs) was not computed: the sum could "
+        "take more work than the page allows; the lands' own RCTs are still shown.",
+    ),
     "rct_problem": _nullable(
         "string",
         "Why the store's RCT of this key cannot be used (e.g. a pos_rct naming an RCT the "

@@ -39,6 +39,7 @@ class ViewLimits:
     children_seconds: float = 3.0  # time the engine may take to list children (and replies)
     max_tree_nodes: int = 120  # RCT drawn as a tree up to this many nodes
     max_replies: int = 200  # children of a loss searched for a refuting reply
+    max_sum_pairs: int = 10_000  # pairs of subtrees a sum of lands' RCTs may visit (~0.5 s)
 
 
 def worst(statuses: list[str | None]) -> str | None:
@@ -102,6 +103,7 @@ class PositionReader:
         self.store_rcts = StoreRcts(store, self.algebra)  # records re-derived when loaded
         self.engine = BoundedChildren(self.limits.children_seconds)
         self._lock = threading.Lock()  # the algebra and the memo grow as pages are read
+        self._subtrees: dict[int, int] = {}  # handle -> number of distinct subtrees
 
     def close(self) -> None:
         """Stop the children worker."""
@@ -280,12 +282,14 @@ class PositionReader:
             total = None if total is None or land["nimber"] is None else total ^ land["nimber"]
         handle = facts.handles.get(k)
         rct = self._rct_value(k, facts)
+        sum_note = None
         if handle is None and k == TERMINAL:
             handle = alg.sum([])
         elif handle is None and lands and all(x["rct"] is not None for x in lands):
-            handle = alg.sum(facts.handles[x["land"]] for x in lands)
-            statuses = [x["rct_status"] for x in lands]
-            rct = {"rct_source": "lands", "rct_status": worst(statuses), "rct_provenance": None}
+            handle, sum_note = self._bounded_sum([facts.handles[x["land"]] for x in lands])
+            if handle is not None:
+                statuses = [x["rct_status"] for x in lands]
+                rct = {"rct_source": "lands", "rct_status": worst(statuses), "rct_provenance": None}
         if k == TERMINAL:
             nimber: dict[str, Any] = {
                 "nimber": 0,
@@ -323,6 +327,7 @@ class PositionReader:
             **self._rct_fields(handle),
             **rct,
             "rct_problem": facts.problems.get(k),
+            "rct_note": sum_note,
             "inferred_from": None,
             "_handle": handle,
         }
@@ -427,6 +432,35 @@ class PositionReader:
         }
 
     # --- RCT fields --------------------------------------------------------------------------
+
+    def _bounded_sum(self, terms: list[int]) -> tuple[int | None, str | None]:
+        """The RCT of a sum of lands, unless it may visit more pairs of subtrees than the
+        page's limit (a sum a + b visits at most subtrees(a) x subtrees(b) pairs)."""
+        alg = self.algebra
+        total = alg.sum([])
+        for term in terms:
+            pairs = self._count_subtrees(total) * self._count_subtrees(term)
+            if pairs > self.limits.max_sum_pairs:
+                return None, (
+                    f"the sum of the lands' RCTs is not computed here: up to {pairs:,} pairs "
+                    f"of subtrees, more than this page's limit of {self.limits.max_sum_pairs:,}"
+                )
+            total = alg.add(total, term)
+        return total, None
+
+    def _count_subtrees(self, handle: int) -> int:
+        known = self._subtrees.get(handle)
+        if known is None:
+            children = self.algebra.table.children
+            seen = {handle}
+            stack = [handle]
+            while stack:
+                for kid in children[stack.pop()]:
+                    if kid not in seen:
+                        seen.add(kid)
+                        stack.append(kid)
+            known = self._subtrees[handle] = len(seen)
+        return known
 
     def _rct_fields(self, handle: int | None) -> dict[str, Any]:
         if handle is None:

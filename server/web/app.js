@@ -126,7 +126,7 @@ function render(d) {
   setValue("outcome", d.outcome, d.outcome_status, d.outcome_source);
   setValue("misere", d.misere, d.misere_status, d.misere_source);
   setValue("rct", d.rct ? rctText(d) : null, d.rct_status, d.rct_source);
-  if (!d.rct) $("rct").textContent = "unknown";
+  if (!d.rct) $("rct").textContent = d.rct_note ? "not computed here (see Provenance)" : "unknown";
   renderProof(d);
   renderProvenance(d);
   renderLands(d);
@@ -212,6 +212,7 @@ function renderProvenance(d) {
   add("misère outcome stored by", d.misere_source === "stored" ? d.misere_provenance : null);
   add("RCT of the position mapped by", d.rct_source !== "lands" ? d.rct_provenance : null);
   if (d.rct_problem) add("RCT of the position", { who: d.rct_problem });
+  if (d.rct_note) add("RCT of the position", { who: d.rct_note });
   if (!list.childElementCount) {
     const li = document.createElement("li");
     li.textContent = "no stored fact of this position";
