@@ -180,3 +180,50 @@ def test_a_pos_rct_claim_naming_a_missing_rct_is_answered(tmp_path: Path) -> Non
         server.stop()
     assert server.proc.returncode == 0
     assert "Traceback" not in (server.proc.stdout.read() if server.proc.stdout else "")
+
+
+def test_a_verified_misere_loss_makes_every_child_a_misere_win(tmp_path: Path) -> None:
+    """0*4 is a misère loss: once `check --misere` verified its stored node, each child is a
+    misère win (inferred) with a stored losing reply; 0*5 is a win by its move to a
+    verified loss. Unchecked nodes stay claims."""
+    path = tmp_path / "store"
+    for args in (["solve", "0*4", "--misere"], ["solve", "0*5", "--misere"]):
+        done = run_cli(*args, "--quiet", "--store", str(path), "--no-rct-table", timeout=300)
+        assert done.returncode == 0, done.stderr
+    server = WebProcess(path, "--no-table")
+    try:
+        _, before = api(server, "0*4")
+        assert (before["misere"], before["misere_status"]) == ("L", "claimed")
+        assert all(c["misere_source"] != "inferred" for c in before["children"])
+        done = run_cli("check", "--misere", "--root", "0*4", "--store", str(path), timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        _, view = api(server, "0*4")
+        assert (view["misere"], view["misere_source"], view["misere_status"]) == (
+            "L",
+            "stored",
+            "verified",
+        )
+        assert view["proof"]["misere"]["refuted"] == len(view["children"]) > 0
+        for child in view["children"]:
+            assert (child["misere"], child["misere_status"]) == ("W", "verified")
+            assert child["winning_misere"] is False
+            reply = child["reply_misere"]
+            assert reply["position"] in cli_children(child["position"]), reply
+            _, alone = api(server, reply["position"])
+            assert alone["misere"] == "L"
+        # 0*5, a misère win: its losing child is only claimed, so nothing is inferred yet
+        _, five = api(server, "0*5")
+        assert five["misere"] is None and five["proof"]["misere"] is None
+        done = run_cli("check", "--misere", "--root", "0*5", "--store", str(path), timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        _, five = api(server, "0*5")
+        assert (five["misere"], five["misere_source"], five["misere_status"]) == (
+            "W",
+            "inferred",
+            "verified",
+        )
+        move = five["proof"]["misere"]["move"]
+        assert move in cli_children("0*5") and five["proof"]["misere"]["move_status"] == "verified"
+        assert "a verified loss" in five["inferred_from"]["misere"]
+    finally:
+        server.stop()
