@@ -40,7 +40,8 @@ PROVENANCE = {
     "nullable": True,
     "description": (
         "Who stored the fact: id, who (user@host, token), tool, version, when (UTC), comment. "
-        "For an RCT from the shipped table: {table: path}."
+        "For an RCT from the shipped table: {table: path, verified: how its positions were "
+        "re-derived, or null when they were not (then its values are claims)}."
     ),
     "additionalProperties": True,
 }

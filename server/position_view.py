@@ -90,15 +90,17 @@ class PositionReader:
         table: Any | None = None,
         limits: ViewLimits | None = None,
         *,
-        table_verified: bool = False,
         table_name: str | None = None,
     ) -> None:
         self.game = SproutsGame()
         self.store = store
         self.limits = limits or ViewLimits()
         self.table = table
-        self.table_status = VERIFIED if table_verified else CLAIMED
-        self.table_name = table_name
+        # A table whose positions were re-derived says how in its header ("verified"); the
+        # map of any other table is a claim (its records are re-derived when loaded).
+        verified = None if table is None else table.header.get("verified")
+        self.table_status = VERIFIED if verified else CLAIMED
+        self.table_source = {"table": table_name, "verified": verified or None}
         self.algebra: Algebra = table.algebra if table is not None else Algebra()
         self.store_rcts = StoreRcts(store, self.algebra)  # records re-derived when loaded
         self.engine = BoundedChildren(self.limits.children_seconds)
@@ -206,7 +208,7 @@ class PositionReader:
             return {
                 "rct_source": "table",
                 "rct_status": self.table_status,
-                "rct_provenance": {"table": self.table_name},
+                "rct_provenance": self.table_source,
             }
         record = facts.pos_rct.get(key)
         if key in facts.handles and record is not None:

@@ -102,10 +102,13 @@ def test_claims_are_shown_as_claims(web: WebProcess, store: Path) -> None:
     assert view["lands"][0]["status"] in ("claimed", "verified")
     if view["lands"][0]["status"] == "claimed":
         assert view["nimber_status"] == "claimed" and view["outcome_status"] == "claimed"
-    # misère from the shipped table: a claim until its positions are verified
-    assert view["misere_source"] == "rct" and view["misere_status"] == "claimed"
+    # misère from the shipped table: a claim unless its positions were re-derived
     assert view["rct_source"] == "table" and view["rct_provenance"]["table"]
-    assert view["lands"][0]["r1"] is not None and view["lands"][0]["r1_status"] == "claimed"
+    table = "verified" if view["rct_provenance"]["verified"] else "claimed"
+    assert view["misere_source"] == "rct" and view["misere_status"] == table
+    assert view["lands"][0]["r1"] is not None
+    both = {table, view["lands"][0]["nimber_status"]} == {"verified"}
+    assert view["lands"][0]["r1_status"] == ("verified" if both else "claimed")
     _, empty = api(web, "!")
     assert (empty["outcome"], empty["outcome_source"], empty["outcome_status"]) == (
         "L",
