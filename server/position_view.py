@@ -188,7 +188,8 @@ class PositionReader:
             verified = record is not None and _status(record) == VERIFIED
             h = None if verified or self.table is None else self.table.positions.get(k)
             if h is None:
-                wanted.append(k)
+                if record is not None:  # only maps read just now: a new map shows at once
+                    wanted.append(k)
             else:
                 found[k] = h
                 from_table.add(k)
