@@ -40,6 +40,7 @@ class ViewLimits:
     max_tree_nodes: int = 120  # RCT drawn as a tree up to this many nodes
     max_replies: int = 200  # children of a loss searched for a refuting reply
     max_sum_pairs: int = 10_000  # pairs of subtrees a sum of lands' RCTs may visit (~0.5 s)
+    view_sum_pairs: int = 40_000  # and all the sums of one request together (~2 s)
 
 
 def worst(statuses: list[str | None]) -> str | None:
@@ -106,6 +107,7 @@ class PositionReader:
         self.engine = BoundedChildren(self.limits.children_seconds)
         self._lock = threading.Lock()  # the algebra and the memo grow as pages are read
         self._subtrees: dict[int, int] = {}  # handle -> number of distinct subtrees
+        self._sum_budget = 0  # pairs of subtrees the sums of this request may still visit
 
     def close(self) -> None:
         """Stop the children worker."""
@@ -119,6 +121,7 @@ class PositionReader:
         key = self.game.canonical(text)
         parent_key = None if parent is None or not parent.strip() else self.game.canonical(parent)
         with self._lock:
+            self._sum_budget = self.limits.view_sum_pairs
             children, count, note = self._children(key)
             facts = self._facts([key, *children])
             values = {k: self._position(k, facts) for k in [key, *children]}
@@ -448,6 +451,13 @@ class PositionReader:
                     f"the sum of the lands' RCTs is not computed here: up to {pairs:,} pairs "
                     f"of subtrees, more than this page's limit of {self.limits.max_sum_pairs:,}"
                 )
+            if pairs > self._sum_budget:
+                return None, (
+                    "the sum of the lands' RCTs is not computed here: this request's sums "
+                    f"used up the page's limit of {self.limits.view_sum_pairs:,} pairs of "
+                    "subtrees (open the position itself)"
+                )
+            self._sum_budget -= pairs
             total = alg.add(total, term)
         return total, None
 
