@@ -1,7 +1,9 @@
 """The JSON API and the page of `sproutsdb web`, on the standard library's ThreadingHTTPServer.
 
 GET /api/v1/position?pos=P answers the values of P and of its children (server/position_view.py);
-bad input is a 400 with the parser's message. GET / serves the page (server/web/, package
+bad input is a 400 with the parser's message, a fault of the server a 500 with one line (the
+traceback goes to the log): a request is always answered. GET /api/v1/ is the index,
+/api/v1/openapi.json the OpenAPI description. GET / serves the page (server/web/, package
 data). Nothing is ever written: every other method is refused with 405.
 """
 
@@ -16,6 +18,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from sproutsdb.errors import UserError
+from sproutsdb.server.openapi import index, openapi
 from sproutsdb.server.position_view import PositionReader
 
 log = logging.getLogger("sproutsdb.server.http")
@@ -53,6 +56,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._position(parse_qs(url.query, keep_blank_values=True))
         if url.path == API_PREFIX + "health":
             return self._json(HTTPStatus.OK, {"status": "SERVING"})
+        if url.path in (API_PREFIX, API_PREFIX.rstrip("/")):
+            return self._json(HTTPStatus.OK, index())
+        if url.path == API_PREFIX + "openapi.json":
+            return self._json(HTTPStatus.OK, openapi())
         self._json(HTTPStatus.NOT_FOUND, {"error": f"no such page: {url.path}"})
 
     def _position(self, query: dict[str, list[str]]) -> None:
@@ -61,10 +68,17 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(
                 HTTPStatus.BAD_REQUEST, {"error": "give a position: /api/v1/position?pos=0*6"}
             )
+        parent = query.get("from", [None])[0]
         try:
-            report = self.server.reader.view(values[0])
+            report = self.server.reader.view(values[0], parent)
         except UserError as error:  # NotationError and the engine's refusals
             return self._json(HTTPStatus.BAD_REQUEST, {"error": str(error)})
+        except Exception as error:  # a fault here: answered and logged, never a dropped link
+            log.exception("GET %s failed", self.path)
+            return self._json(
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                {"error": f"the server failed on this position: {type(error).__name__}: {error}"},
+            )
         self._json(HTTPStatus.OK, report)
 
     def _refuse(self) -> None:
@@ -106,3 +120,7 @@ class WebServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], reader: PositionReader) -> None:
         self.reader = reader
         super().__init__(address, _Handler)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.reader.close()

@@ -1,5 +1,7 @@
 """`sproutsdb web`: the JSON API against a real server process (values equal to `query`,
-children complete, 400 on bad input, read-only) and the page in a real headless chromium."""
+children complete, 400 on bad input, read-only) and the page in a real headless chromium:
+walking 0*11 and back with the browser's Back button, a verified loss's children shown as
+wins with their refuting replies, the start page, the legend, and a 420 px wide window."""
 
 from __future__ import annotations
 
@@ -19,15 +21,15 @@ import pytest
 
 from cli_helpers import COMMAND, run_cli
 from service_support import child_env
-from webdriver import Browser, browser_available
+from webdriver import ELEMENT, Browser, browser_available
 
 
 class WebProcess:
     """`sproutsdb web` on a free port; always stopped."""
 
-    def __init__(self, store: Path) -> None:
+    def __init__(self, store: Path, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [*COMMAND, "web", "--store", str(store), "--listen", "127.0.0.1:0"],
+            [*COMMAND, "web", "--store", str(store), "--listen", "127.0.0.1:0", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -78,6 +80,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for args in (["solve", "0*6"], ["solve", "0*6", "--misere"]):  # the latter seeds RCTs
         done = run_cli(*args, "--quiet", "--store", str(path), timeout=300)
         assert done.returncode == 0, done.stderr
+    # 0*8: a normal-play loss, solved and then verified (the checker marks its proof)
+    done = run_cli("solve", "0*8", "--quiet", "--store", str(path), timeout=300)
+    assert done.returncode == 0, done.stderr
+    done = run_cli("check", "--root", "0*8", "--store", str(path), timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
     return path
 
 
@@ -136,19 +143,40 @@ def test_bad_input_is_a_400_with_the_parsers_message(web: WebProcess) -> None:
     assert status == 400 and body["error"] in canon.stderr and "at column 2" in body["error"]
     assert api(web, "0*5000")[0] == 400 and "the limit is 1,000" in api(web, "0*5000")[1]["error"]
     assert fetch(f"{web.url}api/v1/position")[0] == 400
-    status, body = api(web, "0*30")  # readable, but too many moves to list on a page
+    # 0*30 is listed now (the engine's 16 distinct children, as `sproutsdb children`); the
+    # page's bound is the engine's time: a region of 14 different boundaries takes a minute
+    status, body = api(web, "0*30")
+    expected = json.loads(run_cli("children", "0*30", "--json").stdout)["children"]
+    assert status == 200 and [c["position"] for c in body["children"]] == expected
+    assert len(expected) == 16 and body["children_note"] is None
+    slow = "0" + "".join("." + "1" * (i + 1) for i in range(14))
+    started = time.monotonic()
+    status, body = api(web, slow)
     assert status == 200 and body["children"] == [] and "limit" in body["children_note"]
+    assert "within 3 s" in body["children_note"] and time.monotonic() - started < 20
+    status, body = api(web, "0*60")  # the engine's own refusal, the position still shown
+    assert status == 200 and body["children"] == [] and "too many" in body["children_note"]
+    assert api(web, "0*6")[0] == 200  # the worker stopped for the slow one is replaced
     assert fetch(f"{web.url}api/v1/position?pos=0*6", method="POST")[0] == 405
     assert fetch(f"{web.url}nothing-here")[0] == 404
 
 
-def test_the_page_in_a_headless_browser(web: WebProcess) -> None:
+def need_browser() -> None:
     if not browser_available():
         if os.environ.get("CI"):
             pytest.fail("chromium and chromedriver must be installed on CI (.ci/run does it)")
         pytest.skip(
             "chromium/chromedriver not installed (apt-get install chromium chromium-driver)"
         )
+
+
+def shown(position: str) -> str:
+    """A JavaScript test: the page shows this position."""
+    return f"document.getElementById('position').textContent === {position!r}"
+
+
+def test_the_page_in_a_headless_browser(web: WebProcess) -> None:
+    need_browser()
     with Browser() as browser:
         browser.get(web.url)
         field = browser.find("#pos")
@@ -172,3 +200,109 @@ def test_the_page_in_a_headless_browser(web: WebProcess) -> None:
         browser.wait_for("document.getElementById('position').textContent === '0*6'")
         assert browser.text(browser.find("#nimber")) == "0"
         assert browser.script("return document.getElementById('back').disabled;") is True
+
+
+def test_walk_0x11_to_a_child_and_back_with_the_browsers_back_button(web: WebProcess) -> None:
+    """Must show: 0*11 lists its 7 children (as `sproutsdb children`), a click walks to one,
+    the browser's own Back returns to 0*11 and Forward to the child again."""
+    need_browser()
+    expected = json.loads(run_cli("children", "0*11", "--json").stdout)["children"]
+    with Browser() as browser:
+        browser.get(web.url + "?pos=" + quote("0*11"))
+        browser.wait_for(shown("0*11"))
+        assert browser.text(browser.find("#child-count")) == "(7)"
+        links = browser.find_all("#children a[data-pos]")
+        kids = [browser.script("return arguments[0].dataset.pos;", {ELEMENT: x}) for x in links]
+        assert kids == expected
+        browser.click(links[2])
+        browser.wait_for(shown(expected[2]))
+        assert browser.find_all("#children a[data-pos]")  # it can walk further down
+        assert browser.script("return decodeURIComponent(location.search);") == (
+            "?pos=" + expected[2]
+        )
+        browser.back()
+        browser.wait_for(shown("0*11"))
+        assert browser.text(browser.find("#child-count")) == "(7)"
+        browser.forward()
+        browser.wait_for(shown(expected[2]))
+        browser.click(browser.find("#back"))  # the page's Back is the history's too
+        browser.wait_for(shown("0*11"))
+
+
+def test_a_verified_loss_shows_its_children_as_wins_with_refuting_replies(
+    web: WebProcess,
+) -> None:
+    """Must show: 0*8, a verified normal-play loss: each child is a win (inferred, verified)
+    with the stored reply that refutes it; clicking a reply follows the certificate to a
+    verified loss, and the page there says so."""
+    need_browser()
+    _, view = api(web, "0*8")
+    assert view["outcome"] == "L" and view["outcome_status"] == "verified"
+    with Browser() as browser:
+        browser.get(web.url + "?pos=" + quote("0*8"))
+        browser.wait_for(shown("0*8"))
+        assert browser.text(browser.find("#outcome")) == "L"
+        assert browser.text(browser.find("#outcome-badge")) == "verified · stored"
+        proof = browser.text(browser.find("#proof .normal"))
+        assert "loss" in proof and "5 of 5 children" in proof
+        rows = browser.find_all("#children tbody tr")
+        assert len(rows) == 5
+        for row, child in zip(rows, view["children"]):
+            cells = browser.script(
+                "return [...arguments[0].cells].map(c => c.textContent);", {ELEMENT: row}
+            )
+            assert cells[2].startswith("W") and "verified · inferred" in cells[2], cells
+            assert cells[3].startswith(child["reply_normal"]["position"]), cells
+        reply = view["children"][0]["reply_normal"]["position"]
+        browser.click(browser.find("#children a[data-reply]"))
+        browser.wait_for(shown(reply))
+        assert browser.text(browser.find("#outcome")) == "L"
+        assert "verified" in browser.text(browser.find("#outcome-badge"))
+        assert len(browser.script("return history.state.trail;")) == 2  # 0*8 → child → reply
+        browser.back()
+        browser.wait_for(shown("0*8"))
+
+
+def test_start_page_legend_and_phone_width(web: WebProcess) -> None:
+    """`/` opens a start page with 0*1..0*12; the legend explains statuses, `W (rct)`, RCT
+    labels and the R1 class null; at 420 px nothing is wider than the window."""
+    need_browser()
+    with Browser() as browser:
+        browser.get(web.url)
+        browser.wait_for("!document.getElementById('start').hidden")
+        starts = browser.find_all("#start-links a[data-start]")
+        names = [browser.text(x) for x in starts]
+        assert names[:12] == [f"0*{n}" for n in range(1, 13)]
+        legend = browser.script("return document.getElementById('legend').textContent;")
+        for words in ("claimed", "verified", "W (rct)", "16-1-W", "null", "not missing data"):
+            assert words in legend, words
+        browser.click(starts[5])
+        browser.wait_for(shown("0*6"))
+        assert browser.text(browser.find("#misere")) == "W"
+        _, view = api(web, "0*6")  # from an RCT: a claim unless its map was re-derived
+        status = "claim" if view["misere_status"] == "claimed" else view["misere_status"]
+        assert browser.text(browser.find("#misere-badge")) == f"{status} · rct"
+        assert view["misere_source"] == "rct" and view["misere_status"] == view["rct_status"]
+        if view["rct_source"] == "table":
+            verified = view["rct_provenance"]["verified"]
+            assert view["rct_status"] == ("verified" if verified else "claimed")
+        browser.back()
+        browser.wait_for("!document.getElementById('start').hidden")
+        browser.resize(420, 900)
+        for position in ("0*6", "0*8", "0*11"):
+            browser.get(web.url + "?pos=" + quote(position))
+            browser.wait_for(shown(position))
+            width = browser.script("return window.innerWidth;")
+            assert width <= 420
+            widest = browser.script(
+                "return Math.max(document.documentElement.scrollWidth, ...[...document"
+                ".querySelectorAll('table, dl, svg')].map(t => t.getBoundingClientRect().right));"
+            )
+            assert widest <= width, (position, widest, width)
+        shot = (
+            Path(os.environ.get("SPROUTSDB_WEB_SHOTS", ""))
+            if os.environ.get("SPROUTSDB_WEB_SHOTS")
+            else None
+        )
+        if shot is not None:  # for a person to look at: SPROUTSDB_WEB_SHOTS=/tmp/dir
+            (shot / "web-420.png").write_bytes(browser.screenshot_png())

@@ -117,6 +117,16 @@ class Browser:
     def script(self, source: str, *args: Any) -> Any:
         return self.do("POST", "/execute/sync", {"script": source, "args": list(args)})
 
+    def back(self) -> None:
+        """The browser's own Back button (history), not the page's."""
+        self.do("POST", "/back", {})
+
+    def forward(self) -> None:
+        self.do("POST", "/forward", {})
+
+    def resize(self, width: int, height: int) -> None:
+        self.do("POST", "/window/rect", {"width": width, "height": height})
+
     def screenshot_png(self) -> bytes:
         import base64
 

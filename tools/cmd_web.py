@@ -15,18 +15,25 @@ def run_web(args: argparse.Namespace) -> int:
     from sproutsdb.server.http_api import WebServer
     from sproutsdb.server.location import resolve_store_path
     from sproutsdb.server.logs import configure_logging
-    from sproutsdb.server.position_view import PositionReader
+    from sproutsdb.server.position_view import PositionReader, ViewLimits
     from sproutsdb.tools.shipped_rcts import shipped_rct_table
     from sproutsdb.tools.stores import open_store
 
     host, _, port_text = args.listen.rpartition(":")
     if not host or not port_text.isdigit() or int(port_text) > 65535:
         raise UsageError(f"--listen {args.listen}: give HOST:PORT, e.g. 127.0.0.1:8080")
+    if not 0 < args.children_seconds <= 600:
+        raise UsageError(f"--children-seconds {args.children_seconds:g}: give 0 < SECONDS <= 600")
     configure_logging(args.log_level, "text")
     store = open_store(args.store, readonly=True)
     try:
         shipped = None if args.no_table else shipped_rct_table()
-        reader = PositionReader(store, None if shipped is None else shipped[0])
+        reader = PositionReader(
+            store,
+            None if shipped is None else shipped[0],
+            ViewLimits(children_seconds=args.children_seconds),
+            table_name=None if shipped is None else str(shipped[1]),
+        )
         try:
             server = WebServer((host.strip("[]"), int(port_text)), reader)
         except OSError as error:
@@ -53,6 +60,7 @@ def run_web(args: argparse.Namespace) -> int:
             flush=True,
         )
         print(f"  the API:   curl 'http://{address}/api/v1/position?pos=0*6'", flush=True)
+        print(f"  its description: http://{address}/api/v1/openapi.json", flush=True)
         print("  stop:      Ctrl-C", flush=True)
         stop.wait()
         server.shutdown()
@@ -72,9 +80,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Serve a page where you type a position, see its stored values (nimber,\n"
             "outcome, misère outcome, RCT, the R1 class of each land) and click a child to\n"
-            "walk down, winning moves marked; and its JSON API,\n"
-            "GET /api/v1/position?pos=P. Read-only: the store is opened read-only, so it\n"
-            "can be served by `sproutsdb serve` at the same time."
+            "walk down, winning moves marked, each value with its status (verified or\n"
+            "claimed) and source; and its JSON API, GET /api/v1/position?pos=P (index at\n"
+            "/api/v1/, every field explained in /api/v1/openapi.json). Read-only: the\n"
+            "store is opened read-only, so it can be served by `sproutsdb serve` at the\n"
+            "same time."
         ),
         epilog=(
             "examples:\n  sproutsdb web                    # http://127.0.0.1:8080/\n"
@@ -92,6 +102,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--no-table",
         action="store_true",
         help="RCTs from the store only, not from the shipped S6 table",
+    )
+    p.add_argument(
+        "--children-seconds",
+        type=float,
+        default=3.0,
+        metavar="SECONDS",
+        help="time the engine may take to list a position's children (default 3); a "
+        "position it cannot list in time is shown without them, with a note saying so",
     )
     p.add_argument(
         "--log-level",

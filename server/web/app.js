@@ -1,39 +1,113 @@
-// The sproutsdb page: ask /api/v1/position, show the values, walk to children and back.
+// The sproutsdb page: ask /api/v1/position, show each value with its status and source,
+// walk to children and replies; the browser's Back and Forward walk back and forth.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const trail = [];            // positions walked through, oldest first (the way back)
+let trail = [];              // positions walked through, oldest first (kept in history.state)
 
 function text(value) {
   return value === null || value === undefined ? "unknown" : String(value);
 }
 
-function cell(row, value, cls) {
+function cell(row, value, cls, label) {
   const td = row.insertCell();
   td.textContent = value;
   if (cls) td.className = cls;
+  if (label) td.dataset.label = label;
   return td;
 }
 
-async function show(pos, push) {
-  $("error").hidden = true;
+// A badge "verified · stored": how far a value is checked and where it comes from.
+function badge(status, source) {
+  const span = document.createElement("span");
+  if (!status && !source) return span;
+  span.className = "badge " + (status || "unknown");
+  const words = [status === "claimed" ? "claim" : status, source].filter(Boolean);
+  span.textContent = words.join(" · ");
+  span.title = status === "verified" ? "re-derived from the rules (or inferred from verified values)"
+    : status === "claimed" ? "not checked yet: a claim, not a result" : (status || "");
+  return span;
+}
+
+function setValue(id, value, status, source) {
+  const el = $(id);
+  el.textContent = text(value);
+  el.className = status === "verified" ? "result" : (value === null || value === undefined ? "" : "claim");
+  $(id + "-badge").replaceChildren(badge(value === null || value === undefined ? null : status, source));
+}
+
+function link(pos, from, attr) {
+  const a = document.createElement("a");
+  a.textContent = pos;
+  a.href = "?pos=" + encodeURIComponent(pos);
+  a.dataset[attr || "pos"] = pos;
+  a.addEventListener("click", (e) => { e.preventDefault(); walk(pos, from); });
+  return a;
+}
+
+async function fetchView(pos, from) {
+  let url = "api/v1/position?pos=" + encodeURIComponent(pos);
+  if (from) url += "&from=" + encodeURIComponent(from);
   let reply;
   try {
-    reply = await fetch("api/v1/position?pos=" + encodeURIComponent(pos));
+    reply = await fetch(url);
   } catch (e) {
-    return fail("the server did not answer: " + e);
+    fail("the server did not answer: " + e);
+    return null;
   }
-  const data = await reply.json();
-  if (!reply.ok) return fail(data.error || reply.statusText);
-  if (push && trail[trail.length - 1] !== data.position) trail.push(data.position);
-  if (!push && trail.length === 0) trail.push(data.position);
+  let data;
+  try {
+    data = await reply.json();
+  } catch (e) {
+    fail("the server answered " + reply.status + " without JSON");
+    return null;
+  }
+  if (!reply.ok) { fail(data.error || reply.statusText); return null; }
+  return data;
+}
+
+// Walk to a position (a new history entry); `from` is where the user came from.
+async function walk(pos, from) {
+  const data = await fetchView(pos, from);
+  if (!data) return;
+  if (!from) trail = [];
+  if (trail[trail.length - 1] !== data.position) trail = trail.concat([data.position]);
+  const state = { pos: data.position, from: from || null, trail };
+  history.pushState(state, "", "?pos=" + encodeURIComponent(data.position));
   render(data);
-  history.replaceState(null, "", "?pos=" + encodeURIComponent(data.position));
+}
+
+// Show a position without a new history entry (Back, Forward, a link opened directly).
+async function showState(state) {
+  if (!state || !state.pos) return showStart();
+  const data = await fetchView(state.pos, state.from);
+  if (!data) return;
+  trail = state.trail && state.trail.length ? state.trail.slice() : [data.position];
+  history.replaceState({ pos: data.position, from: state.from || null, trail },
+    "", "?pos=" + encodeURIComponent(data.position));
+  render(data);
 }
 
 function fail(message) {
   $("error").textContent = message;
   $("error").hidden = false;
+}
+
+function showStart() {
+  $("error").hidden = true;
+  $("values").hidden = true;
+  $("start").hidden = false;
+  $("path").replaceChildren();
+  trail = [];
+  $("back").disabled = true;
+  const box = $("start-links");
+  if (!box.childElementCount) {
+    for (let n = 1; n <= 12; n++) {
+      box.appendChild(link("0*" + n, null, "start"));
+      box.appendChild(document.createTextNode(" "));
+    }
+    box.appendChild(link("0.AB|AB", null, "start"));
+  }
 }
 
 function rctText(d) {
@@ -42,55 +116,188 @@ function rctText(d) {
 }
 
 function render(d) {
+  $("error").hidden = true;
+  $("start").hidden = true;
   $("values").hidden = false;
   $("pos").value = d.position;
   $("position").textContent = d.position;
   $("lives").textContent = d.lives;
-  $("nimber").textContent = text(d.nimber);
-  $("outcome").textContent = text(d.outcome);
-  $("misere").textContent = text(d.misere) + (d.misere_source ? " (" + d.misere_source + ")" : "");
-  $("rct").textContent = rctText(d);
-  const lands = $("lands").tBodies[0];
-  lands.replaceChildren();
-  for (const land of d.lands) {
-    const row = lands.insertRow();
-    cell(row, land.land, "key");
-    cell(row, land.lives);
-    cell(row, text(land.nimber) + (land.nimber_source === "rct" ? " (from RCT)" : ""));
-    cell(row, text(land.misere));
-    cell(row, text(land.r1));
-    cell(row, land.rct_label || "unknown");
-  }
+  setValue("nimber", d.nimber, d.nimber_status, d.nimber_source);
+  setValue("outcome", d.outcome, d.outcome_status, d.outcome_source);
+  setValue("misere", d.misere, d.misere_status, d.misere_source);
+  setValue("rct", d.rct ? rctText(d) : null, d.rct_status, d.rct_source);
+  if (!d.rct) $("rct").textContent = d.rct_note ? "not computed here (see Provenance)" : "unknown";
+  renderProof(d);
+  renderProvenance(d);
+  renderLands(d);
   drawTree(d.rct_tree);
-  $("child-count").textContent = "(" + d.children.length + ")";
-  $("children-note").textContent = d.children_note || "";
-  const body = $("children").tBodies[0];
-  body.replaceChildren();
-  for (const child of d.children) {
-    const row = body.insertRow();
-    row.className = "child" + (child.winning_normal ? " win-normal" : "") +
-      (child.winning_misere ? " win-misere" : "");
-    const key = cell(row, "", "key");
-    const link = document.createElement("a");
-    link.textContent = child.position;
-    link.dataset.pos = child.position;
-    link.addEventListener("click", () => show(child.position, true));
-    key.appendChild(link);
-    cell(row, text(child.nimber));
-    cell(row, child.winning_normal ? "★ win" : (child.winning_normal === false ? "" : "?"), "normal");
-    cell(row, text(child.misere));
-    cell(row, child.winning_misere ? "★ win" : (child.winning_misere === false ? "" : "?"),
-      "misere-move");
-  }
+  renderChildren(d);
   $("back").disabled = trail.length < 2;
   const path = $("path");
   path.replaceChildren();
   trail.forEach((p, i) => {
     const a = document.createElement("a");
     a.textContent = (i ? "→ " : "") + p;
-    a.addEventListener("click", () => { trail.length = i + 1; show(p, false); });
+    a.href = "?pos=" + encodeURIComponent(p);
+    a.addEventListener("click", (e) => { e.preventDefault(); history.go(i - (trail.length - 1)); });
     path.appendChild(a);
   });
+}
+
+// The proof the store shows: the winning move, or that every move has a refuting reply.
+function renderProof(d) {
+  const box = $("proof");
+  box.replaceChildren();
+  for (const [play, name] of [["normal", "Normal play"], ["misere", "Misère play"]]) {
+    const p = d.proof && d.proof[play];
+    const line = document.createElement("p");
+    line.className = "proof " + play;
+    line.dataset.play = play;
+    const title = document.createElement("b");
+    title.textContent = name + ": ";
+    line.appendChild(title);
+    if (!p) {
+      line.appendChild(document.createTextNode("no value in the store."));
+    } else if (p.outcome === "L") {
+      line.appendChild(document.createTextNode("a loss for the player to move "));
+      line.appendChild(badge(p.status, p.source));
+      line.appendChild(document.createTextNode(p.children
+        ? ". Every move is answered: " + p.refuted + " of " + p.children +
+          " children below show the reply that refutes them."
+        : ". No move is left."));
+    } else {
+      line.appendChild(document.createTextNode("a win for the player to move "));
+      line.appendChild(badge(p.status, p.source));
+      if (p.move) {
+        line.appendChild(document.createTextNode(". Winning move: "));
+        line.appendChild(link(p.move, d.position, "move"));
+        if (p.move_status !== "verified") line.appendChild(badge(p.move_status, null));
+      } else {
+        line.appendChild(document.createTextNode(". No winning move among the children is known."));
+      }
+    }
+    const why = d.inferred_from && d.inferred_from[play];
+    if (why) {
+      const note = document.createElement("span");
+      note.className = "hint";
+      note.textContent = " (inferred: " + why + ")";
+      line.appendChild(note);
+    }
+    box.appendChild(line);
+  }
+}
+
+function describe(who) {
+  if (!who) return "";
+  if (who.table) return "the RCT table " + who.table;
+  return [who.who, who.tool, who.version, who.when, who.comment].filter(Boolean).join(", ");
+}
+
+function renderProvenance(d) {
+  const list = $("provenance");
+  list.replaceChildren();
+  const add = (what, who) => {
+    if (!who) return;
+    const li = document.createElement("li");
+    li.textContent = what + ": " + describe(who);
+    list.appendChild(li);
+  };
+  for (const land of d.lands) {
+    add("nimber of " + land.land + " stored by", land.provenance);
+    add("nimber of " + land.land + " verified by", land.verified_by);
+    add("RCT of " + land.land + " mapped by", land.rct_provenance);
+    if (land.refutation) add("claimed nimber of " + land.land + " refuted", { who: land.refutation.evidence });
+    if (land.rct_problem) add("RCT of " + land.land, { who: land.rct_problem });
+  }
+  add("misère outcome stored by", d.misere_source === "stored" ? d.misere_provenance : null);
+  add("RCT of the position mapped by", d.rct_source !== "lands" ? d.rct_provenance : null);
+  if (d.rct_problem) add("RCT of the position", { who: d.rct_problem });
+  if (d.rct_note) add("RCT of the position", { who: d.rct_note });
+  if (!list.childElementCount) {
+    const li = document.createElement("li");
+    li.textContent = "no stored fact of this position";
+    list.appendChild(li);
+  }
+}
+
+function valueCell(row, value, status, source, label, cls) {
+  const td = cell(row, "", cls, label);
+  const v = document.createElement("span");
+  v.textContent = text(value);
+  v.className = status === "verified" ? "result" : (value === null || value === undefined ? "" : "claim");
+  td.appendChild(v);
+  if (value !== null && value !== undefined && (status !== "verified" || source !== "stored")) {
+    td.appendChild(document.createTextNode(" "));
+    td.appendChild(badge(status, source));
+  }
+  return td;
+}
+
+// What each R1 class means (the class named "null" is a value, not missing data).
+const R1_MEANS = {
+  "null": "normal L, misère W", "trap": "normal L, misère L", "inverter": "*1, misère L",
+  "higher inverter": "*n>1, misère L", "gremlin": "*1, misère W", "higher switch": "*n>1, misère W",
+};
+
+function renderLands(d) {
+  const lands = $("lands").tBodies[0];
+  lands.replaceChildren();
+  for (const land of d.lands) {
+    const row = lands.insertRow();
+    cell(row, land.land, "key", "land");
+    cell(row, land.lives, null, "lives");
+    valueCell(row, land.nimber, land.nimber_status, land.nimber_source, "nimber");
+    valueCell(row, land.misere, land.misere_status, land.misere_source, "misère");
+    const r1 = valueCell(row, land.r1, land.r1_status, null, "R1 class", "r1");
+    if (land.r1) r1.firstChild.textContent = land.r1 + " (" + R1_MEANS[land.r1] + ")";
+    cell(row, land.rct_label || "unknown", null, "RCT");
+  }
+}
+
+// A reply that refutes a move (a child of the child that is a loss): click to follow it.
+function replyInto(td, reply, child) {
+  if (!reply) return;
+  td.appendChild(link(reply.position, child.position, "reply"));
+  if (reply.status !== "verified") td.append(" ", badge(reply.status, null));
+}
+
+function winText(wins) {
+  return wins ? "★ win" : (wins === false ? "" : "?");
+}
+
+// "★ win" for a move to a loss; a claim's star says it is only claimed.
+function winCell(row, wins, status, label, cls) {
+  const td = cell(row, winText(wins), cls, label);
+  if (wins && status !== "verified") td.append(" ", badge(status, null));
+  return td;
+}
+
+function renderChildren(d) {
+  $("child-count").textContent = "(" + (d.children_count || d.children.length) + ")";
+  $("children-note").textContent = [d.children_note, d.replies_note].filter(Boolean).join("; ");
+  const body = $("children").tBodies[0];
+  body.replaceChildren();
+  for (const child of d.children) {
+    const row = body.insertRow();
+    row.className = "child" + (child.winning_normal ? " win-normal" : "") +
+      (child.winning_misere ? " win-misere" : "");
+    const key = cell(row, "", "key", "child");
+    key.appendChild(link(child.position, d.position));
+    valueCell(row, child.nimber, child.nimber_status, child.nimber_source, "nimber", "nimber");
+    if (child.winning_normal || child.outcome === null) {
+      winCell(row, child.winning_normal, child.outcome_status, "normal", "normal");
+    } else {  // a win for the player then to move: its status says whether that is proven
+      valueCell(row, child.outcome, child.outcome_status, child.outcome_source, "normal", "normal");
+    }
+    replyInto(cell(row, "", "reply", "reply"), child.reply_normal, child);
+    valueCell(row, child.misere, child.misere_status, child.misere_source, "misère", "misere");
+    const move = winCell(row, child.winning_misere, child.misere_status, "misère move",
+      "misere-move");
+    if (child.reply_misere) {
+      move.textContent = "reply ";
+      replyInto(move, child.reply_misere, child);
+    }
+  }
 }
 
 // The RCT as a small tree: leaves are nim-heaps (*n), inner nodes sets of options.
@@ -112,8 +319,9 @@ function drawTree(tree) {
   const depth = Math.max(...placed.map((p) => p.depth));
   const dx = 34, dy = 40;
   const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("width", Math.max(1, leaves) * dx + 20);
-  svg.setAttribute("height", (depth + 1) * dy + 20);
+  const width = Math.max(1, leaves) * dx + 20, height = (depth + 1) * dy + 20;
+  svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+  svg.setAttribute("width", width);
   svg.setAttribute("id", "rct-svg");
   const X = (p) => 10 + dx / 2 + p.x * dx, Y = (p) => 20 + p.depth * dy;
   for (const p of placed) for (const k of p.kids) {
@@ -141,14 +349,11 @@ function drawTree(tree) {
 
 $("ask").addEventListener("submit", (e) => {
   e.preventDefault();
-  trail.length = 0;
-  show($("pos").value.trim(), true);
+  walk($("pos").value.trim(), null);
 });
-$("back").addEventListener("click", () => {
-  if (trail.length < 2) return;
-  trail.pop();
-  show(trail[trail.length - 1], false);
-});
+$("back").addEventListener("click", () => { if (trail.length > 1) history.back(); });
+window.addEventListener("popstate", (e) => { showState(e.state); });
 
 const start = new URLSearchParams(location.search).get("pos");
-if (start) { $("pos").value = start; show(start, true); }
+if (start) { $("pos").value = start; showState({ pos: start, from: null, trail: [] }); }
+else showStart();
