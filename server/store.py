@@ -274,6 +274,17 @@ class LmdbProofStore:
         records = self.provenance_records()
         return {key: Mark(pid, records.get(pid)) for key, pid in pids.items()}
 
+    def mark_ids(self, kind: Kind, keys: Iterable[str]) -> dict[str, int]:
+        """The provenance id of the verified mark of each of those keys that is verified."""
+        table = table_name(kind)
+        out: dict[str, int] = {}
+        for key, raw in self._fetch(table, keys):
+            if raw[0] & FLAG_VERIFIED:
+                verifier = schema.split_record(raw).verifier
+                if verifier is not None:
+                    out[key] = verifier
+        return out
+
     def marks_by_check(self, kind: Kind) -> Counter[str]:
         """How many facts of a kind each kind of check verified (a scan of the table:
         for `stats --marks`, not for hot paths)."""
