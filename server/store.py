@@ -90,6 +90,15 @@ class Mark:
         """The kind of check, for people ("an unknown, older check" for old marks)."""
         return UNKNOWN_CHECK if self.provenance is None else self.provenance.check_label()
 
+    @property
+    def summary(self) -> str:
+        """The check with the tool and canonical-form versions that ran it."""
+        record = self.provenance
+        if record is None or not record.check:
+            return UNKNOWN_CHECK
+        canon = "" if record.canon_version is None else f", canon v{record.canon_version}"
+        return f"{record.check} ({record.tool} {record.version}{canon})"
+
     def as_dict(self) -> dict[str, Any]:
         """The mark for JSON reports (`query --json`): the record's fields, `check` spelled
         out, and `described`, one line for people."""
@@ -286,8 +295,8 @@ class LmdbProofStore:
         return out
 
     def marks_by_check(self, kind: Kind) -> Counter[str]:
-        """How many facts of a kind each kind of check verified (a scan of the table:
-        for `stats --marks`, not for hot paths)."""
+        """How many facts of a kind each check verified, by `Mark.summary` (a scan of the
+        table: for `stats --marks`, not for hot paths)."""
         table = table_name(kind)
         records = self.provenance_records()
         by_pid: Counter[int] = Counter()
@@ -298,7 +307,7 @@ class LmdbProofStore:
                     by_pid[verifier] += 1
         out: Counter[str] = Counter()
         for pid, n in by_pid.items():
-            out[Mark(pid, records.get(pid)).label] += n
+            out[Mark(pid, records.get(pid)).summary] += n
         return out
 
     def get_records(

@@ -84,7 +84,6 @@ class KindReport:
             "inconsistent": self.inconsistent,
             "withdrawn": self.withdrawn,
             "ok": self.ok,
-            "seconds": round(self.seconds, 3),
         }
 
 
