@@ -235,3 +235,54 @@ def test_stats_labels_the_children_cache_and_counts_marks(tmp_path: Path) -> Non
         solved, game="sprouts", canon_version=2, create=False, readonly=True
     ) as store:
         assert store.verified_count(FactKind.NIMBER) == store.count(FactKind.NIMBER)
+
+
+def test_check_root_marks_say_check_root(tmp_path: Path) -> None:
+    from sproutsdb.facts import CHECK_ROOT
+
+    solved, pruned = tmp_path / "solved", tmp_path / "pruned"
+    assert run_cli("solve", "0*5", "--store", str(solved), "--quiet").returncode == 0
+    done = run_cli("check", "--store", str(solved), "--root", "0*5", "--prune", str(pruned))
+    assert done.returncode == 0, done.stderr
+    for path in (solved, pruned):
+        with open_store(path, create=False, readonly=True) as store:
+            labels = store.marks_by_check(FactKind.NIMBER)
+            assert set(labels) == {f"{CHECK_ROOT} (sproutsdb {_version()}, canon v2)"}, path
+            mark = store.marks(FactKind.NIMBER, ["0*5"])["0*5"]
+            fact = store.get_records(FactKind.NIMBER, ["0*5"])["0*5"]
+            own = store.provenance_records()[fact.provenance]
+            assert mark.provenance is not None and mark.provenance.when >= own.when
+
+
+def test_a_seeded_store_shows_its_rct_facts_verified(tmp_path: Path) -> None:
+    """`solve --misere` seeds the shipped S6 table into a store with no RCT: its records
+    and positions are stored verified (re-derived), and `stats` and `check --all` say so."""
+    path = tmp_path / "seeded"
+    done = run_cli("solve", "0*3", "--misere", "--store", str(path), "--quiet")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(run_cli("stats", "--store", str(path), "--json").stdout)
+    assert data["counts"]["pos_rct"] == data["verified"]["pos_rct"] == 226_809
+    assert data["counts"]["rct"] == data["verified"]["rct"] > 0
+    code, report = _check_all(path)
+    assert code == 0, report
+    pos = _kind(report, "pos_rct")
+    assert pos["already_verified"] == pos["facts"] == 226_809 and pos["checked"] == 0
+
+
+def test_ray_recheck_matches_one_process(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    solved = tmp_path / "solved"
+    assert run_cli("solve", "0*7", "--store", str(solved), "--quiet").returncode == 0
+    with open_store(solved, create=False, readonly=True) as store:
+        true_value = store.get(FactKind.NIMBER, ["0*4"])["0*4"]
+    one, on_ray = tmp_path / "one", tmp_path / "ray"
+    _received(solved, one, FactKind.NIMBER, "0*4", true_value + 1)
+    _received(solved, on_ray, FactKind.NIMBER, "0*4", true_value + 1)
+    code1, report1 = _check_all(one, "--recheck", "--jobs", "1", "--batch", "10")
+    code2, report2 = _check_all(on_ray, "--recheck", "--ray", "--jobs", "2", "--batch", "10")
+    assert code1 == code2 == 1 and report2["jobs"] == 2
+    untimed = ("seconds", "facts_per_second", "jobs")
+    assert {k: v for k, v in report1.items() if k not in untimed} == {
+        k: v for k, v in report2.items() if k not in untimed
+    }
+    assert _status(on_ray, FactKind.NIMBER, "0*4") is Status.CLAIMED

@@ -148,10 +148,11 @@ class KindChecks:
     # ----------------------------------------------------------------- RCT records
 
     def rct_records(self) -> KindReport:
-        """Load every RCT record into the algebra, re-deriving each (needed too by the
-        pos_rct and misère checks whenever those run)."""
+        """Load every RCT record into the algebra, re-deriving each, when some need
+        checking (the pos_rct and misère checks otherwise load, and so re-derive, the
+        records they use on demand)."""
         report = KindReport("rct")
-        if not (self.needed(FactKind.RCT) or self.needed(FactKind.POS_RCT) or self.needed_misere()):
+        if not self.needed(FactKind.RCT):
             report.facts = self.store.count(FactKind.RCT)
             report.already_verified = report.facts
             return report
@@ -243,8 +244,30 @@ class KindChecks:
 
     # ----------------------------------------------------------------- misère nodes
 
-    def needed_misere(self) -> bool:
-        return self.needed(FactKind.MISERE)
+    def _load_node_rcts(self, chunk: list[tuple[str, Any]], report: KindReport) -> None:
+        """Load (re-deriving each) the RCT records the chunk's node keys name and every
+        tree below them; a node naming a tree the store lacks stays unreadable."""
+        by_cid = self.algebra.table.by_cid
+        todo: set[str] = set()
+        for key, _ in chunk:
+            try:
+                todo.update(c for c in split_node_key(key)[2] if c not in by_cid)
+            except NotationError:
+                continue  # reported by the check of the node
+        records: dict[str, Any] = {}
+        while todo:
+            found = self.store.get(FactKind.RCT, sorted(todo))
+            todo = set()
+            for record in found.values():
+                todo.update(c for c in record.children if c not in by_cid and c not in records)
+            records.update(found)
+            todo -= records.keys()
+        if records and not self._refused:
+            try:
+                self.algebra.load_records(records)
+            except RctRecordError as error:
+                report.note_bad(_named_cid(str(error), records), None, str(error))
+                self._refused = True
 
     def misere(self) -> KindReport:
         """Check every stored misère node (claims, or all with recheck) from the rules and
@@ -262,9 +285,11 @@ class KindChecks:
         for item in self._candidates(FactKind.MISERE, report):
             chunk.append(item)
             if len(chunk) >= NODE_CHUNK:
+                self._load_node_rcts(chunk, report)
                 self._misere_chunk(engine, chunk, report)
                 chunk = []
         if chunk:
+            self._load_node_rcts(chunk, report)
             self._misere_chunk(engine, chunk, report)
         report.seconds = time.perf_counter() - started
         return report

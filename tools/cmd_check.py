@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.facts import CHECK_ROOT
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import CheckReport, check_with_cycles
 from sproutsdb.solver.proofstore import FactKind
@@ -500,12 +501,18 @@ def run_check(args: argparse.Namespace) -> int:
         )
         verified = list(report.verified)
         for start in range(0, len(verified), MARK_BATCH):
-            store.mark_verified(FactKind.NIMBER, verified[start : start + MARK_BATCH])
+            store.mark_verified(
+                FactKind.NIMBER, verified[start : start + MARK_BATCH], check=CHECK_ROOT
+            )
     if args.prune is not None and report.ok:
         with new_store(args.prune) as pruned:
             items = sorted(report.used.items())
             for start in range(0, len(items), MARK_BATCH):
-                pruned.put(FactKind.NIMBER, dict(items[start : start + MARK_BATCH]), verified=True)
+                pruned.put(
+                    FactKind.NIMBER,
+                    dict(items[start : start + MARK_BATCH]),
+                    verified_by=pruned.provenance.for_check(CHECK_ROOT),
+                )
     return _finish(args, report, sizes, started)
 
 
