@@ -533,6 +533,7 @@ class LmdbProofStore:
         provenance: Provenance | None = None,
         check: str | None = None,
         restamp: bool = False,
+        as_recorded: bool = False,
     ) -> MarkResult:
         """Mark stored facts verified (a checker re-derived them); values never change.
 
@@ -540,7 +541,8 @@ class LmdbProofStore:
         `check`, the kind of check (default: the checker's own `check`, else its tool),
         this store's canonical-form version and the time of marking (never earlier than a
         marked fact's own provenance). `restamp` also re-marks facts already verified by
-        another check (a recheck that re-derived them all)."""
+        another check (a recheck that re-derived them all). `as_recorded` copies a mark
+        from another store (rekey): `provenance` is stored as it is, time and all."""
         table = table_name(kind)
         writer = self._require_writer()
         _refuse_bare_string(keys)
@@ -550,7 +552,9 @@ class LmdbProofStore:
         for key in wanted:
             schema.storage_key(key)  # validate before queueing
         checker = provenance if provenance is not None else self.provenance
-        op = MarkOp(table, wanted, self._mark_provenance(checker, check), restamp)
+        if not as_recorded:
+            checker = self._mark_provenance(checker, check)
+        op = MarkOp(table, wanted, checker, restamp, as_recorded)
         result: MarkResult = writer.submit(op).result()
         return result
 

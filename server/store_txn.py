@@ -112,6 +112,7 @@ class MarkOp:
     keys: Sequence[str]
     provenance: Provenance
     restamp: bool = False
+    as_recorded: bool = False  # a copied mark (rekey): its record as it was, time included
 
     @property
     def size(self) -> int:
@@ -321,9 +322,12 @@ class WriteTxn:
             todo.append((skey, raw))
         if not todo:
             return result
-        pid = result.verifier = self.mark_pid(
-            op.provenance, (schema.split_record(raw).provenance for _, raw in todo)
-        )
+        if op.as_recorded:
+            pid = result.verifier = self.provenance_id(op.provenance)
+        else:
+            pid = result.verifier = self.mark_pid(
+                op.provenance, (schema.split_record(raw).provenance for _, raw in todo)
+            )
         for skey, raw in todo:
             if not raw[0] & FLAG_VERIFIED:
                 txn.put(skey, schema.with_verifier(raw, pid), db=db)

@@ -189,3 +189,27 @@ def test_restamp_and_withdraw_keep_the_counts(store: LmdbProofStore) -> None:
     values = store.get(FactKind.NIMBER, ["a", "b", "c"], verified_out=seen, marked_by={mine})
     assert values == {"a": 1, "b": 2, "c": 3} and seen == {"a", "b"}
     assert store.get(FactKind.NIMBER, ["a", "c"], verified_only=True, marked_by={-1}) == {}
+
+
+def test_a_rekeyed_store_keeps_its_old_marks_as_they_were(tmp_path: Path) -> None:
+    """Re-keying copies the marks of facts whose key did not change as the old store had
+    them: an old mark stays "an unknown, older check", with its own time."""
+    from cli_helpers import run_cli
+
+    fixture = Path(__file__).parent / "fixtures" / "v1_store"
+    old = tmp_path / "v1"
+    old.mkdir()
+    shutil.copy(fixture / "data.mdb", old / "data.mdb")
+    new = tmp_path / "v2"
+    done = run_cli("rekey", "--store", str(old), "--out", str(new), "--quiet")
+    assert done.returncode == 0, done.stderr
+    with LmdbProofStore.open(old, game="sprouts", canon_version=1, readonly=True) as before:
+        old_whens = {p.when for p in before.provenance_records().values()}
+    with LmdbProofStore.open(new, game="sprouts", canon_version=2, readonly=True) as store:
+        assert store.verified_count(FactKind.NIMBER) > 0
+        assert store.marks_by_check(FactKind.NIMBER) == {
+            UNKNOWN_CHECK: store.verified_count(FactKind.NIMBER)
+        }
+        keys = [k for k, r in store.iter_records(FactKind.NIMBER) if r.verified_by]
+        for mark in store.marks(FactKind.NIMBER, keys).values():
+            assert mark.provenance is not None and mark.provenance.when in old_whens
