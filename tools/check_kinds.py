@@ -105,6 +105,7 @@ class KindChecks:
         self.algebra = Algebra()
         self._rcts: DerivedRcts | None = None
         self._refused = False  # an RCT record did not re-derive: no RCT is used
+        self._loaded_all = False  # every record of the store loaded (and re-derived) here
         self._run_marks: set[int] = set()
 
     def needed(self, kind: FactKind) -> bool:
@@ -159,6 +160,7 @@ class KindChecks:
         started = time.perf_counter()
         records = dict(self.store.iter_facts(FactKind.RCT))
         wanted = list(self._candidates(FactKind.RCT, report))
+        self._loaded_all = True
         try:
             self.algebra.load_records(records)
         except RctRecordError as error:
@@ -183,6 +185,11 @@ class KindChecks:
 
             shipped = shipped_rct_table()  # re-derived whole once per install
             trusted = shipped[0].rct_id_of if shipped is not None else None
+            if shipped is not None and not self._loaded_all and len(self.algebra) <= 2:
+                # its trees were re-derived when the table loaded: the store's records of
+                # the same content ids need not be loaded again (an interning table, only
+                # ever added to; this process is a check)
+                self.algebra = shipped[0].algebra
             self._rcts = DerivedRcts(
                 self.game,
                 StoreRcts(self.store, self.algebra),
@@ -277,10 +284,11 @@ class KindChecks:
             report.facts = report.already_verified = self.store.count(FactKind.MISERE)
             return report
         started = time.perf_counter()
-        from sproutsdb.solver.misere import MisereSolver
+        from sproutsdb.solver.misere import MisereSolver, NoRcts
 
-        rcts = self.rcts()
-        engine = MisereSolver(self.game, MemoryProofStore(), rcts)
+        rcts = self.rcts()  # first: it may take the shipped table's algebra
+        source = rcts if rcts is not None else NoRcts(self.algebra)  # node keys parse in it
+        engine = MisereSolver(self.game, MemoryProofStore(), source)
         chunk: list[tuple[str, Any]] = []
         for item in self._candidates(FactKind.MISERE, report):
             chunk.append(item)
