@@ -286,3 +286,21 @@ def test_ray_recheck_matches_one_process(tmp_path: Path) -> None:
         k: v for k, v in report2.items() if k not in untimed
     }
     assert _status(on_ray, FactKind.NIMBER, "0*4") is Status.CLAIMED
+
+
+def test_recheck_catches_a_forged_pos_rct_marked_verified(tmp_path: Path) -> None:
+    forged = tmp_path / "forged"
+    entries = _rct_store(forged, "0*3")
+    with open_store(forged, create=False) as store:
+        for kind in (FactKind.RCT, FactKind.POS_RCT):
+            keys = [key for key, _ in store.iter_facts(kind)]
+            store.mark_verified(kind, keys, provenance=MALLORY, check=CHECK_ALL)
+    code, plain = _check_all(forged)
+    assert code == 0 and _kind(plain, "pos_rct")["already_verified"] == len(entries)
+    code, recheck = _check_all(forged, "--recheck")
+    assert code == 1
+    pos = _kind(recheck, "pos_rct")
+    assert [bad["land"] for bad in pos["inconsistent"]] == ["0*3"] and pos["withdrawn"] == 1
+    assert _kind(recheck, "rct")["ok"]  # the records themselves are true
+    assert _status(forged, FactKind.POS_RCT, "0*3") is Status.CLAIMED
+    assert _status(forged, FactKind.POS_RCT, "0*2") is Status.VERIFIED
