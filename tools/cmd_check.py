@@ -609,7 +609,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json\n"
             "  sproutsdb check --store big --all --jobs 8   # every fact, 8 processes; "
             "rerun to resume\n"
-            "  sproutsdb check --store big --all --ray head:6379   # on a Ray cluster"
+            "  sproutsdb check --store big --all --ray head:6379   # on a Ray cluster\n"
+            "  sproutsdb check --store received --all --recheck   # trust none of its marks"
         ),
     )
     add_store_option(p)
@@ -634,9 +635,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         default=None,
         metavar="N",
-        help="with --all: check batches in N worker processes, each reading the "
-        "store; this process alone marks facts verified (default: the CPUs "
-        f"available to this process, here {default_jobs()}; 1: no workers)",
+        help="with --all: check the nimbers' batches in N worker processes, each reading "
+        "the store; this process alone marks facts verified, and checks the RCT and "
+        "misère facts (default: the CPUs available to this process, here "
+        f"{default_jobs()}, no more than there are batches; 1: no workers)",
     )
     p.add_argument(
         "--ray",
