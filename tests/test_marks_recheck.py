@@ -4,6 +4,7 @@ RCT records and pos_rct entries (issue 26), reporting the kinds and the real job
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -304,3 +305,31 @@ def test_recheck_catches_a_forged_pos_rct_marked_verified(tmp_path: Path) -> Non
     assert _kind(recheck, "rct")["ok"]  # the records themselves are true
     assert _status(forged, FactKind.POS_RCT, "0*3") is Status.CLAIMED
     assert _status(forged, FactKind.POS_RCT, "0*2") is Status.VERIFIED
+
+
+def test_recheck_names_a_forged_rct_record_and_keeps_the_true_ones(tmp_path: Path) -> None:
+    path = tmp_path / "forged"
+    entries = _rct_store(path, None)
+    with open_store(path, create=False, readonly=True) as store:
+        records = dict(store.iter_facts(FactKind.RCT))
+    # a record whose outcome is flipped, written over the true one in a new store
+    victim = sorted(cid for cid, r in records.items() if r.children)[0]
+    record = records[victim]
+    forged_record = dataclasses.replace(record, outcome="W" if record.outcome == "L" else "L")
+    received = tmp_path / "received"
+    with open_store(received) as store:
+        store.put(FactKind.RCT, {**records, victim: forged_record}, provenance=MALLORY)
+        store.put(FactKind.POS_RCT, entries, provenance=MALLORY)
+        for kind in (FactKind.RCT, FactKind.POS_RCT):
+            keys = [key for key, _ in store.iter_facts(kind)]
+            store.mark_verified(kind, keys, provenance=MALLORY, check=CHECK_ALL)
+    assert _check_all(received)[0] == 0  # every mark trusted
+    code, recheck = _check_all(received, "--recheck")
+    assert code == 1
+    rct = _kind(recheck, "rct")
+    named = {bad["land"] for bad in rct["inconsistent"]}
+    assert victim in named and rct["withdrawn"] == len(named)
+    assert rct["verified_now"] == len(records) - len(named) > 0
+    assert _status(received, FactKind.RCT, victim) is Status.CLAIMED
+    pos = _kind(recheck, "pos_rct")
+    assert pos["verified_now"] + len(pos["inconsistent"]) + pos["unproven"] == len(entries)

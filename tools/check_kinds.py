@@ -34,6 +34,7 @@ from sproutsdb.solver.cgt.records import RctRecordError
 from sproutsdb.solver.check import CheckReport, Verdict
 from sproutsdb.solver.check_misere import MisereChecker
 from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.misere import MisereConflictError
 from sproutsdb.solver.misere_keys import split_node_key
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES, DerivedRcts
@@ -163,16 +164,51 @@ class KindChecks:
         self._loaded_all = True
         try:
             self.algebra.load_records(records)
-        except RctRecordError as error:
-            report.note_bad(_named_cid(str(error), records), None, str(error))
-            report.unproven = max(0, len(wanted) - 1)
-            self._withdraw(FactKind.RCT, [k for k, _ in wanted], report)
-            self.algebra = Algebra()  # nothing of a refused table is used
-            self._refused = True
-        else:
-            self._mark(FactKind.RCT, [k for k, _ in wanted], report)
+            refused: dict[str, str] = {}
+        except RctRecordError:  # again one at a time, to name every refused record
+            refused = self._load_each(records)
+        for cid, reason in sorted(refused.items()):
+            report.note_bad(cid, None, reason)
+        self._mark(FactKind.RCT, [k for k, _ in wanted if k not in refused], report)
+        self._withdraw(FactKind.RCT, [k for k, _ in wanted if k in refused], report)
         report.seconds = time.perf_counter() - started
         return report
+
+    def _load_each(self, records: Mapping[str, Any]) -> dict[str, str]:
+        """Load the records into a new algebra one at a time, children first; return the
+        refused ones with the reason (a record above a refused one is refused too)."""
+        algebra = self.algebra = Algebra()
+        known: set[str] = set()  # loaded here (0 and *1, built in, are checked too)
+        refused: dict[str, str] = {}
+        for root in records:
+            stack: list[tuple[str, int]] = [(root, 0)]
+            on_path = {root}
+            while stack:
+                top, index = stack[-1]
+                if top in known or top in refused:
+                    stack.pop()
+                    on_path.discard(top)
+                    continue
+                children = tuple(getattr(records[top], "children", ()))
+                if index < len(children):
+                    stack[-1] = (top, index + 1)
+                    child = children[index]
+                    if child in records and child not in on_path and child not in known:
+                        stack.append((child, 0))
+                        on_path.add(child)
+                    continue
+                stack.pop()
+                on_path.discard(top)
+                below = [c for c in children if c in refused]
+                if below:
+                    refused[top] = f"record {top}: its child {below[0]} is refused"
+                    continue
+                try:
+                    algebra.load_records({top: records[top]})
+                    known.add(top)
+                except RctRecordError as error:
+                    refused[top] = str(error)
+        return refused
 
     # ----------------------------------------------------------------- pos_rct
 
@@ -231,11 +267,13 @@ class KindChecks:
         lands = [land for land, _ in batch]
         try:
             handed = rcts.lookup(lands)
-        except Exception as error:  # noqa: BLE001 (a record the store lacks: named, not raised)
+        except (MisereConflictError, RctRecordError):  # one land at a time, naming each
+            handed = {}
             for land, cid in batch:
-                report.note_bad(land, cid, f"cannot be read: {error}")
-            self._withdraw(FactKind.POS_RCT, lands, report)
-            return
+                try:
+                    handed.update(rcts.lookup([land]))
+                except (MisereConflictError, RctRecordError) as error:
+                    report.note_bad(land, cid, f"its RCT cannot be read: {error}")
         refuted = {r.land: r for r in rcts.report.refuted[refuted_before:]}
         large = {land for land, _ in rcts.report.too_large[large_before:]}
         good = [land for land in lands if land in handed and land not in refuted]
