@@ -29,6 +29,15 @@ A string-list block is a tag byte then a body: tag 0 raw, tag 1 zstd frame of th
 tag 2 reserved for zstd with a trained dictionary (the later optimisation; its id will go in
 meta under META_ZSTD_DICT). The raw body is a varint count then varint-length UTF-8 strings.
 
+A verified mark names a provenance record (`verifier`) that says which check set it: besides
+who/tool/version, its JSON has `check` (the kind of check: "check --all", "server verifier",
+...), `canon_version` (of the engine that re-derived it) and `when` (the time of marking,
+never earlier than the fact's own provenance's). These keys were added without a version
+bump: a record without them (a mark made before) reads as "an unknown, older check", and an
+older program reading a newer record ignores them. A recheck (`check --all --recheck`) may
+re-mark a verified fact with its own record, or withdraw the mark of one it could not
+re-derive (the fact stays, as a claim).
+
 `meta` keys and values are UTF-8 text (integers in decimal) so `mdb_dump` output is
 readable. `provenance` maps a 10-digit zero-padded decimal id to the record's JSON.
 
@@ -544,6 +553,20 @@ def with_verifier(raw: bytes, verifier: int) -> bytes:
     if flags & FLAG_VERIFIED:
         return raw
     return bytes([flags | FLAG_VERIFIED]) + raw[1:5] + _U32.pack(verifier) + raw[5:]
+
+
+def restamped(raw: bytes, verifier: int) -> bytes:
+    """The verified record `raw` re-marked by `verifier` (a recheck); payload bytes kept."""
+    if not raw[0] & FLAG_VERIFIED:
+        return with_verifier(raw, verifier)
+    return raw[:5] + _U32.pack(verifier) + raw[9:]
+
+
+def without_verifier(raw: bytes) -> bytes:
+    """The verified record `raw` as a claim again (a recheck withdrew its mark)."""
+    if not raw[0] & FLAG_VERIFIED:
+        return raw
+    return bytes([raw[0] & ~FLAG_VERIFIED]) + raw[1:5] + raw[9:]
 
 
 def decode_record(table: str, raw: bytes) -> FactRecord:

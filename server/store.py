@@ -16,13 +16,15 @@ from __future__ import annotations
 import logging
 import os
 import weakref
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import lmdb
 
-from sproutsdb.facts import Provenance, Status
+from sproutsdb.facts import UNKNOWN_CHECK, Provenance, Status
 from sproutsdb.server import schema, store_reads
 from sproutsdb.server.schema import (
     DECODERS,
@@ -44,7 +46,7 @@ from sproutsdb.server.store_errors import (
     StoreNotFoundError,
 )
 from sproutsdb.server.store_open import DEFAULT_MAP_SIZE, StoreIdentity, open_environment
-from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp, RefuteOp
+from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp, RefuteOp, UnmarkOp
 from sproutsdb.server.store_writer import Barrier, GroupCommitWriter, shutdown
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
@@ -55,6 +57,7 @@ __all__ = [
     "FactRecord",
     "InvalidFactError",
     "LmdbProofStore",
+    "Mark",
     "MarkResult",
     "NotAStoreError",
     "Provenance",
@@ -72,6 +75,36 @@ __all__ = [
 LOGGED_CONFLICTS = 20  # per put; the rest are summarised in one line
 
 Kind = FactKind | str
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Who verified a fact: the provenance record of its verified mark (`check` says which
+    kind of check; "" for a mark made before marks said it: `label` reads it)."""
+
+    pid: int
+    provenance: Provenance | None  # None: a dangling id (never written by this store)
+
+    @property
+    def label(self) -> str:
+        """The kind of check, for people ("an unknown, older check" for old marks)."""
+        return UNKNOWN_CHECK if self.provenance is None else self.provenance.check_label()
+
+    @property
+    def summary(self) -> str:
+        """The check with the tool and canonical-form versions that ran it."""
+        record = self.provenance
+        if record is None or not record.check:
+            return UNKNOWN_CHECK
+        canon = "" if record.canon_version is None else f", canon v{record.canon_version}"
+        return f"{record.check} ({record.tool} {record.version}{canon})"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The mark for JSON reports (`query --json`): the record's fields, `check` spelled
+        out, and `described`, one line for people."""
+        if self.provenance is None:
+            return {"id": self.pid, "check": UNKNOWN_CHECK, "described": UNKNOWN_CHECK}
+        return self.provenance.mark_dict(self.pid)
 
 
 def _refuse_bare_string(keys: object) -> None:
@@ -194,14 +227,18 @@ class LmdbProofStore:
         *,
         verified_only: bool = False,
         verified_out: set[str] | None = None,
+        marked_by: Container[int] | None = None,
     ) -> dict[str, Any]:
         """The stored values of those keys that are known (missing keys are absent); with
         `verified_only`, claimed facts are absent too. Refuted claims are never stored.
         `verified_out`, when given, receives the keys whose fact is marked verified (a
-        whole-store check learns values and marks in one read)."""
+        whole-store check learns values and marks in one read); with `marked_by`, only
+        those marked by one of these provenance ids (a recheck trusts its own marks only)."""
         table = table_name(kind)
         decode = DECODERS[table]
         out: dict[str, Any] = {}
+        if marked_by is not None:
+            return self._get_marked_by(table, keys, marked_by, verified_only, verified_out)
         for key, raw in self._fetch(table, keys):
             verified = raw[0] & FLAG_VERIFIED
             if verified_only and not verified:
@@ -209,6 +246,68 @@ class LmdbProofStore:
             if verified and verified_out is not None:
                 verified_out.add(key)
             out[key] = decode(raw, 5 if raw[0] == 0 else schema.payload_offset(raw))
+        return out
+
+    def _get_marked_by(
+        self,
+        table: str,
+        keys: Iterable[str],
+        marked_by: Container[int],
+        verified_only: bool,
+        verified_out: set[str] | None,
+    ) -> dict[str, Any]:
+        """`get` counting as verified only the marks of `marked_by`."""
+        decode = DECODERS[table]
+        out: dict[str, Any] = {}
+        for key, raw in self._fetch(table, keys):
+            parts = schema.split_record(raw)
+            verified = parts.verifier is not None and parts.verifier in marked_by
+            if verified_only and not verified:
+                continue
+            if verified and verified_out is not None:
+                verified_out.add(key)
+            out[key] = decode(raw, parts.payload_offset)
+        return out
+
+    def marks(self, kind: Kind, keys: Iterable[str]) -> dict[str, Mark]:
+        """Who verified each of those keys that is stored and verified: its Mark (the
+        check, tool and version, canonical-form version, time). For `query --json`."""
+        table = table_name(kind)
+        pids = {
+            key: parts.verifier
+            for key, raw in self._fetch(table, keys)
+            if (parts := schema.split_record(raw)).verifier is not None
+        }
+        if not pids:
+            return {}
+        records = self.provenance_records()
+        return {key: Mark(pid, records.get(pid)) for key, pid in pids.items()}
+
+    def mark_ids(self, kind: Kind, keys: Iterable[str]) -> dict[str, int]:
+        """The provenance id of the verified mark of each of those keys that is verified."""
+        table = table_name(kind)
+        out: dict[str, int] = {}
+        for key, raw in self._fetch(table, keys):
+            if raw[0] & FLAG_VERIFIED:
+                verifier = schema.split_record(raw).verifier
+                if verifier is not None:
+                    out[key] = verifier
+        return out
+
+    def marks_by_check(self, kind: Kind) -> Counter[str]:
+        """How many facts of a kind each check verified, by `Mark.summary` (a scan of the
+        table: for `stats --marks`, not for hot paths)."""
+        table = table_name(kind)
+        records = self.provenance_records()
+        by_pid: Counter[int] = Counter()
+        for _, raw in self._scan(table, None):
+            if raw[0] & FLAG_VERIFIED:
+                verifier = schema.split_record(raw).verifier
+                if verifier is not None:
+                    by_pid[verifier] += 1
+        out: Counter[str] = Counter()
+        for pid, n in by_pid.items():
+            out[Mark(pid, records.get(pid)).summary] += n
         return out
 
     def get_records(
@@ -327,13 +426,16 @@ class LmdbProofStore:
         *,
         provenance: Provenance | None = None,
         verified: bool = False,
+        verified_by: Provenance | None = None,
     ) -> PutResult:
         """Store a batch atomically; return after its transaction committed.
 
         Every item is validated first: one bad key or value raises InvalidFactError and
         nothing is written. An identical re-put is `unchanged` (and, with verified=True,
         upgrades a claimed fact to verified); a different value is a Conflict, logged, and
-        the stored value is kept.
+        the stored value is kept. `verified_by` (implies verified) is the check that
+        re-derived the batch, e.g. `provenance.for_check(SEED_REDERIVED)`; without it the
+        mark names `provenance` with its tool as the check.
         """
         table = table_name(kind)
         writer = self._require_writer()
@@ -347,9 +449,11 @@ class LmdbProofStore:
             )
         if not facts:
             return PutResult()
-        op = PutOp(
-            table, facts, provenance if provenance is not None else self.provenance, verified
-        )
+        who = provenance if provenance is not None else self.provenance
+        verifier = None
+        if verified or verified_by is not None:
+            verifier = self._mark_provenance(verified_by if verified_by is not None else who)
+        op = PutOp(table, facts, who, verifier is not None, verifier)
         result: PutResult = writer.submit(op).result()
         self._log_conflicts(table, result.conflicts)
         if op.replaced:
@@ -422,9 +526,23 @@ class LmdbProofStore:
         return self.put(schema.CHILDREN, items, provenance=provenance)
 
     def mark_verified(
-        self, kind: Kind, keys: Iterable[str], *, provenance: Provenance | None = None
+        self,
+        kind: Kind,
+        keys: Iterable[str],
+        *,
+        provenance: Provenance | None = None,
+        check: str | None = None,
+        restamp: bool = False,
+        as_recorded: bool = False,
     ) -> MarkResult:
-        """Mark stored facts verified (a checker re-derived them); values never change."""
+        """Mark stored facts verified (a checker re-derived them); values never change.
+
+        The mark names a provenance record of the checker (default: this store's) with
+        `check`, the kind of check (default: the checker's own `check`, else its tool),
+        this store's canonical-form version and the time of marking (never earlier than a
+        marked fact's own provenance). `restamp` also re-marks facts already verified by
+        another check (a recheck that re-derived them all). `as_recorded` copies a mark
+        from another store (rekey): `provenance` is stored as it is, time and all."""
         table = table_name(kind)
         writer = self._require_writer()
         _refuse_bare_string(keys)
@@ -433,9 +551,41 @@ class LmdbProofStore:
             return MarkResult()  # nothing to mark: no empty commit (and fsync)
         for key in wanted:
             schema.storage_key(key)  # validate before queueing
-        op = MarkOp(table, wanted, provenance if provenance is not None else self.provenance)
+        checker = provenance if provenance is not None else self.provenance
+        if not as_recorded:
+            checker = self._mark_provenance(checker, check)
+        op = MarkOp(table, wanted, checker, restamp, as_recorded)
         result: MarkResult = writer.submit(op).result()
         return result
+
+    def withdraw_marks(self, kind: Kind, keys: Iterable[str]) -> int:
+        """Make verified facts claims again (a recheck could not re-derive them: their mark
+        was someone else's word); values are kept. Returns how many marks were withdrawn."""
+        table = table_name(kind)
+        writer = self._require_writer()
+        _refuse_bare_string(keys)
+        wanted = list(keys)
+        if not wanted:
+            return 0
+        for key in wanted:
+            schema.storage_key(key)
+        done: int = writer.submit(UnmarkOp(table, wanted)).result()
+        if done:
+            log.warning(
+                "store %s: withdrew %d verified mark(s) of %s (not re-derived), first %r",
+                self.path,
+                done,
+                table,
+                wanted[0],
+                extra={"table": table},
+            )
+        return done
+
+    def _mark_provenance(self, checker: Provenance, check: str | None = None) -> Provenance:
+        """The provenance of marks set by `checker`: its check kind and this store's
+        canonical-form version (the writer sets the time)."""
+        kind = check or checker.check or checker.tool
+        return checker.for_check(kind, canon_version=self.identity.canon_version)
 
     def _log_conflicts(self, table: str, conflicts: list[Conflict]) -> None:
         for c in conflicts[:LOGGED_CONFLICTS]:

@@ -9,8 +9,9 @@ counts never disagree with the facts. Byte formats come from server/schema.py.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, cast
 
 import lmdb
@@ -21,14 +22,51 @@ from sproutsdb.server.schema import DECODERS, FLAG_VERIFIED, EncodedFact, Refuta
 from sproutsdb.server.store_errors import StoreFullError
 from sproutsdb.solver.proofstore import Conflict, FactKind, FactValue, PutResult
 
+# A mark's provenance record says when the check marked; one record serves the marks of one
+# checker for up to this many seconds (a busy server verifier would otherwise add a record
+# per second), and never a mark of a fact whose own provenance is newer.
+MARK_TIME_GRAIN = 600
+
 
 @dataclass
 class MarkResult:
-    """Outcome of mark_verified: newly verified, already verified, and keys not stored."""
+    """Outcome of mark_verified: newly verified, already verified (`restamped`: of those,
+    re-marked by this check), and keys not stored."""
 
     verified: int = 0
     already: int = 0
     missing: list[str] = field(default_factory=list)
+    restamped: int = 0
+    verifier: int | None = None  # the provenance id of the marks made (None: none made)
+
+
+@dataclass
+class MarkClock:
+    """The writer's memory of mark provenances: per checker (its provenance without `when`),
+    the last mark record (when, id); and the `when` of provenance ids read so far. Updated
+    only from committed transactions."""
+
+    recent: dict[bytes, tuple[str, int]] = field(default_factory=dict)
+    whens: dict[int, str] = field(default_factory=dict)
+
+
+def _instant(text: str) -> datetime | None:
+    """A provenance `when` as a time (None if it is not ISO 8601 with a zone)."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def _later(a: str, b: str) -> str:
+    """The later of two `when`s (an unreadable one counts as earliest)."""
+    ta, tb = _instant(a), _instant(b)
+    if tb is None:
+        return a
+    if ta is None:
+        return b
+    return b if tb > ta else a
 
 
 @dataclass(frozen=True)
@@ -39,6 +77,7 @@ class PutOp:
     facts: Sequence[EncodedFact]
     provenance: Provenance
     verified: bool
+    verifier: Provenance | None = None  # the check's (see mark_pid); None: claims
     # filled by the writer: (key, its last refutation, new provenance id) of each inserted
     # fact whose key held a refuted claim, so the store can log both provenances
     replaced: list[tuple[str, Refutation, int]] = field(default_factory=list)
@@ -66,11 +105,26 @@ class RefuteOp:
 
 @dataclass(frozen=True)
 class MarkOp:
-    """Stored facts to mark verified, with the provenance of the checker."""
+    """Stored facts to mark verified, with the provenance of the checker; `restamp` also
+    re-marks facts verified by another check (a recheck that re-derived them)."""
 
     table: str
     keys: Sequence[str]
     provenance: Provenance
+    restamp: bool = False
+    as_recorded: bool = False  # a copied mark (rekey): its record as it was, time included
+
+    @property
+    def size(self) -> int:
+        return len(self.keys)
+
+
+@dataclass(frozen=True)
+class UnmarkOp:
+    """Verified facts whose mark a recheck withdraws: they become claims (values kept)."""
+
+    table: str
+    keys: Sequence[str]
 
     @property
     def size(self) -> int:
@@ -89,12 +143,19 @@ class WriteTxn:
     """One write transaction of the writer: facts, per-kind count deltas, provenance ids."""
 
     def __init__(
-        self, txn: lmdb.Transaction[bytes], dbs: Mapping[str, Any], known: dict[bytes, int]
+        self,
+        txn: lmdb.Transaction[bytes],
+        dbs: Mapping[str, Any],
+        known: dict[bytes, int],
+        clock: MarkClock | None = None,
     ):
         self.txn = txn
         self.dbs = dbs
         self.known = known  # committed provenance JSON -> id (owned by the writer)
         self.new_provenance: dict[bytes, int] = {}
+        self.clock = clock if clock is not None else MarkClock()  # owned by the writer
+        self.new_marks: dict[bytes, tuple[str, int]] = {}
+        self.new_whens: dict[int, str] = {}
         self.counts: dict[str, int] = defaultdict(int)
         self.verified: dict[str, int] = defaultdict(int)
         self.refuted: dict[str, int] = defaultdict(int)
@@ -119,6 +180,35 @@ class WriteTxn:
         self.new_provenance[blob] = pid
         return pid
 
+    def when_of(self, pid: int) -> str:
+        """The `when` of a provenance record ("" if unknown)."""
+        when = self.clock.whens.get(pid) or self.new_whens.get(pid)
+        if when is None:
+            raw = self.txn.get(schema.provenance_key(pid), db=self.dbs[schema.PROVENANCE])
+            when = "" if raw is None else Provenance.from_json(bytes(raw)).when
+            self.new_whens[pid] = when
+        return when
+
+    def mark_pid(self, checker: Provenance, fact_pids: Iterable[int]) -> int:
+        """The provenance id to mark facts (stored under `fact_pids`) verified by `checker`:
+        a record of `checker` whose `when` is the time of marking, and never earlier than
+        any of those facts' own `when` (a checker's session may predate a fact it checks).
+        A recent record of the same checker that satisfies both is reused."""
+        newest = ""
+        for pid in set(fact_pids):
+            newest = _later(newest, self.when_of(pid))
+        base = replace(checker, when="").to_json()
+        cached = self.new_marks.get(base) or self.clock.recent.get(base)
+        now = now_iso()
+        if cached is not None and _later(cached[0], newest) == cached[0]:
+            made, current = _instant(cached[0]), _instant(now)
+            if made and current and (current - made).total_seconds() < MARK_TIME_GRAIN:
+                return cached[1]
+        when = _later(now, newest)
+        pid = self.provenance_id(replace(checker, when=when))
+        self.new_marks[base] = (when, pid)
+        return pid
+
     def stored(
         self, table: str, fact_key: str, skey: bytes, long_key: bytes | None
     ) -> bytes | None:
@@ -133,7 +223,8 @@ class WriteTxn:
         batch is verified), a different one a Conflict that keeps the stored value."""
         txn, db, table = self.txn, self.dbs[op.table], op.table
         pid = self.provenance_id(op.provenance)
-        verifier = pid if op.verified else None
+        checker = op.verifier if op.verifier is not None else op.provenance
+        verifier = self.mark_pid(checker, (pid,)) if op.verified else None
         head = schema.record_head(pid, verifier)
         decode = DECODERS[table]
         put = txn.put
@@ -142,6 +233,7 @@ class WriteTxn:
         refuted_db = self.dbs.get(schema.REFUTED)
         watch = refuted_db is not None and self.txn.stat(refuted_db)["entries"] > 0
         fresh: list[str] = []
+        upgrades: list[tuple[bytes, bytes]] = []
         for fact in op.facts:
             if fact.long_key is None:
                 if put(fact.skey, head + fact.payload, db=db, overwrite=False):
@@ -160,8 +252,7 @@ class WriteTxn:
             if raw[off:] == fact.payload or decode(raw, off) == fact.value:
                 unchanged += 1
                 if op.verified and not raw[0] & FLAG_VERIFIED:
-                    put(fact.skey, schema.with_verifier(raw, pid), db=db)
-                    self.verified[table] += 1
+                    upgrades.append((fact.skey, raw))
             else:
                 # (the `children` cache's tuples travel in the same record type)
                 result.conflicts.append(
@@ -169,6 +260,11 @@ class WriteTxn:
                         _as_kind(table), fact.key, decode(raw, off), cast(FactValue, fact.value)
                     )
                 )
+        if upgrades:  # marked now, by a mark no earlier than these older facts' provenance
+            upid = self.mark_pid(checker, (schema.split_record(r).provenance for _, r in upgrades))
+            for skey, raw in upgrades:
+                put(skey, schema.with_verifier(raw, upid), db=db)
+            self.verified[table] += len(upgrades)
         result.inserted, result.unchanged = inserted, unchanged
         self.counts[table] += inserted
         if op.verified:
@@ -208,24 +304,52 @@ class WriteTxn:
         return "refuted"
 
     def apply_mark(self, op: MarkOp) -> MarkResult:
-        """Mark stored facts verified by the op's provenance; values never change."""
+        """Mark stored facts verified by the op's provenance (re-mark verified ones with
+        `restamp`); values never change."""
         txn, db, table = self.txn, self.dbs[op.table], op.table
         result = MarkResult()
-        pid: int | None = None
+        todo: list[tuple[bytes, bytes]] = []
         for key in op.keys:
             skey, long_key = schema.storage_key(key)
             raw = self.stored(table, key, skey, long_key)
             if raw is None:
                 result.missing.append(key)
-            elif raw[0] & FLAG_VERIFIED:
+                continue
+            if raw[0] & FLAG_VERIFIED:
                 result.already += 1
-            else:
-                if pid is None:
-                    pid = self.provenance_id(op.provenance)
+                if not op.restamp:
+                    continue
+            todo.append((skey, raw))
+        if not todo:
+            return result
+        if op.as_recorded:
+            pid = result.verifier = self.provenance_id(op.provenance)
+        else:
+            pid = result.verifier = self.mark_pid(
+                op.provenance, (schema.split_record(raw).provenance for _, raw in todo)
+            )
+        for skey, raw in todo:
+            if not raw[0] & FLAG_VERIFIED:
                 txn.put(skey, schema.with_verifier(raw, pid), db=db)
                 result.verified += 1
+            elif schema.split_record(raw).verifier != pid:
+                txn.put(skey, schema.restamped(raw, pid), db=db)
+                result.restamped += 1
         self.verified[table] += result.verified
         return result
+
+    def apply_unmark(self, op: UnmarkOp) -> int:
+        """Withdraw the verified mark of stored facts (they become claims); the count."""
+        txn, db, table = self.txn, self.dbs[op.table], op.table
+        done = 0
+        for key in op.keys:
+            skey, long_key = schema.storage_key(key)
+            raw = self.stored(table, key, skey, long_key)
+            if raw is not None and raw[0] & FLAG_VERIFIED:
+                txn.put(skey, schema.without_verifier(raw), db=db)
+                done += 1
+        self.verified[table] -= done
+        return done
 
     def write_counts(self) -> None:
         """Add this transaction's per-kind fact and verified deltas to the counts in `meta`."""

@@ -18,7 +18,7 @@ from typing import Any
 import lmdb
 
 from sproutsdb.server.store_errors import StoreClosedError, StoreFullError, disk_error
-from sproutsdb.server.store_txn import MarkOp, PutOp, RefuteOp, WriteTxn
+from sproutsdb.server.store_txn import MarkClock, MarkOp, PutOp, RefuteOp, UnmarkOp, WriteTxn
 
 MAX_GROUP_FACTS = 100_000  # the writer stops draining once a transaction holds this many
 
@@ -30,7 +30,7 @@ class Barrier:
     size: int = 0
 
 
-Op = PutOp | MarkOp | RefuteOp | Barrier
+Op = PutOp | MarkOp | RefuteOp | UnmarkOp | Barrier
 
 
 class GroupCommitWriter:
@@ -43,6 +43,7 @@ class GroupCommitWriter:
         self._lock = threading.Lock()
         self._closed = False
         self._provenance_ids: dict[bytes, int] = {}
+        self._mark_clock = MarkClock()
         self.commits = 0
         self.operations = 0
         self._thread = threading.Thread(
@@ -119,7 +120,7 @@ class GroupCommitWriter:
         """Apply ops and the count deltas in one write transaction; their results in order."""
         txn = self._env.begin(write=True)
         try:
-            work = WriteTxn(txn, self._dbs, self._provenance_ids)
+            work = WriteTxn(txn, self._dbs, self._provenance_ids, self._mark_clock)
             results: list[Any] = []
             for op in ops:
                 if isinstance(op, PutOp):
@@ -128,6 +129,8 @@ class GroupCommitWriter:
                     results.append(work.apply_mark(op))
                 elif isinstance(op, RefuteOp):
                     results.append(work.apply_refute(op))
+                elif isinstance(op, UnmarkOp):
+                    results.append(work.apply_unmark(op))
                 else:
                     results.append(None)
             work.write_counts()
@@ -136,6 +139,8 @@ class GroupCommitWriter:
             raise
         txn.commit()
         self._provenance_ids.update(work.new_provenance)
+        self._mark_clock.recent.update(work.new_marks)
+        self._mark_clock.whens.update(work.new_whens)
         self.commits += 1
         self.operations += len(ops)
         return results

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -182,7 +183,14 @@ def test_status_provenance_and_mark_verified(store: LmdbProofStore) -> None:
     assert (again.verified, again.already) == (0, 1)
     a = store.get_records(FactKind.NIMBER, ["a"])["a"]
     assert a.value == 1 and a.status is Status.VERIFIED and a.provenance == writer_id
-    assert a.verified_by is not None and store.provenance_records()[a.verified_by] == checker
+    assert a.verified_by is not None
+    mark = store.provenance_records()[a.verified_by]
+    # the mark names the checker, with the kind of check (its tool, none given), the
+    # store's canonical-form version and the time of marking (never before the fact's)
+    assert mark == dataclasses.replace(
+        checker, when=mark.when, check="sproutsdb check", canon_version=1
+    )
+    assert mark.when >= store.provenance_records()[writer_id].when
 
     # a verified re-put of the same value upgrades the status; it is not a conflict
     upgraded = store.put(FactKind.NIMBER, {"c": 3}, verified=True, provenance=checker)
@@ -194,7 +202,10 @@ def test_status_provenance_and_mark_verified(store: LmdbProofStore) -> None:
     store.put(FactKind.NIMBER, {"a": 1})
     assert store.get_records(FactKind.NIMBER, ["a"])["a"].status is Status.VERIFIED
     assert store.verified_count(FactKind.NIMBER) == 3
-    assert len(store.provenance_records()) == 2  # each distinct provenance stored once
+    # each distinct provenance stored once: the writer, the checker's mark (shared by both
+    # marks and the upgrade), the checker as the verified put's writer, and the mark of
+    # the store's own provenance (the refused verified put of c = 4)
+    assert len(store.provenance_records()) == 4
     assert_counts_match(store)
 
 

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.facts import CHECK_ROOT
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import CheckReport, check_with_cycles
 from sproutsdb.solver.proofstore import FactKind
@@ -92,13 +93,19 @@ def check_store(
     jobs: int | None = 1,
     derive_lives: int = 0,
     ray: str | None = None,
+    recheck: bool = False,
+    auto_jobs: bool = False,
 ) -> dict[str, Any]:
     """Check every nimber fact of a store, fewest lives first (see `lives_order`), `batch`
     facts per memo (bounded memory), marking verified ones as it goes; facts already
-    verified are trusted, so an interrupted run resumes where it stopped.
+    verified are trusted, so an interrupted run resumes where it stopped. With `recheck`,
+    no mark made before the run is trusted: every fact is re-derived and re-marked, and a
+    fact that does not re-derive loses its mark (`withdrawn`).
 
     With `jobs` > 1, batches are checked by that many worker processes (never more than
-    there are batches) and this process alone writes; the totals are the same as with one.
+    there are facts; with `auto_jobs`, a default rather than the user's number, never more
+    than there are batches) and this process alone writes; the totals are the same as
+    with one. `jobs` in the result is the number of processes that checked.
     `already_verified` counts the facts marked before this run, `unproven` those neither
     verified nor inconsistent; `missing` and `inconsistent` list the first SHOWN of each,
     sorted by land. With `derive_lives` K, unstored lands of at most K lives are taken
@@ -117,12 +124,13 @@ def check_store(
             workers=jobs,
             derive_lives=derive_lives,
             address=ray or None,
+            recheck=recheck,
         )
     jobs = 1 if jobs is None else jobs
     if batch < 1 or jobs < 1:
         raise UsageError("the batch size and the number of jobs must be at least 1")
-    jobs = max(1, min(jobs, -(-store.count(FactKind.NIMBER) // batch)))
-    tally = Tally()
+    jobs = _jobs_used(jobs, store.count(FactKind.NIMBER), batch, auto_jobs)
+    tally = Tally(recheck=recheck)
     with lives_order(store, quiet=quiet) as spill, counter_bar("facts", enabled=not quiet) as bar:
 
         def done(lands: list[str], digest: Any) -> None:
@@ -131,13 +139,36 @@ def check_store(
 
         work = level_batches(spill, batch, jobs)
         if jobs == 1:
-            checker = new_checker(store, derive_lives=derive_lives)
+            marked_by = tally.run_marks if recheck else None
+            checker = new_checker(store, derive_lives=derive_lives, marked_by=marked_by)
             for lands in work:
                 done(lands, check_batch(checker, lands))
         else:
-            with CheckPool(str(store.path), jobs, derive_lives=derive_lives) as pool:
+            run_marks = tally.run_marks if recheck else None
+            with CheckPool(
+                str(store.path), jobs, derive_lives=derive_lives, run_marks=run_marks
+            ) as pool:
                 pool.run(work, done)
-    return {**tally.as_dict(), "jobs": jobs}
+    return _totals(store, tally, jobs)
+
+
+def _jobs_used(jobs: int, facts: int, batch: int, auto: bool) -> int:
+    """The processes a check uses: the number asked, but no more than there are facts (a
+    default, `auto`: no more than there are batches, so a small store costs no workers)."""
+    limit = -(-facts // batch) if auto else facts
+    return max(1, min(jobs, limit))
+
+
+def _totals(store: LmdbProofStore, tally: Tally, jobs: int) -> dict[str, Any]:
+    """The nimber part of a whole-store check's report."""
+    return {
+        **tally.as_dict(),
+        "jobs": jobs,
+        "recheck": tally.recheck,
+        "trusted_marks": tally.trusted_by_check(store),
+        "withdrawn": tally.withdrawn_count,
+        "withdrawn_first": tally.withdrawn,
+    }
 
 
 def _check_store_on_ray(
@@ -148,22 +179,28 @@ def _check_store_on_ray(
     workers: int | None,
     derive_lives: int,
     address: str | None,
+    recheck: bool = False,
 ) -> dict[str, Any]:
     """`check_store` with Ray workers (tools/ray_check.py), this process alone marking."""
     if batch < 1 or (workers is not None and workers < 1):
         raise UsageError("the batch size and the number of jobs must be at least 1")
     from sproutsdb.tools.ray_session import cluster_cpus, ray_session
 
-    tally = Tally()
+    tally = Tally(recheck=recheck)
     with ray_session(address, num_cpus=workers) as ray:
         from sproutsdb.tools.ray_check import RayCheckPool
 
         count = workers or cluster_cpus(ray)
-        count = max(1, min(count, -(-store.count(FactKind.NIMBER) // batch)))
+        count = _jobs_used(count, store.count(FactKind.NIMBER), batch, auto=False)
         with (
             lives_order(store, quiet=quiet) as spill,
             counter_bar("facts", enabled=not quiet) as bar,
-            RayCheckPool(str(store.path), count, derive_lives=derive_lives) as pool,
+            RayCheckPool(
+                str(store.path),
+                count,
+                derive_lives=derive_lives,
+                run_marks=tally.run_marks if recheck else None,
+            ) as pool,
         ):
 
             def done(lands: list[str], digest: Any) -> None:
@@ -171,10 +208,14 @@ def _check_store_on_ray(
                 bar.update_to(tally.facts)
 
             pool.run(level_batches(spill, batch, count), done)
-    return {**tally.as_dict(), "jobs": count}
+    return _totals(store, tally, count)
 
 
 def run_check_all(args: argparse.Namespace) -> int:
+    """`check --all`: every nimber (in batches, --jobs/--ray), then the RCT records, the
+    position → RCT entries and the misère nodes (in this process; see tools/check_kinds)."""
+    from sproutsdb.tools.check_kinds import KindChecks
+
     started = time.perf_counter()
     if args.ray is not None:
         jobs = args.jobs  # None: one worker per CPU of the Ray cluster
@@ -188,47 +229,113 @@ def run_check_all(args: argparse.Namespace) -> int:
             jobs=jobs,
             derive_lives=args.derive_lives,
             ray=args.ray,
+            recheck=args.recheck,
+            auto_jobs=args.jobs is None,
         )
+        nimber_seconds = time.perf_counter() - started
+        others = KindChecks(store, recheck=args.recheck).run()
     seconds = time.perf_counter() - started
     done = totals["verified_now"] + totals["already_verified"]
-    ok = done == totals["facts"] and not totals.get("bad")
+    nimbers_ok = done == totals["facts"] and not totals.get("bad")
+    ok = nimbers_ok and all(kind.ok for kind in others)
     totals.pop("bad", None)
     totals.pop("rechecked", None)  # work done, which depends on the jobs: for benchmarks
+    kinds = [
+        {
+            "kind": "nimber",
+            "facts": totals["facts"],
+            "verified_now": totals["verified_now"],
+            "already_verified": totals["already_verified"],
+            "unproven": totals["unproven"],
+            "ok": nimbers_ok,
+        },
+        *(kind.as_dict() for kind in others),
+    ]
     report = {
         "ok": ok,
         **totals,
+        "kinds": kinds,
         "seconds": round(seconds, 3),
-        "facts_per_second": round(totals["facts"] / max(seconds, 1e-9)),
+        "facts_per_second": round(totals["facts"] / max(nimber_seconds, 1e-9)),
     }
     code = 0 if ok else EXIT_BAD_PROOF
     with _reader_may_stop():
         if args.json:
             print(json.dumps(report))
         else:
-            _print_all_text(report, seconds)
+            timings = [nimber_seconds, *(kind.seconds for kind in others)]
+            _print_all_text(report, seconds, timings)
     return code
 
 
-def _print_all_text(report: dict[str, Any], seconds: float) -> None:
-    """The text form of a whole-store check's report."""
+def _print_all_text(report: dict[str, Any], seconds: float, timings: list[float]) -> None:
+    """The text form of a whole-store check's report: a verdict naming the kinds covered,
+    then one line per kind (with the seconds it took, `timings`) and its problems. (The
+    JSON report keeps timings out of `kinds`: the same store gives the same `kinds`.)"""
+    mode = " (recheck: no earlier mark trusted)" if report.get("recheck") else ""
+    kinds = report.get("kinds", [])
+    covered = ", ".join(_KIND_NAMES.get(k["kind"], k["kind"]) for k in kinds)
     print(
-        f"{'all facts verified' if report['ok'] else 'NOT ALL FACTS VERIFIED'}: "
-        f"{report['facts']:,} facts, {report['verified_now']:,} verified now, "
-        f"{report['already_verified']:,} already verified, {report['unproven']:,} unproven, "
-        f"{seconds:.2f} s, {report['jobs']} job{'s' if report['jobs'] > 1 else ''}"
+        f"{'all facts verified' if report['ok'] else 'NOT ALL FACTS VERIFIED'}{mode}: "
+        f"{covered}; {seconds:.2f} s, {report['jobs']} job{'s' if report['jobs'] > 1 else ''}"
+        " (nimbers; the other kinds in this process)"
     )
+    if kinds:
+        _print_kind(kinds[0], timings[0])
+    if report.get("trusted_marks"):
+        print(
+            "    marks trusted (--recheck trusts none): "
+            + ", ".join(f"{n:,} by {check}" for check, n in report["trusted_marks"].items())
+        )
+    if report.get("withdrawn"):
+        print(
+            f"    {report['withdrawn']:,} mark(s) of other checks withdrawn (not "
+            f"re-derived): {', '.join(report['withdrawn_first'])}"
+        )
     for hole in report["missing"]:
         print(
-            f"  missing: ({hole['couple']}) needed by {hole['needed_by']}; a nimber of "
+            f"    missing: ({hole['couple']}) needed by {hole['needed_by']}; a nimber of "
             f"any of: {', '.join(hole['missing']) or '(no candidate)'}"
         )
     if report.get("derived"):
         print(
-            f"  {report['derived']:,} lands derived from the rules, not stored: "
+            f"    {report['derived']:,} lands derived from the rules, not stored: "
             f"{', '.join(report['derived_lands'])}"
         )
     for bad in report["inconsistent"]:
-        print(f"  inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
+        print(f"    inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
+    for kind, spent in zip(kinds[1:], timings[1:], strict=True):
+        _print_kind(kind, spent)
+
+
+_KIND_NAMES = {
+    "nimber": "nimbers",
+    "rct": "RCT records",
+    "pos_rct": "pos_rct entries",
+    "misere": "misère nodes",
+}
+
+
+def _print_kind(kind: dict[str, Any], seconds: float) -> None:
+    """One kind of fact (rct, pos_rct, misere) of a whole-store check, and its problems."""
+    head = f"  {_KIND_NAMES.get(kind['kind'], kind['kind'])}: {kind['facts']:,}"
+    if not kind["facts"]:
+        print(f"{head} (none stored)")
+        return
+    parts = [
+        f"{kind['verified_now']:,} verified now",
+        f"{kind['already_verified']:,} already verified",
+        f"{kind['unproven']:,} unproven",
+    ]
+    if kind.get("not_checked"):
+        parts.append(f"{kind['not_checked']:,} not checked (over 18 lives)")
+    print(f"{head} ({', '.join(parts)}, {seconds:.2f} s)")
+    for bad in kind.get("inconsistent", []):
+        print(f"    inconsistent: {bad['land']}: {bad['reason']}")
+    if kind.get("not_checked_first"):
+        print(f"    not checked: {', '.join(kind['not_checked_first'])}")
+    if kind.get("withdrawn"):
+        print(f"    {kind['withdrawn']:,} mark(s) of other checks withdrawn")
 
 
 @contextmanager
@@ -347,6 +454,8 @@ def _copy_rcts_read(rcts: DerivedRcts, pruned: LmdbProofStore) -> None:
 def run_check(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise UsageError("--cycles must be at least 1")
+    if args.recheck and (not args.all or args.misere):
+        raise UsageError("--recheck is for --all (a whole-store check)")
     if args.jobs is not None and (not args.all or args.misere or args.jobs < 1):
         raise UsageError("--jobs N (N ≥ 1) is for --all")
     if args.ray is not None and (not args.all or args.misere):
@@ -392,12 +501,18 @@ def run_check(args: argparse.Namespace) -> int:
         )
         verified = list(report.verified)
         for start in range(0, len(verified), MARK_BATCH):
-            store.mark_verified(FactKind.NIMBER, verified[start : start + MARK_BATCH])
+            store.mark_verified(
+                FactKind.NIMBER, verified[start : start + MARK_BATCH], check=CHECK_ROOT
+            )
     if args.prune is not None and report.ok:
         with new_store(args.prune) as pruned:
             items = sorted(report.used.items())
             for start in range(0, len(items), MARK_BATCH):
-                pruned.put(FactKind.NIMBER, dict(items[start : start + MARK_BATCH]), verified=True)
+                pruned.put(
+                    FactKind.NIMBER,
+                    dict(items[start : start + MARK_BATCH]),
+                    verified_by=pruned.provenance.for_check(CHECK_ROOT),
+                )
     return _finish(args, report, sizes, started)
 
 
@@ -494,7 +609,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "  sproutsdb check --store data --root 0*9 --prune small --cycles 10 --json\n"
             "  sproutsdb check --store big --all --jobs 8   # every fact, 8 processes; "
             "rerun to resume\n"
-            "  sproutsdb check --store big --all --ray head:6379   # on a Ray cluster"
+            "  sproutsdb check --store big --all --ray head:6379   # on a Ray cluster\n"
+            "  sproutsdb check --store received --all --recheck   # trust none of its marks"
         ),
     )
     add_store_option(p)
@@ -502,18 +618,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--all",
         action="store_true",
-        help="check every nimber fact of the store in batches, fewest lives first "
-        "(sorted through compressed temporary files in $TMPDIR); facts already "
-        "verified are trusted, so an interrupted run resumes",
+        help="check every fact of the store: nimbers in batches, fewest lives first "
+        "(sorted through compressed temporary files in $TMPDIR), then RCT records, "
+        "position → RCT entries and misère nodes; facts already verified are "
+        "trusted, so an interrupted run resumes",
+    )
+    p.add_argument(
+        "--recheck",
+        action="store_true",
+        help="with --all: trust no verified mark made before this run (a store received "
+        "from elsewhere): re-derive every fact, re-mark it as this check's, and withdraw "
+        "the mark of any fact that does not re-derive",
     )
     p.add_argument(
         "--jobs",
         type=int,
         default=None,
         metavar="N",
-        help="with --all: check batches in N worker processes, each reading the "
-        "store; this process alone marks facts verified (default: the CPUs "
-        f"available to this process, here {default_jobs()}; 1: no workers)",
+        help="with --all: check the nimbers' batches in N worker processes, each reading "
+        "the store; this process alone marks facts verified, and checks the RCT and "
+        "misère facts (default: the CPUs available to this process, here "
+        f"{default_jobs()}, no more than there are batches; 1: no workers)",
     )
     p.add_argument(
         "--ray",

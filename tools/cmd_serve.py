@@ -89,6 +89,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
+    if args.marks and args.server:
+        raise UsageError("--marks reads a local store's records: give --store, not --server")
     if args.server:
         with client_from_args(args) as client:
             report = {"server": client.server_info(), **client.stats()}
@@ -97,6 +99,12 @@ def run_stats(args: argparse.Namespace) -> int:
 
         with open_store(args.store, readonly=True) as store:
             report = store.stats()
+            if args.marks:
+                report["marks"] = {
+                    table: dict(sorted(store.marks_by_check(table).items()))
+                    for table in report["counts"]
+                    if table != "children" and report["verified"].get(table)
+                }
     if args.json:
         print(json.dumps(report, indent=None, default=str))
         return 0
@@ -117,10 +125,17 @@ def run_stats(args: argparse.Namespace) -> int:
     refuted = report.get("refuted", {})
     for table, n in facts.items():
         verified = report["verified"].get(table, 0)
+        if table == "children":  # not facts: canonical children kept to save recomputing
+            print(f"  {table:9} {n:>12,} positions cached (a cache of children, not facts)")
+            continue
         print(
             f"  {table:9} {n:>12,} facts ({verified:,} verified, {n - verified:,} claimed, "
             f"{refuted.get(table, 0):,} refuted)"
         )
+        marks = report.get("marks", {}).get(table)
+        if marks:
+            shown = "; ".join(f"{count:,} by {label}" for label, count in marks.items())
+            print(f"  {'':9} {'':>12} verified: {shown}")
     if args.server and "verifier" in report:
         v = report["verifier"]
         scanning = ", scanning the store" if v["scanning"] else ""
@@ -280,6 +295,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_store_option(p, "local store directory")
     add_client_options(p, writes=False)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--marks",
+        action="store_true",
+        help="local store: also count the verified facts of each table by the kind of "
+        "check that marked them (reads every record: slow on big stores)",
+    )
     p.set_defaults(handler=run_stats)
 
 

@@ -25,6 +25,7 @@ import multiprocessing
 import pickle
 import signal
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -36,7 +37,8 @@ from typing import Any, BinaryIO, Self
 import zstandard
 
 from sproutsdb.errors import UserError
-from sproutsdb.server.store import LmdbProofStore, open_store
+from sproutsdb.facts import CHECK_ALL, CHECK_RECHECK
+from sproutsdb.server.store import LmdbProofStore, Mark, open_store
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.search.driver import rare_full_collections
@@ -91,24 +93,29 @@ class MarkedFacts:
     """The store as a Checker's fact source that notes, in the same read, which of the
     facts read are marked verified: `trusted` answers from that note, so each lookup
     costs one LMDB read, not two (the Checker asks `trusted` right after each read, about
-    keys of that read)."""
+    keys of that read). With `marked_by` (a recheck), only the marks of those provenance
+    ids count: the run's own, whatever other checks marked before."""
 
-    def __init__(self, store: LmdbProofStore) -> None:
+    def __init__(self, store: LmdbProofStore, marked_by: set[int] | None = None) -> None:
         self._store = store
         self._verified: set[str] = set()
+        self._marked_by = marked_by
 
     def get(self, kind: FactKind, keys: Sequence[str]) -> dict[str, Any]:
         self._verified.clear()
-        return self._store.get(kind, keys, verified_out=self._verified)
+        return self._store.get(kind, keys, verified_out=self._verified, marked_by=self._marked_by)
 
     def trusted(self, keys: Sequence[str]) -> list[str]:
         return [k for k in keys if k in self._verified]
 
 
-def new_checker(store: LmdbProofStore, *, derive_lives: int = 0) -> Checker:
+def new_checker(
+    store: LmdbProofStore, *, derive_lives: int = 0, marked_by: set[int] | None = None
+) -> Checker:
     """A Checker of the store's nimber facts that trusts facts already marked verified
-    (and takes unstored lands of at most `derive_lives` lives from the rules)."""
-    facts = MarkedFacts(store)
+    (with `marked_by`, a set the caller keeps up to date: only those marked by these
+    provenance ids) and takes unstored lands of at most `derive_lives` lives from the rules."""
+    facts = MarkedFacts(store, marked_by)
     return Checker(SproutsGame(), facts, trusted=facts.trusted, derive_lives=derive_lives)
 
 
@@ -251,8 +258,17 @@ def level_batches(spill: LevelSpill, size: int, jobs: int = 1) -> Iterator[list[
 
 @dataclass
 class Tally:
-    """The totals of a whole-store check, fed one batch at a time in the order checked."""
+    """The totals of a whole-store check, fed one batch at a time in the order checked.
 
+    With `recheck`, marks made before the run count for nothing: every fact is re-derived,
+    re-marked as this run's (`run_marks`: the provenance ids of its marks, which its
+    checkers trust), and a fact it cannot re-derive loses a mark another check gave it."""
+
+    recheck: bool = False
+    run_marks: set[int] = field(default_factory=set)
+    trusted_marks: Counter[int] = field(default_factory=Counter)  # mark id -> facts trusted
+    withdrawn: list[str] = field(default_factory=list)  # marks withdrawn (recheck), first SHOWN
+    withdrawn_count: int = 0
     facts: int = 0
     verified_now: int = 0
     already_verified: int = 0
@@ -270,8 +286,20 @@ class Tally:
         from the store (in lives order, by an earlier run only: earlier batches verify
         lands of fewer lives); the others that check OK are `verified_now`.
         """
-        already = len(store.get(FactKind.NIMBER, lands, verified_only=True))
-        store.mark_verified(FactKind.NIMBER, digest.verified)
+        marks = store.mark_ids(FactKind.NIMBER, lands)
+        if self.recheck:
+            already = sum(1 for pid in marks.values() if pid in self.run_marks)
+        else:
+            already = len(marks)
+            self.trusted_marks.update(marks.values())
+        check = CHECK_RECHECK if self.recheck else CHECK_ALL
+        marked = store.mark_verified(
+            FactKind.NIMBER, digest.verified, check=check, restamp=self.recheck
+        )
+        if marked.verifier is not None:
+            self.run_marks.add(marked.verifier)
+        if self.recheck:
+            self._withdraw(store, lands, digest, marks)
         self.facts += digest.facts
         self.already_verified += already
         self.verified_now += digest.ok - already
@@ -281,6 +309,31 @@ class Tally:
         self.bad += digest.bad
         self.rechecked += digest.rechecked
         self.derived.update(digest.derived_lands)
+
+    def _withdraw(
+        self, store: LmdbProofStore, lands: list[str], digest: BatchDigest, marks: dict[str, int]
+    ) -> None:
+        """Withdraw the marks other checks gave to lands of the batch this run could not
+        re-derive (a recheck believes no mark it did not make)."""
+        verified = set(digest.verified)
+        foreign = [
+            land
+            for land in lands
+            if land in marks and land not in verified and marks[land] not in self.run_marks
+        ]
+        if foreign:
+            self.withdrawn_count += store.withdraw_marks(FactKind.NIMBER, foreign)
+            self.withdrawn = sorted([*self.withdrawn, *foreign])[:SHOWN]
+
+    def trusted_by_check(self, store: LmdbProofStore) -> dict[str, int]:
+        """The facts trusted on marks made before this run, by kind of check."""
+        out: Counter[str] = Counter()
+        if self.trusted_marks:
+            records = store.provenance_records()
+            for pid, n in self.trusted_marks.items():
+                record = records.get(pid)
+                out[Mark(pid, record).label] += n
+        return dict(sorted(out.items()))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -306,18 +359,20 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def _worker_main(conn: Connection, path: str, derive_lives: int = 0) -> None:
+def _worker_main(conn: Connection, path: str, derive_lives: int = 0, recheck: bool = False) -> None:
     """A worker: open the store read-only once, then check the batches it is sent.
 
-    Messages in: (seq, lands) or None (stop). Out: (seq, True, BatchDigest) or
+    Messages in: (seq, lands, run marks) or None (stop); with `recheck`, only facts marked
+    by the run's marks (provenance ids) are trusted. Out: (seq, True, BatchDigest) or
     (seq, False, message), after which the worker stops. Ctrl-C is the parent's to handle.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     store: LmdbProofStore | None = None
     failure: str | None = None
+    run_marks: set[int] | None = set() if recheck else None
     try:
         store = open_store(path, create=False, readonly=True)
-        checker = new_checker(store, derive_lives=derive_lives)
+        checker = new_checker(store, derive_lives=derive_lives, marked_by=run_marks)
     except Exception as error:  # noqa: BLE001 (reported with the first batch)
         failure = _describe(error)
     try:
@@ -328,7 +383,9 @@ def _worker_main(conn: Connection, path: str, derive_lives: int = 0) -> None:
                 return
             if task is None:
                 return
-            seq, lands = task
+            seq, lands, marks = task
+            if run_marks is not None:
+                run_marks.update(marks)
             if failure is None:
                 try:
                     conn.send((seq, True, check_batch(checker, lands)))
@@ -407,10 +464,20 @@ class CheckPool:
     """`jobs` worker processes checking batches of one store; a context manager that
     leaves no process behind, whether the run ends, fails or is interrupted."""
 
-    def __init__(self, path: str, jobs: int, *, derive_lives: int = 0) -> None:
+    def __init__(
+        self,
+        path: str,
+        jobs: int,
+        *,
+        derive_lives: int = 0,
+        run_marks: set[int] | None = None,
+    ) -> None:
+        """`run_marks` (a recheck): the provenance ids of the run's marks, kept up to date
+        by the caller; each batch carries them, and workers trust no other mark."""
         context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._clean = False
+        self._run_marks = run_marks
         # Children start with SIGINT blocked (the mask survives fork and exec): a Ctrl-C at
         # the terminal reaches the whole process group, and only this process handles it.
         block = hasattr(signal, "pthread_sigmask")
@@ -420,7 +487,7 @@ class CheckPool:
                 parent_end, child_end = context.Pipe()
                 process = context.Process(
                     target=_worker_main,
-                    args=(child_end, path, derive_lives),
+                    args=(child_end, path, derive_lives, run_marks is not None),
                     name=f"sproutsdb-check-{number}",
                     daemon=True,
                 )
@@ -477,7 +544,8 @@ class CheckPool:
 
     def _submit(self, worker: _Worker, seq: int, lands: list[str]) -> None:
         worker.seq = seq
-        self._send(worker, (seq, lands))
+        marks = () if self._run_marks is None else tuple(sorted(self._run_marks))
+        self._send(worker, (seq, lands, marks))
 
     def _wait_any(self, busy: list[_Worker]) -> list[tuple[int, BatchDigest]]:
         """The batches done among the busy workers' (a dead worker raises)."""
@@ -492,7 +560,7 @@ class CheckPool:
             worker.seq = None
         return finished
 
-    def _send(self, worker: _Worker, task: tuple[int, list[str]]) -> None:
+    def _send(self, worker: _Worker, task: tuple[int, list[str], tuple[int, ...]]) -> None:
         try:
             worker.conn.send(task)
         except OSError:  # it died between two batches

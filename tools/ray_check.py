@@ -42,25 +42,39 @@ else:
 class CheckActor:
     """One checker worker: the store opened read-only, one Checker for every batch."""
 
-    def __init__(self, path: str, derive_lives: int) -> None:
+    def __init__(self, path: str, derive_lives: int, recheck: bool = False) -> None:
         self._store = open_store(path, create=False, readonly=True)
-        self._checker = new_checker(self._store, derive_lives=derive_lives)
+        self._run_marks: set[int] | None = set() if recheck else None
+        self._checker = new_checker(
+            self._store, derive_lives=derive_lives, marked_by=self._run_marks
+        )
 
     def pid(self) -> int:
         return os.getpid()
 
-    def check(self, lands: list[str]) -> BatchDigest:
+    def check(self, lands: list[str], run_marks: tuple[int, ...] = ()) -> BatchDigest:
+        """A batch's digest; a recheck's worker trusts only the run's marks, `run_marks`."""
+        if self._run_marks is not None:
+            self._run_marks.update(run_marks)
         return check_batch(self._checker, lands)
 
 
 class RayCheckPool:
     """`workers` CheckActors on the current Ray session; `run` has CheckPool's contract."""
 
-    def __init__(self, path: str, workers: int, *, derive_lives: int = 0) -> None:
+    def __init__(
+        self,
+        path: str,
+        workers: int,
+        *,
+        derive_lives: int = 0,
+        run_marks: set[int] | None = None,
+    ) -> None:
         # mypy keeps a decorated class's own type: the ActorClass of @ray.remote, with
         # .remote, is invisible to it.
+        self._run_marks = run_marks
         self._actors = [
-            CheckActor.remote(path, derive_lives)  # type: ignore[attr-defined]
+            CheckActor.remote(path, derive_lives, run_marks is not None)  # type: ignore[attr-defined]
             for _ in range(workers)
         ]
         try:
@@ -96,7 +110,8 @@ class RayCheckPool:
         pending: dict[Any, int] = {}  # ref -> seq
 
         def submit(actor: Any, seq: int, lands: list[str]) -> None:
-            pending[actor.check.remote(lands)] = seq
+            marks = () if self._run_marks is None else tuple(sorted(self._run_marks))
+            pending[actor.check.remote(lands, marks)] = seq
 
         def wait_any(_busy: list[Any]) -> list[tuple[int, BatchDigest]]:
             ready, _ = ray.wait(list(pending), num_returns=1)

@@ -222,7 +222,10 @@ def _write(
             new.put(kind, dict(batch), provenance=provenance)
             if verifier is not None:
                 new.mark_verified(
-                    kind, [key for key, _ in batch], provenance=origins.get(verifier, rekeyed)
+                    kind,
+                    [key for key, _ in batch],
+                    provenance=origins.get(verifier, rekeyed),
+                    as_recorded=verifier in origins,  # the mark as the old store had it
                 )
 
 
