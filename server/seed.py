@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.facts import Provenance
+from sproutsdb.facts import SEED_REDERIVED, Provenance
 from sproutsdb.formats.rcttable import RctTable, read_header
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
@@ -71,12 +71,13 @@ def seed_store(
         tool="rct-table",
         comment=f"seeded from {path.name} (root {table.root}, blake2b {file_checksum(path)[:16]})",
     )
+    marked_by = provenance.for_check(SEED_REDERIVED)
     records = dict(table.records())
     for batch in _batches(list(records.items()), SEED_BATCH):
-        store.put(FactKind.RCT, dict(batch), provenance=provenance, verified=True)
+        store.put(FactKind.RCT, dict(batch), provenance=provenance, verified_by=marked_by)
     positions = [(p, table.rct_id_of(p)) for p in sorted(table.positions)]
     for batch in _batches(positions, SEED_BATCH):
-        store.put(FactKind.POS_RCT, dict(batch), provenance=provenance, verified=True)
+        store.put(FactKind.POS_RCT, dict(batch), provenance=provenance, verified_by=marked_by)
     store.flush()
     report.rcts, report.positions = len(records), len(positions)
     report.seconds = time.perf_counter() - start

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.facts import CHECK_ROOT
+from sproutsdb.facts import CHECK_MISERE_ROOT, CHECK_ROOT
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import CheckReport, check_with_cycles
 from sproutsdb.solver.proofstore import FactKind
@@ -382,7 +382,9 @@ def run_check_misere(args: argparse.Namespace) -> int:
             )
         verified = list(report.verified)
         for start in range(0, len(verified), MARK_BATCH):
-            store.mark_verified(FactKind.MISERE, verified[start : start + MARK_BATCH])
+            store.mark_verified(
+                FactKind.MISERE, verified[start : start + MARK_BATCH], check=CHECK_MISERE_ROOT
+            )
         if rcts is not None and table_source == "store" and not rcts.report.refuted:
             _mark_rcts_rederived(rcts, store)
     if args.prune is not None and report.ok:
@@ -430,10 +432,12 @@ def _mark_rcts_rederived(rcts: DerivedRcts, store: LmdbProofStore) -> None:
     algebra = rcts.algebra
     lands = sorted(rcts.looked_up())
     for start in range(0, len(lands), MARK_BATCH):
-        store.mark_verified(FactKind.POS_RCT, lands[start : start + MARK_BATCH])
+        store.mark_verified(
+            FactKind.POS_RCT, lands[start : start + MARK_BATCH], check=CHECK_MISERE_ROOT
+        )
     cids = [algebra.content_id(h) for h in rcts.closure()]
     for start in range(0, len(cids), MARK_BATCH):
-        store.mark_verified(FactKind.RCT, cids[start : start + MARK_BATCH])
+        store.mark_verified(FactKind.RCT, cids[start : start + MARK_BATCH], check=CHECK_MISERE_ROOT)
 
 
 def _copy_rcts_read(rcts: DerivedRcts, pruned: LmdbProofStore) -> None:
