@@ -69,6 +69,7 @@ class VerifierCounts:
     replaced: int = 0
     checks: int = 0
     steps: int = 0
+    set_aside: int = 0  # misère or pos_rct claims too large to examine, left claimed
 
 
 class ClaimView:
@@ -208,6 +209,7 @@ class Verifier:
             "steps": c.steps,
             "contenders": len(self._contenders) + len(self._ocontenders),
             "misere_checks": self.claims.checks,
+            "set_aside": c.set_aside,
         }
 
     # --- input from the service -------------------------------------------------------------
@@ -286,10 +288,13 @@ class Verifier:
     def step(self) -> bool:
         """One bounded unit of work; False when there was nothing to do."""
         self.counts.steps += 1
-        if not self._scan_done and self._queued_count() < SCAN_WHILE_QUEUED:
-            self._scan()
+        if self._scan_kind == 0 and len(self._queued) < SCAN_WHILE_QUEUED:
+            self._scan()  # nimber claims first, as before the other kinds were verified
             return True
         busy = self._nimber_step()
+        if not self._scan_done and self._queued_count() < SCAN_WHILE_QUEUED:
+            self._scan()  # the other kinds, a chunk after each step of nimber work
+            return True
         if self._incoming or self._oheap or self._owaiting:
             busy = self._other_step() or busy
         return busy
@@ -558,6 +563,9 @@ class Verifier:
             self._ocontenders.pop((kind, key), None)
         elif decision.verdict == "refuted":
             self._refute_other(kind, key, record.value, decision)
+        elif decision.verdict == "set aside":  # too large to examine: stays a claim
+            self.counts.set_aside += 1
+            log.debug("%s claim %.80r set aside: %s", kind.value, key, decision.evidence)
         else:
             with self._lock:
                 self._owaiting[(kind, key)] = priority

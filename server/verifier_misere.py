@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sproutsdb.errors import UserError
 from sproutsdb.server.seed import TableShelf
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
@@ -43,6 +44,10 @@ from sproutsdb.solver.rctsearch import RctSearch
 from sproutsdb.solver.sprouts.game import TERMINAL, SproutsGame
 
 WAIT_PRIORITY = 1 << 30  # a claim whose size cannot be told yet goes last
+# Claims on positions with more lives than this (0*20) are set aside, neither decided nor
+# retried: expanding such a node (or a land's children) may take longer than any step may,
+# and no misère proof reaches that far.
+MAX_CHECK_LIVES = 60
 ENGINE_LANDS = 500_000  # lands the misère engine may memoise before it is rebuilt
 
 
@@ -52,13 +57,10 @@ class Decision:
     re-derived, the proven value) or "waiting"; `rct_loaded` are RCT records this decision
     re-derived (marked verified with it)."""
 
-    verdict: str
+    verdict: str  # or "set aside": too large to examine (MAX_CHECK_LIVES), not retried
     evidence: str = ""
     proven: Any = None
     rct_loaded: list[str] = field(default_factory=list)
-
-
-WAITING = Decision("waiting")
 
 
 class _RecordStore:
@@ -286,24 +288,37 @@ class MisereClaims:
     def decide(
         self, kind: FactKind, key: str, value: Any, just_verified: Mapping[str, str]
     ) -> Decision:
-        """The verdict on the claim `key` = `value` of this kind."""
+        """The verdict on the claim `key` = `value` of this kind (a claim the engine cannot
+        expand, e.g. too many ways to split a region, is set aside)."""
         self.checks += 1
         self.records.take_loaded()
-        if kind is FactKind.RCT:
-            decision = self._decide_rct(key, value)
-        elif kind is FactKind.POS_RCT:
-            decision = self._decide_pos_rct(key, str(value))
-        else:
-            decision = self._decide_misere(key, str(value), just_verified)
+        try:
+            if kind is FactKind.RCT:
+                decision = self._decide_rct(key, value)
+            elif self._too_large(kind, key):
+                decision = Decision("set aside", f"more than {MAX_CHECK_LIVES} lives")
+            elif kind is FactKind.POS_RCT:
+                decision = self._decide_pos_rct(key, str(value))
+            else:
+                decision = self._decide_misere(key, str(value), just_verified)
+        except (UserError, RecursionError) as error:
+            decision = Decision("set aside", f"cannot be expanded: {error}")
         decision.rct_loaded = self.records.take_loaded()
         return decision
+
+    def _too_large(self, kind: FactKind, key: str) -> bool:
+        try:
+            position = key if kind is FactKind.POS_RCT else split_node_key(key)[0]
+            return self._lives(position) > MAX_CHECK_LIVES
+        except (NotationError, ValueError):
+            return False  # decided (refuted as malformed) by the check itself
 
     def _decide_rct(self, cid: str, record: RctRecord) -> Decision:
         handle = self.algebra.table.by_cid.get(cid)
         if handle is None:
             why = self.records.ensure(record.children)
             if why is not None:
-                return WAITING  # a child record is missing or false (decided on its own)
+                return Decision("waiting")  # a child record is missing or false: decided alone
             try:
                 load_one(self.algebra, self.algebra.table, cid, record)
             except RctRecordError as error:
@@ -317,7 +332,7 @@ class MisereClaims:
     def _decide_pos_rct(self, key: str, cid: str) -> Decision:
         derived = self._derive(key)
         if derived is None:
-            return WAITING
+            return Decision("waiting")
         derived_id = self.algebra.content_id(derived)
         if derived_id == cid:
             return Decision("verified")
@@ -363,11 +378,11 @@ class MisereClaims:
                 verified = {land: by_cid[str(cid)] for land, cid in found.items()}
                 search.preload(verified)
                 out.update(verified)
-            for land in unknown:
-                if land in out:
-                    continue
-                if self.game.size(land) > self.max_lives:
-                    return None
+            rest = [land for land in unknown if land not in out]
+            size = self.game.size
+            if any(size(land) > self.max_lives for land in rest):
+                return None  # before any derivation: a claim that waits costs little
+            for land in rest:
                 out[land] = search.rct(land)
         return out
 
@@ -379,7 +394,7 @@ class MisereClaims:
         except NotationError as error:
             return Decision("refuted", f"{key!r} is no misère node key: {error}")
         if self.records.ensure(cids) is not None:
-            return WAITING
+            return Decision("waiting")
         engine = self._misere_engine()
         node = engine.node(key)
         view = _MisereView(self.store, {key, engine.key(node)}, value, just_verified)
@@ -390,7 +405,7 @@ class MisereClaims:
             if report.outcome == "W" or report.inconsistent:
                 reason = report.inconsistent[0].reason if report.inconsistent else "by rule"
                 return Decision("refuted", f"{key} = L contradicts verified facts: {reason}", "W")
-            return WAITING
+            return Decision("waiting")
         if report.outcome == "L":
             return Decision("refuted", f"{key} = W: it is a misère loss by rule", "L")
         view = _MisereView(self.store, {key, engine.key(node)}, "L", just_verified)
@@ -401,7 +416,7 @@ class MisereClaims:
                 "by verified losing nodes",
                 "L",
             )
-        return WAITING
+        return Decision("waiting")
 
     def _misere_engine(self) -> _NodeEngine:
         """The engine (nodes, children, rules), rebuilt when its land memo grows large."""
@@ -427,4 +442,4 @@ class MisereClaims:
         return verified_table(entry.path)
 
 
-__all__ = ["WAITING", "Decision", "MisereClaims"]
+__all__ = ["Decision", "MisereClaims"]
