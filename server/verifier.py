@@ -57,6 +57,7 @@ MAX_ALTERNATIVES = 4  # other values tried per claim the checker could not decid
 # the kinds decided by verifier_misere, in the order their claims are worked (a misère node
 # needs the RCTs its key names; a position's RCT needs its records)
 OTHER_KINDS = (FactKind.RCT, FactKind.POS_RCT, FactKind.MISERE)
+SORT_PER_STEP = 4096  # new claims of those kinds given their place in the queue per step
 _RANK = {kind: rank for rank, kind in enumerate(OTHER_KINDS)}
 
 
@@ -486,7 +487,8 @@ class Verifier:
         """Decide up to STEP_KEYS claims of the other kinds (STEP_SECONDS at most); the
         verified ones are marked in one commit per kind."""
         with self._lock:
-            incoming, self._incoming = self._incoming, []
+            incoming = self._incoming[:SORT_PER_STEP]
+            del self._incoming[:SORT_PER_STEP]
         pushed = [(kind, key, self.claims.priority(kind, key)) for kind, key in incoming]
         with self._lock:
             for kind, key, priority in pushed:

@@ -16,7 +16,7 @@ import pytest
 
 from service_support import ServerProcess, run_cli
 from sproutsdb.client import Client, InvalidRequestError
-from sproutsdb.facts import Status
+from sproutsdb.facts import Provenance, Status
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere import MisereSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, RctRecord
@@ -114,18 +114,23 @@ def test_rct_records_and_position_maps_are_re_derived(tmp_path: Path) -> None:
             {"0*2": true_2, "0*4": true_2, "0*12": true_2},  # 0*4 and 0*12 are false
         )
         verifier = Verifier(store)
+        honest = Provenance(who="honest", tool="test")
+        verifier.contest("0*4", true_4, honest, FactKind.POS_RCT)  # an offer against it
         _drain(verifier)
         assert _status(store, FactKind.RCT, true_2) is Status.VERIFIED
         assert _status(store, FactKind.RCT, true_4) is Status.VERIFIED
         bad = store.get_records(FactKind.RCT, [forged_id], refuted=True)[forged_id]
         assert bad.status is Status.REFUTED and "outcome" in bad.refutation.evidence
         assert _status(store, FactKind.POS_RCT, "0*2") is Status.VERIFIED
-        refuted = store.get_records(FactKind.POS_RCT, ["0*4"], refuted=True)["0*4"]
-        assert refuted.status is Status.REFUTED
-        assert refuted.refutation.proven == true_4 and true_4 in refuted.refutation.evidence
+        (refuted,) = store.refutations(FactKind.POS_RCT, ["0*4"])["0*4"]
+        assert refuted.claimed == true_2 and refuted.proven == true_4
+        assert true_4 in refuted.evidence  # the derived content id
+        replaced = store.get_records(FactKind.POS_RCT, ["0*4"])["0*4"]  # the contender
+        assert (replaced.value, replaced.status) == (true_4, Status.VERIFIED)
+        assert store.provenance_records()[replaced.provenance].who == "honest"
         # 36 lives, nothing below verified: never verified, waits
         assert _status(store, FactKind.POS_RCT, "0*12") is Status.CLAIMED
-        assert store.get(FactKind.POS_RCT, ["0*12", "0*4"], verified_only=True) == {}
+        assert store.get(FactKind.POS_RCT, ["0*12"], verified_only=True) == {}
         assert verifier.figures()["waiting"] == 1
 
 
