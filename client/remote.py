@@ -8,14 +8,15 @@ the caller gave them. Facts are write-once, so every value seen (found, inserted
 by the server in a conflict) is cached locally and never asked again; absent keys are not
 cached, since another solver may prove them at any time.
 
-Trust: nimbers are read VERIFIED only by default (`trusted_kinds`): a fact the server holds
-only as a claim is absent to the solver, which proves it again if it needs it (a hint it
-may re-prove, never a proof that stops it). A conflict with a stored *claim* is not
-reported to the solver: its own proven value is kept (cached), and the server keeps the
-offer as the contender that replaces the claim if the verifier refutes it. A conflict
-with a VERIFIED fact is a real conflict, reported as before. The other kinds (misère
-outcomes, RCT records), which the server's verifier does not re-derive, are read as
-stored.
+Trust: nimbers, misère outcomes and position → RCT maps are read VERIFIED only by default
+(`trusted_kinds`): a fact the server holds only as a claim is absent to the solver, which
+proves it again if it needs it (a hint it may re-prove, never a proof that stops it; a
+false misère claim on the root no longer stops `solve --misere --server`). A conflict
+with a stored *claim* is not reported to the solver: its own proven value is kept
+(cached), and the server keeps the offer as the contender that replaces the claim if the
+verifier refutes it. A conflict with a VERIFIED fact is a real conflict, reported as
+before. RCT records are read as stored: each is re-derived from its children whenever it
+is loaded into an algebra.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from sproutsdb.facts import Provenance
 from sproutsdb.solver.proofstore import FactKind, FactValue, PutResult
 
 DEFAULT_CACHE = 1_000_000
+TRUSTED_KINDS = (FactKind.NIMBER, FactKind.MISERE, FactKind.POS_RCT)  # read verified only
 
 
 class RemoteProofStore:
@@ -41,7 +43,7 @@ class RemoteProofStore:
         cache_size: int = DEFAULT_CACHE,
         provenance: Provenance | None = None,
         owns_client: bool | None = None,
-        trusted_kinds: Iterable[FactKind] = (FactKind.NIMBER,),
+        trusted_kinds: Iterable[FactKind] = TRUSTED_KINDS,
     ) -> None:
         """`client`: a Client (closed by close() only if owns_client) or an address."""
         self._owns_client = not isinstance(client, Client) if owns_client is None else owns_client

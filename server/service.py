@@ -118,6 +118,8 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         self.game = game if game is not None else SproutsGame(cache_size=100_000)
         self.limits = limits if limits is not None else Limits()
         self.tables = tables if tables is not None else TableShelf()
+        if verifier is not None:  # its misère nodes replace lands as this server's solvers do
+            verifier.use_tables(self.tables)
         self.validator = Validator(self.game, self.limits)
         self.metrics = Metrics()
         self.writes_need_token = writes_need_token
@@ -186,9 +188,11 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             ]
         return canon, canon != list(keys)
 
-    def _require_rcts(self, first_use: dict[str, int]) -> None:
-        """Every content id of misère node keys must name an RCT stored here (a nim-heap
-        *n is named by its id alone, so it needs no record)."""
+    def _require_rcts(
+        self, first_use: dict[str, int], what: str = "misère facts of nodes holding it"
+    ) -> None:
+        """Every content id of misère node keys (or `pos_rct` values) must name an RCT
+        stored here (a nim-heap *n is named by its id alone, so it needs no record)."""
         wanted = [cid for cid in first_use if nim_value_of_id(cid) is None]
         if not wanted:
             return
@@ -198,7 +202,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             cid = min(missing, key=first_use.__getitem__)
             raise RequestError(
                 f"key {first_use[cid]}: content id {cid} names no RCT stored on this server; "
-                "insert its record (FACT_KIND_RCT) before misère facts of nodes holding it"
+                f"insert its record (FACT_KIND_RCT) before {what}"
             )
 
     def _misere_node_among_positions(self, keys: Sequence[str]) -> None:
@@ -421,24 +425,24 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         raced: dict[str, Any],
         provenance: Provenance,
     ) -> dict[str, pb.FactStatus]:
-        """Tell the verifier of new nimber claims and of offers contesting a claim; the
-        status (wire enum) of each conflicting stored fact."""
+        """Tell the verifier of new claims (of every kind) and of offers contesting a
+        claim; the status (wire enum) of each conflicting stored fact."""
         contested = {
             key: value
             for key, value in zip(canon, values)
             if key in raced or (key in stored and stored[key] != value)
         }
-        if self.verifier is not None and kind is FactKind.NIMBER and fresh:
-            self.verifier.notify(key for key in fresh if key not in raced)
+        if self.verifier is not None and fresh:
+            self.verifier.notify_kind(kind, [key for key in fresh if key not in raced])
         if not contested:
             return {}
         records = self.store.get_records(kind, list(contested))
         status = {key: STATUS_TO_PB[r.status] for key, r in records.items()}
-        if self.verifier is not None and kind is FactKind.NIMBER:
+        if self.verifier is not None:
             for key, value in contested.items():
                 record = records.get(key)
                 if record is not None and record.status is Status.CLAIMED:
-                    self.verifier.contest(key, value, provenance)
+                    self.verifier.contest(key, value, provenance, kind)
         return status
 
     def _check_values(self, kind: FactKind, keys: Sequence[str], values: Sequence[Any]) -> None:
@@ -451,8 +455,10 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
                 if v not in ("L", "W"):
                     raise RequestError(f"key {i}: a misère outcome is 'L' or 'W', got {v!r:.40}")
         elif kind is FactKind.POS_RCT:
+            first_use: dict[str, int] = {}
             for i, v in enumerate(values):
-                self.validator.content_id(v, f"key {i}: value")
+                first_use.setdefault(self.validator.content_id(v, f"key {i}: value"), i)
+            self._require_rcts(first_use, "position → RCT facts naming it")
         else:
             for i, (key, record) in enumerate(zip(keys, values)):
                 self.validator.rct_record(key, record, i)

@@ -18,6 +18,12 @@ Work is bounded per step (a few keys, smallest lands first so children come befo
 parents), one thread, started and stopped by the server. An insert that conflicted with a
 claim leaves its value as a contender: when the claim is refuted the contender is stored
 in its place (with its own provenance), and verified at once if it is the proven value.
+
+Misère, `pos_rct` and RCT claims are decided the same way by server/verifier_misere.py, in
+a queue of their own (records, then position → RCT maps, then misère nodes, smallest
+first) worked after the nimber claims of each step, so normal play pays nothing for them.
+A refuted misère claim whose opposite outcome was shown from verified facts is replaced by
+that outcome, stored verified.
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sproutsdb.facts import Provenance, Status
+from sproutsdb.server.seed import TableShelf
 from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.server.verifier_misere import Decision, MisereClaims
 from sproutsdb.solver.check import Checker, CheckReport
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.rules_nimber import SmallLands
@@ -46,6 +54,11 @@ SCAN_CHUNK = 2048  # stored facts scanned per step at start-up
 SCAN_WHILE_QUEUED = 50_000  # scan on only while fewer claims than this are queued (memory)
 MAX_CONTENDERS = 100_000  # contested keys remembered (the oldest are forgotten beyond it)
 MAX_ALTERNATIVES = 4  # other values tried per claim the checker could not decide
+# the kinds decided by verifier_misere, in the order their claims are worked (a misère node
+# needs the RCTs its key names; a position's RCT needs its records)
+OTHER_KINDS = (FactKind.RCT, FactKind.POS_RCT, FactKind.MISERE)
+SORT_PER_STEP = 4096  # new claims of those kinds given their place in the queue per step
+_RANK = {kind: rank for rank, kind in enumerate(OTHER_KINDS)}
 
 
 @dataclass
@@ -57,6 +70,7 @@ class VerifierCounts:
     replaced: int = 0
     checks: int = 0
     steps: int = 0
+    set_aside: int = 0  # misère or pos_rct claims too large to examine, left claimed
 
 
 class ClaimView:
@@ -117,10 +131,12 @@ class Verifier:
         game: SproutsGame | None = None,
         rule_lives: int = RULE_LIVES,
         provenance: Provenance | None = None,
+        tables: TableShelf | None = None,
     ) -> None:
         self.store = store
         self.game = game if game is not None else SproutsGame(cache_size=200_000)
         self.rules = SmallLands(self.game, rule_lives)
+        self.claims = MisereClaims(store, self.game, tables=tables)
         self.provenance = provenance or Provenance(tool="sproutsdb verifier")
         self.counts = VerifierCounts()
         self._lock = threading.Lock()
@@ -136,6 +152,19 @@ class Verifier:
         self._thread: threading.Thread | None = None
         self._just_verified: dict[str, int] = {}
         self._in_step = 0  # claims taken by the current step, not yet decided and committed
+        self._scan_kind = 0  # index in (NIMBER, *OTHER_KINDS) of the kind being scanned
+        # claims of the other kinds: arrived (priority not yet computed), queued, waiting
+        self._incoming: list[tuple[FactKind, str]] = []
+        self._oheap: list[tuple[int, int, str, str]] = []  # (rank, priority, key, kind)
+        self._oqueued: set[tuple[FactKind, str]] = set()
+        self._owaiting: dict[tuple[FactKind, str], int] = {}  # -> priority
+        self._ocontenders: dict[tuple[FactKind, str], Contender] = {}
+        self._oprogress = False
+        self._oin_step = 0
+
+    def use_tables(self, tables: TableShelf) -> None:
+        """Replace lands by the RCTs of the table the server streams, as its solvers do."""
+        self.claims.tables = tables
 
     # --- control ----------------------------------------------------------------------------
 
@@ -166,6 +195,8 @@ class Verifier:
         done, scan state."""
         with self._lock:
             queued, waiting = len(self._queued) + self._in_step, len(self._waiting)
+            queued += len(self._incoming) + len(self._oqueued) + self._oin_step
+            waiting += len(self._owaiting)
         c = self.counts
         return {
             "queued": queued,
@@ -177,7 +208,9 @@ class Verifier:
             "replaced": c.replaced,
             "checks": c.checks,
             "steps": c.steps,
-            "contenders": len(self._contenders),
+            "contenders": len(self._contenders) + len(self._ocontenders),
+            "misere_checks": self.claims.checks,
+            "set_aside": c.set_aside,
         }
 
     # --- input from the service -------------------------------------------------------------
@@ -190,9 +223,24 @@ class Verifier:
             self._progress = True
             self._wake.notify_all()
 
-    def contest(self, key: str, value: int, provenance: Provenance) -> None:
+    def notify_kind(self, kind: FactKind, keys: Iterable[str]) -> None:
+        """Claimed facts of another kind than nimbers were just stored: queue them."""
+        if kind is FactKind.NIMBER:
+            self.notify(keys)
+            return
+        with self._lock:
+            self._incoming.extend((kind, key) for key in keys)
+            self._oprogress = True
+            self._wake.notify_all()
+
+    def contest(
+        self, key: str, value: Any, provenance: Provenance, kind: FactKind = FactKind.NIMBER
+    ) -> None:
         """An insert offered `value` for `key`, stored as another, still claimed value: keep
         the offer as the key's contender and check the claim first."""
+        if kind is not FactKind.NIMBER:
+            self._contest_other(kind, key, value, provenance)
+            return
         with self._lock:
             if key not in self._contenders and len(self._contenders) >= MAX_CONTENDERS:
                 self._contenders.pop(next(iter(self._contenders)))
@@ -201,6 +249,17 @@ class Verifier:
             self._queued.discard(key)
             heapq.heappush(self._heap, (-1, key))  # before every size-ordered claim
             self._queued.add(key)
+            self._wake.notify_all()
+
+    def _contest_other(self, kind: FactKind, key: str, value: Any, provenance: Provenance) -> None:
+        with self._lock:
+            item = (kind, key)
+            if item not in self._ocontenders and len(self._ocontenders) >= MAX_CONTENDERS:
+                self._ocontenders.pop(next(iter(self._ocontenders)))
+            self._ocontenders[item] = Contender(value, provenance)
+            self._owaiting.pop(item, None)
+            self._oqueued.add(item)
+            heapq.heappush(self._oheap, (-1, 0, key, kind.value))  # before every claim
             self._wake.notify_all()
 
     def _enqueue(self, key: str) -> None:
@@ -230,9 +289,22 @@ class Verifier:
     def step(self) -> bool:
         """One bounded unit of work; False when there was nothing to do."""
         self.counts.steps += 1
-        if not self._scan_done and len(self._queued) < SCAN_WHILE_QUEUED:
-            self._scan()
+        if self._scan_kind == 0 and len(self._queued) < SCAN_WHILE_QUEUED:
+            self._scan()  # nimber claims first, as before the other kinds were verified
             return True
+        busy = self._nimber_step()
+        if not self._scan_done and self._queued_count() < SCAN_WHILE_QUEUED:
+            self._scan()  # the other kinds, a chunk after each step of nimber work
+            return True
+        if self._incoming or self._oheap or self._owaiting:
+            busy = self._other_step() or busy
+        return busy
+
+    def _queued_count(self) -> int:
+        return len(self._queued) + len(self._oqueued) + len(self._incoming)
+
+    def _nimber_step(self) -> bool:
+        """Decide up to STEP_KEYS nimber claims (STEP_SECONDS at most)."""
         with self._lock:
             if not self._heap and self._waiting and self._progress:
                 self._progress = False
@@ -274,10 +346,12 @@ class Verifier:
         self._just_verified = {}
 
     def _scan(self) -> None:
-        """Queue the claimed facts of one chunk of the store (a restart resumes them)."""
+        """Queue the claimed facts of one chunk of the store (a restart resumes them):
+        nimbers first, then each of OTHER_KINDS."""
+        kind = (FactKind.NIMBER, *OTHER_KINDS)[self._scan_kind]
         last = self._scan_after
         keys: list[str] = []
-        records = self.store.iter_records(FactKind.NIMBER, start_after=last)
+        records = self.store.iter_records(kind, start_after=last)
         for taken, (key, record) in enumerate(records, start=1):
             last = key
             if record.status is Status.CLAIMED:
@@ -285,11 +359,16 @@ class Verifier:
             if taken >= SCAN_CHUNK:
                 break
         else:
-            self._scan_done = True
+            self._scan_kind += 1
+            self._scan_done = self._scan_kind > len(OTHER_KINDS)
+            last = None
         self._scan_after = last
         with self._lock:
-            for key in keys:
-                self._enqueue(key)
+            if kind is FactKind.NIMBER:
+                for key in keys:
+                    self._enqueue(key)
+            else:
+                self._incoming.extend((kind, key) for key in keys)
 
     # --- deciding one claim -----------------------------------------------------------------
 
@@ -401,3 +480,137 @@ class Verifier:
             if result.inserted:
                 self.counts.replaced += 1
                 self.notify([key])
+
+    # --- misère, pos_rct and RCT claims (decided by verifier_misere) -------------------------
+
+    def _other_step(self) -> bool:
+        """Decide up to STEP_KEYS claims of the other kinds (STEP_SECONDS at most); the
+        verified ones are marked in one commit per kind."""
+        with self._lock:
+            incoming = self._incoming[:SORT_PER_STEP]
+            del self._incoming[:SORT_PER_STEP]
+        pushed = [(kind, key, self.claims.priority(kind, key)) for kind, key in incoming]
+        with self._lock:
+            for kind, key, priority in pushed:
+                self._opush(kind, key, priority)
+            if not self._oheap and self._owaiting and self._oprogress:
+                self._oprogress = False
+                waiting, self._owaiting = self._owaiting, {}
+                for (kind, key), priority in waiting.items():
+                    self._opush(kind, key, priority)
+            batch: list[tuple[FactKind, str, int]] = []
+            while self._oheap and len(batch) < STEP_KEYS:
+                _, priority, key, kind_name = heapq.heappop(self._oheap)
+                item = (FactKind(kind_name), key)
+                if item in self._oqueued:
+                    self._oqueued.discard(item)
+                    batch.append((item[0], key, priority))
+            self._oin_step = len(batch)
+        if not batch:
+            return False
+        try:
+            self._decide_other_batch(batch)
+        finally:
+            with self._lock:
+                self._oin_step = 0
+        return True
+
+    def _opush(self, kind: FactKind, key: str, priority: int) -> None:
+        item = (kind, key)
+        if item in self._oqueued:
+            return
+        self._owaiting.pop(item, None)
+        self._oqueued.add(item)
+        heapq.heappush(self._oheap, (_RANK[kind], priority, key, kind.value))
+
+    def _decide_other_batch(self, batch: list[tuple[FactKind, str, int]]) -> None:
+        deadline = time.monotonic() + STEP_SECONDS
+        verified: dict[FactKind, dict[str, Any]] = {kind: {} for kind in OTHER_KINDS}
+        for index, (kind, key, priority) in enumerate(batch):
+            if time.monotonic() > deadline or self._stop:
+                with self._lock:
+                    for rest_kind, rest, rest_priority in batch[index:]:
+                        self._opush(rest_kind, rest, rest_priority)
+                break
+            self._decide_other(kind, key, priority, verified)
+        done = 0
+        for kind in OTHER_KINDS:  # records first: a node's mark never precedes its RCTs'
+            keys = list(verified[kind])
+            if keys:
+                result = self.store.mark_verified(kind, keys, provenance=self.provenance)
+                done += result.verified
+        if done:
+            self.counts.verified += done
+            with self._lock:
+                self._oprogress = True
+
+    def _decide_other(
+        self,
+        kind: FactKind,
+        key: str,
+        priority: int,
+        verified: dict[FactKind, dict[str, Any]],
+    ) -> None:
+        """Decide one claim; its verdict goes to `verified`, the store (refuted) or the
+        waiting claims."""
+        record = self.store.get_records(kind, [key]).get(key)
+        if record is None or record.status is not Status.CLAIMED:
+            self._settle_other_contender(kind, key, record)
+            return
+        decision = self.claims.decide(kind, key, record.value, verified[FactKind.MISERE])
+        for cid in decision.rct_loaded:  # records re-derived on the way
+            verified[FactKind.RCT].setdefault(cid, None)
+        if decision.verdict == "verified":
+            verified[kind][key] = record.value
+            self._ocontenders.pop((kind, key), None)
+        elif decision.verdict == "refuted":
+            self._refute_other(kind, key, record.value, decision)
+        elif decision.verdict == "set aside":  # too large to examine: stays a claim
+            self.counts.set_aside += 1
+            log.debug("%s claim %.80r set aside: %s", kind.value, key, decision.evidence)
+        else:
+            with self._lock:
+                self._owaiting[(kind, key)] = priority
+
+    def _refute_other(self, kind: FactKind, key: str, claimed: Any, decision: Decision) -> None:
+        """Refute a claim; store what replaces it: the contender, or (misère) the outcome
+        re-derived just now, verified when it is the proven value."""
+        outcome = self.store.refute(
+            kind,
+            key,
+            claimed,
+            evidence=decision.evidence,
+            proven=decision.proven,
+            provenance=self.provenance,
+        )
+        if outcome != "refuted":
+            return
+        self.counts.refuted += 1
+        with self._lock:
+            self._oprogress = True
+        contender = self._ocontenders.pop((kind, key), None)
+        proven = decision.proven
+        if contender is not None:
+            value, provenance = contender.value, contender.provenance
+        elif kind is FactKind.MISERE and proven is not None:
+            value, provenance = proven, self.provenance
+        else:
+            return
+        result = self.store.put(kind, {key: value}, provenance=provenance)
+        if not result.inserted:
+            return
+        self.counts.replaced += 1
+        if value == proven:  # re-derived just now: no need to wait a round
+            self.store.mark_verified(kind, [key], provenance=self.provenance)
+            self.counts.verified += 1
+        else:
+            self.notify_kind(kind, [key])
+
+    def _settle_other_contender(self, kind: FactKind, key: str, record: Any) -> None:
+        """A contested key whose claim is gone (refuted earlier): store the contender."""
+        contender = self._ocontenders.pop((kind, key), None)
+        if contender is not None and record is None:
+            result = self.store.put(kind, {key: contender.value}, provenance=contender.provenance)
+            if result.inserted:
+                self.counts.replaced += 1
+                self.notify_kind(kind, [key])

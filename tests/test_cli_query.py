@@ -68,8 +68,10 @@ def test_query_of_a_seeded_land_shows_its_rct_and_what_it_tells(seeded: Path) ->
     assert report["misere"] == {
         "outcome": expected,
         "stored": None,
+        "status": None,  # no misère fact stored
         "from_rct": True,
         "rct": land["rct"],
+        "rct_status": "verified",  # the seed's map, re-derived whole
         "rct_height": land["rct_height"],
     }
     text = run_cli("query", "0*4", "--store", str(seeded))
@@ -138,3 +140,60 @@ def test_remote_query_mirrors_the_local_one(tmp_path: Path) -> None:
         assert json.loads(done.stdout)["misere"]["stored"] == "L"
         text = run_cli("query", "0*4", "--server", server.address)
         assert "misère: outcome L (stored)" in text.stdout
+
+
+def test_query_shows_the_status_of_misere_and_rct_facts(tmp_path: Path) -> None:
+    """Claims are shown as claims; --verified uses none of them; a refuted map is shown
+    with its evidence, never used."""
+    root = GAME.canonical("0*4")
+    search = game_tree_rcts(GAME, root)
+    algebra = search.algebra
+    cid = algebra.content_id(search.positions()[root])
+    three = GAME.canonical("0*3")
+    store = open_store(str(tmp_path / "store"))
+    try:
+        store.put(FactKind.RCT, dict(algebra.records()), verified=True)
+        store.put(FactKind.POS_RCT, {root: cid, three: cid})  # claims; 0*3's is false
+        store.put(FactKind.MISERE, {root: "L"})  # a claim
+        assert (
+            store.refute(FactKind.POS_RCT, three, cid, evidence="its children say *1") == "refuted"
+        )
+    finally:
+        store.close()
+
+    claims = json.loads(
+        run_cli("query", "0*4", "--json", "--store", str(tmp_path / "store")).stdout
+    )
+    assert claims["trust"] == "claims"
+    assert claims["misere"]["stored"] == "L" and claims["misere"]["status"] == "claimed"
+    assert claims["misere"]["rct_status"] == "claimed" and claims["misere"]["rct"] == cid
+    (land,) = claims["lands"]
+    assert (land["rct"], land["rct_status"], land["nimber_from_rct"]) == (cid, "claimed", 1)
+    text = run_cli("query", "0*4", "--store", str(tmp_path / "store")).stdout
+    assert "misère: outcome L (stored) — claimed, not yet verified" in text
+    assert f"RCT {cid} (height {land['rct_height']}, claimed)" in text
+
+    done = run_cli("query", "0*4", "--verified", "--json", "--store", str(tmp_path / "store"))
+    assert done.returncode == 0, done.stderr
+    verified = json.loads(done.stdout)
+    assert verified["trust"] == "verified"
+    misere = verified["misere"]
+    assert (misere["outcome"], misere["stored"], misere["claimed"]) == (None, None, "L")
+    assert misere["rct"] is None and misere["rct_claimed"] == cid
+    assert "misere_outcome_from_rct" not in verified
+    (land,) = verified["lands"]
+    assert land["rct"] is None and land["rct_claimed"] == cid and "nimber_from_rct" not in land
+    text = run_cli("query", "0*4", "--verified", "--store", str(tmp_path / "store")).stdout
+    assert "misère: claim L not yet verified (not used: --verified)" in text
+    assert f"RCT claim {cid} not yet verified (not used: --verified)" in text
+
+    refuted = json.loads(
+        run_cli("query", "0*3", "--json", "--store", str(tmp_path / "store")).stdout
+    )
+    (land,) = refuted["lands"]
+    assert land["rct"] is None and land["rct_status"] == "refuted"
+    assert (
+        land["rct_refuted"] == cid and land["rct_refutation"]["evidence"] == "its children say *1"
+    )
+    text = run_cli("query", "0*3", "--store", str(tmp_path / "store")).stdout
+    assert f"RCT claim {cid} REFUTED: its children say *1" in text

@@ -316,7 +316,8 @@ def _derive_from_rcts(
     wanted = [land for land in lands if land in rct_ids]
     if not wanted:
         return None
-    rcts = source if isinstance(source, TableRcts) else StoreRcts(source)
+    mapped: Any = _Mapped(source, rct_ids)
+    rcts = source if isinstance(source, TableRcts) else StoreRcts(mapped)
     try:
         handles = rcts.lookup(wanted)
     except (MisereConflictError, RctRecordError) as error:
@@ -325,10 +326,99 @@ def _derive_from_rcts(
     return rcts.algebra, handles
 
 
+class _Mapped:
+    """A store (or client) whose position → RCT map is the one `query` decided to use (only
+    verified entries with --verified); RCT records are read as stored (re-derived on load)."""
+
+    def __init__(self, source: Any, rct_ids: dict[str, str]) -> None:
+        self.source = source
+        self.rct_ids = rct_ids
+
+    def get(self, kind: FactKind, keys: Any) -> dict[str, Any]:
+        if kind is FactKind.POS_RCT:
+            return {k: self.rct_ids[k] for k in keys if k in self.rct_ids}
+        return dict(self.source.get(kind, list(keys)))
+
+
+def _status_name(record: Any) -> str | None:
+    """ "claimed", "verified" or "refuted" of a record (None: nothing stored)."""
+    if record is None:
+        return None
+    return str(getattr(record.status, "value", record.status))
+
+
+def _usable(record: Any, verified_only: bool) -> bool:
+    """Whether a record's value may be used: never a refuted claim, and a claim only when
+    the reader accepts claims."""
+    status = _status_name(record)
+    return status == "verified" or (status == "claimed" and not verified_only)
+
+
+def _refutation_of(record: Any) -> Any:
+    refutation = record.refutation
+    if refutation is not None and not isinstance(refutation, dict):
+        refutation = refutation.to_json()
+    return refutation
+
+
 def _provenance_json(provenance: dict[int, Any], pid: int | None) -> dict[str, Any] | None:
     """A provenance record as JSON: who, token name, tool, version, when, comment."""
     record = provenance.get(pid) if pid else None
     return None if record is None or pid is None else record.as_dict(pid)
+
+
+def _land_entry(
+    land: str,
+    record: Any,
+    provenance: dict[int, Any],
+    known: dict[str, int],
+    verified_only: bool,
+) -> dict[str, Any]:
+    """One land of the report: its nimber fact (or claim, or refuted claim)."""
+    entry: dict[str, Any] = {"land": land, "nimber": None}
+    status = _status_name(record)
+    if record is not None and status == "refuted":
+        entry.update(
+            status="refuted",
+            claimed=record.value,
+            refutation=_refutation_of(record),
+            claimed_by=_provenance_json(provenance, record.provenance),
+            refuted_by=_provenance_json(provenance, record.verified_by),
+        )
+    elif record is not None and (status == "verified" or not verified_only):
+        known[land] = int(record.value)
+        source_of = provenance.get(record.provenance)
+        entry.update(
+            nimber=record.value,
+            status=status,
+            provenance=None if source_of is None else source_of.describe(),
+            provenance_record=_provenance_json(provenance, record.provenance),
+            verified_by=_provenance_json(provenance, record.verified_by),
+        )
+    elif record is not None:
+        entry.update(
+            status=status,
+            claimed=record.value,
+            provenance_record=_provenance_json(provenance, record.provenance),
+        )
+    return entry
+
+
+def _rct_fields(record: Any, verified_only: bool) -> dict[str, Any]:
+    """What the report says of a position → RCT fact: the id used (None when it may not
+    be used), its status, and the id of a claim not used or refuted."""
+    status = _status_name(record)
+    fields: dict[str, Any] = {"rct": None, "rct_status": status}
+    if record is None:
+        return fields
+    if _usable(record, verified_only):
+        fields["rct"] = str(record.value)
+    elif status == "refuted":
+        fields["rct_refuted"] = str(record.value)
+        fields["rct_refutation"] = _refutation_of(record)
+    else:
+        fields["rct_claimed"] = str(record.value)
+    return fields
 
 
 def _query_report(
@@ -336,16 +426,16 @@ def _query_report(
     lands: list[str],
     records: dict[str, Any],
     provenance: dict[int, Any],
-    rct_ids: dict[str, str],
-    misere: str | None,
+    rct_records: dict[str, Any],
+    misere: Any,
     source: Any,
     *,
     verified_only: bool = False,
 ) -> dict[str, Any]:
-    """The report of `query`: stored facts first; values derived from stored RCTs are
-    added under keys of their own (``*_from_rct``), never in place of stored ones. A
-    refuted claim is shown with its evidence, never as a value; with `verified_only`
-    neither is a claim."""
+    """The report of `query`: stored facts first, each with its status; values derived
+    from stored RCTs are added under keys of their own (``*_from_rct``), never in place of
+    stored ones. A refuted claim is shown with its evidence, never as a value; with
+    `verified_only` neither is a claim (nimber, misère outcome or position → RCT map)."""
     lands_out: list[dict[str, Any]] = []
     report: dict[str, Any] = {
         "position": key,
@@ -353,39 +443,16 @@ def _query_report(
         "trust": "verified" if verified_only else "claims",
     }
     known: dict[str, int] = {}
+    rct_ids: dict[str, str] = {}
     for land in lands:
-        entry: dict[str, Any] = {"land": land, "nimber": None}
-        record = records.get(land)
-        status = None if record is None else getattr(record.status, "value", record.status)
-        if record is not None and status == "refuted":
-            refutation = record.refutation
-            if refutation is not None and not isinstance(refutation, dict):
-                refutation = refutation.to_json()
-            entry.update(
-                status="refuted",
-                claimed=record.value,
-                refutation=refutation,
-                claimed_by=_provenance_json(provenance, record.provenance),
-                refuted_by=_provenance_json(provenance, record.verified_by),
-            )
-        elif record is not None and (status == "verified" or not verified_only):
-            known[land] = int(record.value)
-            source_of = provenance.get(record.provenance)
-            entry.update(
-                nimber=record.value,
-                status=status,
-                provenance=None if source_of is None else source_of.describe(),
-                provenance_record=_provenance_json(provenance, record.provenance),
-                verified_by=_provenance_json(provenance, record.verified_by),
-            )
-        elif record is not None:
-            entry.update(
-                status=status,
-                claimed=record.value,
-                provenance_record=_provenance_json(provenance, record.provenance),
-            )
-        entry["rct"] = rct_ids.get(land)
-        report["lands"].append(entry)
+        entry = _land_entry(land, records.get(land), provenance, known, verified_only)
+        entry.update(_rct_fields(rct_records.get(land), verified_only))
+        if entry["rct"] is not None:
+            rct_ids[land] = entry["rct"]
+        lands_out.append(entry)
+    key_rct = _rct_fields(rct_records.get(key), verified_only)
+    if key_rct["rct"] is not None:
+        rct_ids[key] = key_rct["rct"]
     if len(known) == len(lands):
         total = 0
         for value in known.values():
@@ -394,14 +461,13 @@ def _query_report(
     else:
         report["nimber"] = report["outcome"] = None
 
-    position_rct = rct_ids.get(key)
     derived = _derive_from_rcts(source, lands, rct_ids)
     algebra: Any = None
     handles: dict[str, int] = {}
     if derived is not None:
         algebra, handles = derived
     from_rct: dict[str, int] = {}
-    for entry in report["lands"]:
+    for entry in lands_out:
         land = entry["land"]
         handle = handles.get(land)
         if handle is not None:
@@ -415,30 +481,70 @@ def _query_report(
             total ^= known.get(land, from_rct.get(land, 0))
         report["nimber_from_rct"] = total
         report["outcome_from_rct"] = "L" if total == 0 else "W"
+    report["misere"] = _misere_part(key, misere, key_rct, algebra, handles, report, verified_only)
+    return report
 
+
+def _misere_part(
+    key: str,
+    misere: Any,
+    key_rct: dict[str, Any],
+    algebra: Any,
+    handles: dict[str, int],
+    report: dict[str, Any],
+    verified_only: bool,
+) -> dict[str, Any]:
+    """The misère part of the report: the stored outcome with its status (a claim not used
+    with --verified, a refuted claim with its evidence), else the outcome of the position's
+    RCT; the RCT map's status."""
+    stored = str(misere.value) if _usable(misere, verified_only) else None
+    status = _status_name(misere)
     misere_from_rct = None
     height = None
+    position_rct = key_rct["rct"]
     if position_rct is not None and key in handles:
         height = algebra.height(handles[key])
-        if misere is None:
+        if stored is None:
             misere_from_rct = algebra.outcome(handles[key])
             report["misere_outcome_from_rct"] = misere_from_rct
-    report["misere"] = {
-        "outcome": misere if misere is not None else misere_from_rct,
-        "stored": misere,
-        "from_rct": misere is None and misere_from_rct is not None,
+    part: dict[str, Any] = {
+        "outcome": stored if stored is not None else misere_from_rct,
+        "stored": stored,
+        "status": status,
+        "from_rct": stored is None and misere_from_rct is not None,
         "rct": position_rct,
+        "rct_status": key_rct["rct_status"],
         "rct_height": height,
     }
-    return report
+    if status == "refuted":
+        part["refuted"] = str(misere.value)
+        part["refutation"] = _refutation_of(misere)
+    elif misere is not None and stored is None:
+        part["claimed"] = str(misere.value)
+    for name in ("rct_claimed", "rct_refuted", "rct_refutation"):
+        if name in key_rct:
+            part[name] = key_rct[name]
+    return part
+
+
+def _rct_text(entry: dict[str, Any]) -> str | None:
+    """How a land's position → RCT fact is printed (None: there is none)."""
+    if entry.get("rct"):
+        height = entry.get("rct_height")
+        inside = f"height {height}, " if height is not None else ""
+        return f"RCT {entry['rct']} ({inside}{entry.get('rct_status')})"
+    if entry.get("rct_refuted"):
+        why = (entry.get("rct_refutation") or {}).get("evidence")
+        return f"RCT claim {entry['rct_refuted']} REFUTED: {why}"
+    if entry.get("rct_claimed"):
+        return f"RCT claim {entry['rct_claimed']} not yet verified (not used: --verified)"
+    return None
 
 
 def _print_query(report: dict[str, Any], header: str, solve_hint: str) -> None:
     print(header)
     for entry in report["lands"]:
-        rct = f"RCT {entry['rct']}" if entry.get("rct") else None
-        if entry.get("rct_height") is not None:
-            rct = f"{rct} (height {entry['rct_height']})"
+        rct = _rct_text(entry)
         if entry.get("status") == "refuted":
             r = entry["refutation"] or {}
             who = (entry.get("claimed_by") or {}).get("token") or (
@@ -481,20 +587,36 @@ def _print_query(report: dict[str, Any], header: str, solve_hint: str) -> None:
     source = report.get("rct_table")
     if source is not None and source["source"] == "shipped":
         print(f"  RCTs from the shipped S6 table ({source['where']}): the store has none")
-    m = report["misere"]
-    assert isinstance(m, dict)
+    _print_misere(report["misere"])
+
+
+def _print_misere(m: dict[str, Any]) -> None:
+    """The misère lines of `query`: the outcome and the status of what it comes from."""
     if m["stored"] is not None:
-        print(f"  misère: outcome {m['stored']} (stored)")
-    elif m["from_rct"]:
+        how = "verified" if m["status"] == "verified" else "claimed, not yet verified"
+        print(f"  misère: outcome {m['stored']} (stored) — {how}")
+    elif m.get("refuted") is not None:
+        r = m.get("refutation") or {}
+        proven = f"; proven {r['proven']}" if r.get("proven") is not None else ""
+        print(f"  misère: claim {m['refuted']} REFUTED: {r.get('evidence')}{proven}")
+    elif m.get("claimed") is not None:
+        print(f"  misère: claim {m['claimed']} not yet verified (not used: --verified)")
+    if m["from_rct"]:
+        how = "verified" if m["rct_status"] == "verified" else "claimed, not yet verified"
         print(
-            f"  misère: outcome {m['outcome']} from its RCT {m['rct']} (height {m['rct_height']})"
+            f"  misère: outcome {m['outcome']} from its RCT {m['rct']} (height "
+            f"{m['rct_height']}; the position → RCT map is {how})"
         )
+    elif m.get("rct_refuted"):
+        why = (m.get("rct_refutation") or {}).get("evidence")
+        print(f"  misère: RCT claim {m['rct_refuted']} of the position REFUTED: {why}")
 
 
 def run_query(args: argparse.Namespace) -> int:
     """`sproutsdb query POS`: the stored nimber, RCT id of each land and the stored misère
-    outcome of the position; nimbers and misère outcome derived from stored RCTs (never
-    written back) where the store holds no fact."""
+    outcome of the position, each with its status; nimbers and misère outcome derived from
+    stored RCTs (never written back) where the store holds no fact. With --verified, only
+    verified facts are used (claims are shown as such)."""
     if args.server:
         return _run_remote_query(args)
     game = SproutsGame()
@@ -514,18 +636,20 @@ def run_query(args: argparse.Namespace) -> int:
             shipped = shipped_rct_table()  # a store without RCTs: the shipped S6 table
         if shipped is not None:
             table, path = shipped
-            rct_ids = {k: cid for k in wanted if (cid := table.rct_id_of(k)) is not None}
+            rct_records: dict[str, Any] = {
+                k: _TableEntry(cid) for k in wanted if (cid := table.rct_id_of(k)) is not None
+            }
             source, rct_source = TableRcts(table), describe_source("shipped", str(path))
         else:
-            rct_ids = {k: str(v) for k, v in store.get(FactKind.POS_RCT, wanted).items()}
-        misere = store.get(FactKind.MISERE, [key]).get(key)
+            rct_records = dict(store.get_records(FactKind.POS_RCT, wanted, refuted=True))
+        misere = store.get_records(FactKind.MISERE, [key], refuted=True).get(key)
         report = _query_report(
             key,
             lands,
             records,
             provenance,
-            rct_ids,
-            None if misere is None else str(misere),
+            rct_records,
+            misere,
             source,
             verified_only=args.verified,
         )
@@ -537,9 +661,18 @@ def run_query(args: argparse.Namespace) -> int:
     return 0
 
 
+class _TableEntry:
+    """A position → RCT entry of a table re-derived whole before use: verified."""
+
+    status = "verified"
+
+    def __init__(self, cid: str) -> None:
+        self.value = cid
+
+
 def _run_remote_query(args: argparse.Namespace) -> int:
     """`sproutsdb query POS --server ADDR`: the same lookups through the client (MISERE
-    looked up alone, as the service requires of misère keys)."""
+    looked up alone, as the service requires of misère keys), with each fact's status."""
     game = SproutsGame()
     key = game.canonical(args.position)
     lands = list(game.components(key))
@@ -552,17 +685,20 @@ def _run_remote_query(args: argparse.Namespace) -> int:
                 land: r for land, r in zip(lands, nimbers.records[FactKind.NIMBER]) if r is not None
             }
             provenance = dict(nimbers.provenance)
-        rct_ids = {
-            k: str(v) for k, v in client.get(FactKind.POS_RCT, sorted(set(lands) | {key})).items()
+        wanted = sorted(set(lands) | {key})
+        maps = client.lookup(wanted, (FactKind.POS_RCT,), with_records=True)
+        rct_records = {
+            k: r for k, r in zip(wanted, maps.records[FactKind.POS_RCT]) if r is not None
         }
-        misere = client.get(FactKind.MISERE, [key]).get(key)
+        looked = client.lookup([key], (FactKind.MISERE,), with_records=True)
+        misere = looked.records[FactKind.MISERE][0]
         report = _query_report(
             key,
             lands,
             records,
             provenance,
-            rct_ids,
-            None if misere is None else str(misere),
+            rct_records,
+            misere,
             client,
             verified_only=args.verified,
         )
