@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sproutsdb.facts import Provenance, Status
+from sproutsdb.facts import SERVER_VERIFIER, Provenance, Status
 from sproutsdb.server.seed import TableShelf
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.verifier_misere import Decision, MisereClaims
@@ -339,7 +339,9 @@ class Verifier:
             self._decide(key)
         verified = list(self._just_verified)
         if verified:  # one commit for the step's verdicts
-            self.store.mark_verified(FactKind.NIMBER, verified, provenance=self.provenance)
+            self.store.mark_verified(
+                FactKind.NIMBER, verified, provenance=self.provenance, check=SERVER_VERIFIER
+            )
             self.counts.verified += len(verified)
             with self._lock:
                 self._progress = True
@@ -465,7 +467,9 @@ class Verifier:
         if result.inserted:
             self.counts.replaced += 1
             if contender.value == proven:  # re-derived just now: no need to wait a round
-                self.store.mark_verified(FactKind.NIMBER, [key], provenance=self.provenance)
+                self.store.mark_verified(
+                    FactKind.NIMBER, [key], provenance=self.provenance, check=SERVER_VERIFIER
+                )
                 self.counts.verified += 1
             else:
                 self.notify([key])
@@ -537,7 +541,9 @@ class Verifier:
         for kind in OTHER_KINDS:  # records first: a node's mark never precedes its RCTs'
             keys = list(verified[kind])
             if keys:
-                result = self.store.mark_verified(kind, keys, provenance=self.provenance)
+                result = self.store.mark_verified(
+                    kind, keys, provenance=self.provenance, check=SERVER_VERIFIER
+                )
                 done += result.verified
         if done:
             self.counts.verified += done
@@ -601,7 +607,7 @@ class Verifier:
             return
         self.counts.replaced += 1
         if value == proven:  # re-derived just now: no need to wait a round
-            self.store.mark_verified(kind, [key], provenance=self.provenance)
+            self.store.mark_verified(kind, [key], provenance=self.provenance, check=SERVER_VERIFIER)
             self.counts.verified += 1
         else:
             self.notify_kind(kind, [key])

@@ -33,7 +33,7 @@ from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.cgt.records import RctRecordError, load_one, record_of
-from sproutsdb.solver.check import Verdict, drive_checks
+from sproutsdb.solver.check import Verdict
 from sproutsdb.solver.check_misere import MisereChecker
 from sproutsdb.solver.game import NotationError
 from sproutsdb.solver.misere import MisereSolver, NoRcts
@@ -219,23 +219,11 @@ class _MisereView:
         return found
 
 
-class _ClaimChecker(MisereChecker):
+def _claim_checker(engine: _NodeEngine, view: _MisereView) -> MisereChecker:
     """The misère checker taking verified losing nodes as checked (their justification
     rests on verified facts already), so a claim costs one expansion of its node."""
-
-    def __init__(self, engine: _NodeEngine, view: _MisereView) -> None:
-        super().__init__(engine, view)
-        self._view = view
-
-    def _drive(self, task: Any) -> None:
-        trusted = self._view.trusted_losing
-        drive_checks(
-            task,
-            self._verdicts,
-            key_of=lambda want: want[0],
-            start=lambda want: self._check_node(want[1], want[0]),
-            settled=lambda key: Verdict.OK if key in trusted else None,
-        )
+    trusted = view.trusted_losing
+    return MisereChecker(engine, view, settled=lambda key: Verdict.OK if key in trusted else None)
 
 
 class MisereClaims:
@@ -398,7 +386,7 @@ class MisereClaims:
         engine = self._misere_engine()
         node = engine.node(key)
         view = _MisereView(self.store, {key, engine.key(node)}, value, just_verified)
-        report = _ClaimChecker(engine, view).check(key)
+        report = _claim_checker(engine, view).check(key)
         if report.outcome == value:
             return Decision("verified")
         if value == "L":
@@ -409,7 +397,7 @@ class MisereClaims:
         if report.outcome == "L":
             return Decision("refuted", f"{key} = W: it is a misère loss by rule", "L")
         view = _MisereView(self.store, {key, engine.key(node)}, "L", just_verified)
-        if _ClaimChecker(engine, view).check(key).outcome == "L":
+        if _claim_checker(engine, view).check(key).outcome == "L":
             return Decision(
                 "refuted",
                 f"{key} = W contradicts verified facts: every option of it is shown winning "

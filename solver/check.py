@@ -110,7 +110,7 @@ def _itself(want: Any) -> str:
     return str(want)
 
 
-def _nothing_settled(key: str) -> Verdict | None:
+def nothing_settled(key: str) -> Verdict | None:
     return None
 
 
@@ -120,7 +120,7 @@ def drive_checks(
     *,
     key_of: Callable[[Any], str],
     start: Callable[[Any], Generator[Any, Verdict, Any]],
-    settled: Callable[[str], Verdict | None] = _nothing_settled,
+    settled: Callable[[str], Verdict | None] = nothing_settled,
 ) -> None:
     """Run a check coroutine and every check it asks for on one explicit stack, memoised.
 

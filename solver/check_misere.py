@@ -12,7 +12,7 @@ the root's stored value, as in solver/check.py.
 from __future__ import annotations
 
 import random
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from sproutsdb.solver.check import (
@@ -24,6 +24,7 @@ from sproutsdb.solver.check import (
     all_options_win,
     best_of_cycles,
     drive_checks,
+    nothing_settled,
     proof_closure,
 )
 from sproutsdb.solver.proofstore import FactKind
@@ -48,11 +49,19 @@ class MisereChecker:
     """Checks stored losing misère nodes read from `source`; one instance per root."""
 
     def __init__(
-        self, engine: MisereEngine, source: FactSource, *, rng: random.Random | None = None
+        self,
+        engine: MisereEngine,
+        source: FactSource,
+        *,
+        rng: random.Random | None = None,
+        settled: Callable[[str], Verdict | None] | None = None,
     ) -> None:
+        """``settled`` may give a node's verdict without checking it (e.g. the server's
+        verifier takes its verified losing nodes as checked); None: check everything."""
         self.engine = engine
         self._source = source
         self._rng = rng
+        self._settled = settled if settled is not None else nothing_settled
         self._stored: dict[str, bool] = {}  # key -> stored as losing
         self._verdicts: dict[str, Verdict] = {}
         self._deps: dict[str, tuple[str, ...]] = {}
@@ -85,6 +94,7 @@ class MisereChecker:
             self._verdicts,
             key_of=lambda want: want[0],
             start=lambda want: self._check_node(want[1], want[0]),
+            settled=self._settled,
         )
 
     # ----------------------------------------------------------------- the checks
