@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sproutsdb.errors import UserError
+from sproutsdb.games import get_game
 
 LandChildren = tuple[tuple[str, ...], ...]
 
@@ -132,9 +133,8 @@ def _read_line(fd: int, deadline: float) -> bytes:
 
 def serve() -> None:
     """The worker's loop: one request per line of stdin, one answer per line of stdout."""
-    from sproutsdb.solver.sprouts.game import SproutsGame
 
-    game = SproutsGame()
+    game = get_game().engine()
     for line in sys.stdin.buffer:
         request = json.loads(line)
         children: dict[str, list[list[str]]] = {}

@@ -22,13 +22,16 @@ from typing import Any, cast
 
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Status
-from sproutsdb.server.children_worker import BoundedChildren, ChildrenTimeout, LandChildren
+from sproutsdb.games import get_game
+from sproutsdb.server.children_worker import BoundedChildren, ChildrenTimeout
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.game import sum_children
 from sproutsdb.solver.misere import MisereConflictError, StoreRcts
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.r1 import r1_class
-from sproutsdb.solver.sprouts.game import TERMINAL, SproutsGame
+
+TERMINAL = get_game().terminal
 
 VERIFIED, CLAIMED, REFUTED = Status.VERIFIED.value, Status.CLAIMED.value, Status.REFUTED.value
 
@@ -48,17 +51,6 @@ def worst(statuses: list[str | None]) -> str | None:
     if not statuses or any(s is None for s in statuses):
         return None
     return VERIFIED if all(s == VERIFIED for s in statuses) else CLAIMED
-
-
-class _Prefetched(SproutsGame):
-    """The engine's rules with land children given (listed by the worker beforehand)."""
-
-    def __init__(self, known: dict[str, LandChildren]) -> None:
-        super().__init__()
-        self._known = known
-
-    def component_children(self, component: str) -> LandChildren:
-        return self._known[component]
 
 
 class _Facts:
@@ -93,7 +85,7 @@ class PositionReader:
         *,
         table_name: str | None = None,
     ) -> None:
-        self.game = SproutsGame()
+        self.game = get_game(store.identity.game).engine()  # the store's game
         self.store = store
         self.limits = limits or ViewLimits()
         self.table = table
@@ -154,7 +146,7 @@ class PositionReader:
             return [], 0, f"children not listed: {error} (this page's limit)"
         except UserError as error:
             return [], 0, f"children not listed: {error}"
-        children = _Prefetched(known).children(key)
+        children = sum_children(self.game, key, known.__getitem__)
         cap = self.limits.max_children
         if len(children) > cap:
             return children[:cap], len(children), f"the first {cap} of {len(children):,} children"
@@ -167,8 +159,7 @@ class PositionReader:
             known = self.engine.lands(lands)
         except (ChildrenTimeout, UserError):
             return None
-        game = _Prefetched(known)
-        return {k: game.children(k) for k in keys}
+        return {k: sum_children(self.game, k, known.__getitem__) for k in keys}
 
     # --- facts -----------------------------------------------------------------------------
 

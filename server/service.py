@@ -26,6 +26,7 @@ import grpc
 
 from sproutsdb import __version__
 from sproutsdb.facts import Provenance, Status, now_iso
+from sproutsdb.games import get_game
 from sproutsdb.server import schema
 from sproutsdb.server.auth import TokenBook, bearer_secret
 from sproutsdb.server.limits import Budget, BudgetedGame, BudgetedSource
@@ -43,11 +44,9 @@ from sproutsdb.server.validation import (
 from sproutsdb.server.verifier import Verifier
 from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.check import Checker
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.game import Game, NotationError
 from sproutsdb.solver.misere_keys import split_node_key
 from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
-from sproutsdb.solver.sprouts import game as sprouts_game
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.wire import (
     COLUMN,
     CONFLICT,
@@ -104,7 +103,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         self,
         store: LmdbProofStore,
         *,
-        game: SproutsGame | None = None,
+        game: Game | None = None,
         limits: Limits | None = None,
         tables: TableShelf | None = None,
         writes_need_token: bool = False,
@@ -115,7 +114,9 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         self.store = store
         self.tokens = tokens  # to name the writer in provenance and apply its batch limit
         self.verifier = verifier  # told of new claims and of inserts contesting a claim
-        self.game = game if game is not None else SproutsGame(cache_size=100_000)
+        self.game = (
+            game if game is not None else get_game(store.identity.game).engine(cache_size=100_000)
+        )
         self.limits = limits if limits is not None else Limits()
         self.tables = tables if tables is not None else TableShelf()
         if verifier is not None:  # its misère nodes replace lands as this server's solvers do
@@ -752,7 +753,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             game=identity.game,
             canon_version=identity.canon_version,
             schema_version=identity.schema_version,
-            engine=sprouts_game.IMPLEMENTATION,
+            engine=get_game(identity.game).implementation,
             writes_need_token=self.writes_need_token,
             tls=self.tls,
             limits=pb.Limits(

@@ -25,6 +25,7 @@ from typing import Any
 import lmdb
 
 from sproutsdb.facts import UNKNOWN_CHECK, Provenance, Status
+from sproutsdb.games import get_game
 from sproutsdb.server import schema, store_reads
 from sproutsdb.server.schema import (
     DECODERS,
@@ -49,7 +50,8 @@ from sproutsdb.server.store_open import DEFAULT_MAP_SIZE, StoreIdentity, open_en
 from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp, RefuteOp, UnmarkOp
 from sproutsdb.server.store_writer import Barrier, GroupCommitWriter, shutdown
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
+
+CANON_VERSION = get_game().canon_version
 
 log = logging.getLogger(__name__)
 

@@ -20,14 +20,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sproutsdb.errors import UserError
+from sproutsdb.games import get_game
 from sproutsdb.server.limits import DEFAULT_MAX_CHILDREN_WORK, DEFAULT_REQUEST_SECONDS
 from sproutsdb.solver.cgt.ident import CONTENT_ID_SYNTAX, is_content_id, nim_id, tree_id
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.game import Game, NotationError
 from sproutsdb.solver.misere_keys import join_node_key, split_node_key
 from sproutsdb.solver.proofstore import RctRecord
-from sproutsdb.solver.sprouts import game as sprouts_game
-from sproutsdb.solver.sprouts.game import TERMINAL, SproutsGame
-from sproutsdb.solver.sprouts.notation import MAX_POSITION_VERTICES, count_vertices
+
+TERMINAL = get_game().terminal
+MAX_POSITION_VERTICES = get_game().max_position_vertices
 
 
 class RequestError(UserError):
@@ -65,10 +66,10 @@ _CACHE_LIMIT = 200_000
 class Validator:
     """Canonical keys of positions and checks of content ids and records, thread-safe."""
 
-    def __init__(self, game: SproutsGame, limits: Limits) -> None:
+    def __init__(self, game: Game, limits: Limits) -> None:
         self.game = game
         self.limits = limits
-        self._have_core = sprouts_game.compiled_core() is not None
+        self._have_core = get_game().compiled_core() is not None
         self._cache: dict[str, str] = {}  # text -> canonical key (confirmed)
         self._lock = threading.Lock()
 
@@ -98,7 +99,7 @@ class Validator:
                 f"the limit is {limits.max_key_bytes:,} bytes"
             )
         if "*" in text or n > limits.max_position_vertices:
-            vertices = count_vertices(text)
+            vertices = get_game().count_vertices(text)
             if vertices > limits.max_position_vertices:
                 raise RequestError(
                     f"{_where(index)}a position of {vertices:,} spots and letters "
@@ -129,13 +130,13 @@ class Validator:
         if "+" not in text:
             if text == TERMINAL:
                 return TERMINAL
-            lands = sprouts_game.core_canonical_lands(text)
+            lands = get_game().fast_canonical_lands(text)
             if lands is not None and len(lands) == 1:
                 return lands[0]
         else:
             lands = []
             for part in text.split("+"):
-                part_lands = sprouts_game.core_canonical_lands(part)
+                part_lands = get_game().fast_canonical_lands(part)
                 if part_lands is None:
                     return None
                 lands += part_lands

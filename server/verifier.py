@@ -37,13 +37,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from sproutsdb.facts import SERVER_VERIFIER, Provenance, Status
+from sproutsdb.games import get_game
 from sproutsdb.server.seed import TableShelf
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.verifier_misere import Decision, MisereClaims
 from sproutsdb.solver.check import Checker, CheckReport
+from sproutsdb.solver.game import Game
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.rules_nimber import SmallLands
-from sproutsdb.solver.sprouts.game import SproutsGame
 
 log = logging.getLogger(__name__)
 
@@ -128,13 +129,15 @@ class Verifier:
         self,
         store: LmdbProofStore,
         *,
-        game: SproutsGame | None = None,
+        game: Game | None = None,
         rule_lives: int = RULE_LIVES,
         provenance: Provenance | None = None,
         tables: TableShelf | None = None,
     ) -> None:
         self.store = store
-        self.game = game if game is not None else SproutsGame(cache_size=200_000)
+        self.game = (
+            game if game is not None else get_game(store.identity.game).engine(cache_size=200_000)
+        )
         self.rules = SmallLands(self.game, rule_lives)
         self.claims = MisereClaims(store, self.game, tables=tables)
         self.provenance = provenance or Provenance(tool="sproutsdb verifier")

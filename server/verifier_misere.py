@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sproutsdb.errors import UserError
+from sproutsdb.games import get_game
 from sproutsdb.server.seed import TableShelf
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
@@ -35,13 +36,14 @@ from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.cgt.records import RctRecordError, load_one, record_of
 from sproutsdb.solver.check import Verdict
 from sproutsdb.solver.check_misere import MisereChecker
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.game import Game, NotationError
 from sproutsdb.solver.misere import MisereSolver, NoRcts
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, split_node_key
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, RctRecord
 from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES
 from sproutsdb.solver.rctsearch import RctSearch
-from sproutsdb.solver.sprouts.game import TERMINAL, SproutsGame
+
+TERMINAL = get_game().terminal
 
 WAIT_PRIORITY = 1 << 30  # a claim whose size cannot be told yet goes last
 # Claims on positions with more lives than this (0*20) are set aside, neither decided nor
@@ -232,7 +234,7 @@ class MisereClaims:
     def __init__(
         self,
         store: LmdbProofStore,
-        game: SproutsGame,
+        game: Game,
         *,
         tables: TableShelf | None = None,
         max_lives: int = DEFAULT_DERIVE_LIVES,

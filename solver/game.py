@@ -8,7 +8,7 @@ compiled core can replace it without anything above noticing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
 from sproutsdb.errors import UserError
@@ -51,3 +51,21 @@ class Game(Protocol):
     def size(self, key: str) -> int:
         """A measure that strictly decreases along every move (lives, for Sprouts)."""
         ...
+
+
+def sum_children(
+    game: Game, key: str, component_children: Callable[[str], Iterable[tuple[str, ...]]]
+) -> list[str]:
+    """Distinct canonical children of a sum, given the children of each component: a move is
+    made in one component, the others stay (equal components give equal children)."""
+    components = game.components(key)
+    seen: dict[str, None] = {}
+    done: set[str] = set()
+    for index, component in enumerate(components):
+        if component in done:
+            continue
+        done.add(component)
+        rest = components[:index] + components[index + 1 :]
+        for child in component_children(component):
+            seen.setdefault(game.join(rest + child), None)
+    return list(seen)

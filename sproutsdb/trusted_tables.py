@@ -24,9 +24,10 @@ from typing import Any
 
 from sproutsdb import __version__
 from sproutsdb.formats.rcttable import RctTable, RctTableError, load_table
+from sproutsdb.games import get_game
 from sproutsdb.solver.rctsearch import check_positions
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.solver.sprouts.game import SproutsGame
+
+CANON_VERSION = get_game().canon_version
 
 MARKS_FOLDER = "verified-tables"
 _verified: dict[str, RctTable] = {}  # sha256 -> table, re-derived in this process
@@ -66,7 +67,7 @@ def verified_table(path: str | Path, *, progress: Callable[[int], None] | None =
         table.header["verified"] = {"how": "cached mark", **mark}
     else:
         started = time.process_time()
-        problems = check_positions(SproutsGame(), table.algebra, table.positions, progress)
+        problems = check_positions(get_game().engine(), table.algebra, table.positions, progress)
         if problems:
             raise RctTableError(
                 f"{path}: {len(problems)} position(s) of the table do not re-derive from their "

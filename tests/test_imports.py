@@ -37,6 +37,16 @@ FORBIDDEN = {
 # The root module `sproutsdb/__main__.py` is the command's entry point and may call tools/.
 ENTRY_POINTS = {"sproutsdb.__main__"}
 
+# A game's engine is named only by the games registry (sproutsdb/games.py): every layer above
+# solver/ asks the registry for its game. solver/ itself, bench/ and tests/ may name it.
+GAME_PACKAGES = {"sproutsdb.solver.sprouts": "sproutsdb.games"}
+GAME_CLIENTS = {"server", "client", "tools", "sproutsdb"}
+
+# The commands (tools/cmd_*) are the command line's: only its entry point imports them; every
+# other door calls the library verbs they call.
+COMMAND_MODULES = "sproutsdb.tools.cmd_"
+COMMAND_ENTRY = {"sproutsdb.tools.cli", "sproutsdb.__main__"}
+
 # A private module may be imported only by the public module that wraps it (`wrapper`).
 WRAPPED = {
     "sproutsdb.solver.sprouts._core": {"sproutsdb.solver.sprouts.game"},
@@ -167,6 +177,28 @@ def violations(edges: list[Edge]) -> list[str]:
     return list(bad)
 
 
+def game_namers(edges: list[Edge]) -> list[str]:
+    """Imports of a game's engine from above solver/ other than the registry's."""
+    bad: dict[str, None] = {}
+    for edge in edges:
+        for package, registry in GAME_PACKAGES.items():
+            names = edge.target == package or edge.target.startswith(package + ".")
+            if names and folder_of(edge.source) in GAME_CLIENTS and edge.source != registry:
+                bad[f"{edge.path}:{edge.line}: {edge.source} imports {edge.target}"] = None
+    return list(bad)
+
+
+def command_importers(edges: list[Edge]) -> list[str]:
+    """Imports of a `tools/cmd_*` module by anything but the command line's entry (printed by
+    `python tests/test_imports.py`: the library layer that removes them is still to come)."""
+    bad: dict[str, None] = {}
+    for edge in edges:
+        command = edge.target.startswith(COMMAND_MODULES) and edge.target != edge.source
+        if command and edge.source not in COMMAND_ENTRY:
+            bad[f"{edge.path}:{edge.line}: {edge.source} imports {edge.target}"] = None
+    return list(bad)
+
+
 def tool_cycles(edges: list[Edge]) -> list[list[str]]:
     """Import cycles among the modules of tools/ (strongly connected parts of 2+ modules)."""
     graph: dict[str, set[str]] = {}
@@ -223,6 +255,10 @@ def test_no_module_imports_another_modules_private_names() -> None:
     assert [v for v in violations(all_edges()) if "not allowed" not in v] == []
 
 
+def test_only_the_games_registry_names_a_game() -> None:
+    assert game_namers(all_edges()) == []
+
+
 def test_no_import_cycles_in_tools() -> None:
     assert tool_cycles(all_edges()) == []
 
@@ -245,6 +281,10 @@ def main() -> int:
         print(line)
     for cycle in tool_cycles(edges):
         print("cycle in tools/:", " ↔ ".join(cycle))
+    for line in game_namers(edges):
+        print(line, "(only the games registry names a game's engine)")
+    for line in command_importers(edges):
+        print(line, "(only the command line imports a command)")
     return 0
 
 

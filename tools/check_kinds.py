@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sproutsdb.facts import CHECK_ALL, CHECK_RECHECK
+from sproutsdb.games import get_game
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError
@@ -38,7 +39,6 @@ from sproutsdb.solver.misere import MisereConflictError
 from sproutsdb.solver.misere_keys import split_node_key
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES, DerivedRcts
-from sproutsdb.solver.sprouts.game import SproutsGame
 
 SHOWN = 20  # problems named per kind
 LOOKUP_BATCH = 4096  # pos_rct lands re-derived per lookup (one store read)
@@ -102,7 +102,7 @@ class KindChecks:
         self.recheck = recheck
         self.max_lives = max_lives
         self.check = CHECK_RECHECK if recheck else CHECK_ALL
-        self.game = SproutsGame()
+        self.game = get_game().engine()
         self.algebra = Algebra()
         self._rcts: DerivedRcts | None = None
         self._refused = False  # an RCT record did not re-derive: no RCT is used

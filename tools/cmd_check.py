@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb.facts import CHECK_MISERE_ROOT, CHECK_ROOT
+from sproutsdb.games import get_game
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import CheckReport, check_with_cycles
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
 from sproutsdb.solver.rct_trust import DerivedRcts
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.parallel_check import (
     CheckPool,
@@ -362,7 +362,7 @@ def run_check_misere(args: argparse.Namespace) -> int:
     from sproutsdb.solver.misere import MisereSolver
     from sproutsdb.solver.proofstore import MemoryProofStore
 
-    game = SproutsGame()
+    game = get_game().engine()
     if args.prune is not None:
         out = Path(args.prune).expanduser()
         if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -414,7 +414,7 @@ def _misere_rct_source(
     from sproutsdb.tools.shipped_rcts import shipped_rct_table
     from sproutsdb.trusted_tables import verified_table
 
-    game = SproutsGame()
+    game = get_game().engine()
     if args.rct_table:
         table = verified_table(args.rct_table)
         return DerivedRcts(game, TableRcts(table), trusted=table.rct_id_of), "file"
@@ -486,7 +486,7 @@ def run_check(args: argparse.Namespace) -> int:
         return run_check_all(args)
     if args.root is None:
         raise UsageError("give --root POS (or --all to check every fact of the store)")
-    game = SproutsGame()
+    game = get_game().engine()
     key = game.canonical(args.root)
     if args.prune is not None:
         out = Path(args.prune).expanduser()

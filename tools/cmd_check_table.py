@@ -16,9 +16,9 @@ from typing import Any
 import zstandard
 
 from sproutsdb.formats.rcttable import RctTableError, parse_body, read_header
+from sproutsdb.games import get_game
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError, load_one
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.progress import counter_bar
 
 EXIT_BAD_TABLE = 1
@@ -49,7 +49,7 @@ def check_table(path: str, *, quiet: bool = True) -> dict[str, Any]:
             handles[cid] = load_one(algebra, table, cid, record)
         except RctRecordError as error:
             bad_records.append(str(error))
-    game = SproutsGame()
+    game = get_game().engine()
     by_position = {position: ids[index] for position, index in positions}
     bad_positions: list[str] = []
     skipped = 0

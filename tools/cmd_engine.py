@@ -7,8 +7,8 @@ import json
 import sys
 from collections.abc import Iterator
 
+from sproutsdb.games import get_game
 from sproutsdb.solver.rctsearch import count_rcts
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.treestats import explore
 from sproutsdb.tools.progress import counter_bar
 
@@ -26,7 +26,7 @@ def positions_from(args: list[str]) -> Iterator[str]:
 
 
 def run_canon(args: argparse.Namespace) -> int:
-    game = SproutsGame()
+    game = get_game().engine()
     out = sys.stdout
     for text in positions_from(args.positions):
         key = game.canonical(text)
@@ -48,7 +48,7 @@ def run_canon(args: argparse.Namespace) -> int:
 
 
 def run_children(args: argparse.Namespace) -> int:
-    game = SproutsGame()
+    game = get_game().engine()
     key = game.canonical(args.position)
     children = game.children(key)
     if args.json:
@@ -60,7 +60,7 @@ def run_children(args: argparse.Namespace) -> int:
 
 
 def run_tree_stats(args: argparse.Namespace) -> int:
-    game = SproutsGame()
+    game = get_game().engine()
     key = game.canonical(args.position)
     with counter_bar("positions", enabled=not args.quiet) as bar:
         stats, tree_of, trees = explore(game, key, progress=bar.update_to)

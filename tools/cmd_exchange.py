@@ -45,20 +45,21 @@ from sproutsdb.formats.spr import (
     translate_rcts,
     write_spr,
 )
+from sproutsdb.games import get_game
 from sproutsdb.server import schema
 from sproutsdb.server.location import resolve_store_path
 from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import export as export_records
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.game import Game, NotationError
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_node_key
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.progress import counter_bar
 from sproutsdb.tools.rekey import KeyClash, rekey_items
 from sproutsdb.tools.stores import open_existing
+
+CANON_VERSION = get_game().canon_version
 
 EXIT_CONFLICT = 3
 GAME = "sprouts"
@@ -148,7 +149,7 @@ class ImportPlan:
     named: dict[str, str] = field(default_factory=dict)
 
 
-def canonical_key_function(game: SproutsGame) -> Callable[[FactKind, str], str]:
+def canonical_key_function(game: Game) -> Callable[[FactKind, str], str]:
     """The canonical key of a fact key (NotationError if it is no key of its kind): nimber
     keys are one land, pos_rct keys positions (`!` the empty one), misère keys have their
     position part canonicalised; RCT content ids are game values and stay. The compiled
@@ -175,7 +176,7 @@ def plan_import(path: Path) -> ImportPlan:
     """Read the whole file once: frames, checksums, trailer; every value must be storable
     and every key must canonicalise, so that an import never stops half-way on bad input."""
     plan = ImportPlan(header={})
-    canonical = canonical_key_function(SproutsGame())
+    canonical = canonical_key_function(get_game().engine())
     for frame, data in read_stream(path, plan.chunk_hashes):
         if frame == "H":
             plan.header = data
@@ -336,7 +337,7 @@ def import_spr(
     then put the facts (write-once), so an unreadable line writes nothing. With
     `staging_dir`, the staging file and a checkpoint stay there until the import ends, so
     an interrupted import resumes (pass 1 from its last checkpoint; pass 2 is idempotent)."""
-    canon = Canonicalizer(SproutsGame(), dialect)
+    canon = Canonicalizer(get_game().engine(), dialect)
     if staging_dir is None:
         with tempfile.TemporaryFile(prefix="sproutsdb-spr-") as staging:
             summary = _stage_file(path, staging, canon, quiet, None, None)

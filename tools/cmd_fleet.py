@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.games import get_game
+from sproutsdb.solver.game import Game
 from sproutsdb.tools.cli import UsageError
 from sproutsdb.tools.progress import status_line
 from sproutsdb.tools.server_options import (
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 EXIT_CONFLICT = 3
 
 
-def _positions(args: argparse.Namespace, game: SproutsGame) -> tuple[list[str], str | None]:
+def _positions(args: argparse.Namespace, game: Game) -> tuple[list[str], str | None]:
     """The distinct canonical positions to hand out, and the root of --options-of."""
     if args.options_of is not None:
         if args.positions:
@@ -51,7 +52,7 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
         raise UsageError("--server HOST:PORT is required: the fleet shares one server")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs N needs N ≥ 1")
-    game = SproutsGame()
+    game = get_game().engine()
     positions, root = _positions(args, game)
     from sproutsdb.tools.ray_fleet import ServerSpec, solve_fleet, solve_on_server
     from sproutsdb.tools.ray_session import ray_session

@@ -18,9 +18,9 @@ from sproutsdb.formats.rcttable import (
     table_from_positions,
     write_table,
 )
+from sproutsdb.games import get_game
 from sproutsdb.solver.cgt import Algebra, FormatLimitError
 from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.progress import counter_bar
 
@@ -61,7 +61,7 @@ def print_fact(fact: dict[str, Any], as_json: bool, max_chars: int) -> None:
 def run_rct(args: argparse.Namespace) -> int:
     if not args.positions and not args.tree:
         raise UserError("give positions (or - for stdin) or --tree EXPR")
-    game = SproutsGame()
+    game = get_game().engine()
     shipped = None
     if args.positions and not args.no_table:
         from sproutsdb.tools.shipped_rcts import shipped_rct_table
@@ -88,7 +88,7 @@ def run_rct(args: argparse.Namespace) -> int:
 
 
 def run_table_build(args: argparse.Namespace) -> int:
-    game = SproutsGame()
+    game = get_game().engine()
     root = game.canonical(args.root)
     out = Path(args.out)
     if not out.parent.is_dir():
@@ -127,7 +127,7 @@ def run_table_info(args: argparse.Namespace) -> int:
         table = load_table(args.file)  # every RCT record re-derived
         with counter_bar("positions", enabled=not args.quiet) as bar:
             problems = check_positions(
-                SproutsGame(), table.algebra, table.positions, progress=bar.update_to
+                get_game().engine(), table.algebra, table.positions, progress=bar.update_to
             )
         report["check"] = "ok" if not problems else problems[:20]
     if args.json:

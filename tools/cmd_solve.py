@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb.errors import UserError
+from sproutsdb.games import get_game
 from sproutsdb.server.location import resolve_store_path
 from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.game import Game
 from sproutsdb.solver.normal import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.proofstore import ConflictError, FactKind
 from sproutsdb.solver.search.options import SolveOptions
-from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
@@ -32,10 +33,10 @@ FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every
 
 
 @contextmanager
-def solving(args: argparse.Namespace) -> Iterator[tuple[SproutsGame, NormalSolver, LmdbProofStore]]:
+def solving(args: argparse.Namespace) -> Iterator[tuple[Game, NormalSolver, LmdbProofStore]]:
     """A solver on the embedded store (or the --server's), flushed on every exit (Ctrl-C
     loses nothing proven)."""
-    game = SproutsGame()
+    game = get_game().engine()
     store = open_solve_store(args)
     jobs = getattr(args, "jobs", 1)
     with status_line(enabled=not args.quiet) as line:
@@ -73,7 +74,7 @@ def _conflict(command: str, error: ConflictError) -> int:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    game = SproutsGame()
+    game = get_game().engine()
     if args.spots is not None:
         if args.position is not None:
             raise UsageError("give a position or --spots N, not both")
@@ -149,7 +150,7 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
     def rederived(claims: Any) -> DerivedRcts:
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
         trusted = shipped[0].rct_id_of if shipped is not None else None
-        return DerivedRcts(SproutsGame(), claims, trusted=trusted)
+        return DerivedRcts(get_game().engine(), claims, trusted=trusted)
 
     if args.no_rct_table:
         if args.rct_table:
@@ -208,7 +209,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     # the solver keeps its hot lands' moves in an LRU of its own: the engine's memo of
     # land children (about 15 kB a land of 0*12 and up) is only a second level, bounded
     # to about 2 GB on long runs
-    game = SproutsGame(cache_size=MISERE_LAND_CACHE)
+    game = get_game().engine(cache_size=MISERE_LAND_CACHE)
     capacity = getattr(args, "table_capacity", None)
     if capacity is not None and capacity < 1:
         raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
@@ -619,7 +620,7 @@ def run_query(args: argparse.Namespace) -> int:
     verified facts are used (claims are shown as such)."""
     if args.server:
         return _run_remote_query(args)
-    game = SproutsGame()
+    game = get_game().engine()
     key = game.canonical(args.position)
     lands = list(game.components(key))
     from sproutsdb.solver.misere import TableRcts
@@ -673,7 +674,7 @@ class _TableEntry:
 def _run_remote_query(args: argparse.Namespace) -> int:
     """`sproutsdb query POS --server ADDR`: the same lookups through the client (MISERE
     looked up alone, as the service requires of misère keys), with each fact's status."""
-    game = SproutsGame()
+    game = get_game().engine()
     key = game.canonical(args.position)
     lands = list(game.components(key))
     with client_from_args(args) as client:

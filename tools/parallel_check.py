@@ -38,12 +38,11 @@ import zstandard
 
 from sproutsdb.errors import UserError
 from sproutsdb.facts import CHECK_ALL, CHECK_RECHECK
+from sproutsdb.games import get_game
 from sproutsdb.server.store import LmdbProofStore, Mark, open_store
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.search.driver import rare_full_collections
-from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.solver.sprouts.notation import key_lives
 from sproutsdb.tools.progress import counter_bar
 
 SHOWN = 20  # holes and inconsistencies listed in a report (the smallest keys)
@@ -116,7 +115,7 @@ def new_checker(
     (with `marked_by`, a set the caller keeps up to date: only those marked by these
     provenance ids) and takes unstored lands of at most `derive_lives` lives from the rules."""
     facts = MarkedFacts(store, marked_by)
-    return Checker(SproutsGame(), facts, trusted=facts.trusted, derive_lives=derive_lives)
+    return Checker(get_game().engine(), facts, trusted=facts.trusted, derive_lives=derive_lives)
 
 
 def check_batch(checker: Checker, lands: list[str]) -> BatchDigest:
@@ -237,7 +236,7 @@ def lives_order(
         spill = LevelSpill(Path(where), chunk)
         with counter_bar("facts sorted by lives", enabled=not quiet) as bar:
             for count, (land, _) in enumerate(store.iter_facts(FactKind.NIMBER), 1):
-                spill.add(key_lives(land), land)
+                spill.add(get_game().lives(land), land)
                 if count % 65536 == 0:
                     bar.update_to(count)
         yield spill
@@ -406,7 +405,7 @@ def dispatch_in_order(
     submit: Callable[[Any, int, list[str]], None],
     wait_any: Callable[[list[Any]], list[tuple[int, BatchDigest]]],
     *,
-    level: Callable[[str], int] = key_lives,
+    level: Callable[[str], int] | None = None,
 ) -> None:
     """Check every batch of `work` on `workers`; call `done(lands, digest)` in its order.
 
@@ -416,7 +415,10 @@ def dispatch_in_order(
     lower levels, so a worker finds them marked instead of re-deriving them. How a batch
     travels is the pool's: `submit(worker, seq, lands)` sends one, `wait_any(busy)` blocks
     until some of the busy workers' batches are done and returns their (seq, digest).
+    `level` defaults to the game's lives.
     """
+    if level is None:
+        level = get_game().lives
     window = 2 * len(workers)
     idle = list(reversed(workers))
     busy: dict[int, Any] = {}  # seq -> worker
@@ -536,7 +538,7 @@ class CheckPool:
         work: Iterator[list[str]],
         done: Callable[[list[str], BatchDigest], None],
         *,
-        level: Callable[[str], int] = key_lives,
+        level: Callable[[str], int] | None = None,
     ) -> None:
         """Check every batch of `work`; call `done(lands, digest)` in the order of `work`
         (`dispatch_in_order`, batches through the workers' pipes)."""

@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from sproutsdb.games import get_game
+from sproutsdb.solver.game import Game
 from sproutsdb.solver.normal import NormalSolver, Progress
 from sproutsdb.solver.search.options import SolveOptions
-from sproutsdb.solver.sprouts.game import SproutsGame
 
 SHARE_SECONDS = 1.0  # how often solvers of one --jobs run look for each other's facts
 _STOP_GRACE = 10.0  # seconds a helper has to flush and exit before it is terminated
@@ -30,7 +31,7 @@ class _Stopped(Exception):
     """Raised from a helper's progress callback when its work is no longer wanted."""
 
 
-def root_options(game: SproutsGame, key: str, n: int) -> list[tuple[str, int]]:
+def root_options(game: Game, key: str, n: int) -> list[tuple[str, int]]:
     """The options (child, n) of the couple (key, n), fewest lives first."""
     return sorted(
         ((child, n) for child in game.children(key)),
@@ -55,7 +56,7 @@ def _helper_main(
         if stop.is_set() or os.getppid() != parent:
             raise _Stopped
 
-    game = SproutsGame()
+    game = get_game().engine()
     store = open_solve_store(args)
     try:
         options = SolveOptions(

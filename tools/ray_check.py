@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Self
 
 from sproutsdb.server.store import open_store
-from sproutsdb.solver.sprouts.notation import key_lives
 from sproutsdb.tools.parallel_check import (
     BatchDigest,
     CheckWorkerError,
@@ -103,7 +102,7 @@ class RayCheckPool:
         work: Iterator[list[str]],
         done: Callable[[list[str], BatchDigest], None],
         *,
-        level: Callable[[str], int] = key_lives,
+        level: Callable[[str], int] | None = None,
     ) -> None:
         """Check every batch of `work`; call `done(lands, digest)` in the order of `work`
         (`dispatch_in_order`, with Ray object refs for pipes)."""

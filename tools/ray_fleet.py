@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from sproutsdb.errors import UserError
+from sproutsdb.games import get_game
 from sproutsdb.tools.ray_session import cluster_cpus, first_line, import_ray
 
 RETRIES = 3  # re-runs of a position whose worker died
@@ -52,10 +53,9 @@ def solve_on_server(
     from sproutsdb.client import Client, RemoteProofStore
     from sproutsdb.solver.normal import NormalSolver
     from sproutsdb.solver.proofstore import ConflictError
-    from sproutsdb.solver.sprouts.game import SproutsGame
 
     started = time.perf_counter()
-    game = SproutsGame()
+    game = get_game().engine()
     client = Client(server.address, server.token, tls_ca=server.tls_ca, timeout=30.0)
     store = RemoteProofStore(client, owns_client=True)
     try:

@@ -19,14 +19,16 @@ from typing import Any
 
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance, Status
+from sproutsdb.games import get_game
 from sproutsdb.server import schema
 from sproutsdb.server.schema import FactRecord
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.store_open import peek_identity
+from sproutsdb.solver.game import Game
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_node_key
 from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.solver.sprouts.game import SproutsGame
+
+CANON_VERSION = get_game().canon_version
 
 KINDS = (FactKind.NIMBER, FactKind.MISERE, FactKind.RCT, FactKind.POS_RCT)
 BATCH = 5_000
@@ -37,7 +39,7 @@ class RekeyError(UserError):
     """A re-key that cannot start (no such store, a target in the way, a newer version)."""
 
 
-def rekey_function(game: SproutsGame) -> Callable[[FactKind, str], str]:
+def rekey_function(game: Game) -> Callable[[FactKind, str], str]:
     """The current key of a fact key written by an older canonical form."""
 
     def position(key: str) -> str:
@@ -161,7 +163,7 @@ def rekey_store(
         source, game=identity.game, canon_version=identity.canon_version, readonly=True
     )
     report = RekeyReport(str(old.path), target, identity.canon_version, CANON_VERSION)
-    new_key = rekey_function(SproutsGame())
+    new_key = rekey_function(get_game().engine())
     rekeyed = Provenance(
         tool="sproutsdb rekey",
         comment=f"re-keyed from canon_version {identity.canon_version} "

@@ -8,7 +8,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.games import get_game
 from sproutsdb.tools.cli import UsageError
+
+CANON_VERSION = get_game().canon_version
 
 TOKEN_ENV = "SPROUTSDB_TOKEN"
 
@@ -62,7 +65,6 @@ def client_from_args(args: argparse.Namespace) -> Any:
 def remote_store_from_args(args: argparse.Namespace) -> Any:
     """The RemoteProofStore of --server, checked to be answering and of the same game."""
     from sproutsdb.client import RemoteProofStore
-    from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
     client = client_from_args(args)
     info = client.server_info()

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 
+from sproutsdb.solver.game import sum_children
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.moves import TooManySplits, raw_children
 from sproutsdb.solver.sprouts.notation import RawPosition, key_lives, parse
@@ -164,14 +165,4 @@ class SproutsGame:
         return None
 
     def children(self, key: str) -> list[str]:
-        lands = self.components(key)
-        seen: dict[str, None] = {}
-        done: set[str] = set()
-        for index, land in enumerate(lands):
-            if land in done:
-                continue  # equal lands give equal children
-            done.add(land)
-            rest = lands[:index] + lands[index + 1 :]
-            for child in self.component_children(land):
-                seen.setdefault(self.join(rest + child), None)
-        return list(seen)
+        return sum_children(self, key, self.component_children)

@@ -41,9 +41,11 @@ import zstandard
 
 from sproutsdb import __version__
 from sproutsdb.errors import UserError
+from sproutsdb.games import get_game
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.proofstore import RctRecord
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
+
+CANON_VERSION = get_game().canon_version
 
 MAGIC = b"\x89SRCTBL\n"
 FORMAT_VERSION = 1

@@ -28,11 +28,11 @@ from typing import Any, BinaryIO
 import zstandard
 
 from sproutsdb.errors import UserError
+from sproutsdb.games import get_game
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import load as load_records
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.game import Game, NotationError
 from sproutsdb.solver.proofstore import RctRecord
-from sproutsdb.solver.sprouts.game import SproutsGame, core_canonical_lands
 
 NIMBER_SECTION = "[Positions+Nimber]"
 RCT_CHILDREN_SECTION = "[Rct+Rcts_children]"
@@ -67,7 +67,7 @@ class StageSummary:
 class Canonicalizer:
     """Canonical lands of a position in either dialect; the C core when it can read it."""
 
-    def __init__(self, game: SproutsGame, dialect: str = "auto") -> None:
+    def __init__(self, game: Game, dialect: str = "auto") -> None:
         if dialect not in DIALECTS:
             raise UserError(
                 f"unknown .spr dialect {dialect!r}; choose one of {', '.join(DIALECTS)}"
@@ -84,7 +84,7 @@ class Canonicalizer:
         return canonical_lands(self._game, text)
 
 
-def canonical_lands(game: SproutsGame, text: str) -> tuple[str, ...]:
+def canonical_lands(game: Game, text: str) -> tuple[str, ...]:
     """The canonical lands of a position (NotationError if it is none). The compiled core
     reads each `+`-separated land of a 2.x sum when it can; anything else (1.x, genus, an
     error to report) goes to the Python parser, whole."""
@@ -93,7 +93,7 @@ def canonical_lands(game: SproutsGame, text: str) -> tuple[str, ...]:
     lands: list[str] = []
     for part in text.split("+"):
         plain = part and "]" not in part and "!" not in part  # not GLOP 1.x
-        found = core_canonical_lands(part) if plain else None
+        found = get_game().fast_canonical_lands(part) if plain else None
         if found is None:
             return game.components(game.canonical(text))
         lands.extend(found)

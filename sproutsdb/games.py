@@ -1,0 +1,82 @@
+"""The games registry: a game's name → its engine, notation limits and canonical-form version.
+
+Every layer above ``solver/`` (the store, the service, the formats, the web reader, the
+command line) asks this registry for the game it works on instead of importing a game's
+module (docs/architecture.md, "More than one game"). A store records its game; a server says
+which game it holds in ServerInfo. Sprouts is the default and, today, the only entry; a new
+game is one more ``GameEntry`` built by a function registered in ``_FACTORIES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from sproutsdb.errors import UserError
+from sproutsdb.solver.game import Game
+
+DEFAULT_GAME = "sprouts"
+
+
+class UnknownGameError(UserError):
+    """A game name the registry does not know."""
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """What the layers above the engine need of one game."""
+
+    name: str
+    canon_version: int  # the canonical form's version, stored in every store and file
+    terminal: str  # the key of the position with no move
+    implementation: str  # which engine runs: "c" (compiled core) or "python"
+    max_position_vertices: int  # the largest position the notation accepts
+    make_engine: Callable[..., Game]  # the engine (keyword options, e.g. cache_size)
+    lives: Callable[[str], int]  # a canonical key's size measure, without parsing it whole
+    count_vertices: Callable[[str], int]  # what max_position_vertices bounds, of any text
+    fast_canonical_lands: Callable[[str], list[str] | None]  # None: take the engine's path
+    compiled_core: Callable[[], Any]  # the compiled core module, or None
+
+    def engine(self, **options: Any) -> Game:
+        """A new engine of this game."""
+        return self.make_engine(**options)
+
+
+def _sprouts() -> GameEntry:
+    """Sprouts: the engine of solver/sprouts (the one module allowed to name it)."""
+    from sproutsdb.solver.sprouts import game as sprouts_game
+    from sproutsdb.solver.sprouts.canon import CANON_VERSION
+    from sproutsdb.solver.sprouts.notation import MAX_POSITION_VERTICES, count_vertices, key_lives
+
+    return GameEntry(
+        name="sprouts",
+        canon_version=CANON_VERSION,
+        terminal=sprouts_game.TERMINAL,
+        implementation=sprouts_game.IMPLEMENTATION,
+        max_position_vertices=MAX_POSITION_VERTICES,
+        make_engine=sprouts_game.SproutsGame,
+        lives=key_lives,
+        count_vertices=count_vertices,
+        fast_canonical_lands=sprouts_game.core_canonical_lands,
+        compiled_core=sprouts_game.compiled_core,
+    )
+
+
+_FACTORIES: dict[str, Callable[[], GameEntry]] = {"sprouts": _sprouts}
+
+
+def game_names() -> tuple[str, ...]:
+    """The names of the registered games, the default first."""
+    return tuple(_FACTORIES)
+
+
+@cache
+def get_game(name: str = DEFAULT_GAME) -> GameEntry:
+    """The registry's entry of a game; UnknownGameError naming the known ones."""
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        known = ", ".join(game_names())
+        raise UnknownGameError(f"unknown game {name!r} (this sproutsdb knows: {known})")
+    return factory()
