@@ -211,6 +211,8 @@ int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
     return 0;
 }
 
+/* ------------------------------------------------------------------ memo keys (canon._shape) */
+
 /*
  * The same land written in a tidier order, so that more of the ways one land is written
  * share a memo key: each boundary rotated to its least rotation of corner codes, a bag's
