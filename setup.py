@@ -33,7 +33,14 @@ setup(
     ext_modules=[
         Extension(
             "sproutsdb.solver.sprouts._core",
-            sources=["solver/sprouts/_core.c"],
+            sources=[
+                "solver/sprouts/_core.c",
+                "solver/sprouts/core_arena.c",
+                "solver/sprouts/core_position.c",
+                "solver/sprouts/core_land.c",
+                "solver/sprouts/core_boundary.c",
+                "solver/sprouts/core_search.c",
+            ],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra"],
         )
     ],

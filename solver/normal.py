@@ -16,9 +16,10 @@ from collections.abc import Callable, Generator, Iterable
 from typing import TypeVar, cast
 
 from sproutsdb.solver.game import Game
-from sproutsdb.solver.nimarith import cancel_pairs, mex
+from sproutsdb.solver.nimarith import mex
 from sproutsdb.solver.normal_dfpn import CoupleSpace, couple_key
 from sproutsdb.solver.proofstore import ConflictError, ProofStore
+from sproutsdb.solver.search.couples import Couples
 from sproutsdb.solver.search.dfpn import DfpnSearch
 from sproutsdb.solver.search.dfpn import Task as DfpnTask
 from sproutsdb.solver.search.driver import run_tasks
@@ -94,7 +95,8 @@ class NormalSolver:
         table_capacity = (
             DEFAULT_TABLE_CAPACITY if options.table_capacity is None else options.table_capacity
         )
-        self._roots: frozenset[str] = frozenset()
+        # The table, store buffer and measures, shared with the df-pn space through Couples.
+        self._couples = Couples(self._table, self._facts, self._measure)
         self._stack: list[Task] = []
         self._stats = SolverStats()
         if search not in SEARCHES:
@@ -104,8 +106,13 @@ class NormalSolver:
         # and found absent is asked again every `share_seconds`, so their facts are seen.
         self._share_seconds = share_seconds
         self._next_share = time.monotonic() + (share_seconds or 0.0)
+        self._space = (
+            CoupleSpace(self._couples, nimber=self._nimber_now, visit=self._expand)
+            if search == "dfpn"
+            else None
+        )
         self._dfpn = (
-            DfpnSearch(CoupleSpace(self), capacity=table_capacity) if search == "dfpn" else None
+            DfpnSearch(self._space, capacity=table_capacity) if self._space is not None else None
         )
 
     # ----------------------------------------------------------------- public API
@@ -118,7 +125,7 @@ class NormalSolver:
         """Nim-sum of the nimbers of the position's components (algorithm 3 on each)."""
 
         def run(components: tuple[str, ...]) -> int:
-            rest, total = self._fold(components, 0)
+            rest, total = self._couples.fold(components, 0)
             for component in rest:
                 total ^= self._drive(self._nimber(component))
             return total
@@ -167,12 +174,12 @@ class NormalSolver:
         if self._reprove_roots:
             for component in components:
                 self._table.forget_stored(component)
-            self._roots = frozenset(components)
+            self._couples.roots = frozenset(components)
         try:
-            self._fetch(components)
+            self._couples.fetch(components)
             return run(components)
         finally:
-            self._roots = frozenset()
+            self._couples.roots = frozenset()
             self._stack = []
             self._stats.seconds += time.perf_counter() - started
             try:
@@ -184,11 +191,15 @@ class NormalSolver:
         """Run a task and all its sub-tasks on the explicit stack."""
         return cast(int, run_tasks(task, self._stack, self._stats))
 
+    def _nimber_now(self, component: str) -> int:
+        """Algorithm 3 run to its end on a stack of its own (df-pn's reduction of a sum)."""
+        return cast(int, run_tasks(self._nimber(component), [], self._stats))
+
     # ----------------------------------------------------------------- the algorithms
 
     def _resolve(self, components: Iterable[str], n: int) -> bool | Task:
         """A couple (sum, n): its outcome (True = losing) if known now, else the task for it."""
-        rest, m = self._fold(components, n)
+        rest, m = self._couples.fold(components, n)
         if not rest:
             return m == 0
         if len(rest) == 1:
@@ -206,7 +217,7 @@ class NormalSolver:
             n ^= cast(int, (yield self._nimber(smallest)))
             others = list(rest)
             others.remove(smallest)  # by the value returned: the table may have been cleared
-            rest, n = self._fold(others, n)
+            rest, n = self._couples.fold(others, n)
         if not rest:
             return n == 0
         last = rest[0]
@@ -219,7 +230,7 @@ class NormalSolver:
     def _nimber(self, component: str) -> Task:
         """Algorithm 3: the least n whose couple (component, n) is losing."""
         table = self._table
-        self._fetch((component,))
+        self._couples.fetch((component,))
         n = 0
         while True:
             known = table.nimber(component)
@@ -246,12 +257,12 @@ class NormalSolver:
             return bool((yield self._dfpn.solve(((component,), n), couple_key((component,), n))))
         self._expand()
         children = self._measure.children(component)
-        self._fetch([part for child in children for part in child])
+        self._couples.fetch([part for child in children for part in child])
         values: set[int] = set()
         complete = True
         unknown: list[Option] = []
         for child in children:
-            rest, value = self._fold(child, 0)
+            rest, value = self._couples.fold(child, 0)
             if not rest:
                 if value == n:
                     self._stats.cache_hits += 1
@@ -267,7 +278,7 @@ class NormalSolver:
             unknown.append(Option(rest, m))
         if complete:
             nimber = mex(values)
-            self._prove(component, nimber)
+            self._couples.prove(component, nimber)
             return nimber == n
         for option in self._order(unknown, self._measure):
             known_or_task = self._resolve(option.components, option.nim)
@@ -284,36 +295,10 @@ class NormalSolver:
                 return known == n
             if not table.is_excluded(component, k) and (yield self._couple(component, k)):
                 return False  # nimber(component) = k, recorded by the sub-search
-        self._prove(component, n)
+        self._couples.prove(component, n)
         return True
 
     # ----------------------------------------------------------------- helpers
-
-    def _fold(self, components: Iterable[str], n: int) -> tuple[tuple[str, ...], int]:
-        """Fold known nimbers into n; cancel identical pairs (X + X = 0) among the rest."""
-        nimbers = self._table.nimbers
-        rest: list[str] = []
-        for part in components:
-            value = nimbers.get(part)
-            if value is None:
-                rest.append(part)
-            else:
-                n ^= value
-        if len(rest) > 1:
-            rest = cancel_pairs(rest)
-        return tuple(rest), n
-
-    def _fetch(self, keys: Iterable[str]) -> None:
-        """One store read for the components not known yet (never the roots being re-proven)."""
-        nimbers, roots = self._table.nimbers, self._roots
-        found = self._facts.fetch(k for k in keys if k not in nimbers and k not in roots)
-        for key, value in found.items():
-            self._table.learn(key, value)
-
-    def _prove(self, component: str, nimber: int) -> None:
-        """A losing couple (component, nimber) is proven: remember it and queue it for the store."""
-        self._table.prove(component, nimber)
-        self._facts.record(component, nimber)
 
     def _expand(self) -> None:
         """Count an expansion, keep the table within its capacity, maybe report progress."""
@@ -326,8 +311,8 @@ class NormalSolver:
         if self._share_seconds is not None and time.monotonic() >= self._next_share:
             self._next_share = time.monotonic() + self._share_seconds
             self._facts.forget_absent()
-            if self._dfpn is not None:
-                cast(CoupleSpace, self._dfpn.space).forget_expanded()
+            if self._space is not None:
+                self._space.forget_expanded()
         if self._meter.active:
             self._meter.tick(self._stats.nodes, self._facts.inserted, len(self._stack))
 

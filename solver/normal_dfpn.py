@@ -13,13 +13,10 @@ are remembered in memory as "nimber(C) ≠ n".
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
+from sproutsdb.solver.search.couples import Couples
 from sproutsdb.solver.search.dfpn import Child
-from sproutsdb.solver.search.driver import run_tasks
-
-if TYPE_CHECKING:
-    from sproutsdb.solver.normal import NormalSolver
 
 Node = tuple[tuple[str, ...], int]  # (components of unknown nimber, nim part)
 
@@ -42,11 +39,25 @@ def couple_key(components: tuple[str, ...], n: int) -> str:
 
 
 class CoupleSpace:
-    """The df-pn ``Space`` of one NormalSolver: its table, store buffer and move order."""
+    """The df-pn ``Space`` over the couples of one solve: its table, store buffer and lands.
 
-    def __init__(self, solver: NormalSolver, expanded_capacity: int = 1 << 16) -> None:
-        self.solver = solver
-        self._table = solver._table
+    `couples` is the state the solver shares; `nimber` runs algorithm 3 to its end (a sum is
+    reduced to one couple by the nimbers of its other lands) and `visit` counts a node visit
+    (the solver's statistics, table bound and progress reports).
+    """
+
+    def __init__(
+        self,
+        couples: Couples,
+        *,
+        nimber: Callable[[str], int],
+        visit: Callable[[], None],
+        expanded_capacity: int = 1 << 16,
+    ) -> None:
+        self.couples = couples
+        self._table = couples.table
+        self._nimber = nimber
+        self._visit = visit
         self._reduced: dict[str, Node] = {}
         # Expanded children lists, bounded by the number of children they hold in all.
         self._expanded: dict[str, list[Child[Node]]] = {}
@@ -69,16 +80,16 @@ class CoupleSpace:
         """A sum of several lands of unknown nimber waits on the nimber of its smallest
         land: the couple (land, k) for the least k not excluded yet (algorithms 2 and 3,
         one couple at a time, so that df-pn can leave a costly sum for a sibling)."""
-        solver = self.solver
+        couples = self.couples
         components, n = self._single(node, key)
         if len(components) >= 2:
-            solver._fetch(components)
+            couples.fetch(components)
             components, n = self._single(node, key)
         if len(components) < 2:
             if len(node[0]) >= 2:  # a reduced sum: what it stands for survives a cleared table
                 self._remember_reduced(key, (components, n))
             return None
-        lives = solver._measure.lives
+        lives = couples.measure.lives
         smallest = min(components, key=lives)
         k = 0
         while self._table.is_excluded(smallest, k):
@@ -107,7 +118,7 @@ class CoupleSpace:
     def _expand(self, node: Node, key: str) -> list[Child[Node]]:
         """The children of a couple not expanded before: (C', n) for each child C' of C
         not known to be winning, then (C, k) for k < n; [_LOSS] if one is a known loss."""
-        solver = self.solver
+        couples = self.couples
         components, n = self._single(node, key)
         if len(components) > 1:
             components, n = self._reduce(components, n, key)
@@ -116,14 +127,14 @@ class CoupleSpace:
             return [] if value else [_LOSS]
         (component,) = components
         table = self._table
-        children = solver._measure.children(component)
+        children = couples.measure.children(component)
         # The couple itself may be stored (a run resumed, or the table was cleared).
-        solver._fetch([component, *(part for child in children for part in child)])
+        couples.fetch([component, *(part for child in children for part in child)])
         value = table.couple_value(component, n)
         if value is not None:
             return [] if value else [_LOSS]
         nimbers = table.nimbers
-        lives = solver._measure.lives
+        lives = couples.measure.lives
         out: list[Child[Node]] = []
         seen: set[str] = set()
         rest: tuple[str, ...]
@@ -137,7 +148,7 @@ class CoupleSpace:
                     continue
                 rest, m = child, n
             else:
-                rest, m = solver._fold(child, n)
+                rest, m = couples.fold(child, n)
                 if not rest:
                     if m == 0:
                         return [_LOSS]
@@ -168,29 +179,29 @@ class CoupleSpace:
         if len(components) != 1:
             return  # the empty sum: nothing to store (a searched sum was reduced first)
         if losing:
-            self.solver._prove(components[0], n)
+            self.couples.prove(components[0], n)
         else:
-            self.solver._table.exclude(components[0], n)
+            self._table.exclude(components[0], n)
 
     def visit(self) -> None:
-        self.solver._expand()
+        self._visit()
 
     # ---------------------------------------------------------------- helpers
     def _single(self, node: Node, key: str) -> Node:
         """The node with known nimbers folded in (a reduced sum: its couple)."""
         reduced = self._reduced.get(key)
         components, n = reduced if reduced is not None else node
-        return self.solver._fold(components, n)
+        return self.couples.fold(components, n)
 
     def _reduce(self, components: tuple[str, ...], n: int, key: str) -> Node:
         """Algorithm 2: nimbers of all components but the largest, folded into n."""
-        solver = self.solver
+        couples = self.couples
         while len(components) > 1:
-            smallest = min(components, key=solver._measure.lives)
-            n ^= run_tasks(solver._nimber(smallest), [], solver._stats)
+            smallest = min(components, key=couples.measure.lives)
+            n ^= self._nimber(smallest)
             rest = list(components)
             rest.remove(smallest)  # by the value returned: the table may have been cleared
-            components, n = solver._fold(rest, n)
+            components, n = couples.fold(rest, n)
         self._remember_reduced(key, (components, n))
         return components, n
 

@@ -1,4 +1,4 @@
-"""The compiled core (solver/sprouts/_core.c) against the pure-Python reference.
+"""The compiled core (solver/sprouts/_core.c and its core_*.c parts) against the Python reference.
 
 Keys are the identity of stored facts, so the core must give byte-identical children, in
 the same order, for every land: checked on every land of the game tree of 0*4, on lands of

@@ -1,4 +1,10 @@
-"""A solver killed with SIGKILL mid-run loses at most its last batch and resumes."""
+"""A solver killed with SIGKILL mid-run loses at most its last batch and resumes.
+
+The run commits every second, so its first commit comes seconds before its end (with the
+default 5 s a 0*12 could commit first at its end and exit between the poll that saw the
+commit and the kill); it is stopped (SIGSTOP) before the kill, and a stopped process
+cannot end on its own: the kill finds it running.
+"""
 
 from __future__ import annotations
 
@@ -32,11 +38,20 @@ def stored_nimbers(store_dir: Path, *, creating: bool = False) -> int:
         return store.count(FactKind.NIMBER)
 
 
+def pause(child: subprocess.Popen[bytes]) -> bool:
+    """Stop the child (SIGSTOP; it must not be reaped yet) and wait until it is stopped:
+    True, or False if it ended first (then left for Popen to reap)."""
+    os.kill(child.pid, signal.SIGSTOP)
+    info = os.waitid(os.P_PID, child.pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
+    return info is not None and info.si_code == os.CLD_STOPPED
+
+
 def test_killed_solve_keeps_committed_facts_and_resumes(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     env = {k: v for k, v in os.environ.items() if k != "SPROUTSDB_STORE"}
+    solve = ["solve", "--spots", "12", "--quiet", "--json", "--flush-seconds", "1"]
     child = subprocess.Popen(
-        [*COMMAND, "solve", "--spots", "12", "--quiet", "--json", "--store", str(store_dir)],
+        [*COMMAND, *solve, "--store", str(store_dir)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
@@ -49,7 +64,8 @@ def test_killed_solve_keeps_committed_facts_and_resumes(tmp_path: Path) -> None:
             if committed:
                 break
             time.sleep(0.2)
-        assert child.poll() is None, "the run ended before it could be killed"
+        # poll() reaps an ended run, so pause() is only called on one not reaped yet.
+        assert child.poll() is None and pause(child), "the run ended before it could be killed"
         assert committed > 0, "no batch was committed within the time limit"
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)

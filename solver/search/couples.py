@@ -1,0 +1,62 @@
+"""What the two normal-play searches share: the known nimbers, the store buffer, the lands.
+
+The depth-first search (`normal.NormalSolver`) and its df-pn space (`normal_dfpn.CoupleSpace`)
+decide the same couples (C, n) against the same memory: one transposition table of known
+nimbers and exclusions, one write-behind buffer of proven nimbers, one memo of children and
+lives. `Couples` holds them with the three steps both take (fold known nimbers into a
+couple, fetch what the store knows, record a proof), so that neither reaches into the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sproutsdb.solver.nimarith import cancel_pairs
+from sproutsdb.solver.search.facts import NimberFacts
+from sproutsdb.solver.search.measures import ComponentMeasures
+from sproutsdb.solver.search.table import TranspositionTable
+
+__all__ = ["Couples"]
+
+
+class Couples:
+    """The shared state of one normal-play solve: table, store buffer, measures, roots.
+
+    `roots` are the components a call is asked about when they are to be proven again:
+    `fetch` never reads their stored nimbers, so those are re-derived, not trusted.
+    """
+
+    def __init__(
+        self, table: TranspositionTable, facts: NimberFacts, measure: ComponentMeasures
+    ) -> None:
+        self.table = table
+        self.facts = facts
+        self.measure = measure
+        self.roots: frozenset[str] = frozenset()
+
+    def fold(self, components: Iterable[str], n: int) -> tuple[tuple[str, ...], int]:
+        """Fold known nimbers into n; cancel identical pairs (X + X = 0) among the rest."""
+        nimbers = self.table.nimbers
+        rest: list[str] = []
+        for part in components:
+            value = nimbers.get(part)
+            if value is None:
+                rest.append(part)
+            else:
+                n ^= value
+        if len(rest) > 1:
+            rest = cancel_pairs(rest)
+        return tuple(rest), n
+
+    def fetch(self, keys: Iterable[str]) -> None:
+        """One store read for the components not known yet (never the roots being re-proven)."""
+        table = self.table
+        nimbers, roots = table.nimbers, self.roots
+        found = self.facts.fetch(k for k in keys if k not in nimbers and k not in roots)
+        for key, value in found.items():
+            table.learn(key, value)
+
+    def prove(self, component: str, nimber: int) -> None:
+        """A losing couple (component, nimber) is proven: remember it and queue it for the store."""
+        self.table.prove(component, nimber)
+        self.facts.record(component, nimber)
