@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: run test test-each lint bench venv clean
 
-$(STAMP): pyproject.toml setup.py solver/sprouts/_core.c proto/sproutsdb/v1/sproutsdb.proto sproutsdb/codegen.py
+$(STAMP): pyproject.toml setup.py $(wildcard solver/sprouts/*.c solver/sprouts/*.h) proto/sproutsdb/v1/sproutsdb.proto sproutsdb/codegen.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,lint,cluster]'

@@ -41,6 +41,7 @@ setup(
                 "solver/sprouts/core_boundary.c",
                 "solver/sprouts/core_search.c",
             ],
+            depends=["solver/sprouts/core.h"],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra"],
         )
     ],
