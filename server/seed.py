@@ -128,5 +128,5 @@ class TableShelf:
     def loaded(self, entry: TableEntry) -> RctTable:
         with entry.lock:
             if entry.table is None:
-                entry.table = verified_table(entry.path)  # records and positions re-derived
+                entry.table = verified_table(entry.path, notice=log.info)  # all re-derived
             return entry.table

@@ -51,11 +51,17 @@ def file_digest(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def verified_table(path: str | Path, *, progress: Callable[[int], None] | None = None) -> RctTable:
+def verified_table(
+    path: str | Path,
+    *,
+    progress: Callable[[int], None] | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> RctTable:
     """Load a table and make sure every position of it re-derives from its children.
 
     RctTableError (a UserError) naming the first faulty position when one does not. The
-    table's header gets a ``verified`` entry saying how (now, or the cached mark).
+    table's header gets a ``verified`` entry saying how (now, or the cached mark). `notice`
+    is told, in one line, when the whole check is about to run (it takes seconds).
     """
     digest = file_digest(path)
     table = _verified.get(digest)
@@ -66,8 +72,15 @@ def verified_table(path: str | Path, *, progress: Callable[[int], None] | None =
     if mark is not None:
         table.header["verified"] = {"how": "cached mark", **mark}
     else:
+        if notice is not None:
+            notice(
+                f"re-deriving every position of the RCT table {path} before using it "
+                f"({len(table.positions):,} positions, about 13 s for the S6 table; "
+                "done once, then remembered for this file)"
+            )
         started = time.process_time()
-        problems = check_positions(get_game().engine(), table.algebra, table.positions, progress)
+        engine = get_game(table.game).engine()
+        problems = check_positions(engine, table.algebra, table.positions, progress)
         if problems:
             raise RctTableError(
                 f"{path}: {len(problems)} position(s) of the table do not re-derive from their "

@@ -411,12 +411,12 @@ def _misere_rct_source(
     claims come from: --rct-table (the table re-derived whole, or its cached mark), the
     store's `pos_rct` facts (each land re-derived from its children), or none."""
     from sproutsdb.solver.misere import StoreRcts, TableRcts
-    from sproutsdb.tools.shipped_rcts import shipped_rct_table
+    from sproutsdb.tools.shipped_rcts import say_on_stderr, shipped_rct_table
     from sproutsdb.trusted_tables import verified_table
 
     game = get_game().engine()
     if args.rct_table:
-        table = verified_table(args.rct_table)
+        table = verified_table(args.rct_table, notice=say_on_stderr)
         return DerivedRcts(game, TableRcts(table), trusted=table.rct_id_of), "file"
     if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path

@@ -144,7 +144,7 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
     or a store maps to RCTs are claims, each re-derived before use (solver.rct_trust)."""
     from sproutsdb.solver.misere import StoreRcts, TableRcts
     from sproutsdb.solver.rct_trust import DerivedRcts
-    from sproutsdb.tools.shipped_rcts import describe_source, shipped_rct_table
+    from sproutsdb.tools.shipped_rcts import describe_source, say_on_stderr, shipped_rct_table
     from sproutsdb.trusted_tables import verified_table
 
     def rederived(claims: Any) -> DerivedRcts:
@@ -157,7 +157,9 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
             raise UsageError("give --rct-table FILE or --no-rct-table, not both")
         return None, describe_source("none", None)
     if args.rct_table:
-        rcts = TableRcts(verified_table(args.rct_table))  # every record and position re-derived
+        rcts = TableRcts(
+            verified_table(args.rct_table, notice=say_on_stderr)
+        )  # every record and position re-derived
         return rcts, describe_source("file", str(Path(args.rct_table).resolve()))
     if args.server:
         client = store.client  # type: ignore[attr-defined]

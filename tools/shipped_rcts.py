@@ -4,6 +4,7 @@ positions whole once per install (sproutsdb.trusted_tables, a mark cached per ch
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from sproutsdb.formats.rcttable import RctTable
@@ -20,7 +21,7 @@ def shipped_rct_table() -> tuple[RctTable, Path] | None:
         return None
     table = _loaded.get(path)
     if table is None:
-        table = _loaded[path] = verified_table(path)  # every record and position re-derived
+        table = _loaded[path] = verified_table(path, notice=say_on_stderr)  # all re-derived
     return table, path
 
 
@@ -28,3 +29,8 @@ def describe_source(source: str, where: str | None) -> dict[str, str | None]:
     """The `rct_table` entry of a command's --json: which RCTs it used, and from where.
     source is "file" (--rct-table), "server", "store", "shipped" or "none"."""
     return {"source": source, "where": where}
+
+
+def say_on_stderr(message: str) -> None:
+    """A one-line notice of a command on stderr (its output stays parseable)."""
+    print(f"sproutsdb: {message}", file=sys.stderr, flush=True)
