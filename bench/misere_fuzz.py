@@ -10,7 +10,8 @@ then mutates every fact (tests/misere_mutations.py says how, and how each mutati
 checked in-process as `check --misere` checks a store): nodes deleted, stored as "W",
 renamed (parity flipped, to a winning child, an RCT id swapped); entries deleted, pointed
 to another real RCT of the other / the same outcome, or to an unknown id; records
-corrupted field by field, or deleted. Then `--corruptions` random corruptions of k = 2..5
+corrupted field by field, or deleted; and `--fake-worlds` worlds wrong in one land only (a
+forged entry and the losing nodes of a liar's solve under it). Then `--corruptions` random corruptions of k = 2..5
 facts of the complete misère table of the tree of TREE (plain, and with RCTs), each
 checked for `--roots` positions of the tree.
 
@@ -37,6 +38,7 @@ from misere_mutations import (
     TreeFuzzer,
     build_proof,
     fuzz_claims,
+    fuzz_fake_worlds,
     fuzz_nodes,
     fuzz_records,
     fuzz_tree,
@@ -66,7 +68,12 @@ def main() -> int:
         action="store_true",
         help="check every retargeted position → RCT entry whole too (slow: about 1 s each)",
     )
-    parser.add_argument("--skip", default="", help="comma-separated: nodes,claims,records,tree")
+    parser.add_argument(
+        "--fake-worlds", type=int, default=8, help="worlds wrong in one land (a solve each)"
+    )
+    parser.add_argument(
+        "--skip", default="", help="comma-separated: nodes,claims,records,fake,tree"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="one JSON object")
     args = parser.parse_args()
@@ -91,6 +98,9 @@ def main() -> int:
     if "records" not in skip:
         fuzz_records(fuzzer, tally, sample, args.seed, end_to_end=args.end_to_end)
         note(args, f"records done, {time.perf_counter() - started:.0f} s")
+    if "fake" not in skip:
+        fuzz_fake_worlds(fuzzer, tally, args.fake_worlds, args.seed)
+        note(args, f"fake worlds done, {time.perf_counter() - started:.0f} s")
     tree_info: dict[str, int] = {}
     if "tree" not in skip:
         tree = tree_table(args.tree, table)

@@ -610,6 +610,77 @@ def _delete_record(grow: Algebra, cid: str, facts: Overlay, builtin: set[str]) -
     return Outcome(FALSE_ACCEPTANCE, "missing record not noticed", cid)
 
 
+# --------------------------------------------------------------------------- fake worlds
+
+
+class ForgedRcts:
+    """The shipped table's RCTs with one land's RCT forged: the RCT source of a liar."""
+
+    def __init__(self, table: RctTable, land: str, cid: str) -> None:
+        self.algebra = table.algebra
+        self._table = TableRcts(table)
+        self._land, self._handle = land, table.algebra.handle(cid)
+
+    def lookup(self, lands: Sequence[str]) -> dict[str, int]:
+        found = self._table.lookup(lands)
+        if self._land in found:
+            found[self._land] = self._handle
+        return found
+
+
+def fake_world(fuzzer: Fuzzer, land: str, cid: str) -> Mutation:
+    """A world wrong in one land and consistent everywhere else: the root solved again by a
+    liar who believes `land` has RCT `cid`, its losing nodes replacing the genuine ones, the
+    forged claim stored with the records below it."""
+    proof, table = fuzzer.proof, fuzzer.proof.table
+    liar = MemoryProofStore()
+    said = MisereSolver(fuzzer.game, liar, ForgedRcts(table, land, cid)).outcome(proof.root)
+    nodes = set(liar.get(FactKind.MISERE, list(liar._facts[FactKind.MISERE])))
+    genuine = set(proof.facts[FactKind.MISERE])
+    algebra = table.algebra
+    closure = RctSearch(fuzzer.game, algebra).closure([algebra.handle(cid)])
+    records = proof.facts[FactKind.RCT]
+    changes: list[Change] = [(FactKind.MISERE, key, None) for key in sorted(genuine - nodes)]
+    changes += [(FactKind.MISERE, key, "L") for key in sorted(nodes - genuine)]
+    changes.append((FactKind.POS_RCT, land, cid))
+    for handle in closure:
+        if algebra.content_id(handle) not in records:
+            changes.append((FactKind.RCT, algebra.content_id(handle), algebra.record(handle)))
+    return Mutation(
+        "fake-world/" + ("outcome-flipped" if said != proof.outcome else "same-outcome"),
+        land,
+        tuple(changes),
+        false_nodes=frozenset(nodes - genuine),
+        false_claims={land: cid},
+    )
+
+
+def fake_world_targets(fuzzer: Fuzzer, count: int, rng: random.Random) -> list[tuple[str, str]]:
+    """(land, forged id) pairs: lands the check looks up, largest first, each given a real
+    RCT of the other outcome from the shipped table."""
+    game, table = fuzzer.game, fuzzer.proof.table
+    algebra = table.algebra
+    by_outcome: dict[str, list[str]] = {"W": [], "L": []}
+    for cid in sorted({algebra.content_id(h) for h in table.positions.values()}):
+        by_outcome[algebra.outcome(algebra.handle(cid))].append(cid)
+    lands = sorted(fuzzer.baseline.handed, key=lambda x: (-game.size(x), x))
+    out = []
+    for land in lands[: count * 3 : 3]:
+        mine = algebra.outcome(algebra.handle(fuzzer.baseline.handed[land]))
+        out.append((land, rng.choice(by_outcome["L" if mine == "W" else "W"])))
+    return out
+
+
+def fuzz_fake_worlds(fuzzer: Fuzzer, tally: Tally, count: int, seed: int) -> None:
+    """`count` fake worlds (see fake_world), each checked whole with fresh claims."""
+    rng = random.Random(seed + 5)
+    for land, cid in fake_world_targets(fuzzer, count, rng):
+        m = fake_world(fuzzer, land, cid)
+        _timed(
+            tally, m.kind, _judge_fresh, fuzzer, m, Overlay(fuzzer.proof.facts, m.changes), False
+        )
+
+
 # --------------------------------------------------------------------------- multi-fact
 
 

@@ -20,6 +20,8 @@ from misere_mutations import (
     TreeFuzzer,
     build_proof,
     claim_mutations,
+    fake_world,
+    fake_world_targets,
     fuzz_claims,
     fuzz_nodes,
     fuzz_records,
@@ -141,6 +143,18 @@ def test_a_corrupted_record_fails_a_whole_check(fuzzer: Fuzzer) -> None:
     run = fuzzer.check_fresh(Overlay(proof.facts, m.changes), proof.root, fresh_algebra=True)
     assert run.report is None and "RctRecordError" in run.error and cid in run.error
     assert "outcome is stored as" in run.error
+
+
+def test_a_world_wrong_in_one_land_only_is_refused(fuzzer: Fuzzer) -> None:
+    """A liar solves 0*12 again believing one large land has a real RCT of the other
+    outcome, and stores its losing nodes and its forged entry: the check refutes the entry."""
+    land, cid = fake_world_targets(fuzzer, 1, random.Random(SEED))[0]
+    m = fake_world(fuzzer, land, cid)
+    assert m.false_claims == {land: cid} and len(m.changes) > 1
+    run = fuzzer.check_fresh(Overlay(fuzzer.proof.facts, m.changes), fuzzer.proof.root)
+    assert run.report is not None and not run.report.ok and run.refuted == 1
+    assert run.handed[land] != cid  # the land's true RCT, never the forged one
+    assert fuzzer.judge(m, run, fuzzer.proof.outcome).verdict == REFUSED
 
 
 @pytest.mark.parametrize("mode", ["plain", "rct"])
