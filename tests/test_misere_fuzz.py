@@ -101,6 +101,28 @@ def test_a_refuted_claim_fails_the_whole_check_naming_the_land(fuzzer: Fuzzer) -
         assert fuzzer.judge(m, run, fuzzer.proof.outcome).verdict == REFUSED
 
 
+def test_a_deleted_claim_is_checked_as_a_whole_fresh_check_does(fuzzer: Fuzzer) -> None:
+    """The fuzzer checks a deleted entry with a fresh engine only where the land is met
+    (HybridEngine); a whole fresh check, as the CLI runs it, concludes the same."""
+    rng = random.Random(SEED + 2)
+    deleted = [
+        m
+        for m in claim_mutations(fuzzer, rng)
+        if m.kind == "pos_rct/delete" and m.target in fuzzer.baseline.handed
+    ]
+    for m in rng.sample(deleted, 3):
+        facts = Overlay(fuzzer.proof.facts, m.changes)
+        hybrid = fuzzer.check_deleted_claims(facts, fuzzer.proof.root, [m.target]).report
+        whole = fuzzer.check_fresh(facts, fuzzer.proof.root).report
+        assert hybrid is not None and whole is not None
+        assert (hybrid.ok, hybrid.outcome, set(hybrid.used), len(hybrid.missing)) == (
+            whole.ok,
+            whole.outcome,
+            set(whole.used),
+            len(whole.missing),
+        )
+
+
 def test_a_false_loss_is_never_used(fuzzer: Fuzzer) -> None:
     """A losing node renamed to one of its children (a winning node claimed lost): when the
     check meets it, it is refused; a check that says ok never used it."""
