@@ -446,7 +446,18 @@ class Fuzzer:
                 return Outcome(FALSE_ACCEPTANCE, "false node used", f"{mutation.describe()}: {key}")
         if used_false:
             return Outcome(ACCEPTED_TRUE, "renamed onto a true losing node")
-        return Outcome(ACCEPTED_TRUE, "unused or still complete")
+        return Outcome(ACCEPTED_TRUE, self._why_harmless(mutation))
+
+    def _why_harmless(self, mutation: Mutation) -> str:
+        """Whether the unmutated check needed a fact this mutation changed."""
+        base = self.baseline.report
+        used = base.used if base is not None else {}
+        for kind, key, _ in mutation.changes:
+            if (kind is FactKind.MISERE and key in used) or (
+                kind is FactKind.POS_RCT and key in self.baseline.handed
+            ):
+                return "still complete without it"
+        return "a fact the proof does not need"
 
 
 # --------------------------------------------------------------------------- single facts
