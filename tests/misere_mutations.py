@@ -780,15 +780,19 @@ def fake_world(fuzzer: Fuzzer, land: str, cid: str) -> Mutation:
     )
 
 
-def fake_world_targets(fuzzer: Fuzzer, count: int, rng: random.Random) -> list[tuple[str, str]]:
-    """(land, forged id) pairs: lands the check looks up, largest first, each given a real
+def fake_world_targets(
+    fuzzer: Fuzzer, count: int, rng: random.Random, max_lives: int = 99
+) -> list[tuple[str, str]]:
+    """(land, forged id) pairs: lands the check looks up, largest first (at most
+    `max_lives`: refuting a forged land re-derives its whole game tree), each given a real
     RCT of the other outcome from the shipped table."""
     game, table = fuzzer.game, fuzzer.proof.table
     algebra = table.algebra
     by_outcome: dict[str, list[str]] = {"W": [], "L": []}
     for cid in sorted({algebra.content_id(h) for h in table.positions.values()}):
         by_outcome[algebra.outcome(algebra.handle(cid))].append(cid)
-    lands = sorted(fuzzer.baseline.handed, key=lambda x: (-game.size(x), x))
+    lands = [land for land in fuzzer.baseline.handed if game.size(land) <= max_lives]
+    lands.sort(key=lambda x: (-game.size(x), x))
     out = []
     for land in lands[: count * 3 : 3]:
         mine = algebra.outcome(algebra.handle(fuzzer.baseline.handed[land]))

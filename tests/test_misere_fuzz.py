@@ -168,9 +168,9 @@ def test_a_corrupted_record_fails_a_whole_check(fuzzer: Fuzzer) -> None:
 
 
 def test_a_world_wrong_in_one_land_only_is_refused(fuzzer: Fuzzer) -> None:
-    """A liar solves 0*12 again believing one large land has a real RCT of the other
+    """A liar solves 0*12 again believing one land (12 lives) has a real RCT of the other
     outcome, and stores its losing nodes and its forged entry: the check refutes the entry."""
-    land, cid = fake_world_targets(fuzzer, 1, random.Random(SEED))[0]
+    land, cid = fake_world_targets(fuzzer, 1, random.Random(SEED), max_lives=12)[0]
     m = fake_world(fuzzer, land, cid)
     assert m.false_claims == {land: cid} and len(m.changes) > 1
     run = fuzzer.check_fresh(Overlay(fuzzer.proof.facts, m.changes), fuzzer.proof.root)
