@@ -141,6 +141,7 @@ class StoreRcts:
         self.store = store
         self.algebra = Algebra() if algebra is None else algebra
         self._known: dict[str, int | None] = {}
+        self.dangling: dict[str, str] = {}  # land -> RCT id it is mapped to, with no record
         self.reads = 0
 
     def lookup(self, lands: Sequence[str]) -> dict[str, int]:
@@ -150,10 +151,13 @@ class StoreRcts:
             self.reads += 1
             found = self.store.get(FactKind.POS_RCT, wanted)
             ids = {land: str(found[land]) for land in wanted if land in found}
-            self._load(set(ids.values()))
+            unbuildable = self._load(set(ids.values()))
             by_cid = self.algebra.table.by_cid
             for land in wanted:
                 cid = ids.get(land)
+                if cid is not None and cid in unbuildable:
+                    self.dangling[land] = cid
+                    cid = None
                 known[land] = None if cid is None else by_cid[cid]
         out: dict[str, int] = {}
         for land in lands:
@@ -167,27 +171,46 @@ class StoreRcts:
         copies these so it can be checked on its own)."""
         return {land: h for land, h in self._known.items() if h is not None}
 
-    def _load(self, cids: set[str]) -> None:
-        """Fetch and intern the records of ``cids`` and of every tree below them."""
+    def _load(self, cids: set[str]) -> set[str]:
+        """Fetch and intern the records of ``cids`` and of every tree below them; return
+        the ids whose tree cannot be built because the store lacks a record in it (the
+        lands mapped to them stay positions, and are listed in ``dangling``)."""
         by_cid = self.algebra.table.by_cid
         records: dict[str, RctRecord] = {}
+        absent: set[str] = set()
         todo = {cid for cid in cids if cid not in by_cid}
         while todo:
             self.reads += 1
             got = self.store.get(FactKind.RCT, sorted(todo))
-            missing = todo - got.keys()
-            if missing:
-                raise MisereConflictError(
-                    f"the store maps positions to RCT {min(missing)!r} but holds no record of it"
-                )
+            absent |= todo - got.keys()
             todo = set()
             for cid, record in got.items():
                 if not isinstance(record, RctRecord):
                     raise MisereConflictError(f"store RCT {cid!r} is {record!r}, not a record")
                 records[cid] = record
-                todo.update(c for c in record.children if c not in by_cid and c not in records)
+                below = [*record.children, *([record.plus1_of] if record.plus1_of else [])]
+                todo.update(c for c in below if c not in by_cid and c not in records)
+        unbuildable = _resting_on(records, absent)
+        if unbuildable:
+            records = {cid: r for cid, r in records.items() if cid not in unbuildable}
         if records:
             self.algebra.load_records(records)  # RctRecordError if any record is wrong
+        return unbuildable
+
+
+def _resting_on(records: Mapping[str, RctRecord], absent: set[str]) -> set[str]:
+    """``absent`` and every record whose tree reaches one of them."""
+    bad = set(absent)
+    grew = bool(bad)
+    while grew:
+        grew = False
+        for cid, record in records.items():
+            if cid not in bad and (
+                any(c in bad for c in record.children) or record.plus1_of in bad
+            ):
+                bad.add(cid)
+                grew = True
+    return bad
 
 
 # --------------------------------------------------------------------------- the solver

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.check import Inconsistency
 from sproutsdb.solver.game import Game
 from sproutsdb.solver.rctsearch import RctSearch
 
@@ -59,6 +60,19 @@ class DerivationReport:
     seconds: float = 0.0  # time spent re-deriving
     refuted: list[RctRefutation] = field(default_factory=list)
     too_large: list[tuple[str, str]] = field(default_factory=list)  # (land, claimed id)
+    no_record: list[tuple[str, str]] = field(default_factory=list)  # mapped to a missing RCT
+
+    def inconsistencies(self) -> list[Inconsistency]:
+        """What a check of a proof must fail on: claims the rules refute, and claims naming
+        an RCT of which the store holds no record."""
+        refuted = [
+            Inconsistency(r.land, 0, f"forged RCT claim: {r.describe()}") for r in self.refuted
+        ]
+        dangling = [
+            Inconsistency(land, 0, f"mapped to RCT {cid}, which the store holds no record of")
+            for land, cid in self.no_record
+        ]
+        return refuted + dangling
 
     def to_json(self, limit: int = 10) -> dict[str, object]:
         return {
@@ -71,6 +85,10 @@ class DerivationReport:
             "not_derived": len(self.too_large),
             "not_derived_first": [
                 f"{land} (claimed {cid})" for land, cid in self.too_large[:limit]
+            ],
+            "no_record": len(self.no_record),
+            "no_record_first": [
+                f"{land} (mapped to {cid})" for land, cid in self.no_record[:limit]
             ],
         }
 
@@ -108,6 +126,8 @@ class DerivedRcts:
         new = [land for land in dict.fromkeys(lands) if land not in settled]
         if new:
             claimed = self.claims.lookup(new)
+            dangling: dict[str, str] = getattr(self.claims, "dangling", {})
+            self.report.no_record.extend((land, dangling[land]) for land in new if land in dangling)
             for land in new:
                 handle = claimed.get(land)
                 settled[land] = None if handle is None else self._settle(land, handle)

@@ -384,12 +384,7 @@ class Fuzzer:
         return self._finish(report, self._engine_rcts)
 
     def _finish(self, report: CheckReport, rcts: DerivedRcts) -> Run:
-        from sproutsdb.solver.check import Inconsistency
-
-        report.inconsistent.extend(
-            Inconsistency(r.land, 0, f"forged RCT claim: {r.describe()}")
-            for r in rcts.report.refuted
-        )
+        report.inconsistent.extend(rcts.report.inconsistencies())
         algebra = rcts.algebra
         handed = {land: algebra.content_id(h) for land, h in rcts.looked_up().items()}
         return Run(report, handed=handed, refuted=len(rcts.report.refuted))
@@ -404,7 +399,7 @@ class Fuzzer:
             rcts.lookup([land])
         except LOAD_ERRORS as error:
             return Outcome(REFUSED, f"load: {type(error).__name__}", str(error))
-        if rcts.report.refuted:
+        if rcts.report.refuted or rcts.report.no_record:
             return Outcome(REFUSED, "inconsistent")
         return self.judge(mutation, self.check_fresh(facts, self.proof.root), self.proof.outcome)
 
@@ -728,10 +723,13 @@ def _delete_record(grow: Algebra, cid: str, facts: Overlay, builtin: set[str]) -
     if cid in builtin:
         return Outcome(ACCEPTED_TRUE, "built into every algebra: never loaded")
     algebra = grow if cid not in grow.table.by_cid else Algebra()
+    rcts = StoreRcts(facts, algebra)
     try:
-        StoreRcts(facts, algebra).lookup(["probe"])
+        handed = rcts.lookup(["probe"])
     except LOAD_ERRORS as error:
         return Outcome(REFUSED, f"load: {type(error).__name__}", str(error))
+    if "probe" not in handed and "probe" in rcts.dangling:  # named; the check fails on it
+        return Outcome(REFUSED, "no record: the map is not used", cid)
     return Outcome(FALSE_ACCEPTANCE, "missing record not noticed", cid)
 
 

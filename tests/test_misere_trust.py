@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_cli
 
+from cli_helpers import run_cli
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
@@ -149,7 +149,9 @@ def test_a_forged_table_is_refused_by_every_command_that_takes_one(
     )
     done = run_cli(*command, str(forged), "--store", str(store))
     assert done.returncode == 2, done.stdout + done.stderr
-    lines = done.stderr.strip().splitlines()
+    # one line of error, after the notice that the table is being re-derived
+    notice, *lines = done.stderr.strip().splitlines()
+    assert notice.startswith("sproutsdb: re-deriving every position of the RCT table")
     assert len(lines) == 1 and "Traceback" not in done.stderr
     assert "do not re-derive" in lines[0] and f"{victim}:" in lines[0]
 
@@ -167,3 +169,15 @@ def test_serve_refuses_to_seed_from_a_forged_table(
     if store.exists():  # nothing of the table was written
         with _store(store) as opened:
             assert opened.count(FactKind.POS_RCT) == 0
+
+
+def test_a_map_to_an_rct_the_store_lacks_is_named_not_a_traceback(tmp_path: Path) -> None:
+    store = tmp_path / "dangling"
+    missing = "rct1:" + "0" * 32
+    with _store(store) as opened:
+        opened.put(FactKind.POS_RCT, {"0*2": missing})
+    done = run_cli("check", "--misere", "--root", "0*2", "--store", str(store), "--json")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] is False
+    assert report["rct_claims"]["no_record_first"] == [f"0*2 (mapped to {missing})"]

@@ -264,6 +264,7 @@ class KindChecks:
     ) -> None:
         refuted_before = len(rcts.report.refuted)
         large_before = len(rcts.report.too_large)
+        dangling_before = len(rcts.report.no_record)
         lands = [land for land, _ in batch]
         try:
             handed = rcts.lookup(lands)
@@ -279,6 +280,10 @@ class KindChecks:
         good = [land for land in lands if land in handed and land not in refuted]
         for land, refutation in refuted.items():
             report.note_bad(land, refutation.claimed, f"forged RCT claim: {refutation.describe()}")
+        for land, cid in rcts.report.no_record[dangling_before:]:
+            report.note_bad(
+                land, cid, f"its RCT cannot be read: the store holds no record of {cid}"
+            )
         for land in lands:
             if land in large:
                 report.not_checked += 1

@@ -357,7 +357,6 @@ def run_check_misere(args: argparse.Namespace) -> int:
     --rct-table; each one is re-derived from the rules before it is used (solver.rct_trust),
     so a forged position → RCT entry is refuted (exit 1), never believed.
     """
-    from sproutsdb.solver.check import Inconsistency
     from sproutsdb.solver.check_misere import check_misere_with_cycles
     from sproutsdb.solver.misere import MisereSolver
     from sproutsdb.solver.proofstore import MemoryProofStore
@@ -376,16 +375,13 @@ def run_check_misere(args: argparse.Namespace) -> int:
             engine, store, args.root, cycles=args.cycles, seed=args.seed
         )
         if rcts is not None:
-            report.inconsistent.extend(
-                Inconsistency(r.land, 0, f"forged RCT claim: {r.describe()}")
-                for r in rcts.report.refuted
-            )
+            report.inconsistent.extend(rcts.report.inconsistencies())
         verified = list(report.verified)
         for start in range(0, len(verified), MARK_BATCH):
             store.mark_verified(
                 FactKind.MISERE, verified[start : start + MARK_BATCH], check=CHECK_MISERE_ROOT
             )
-        if rcts is not None and table_source == "store" and not rcts.report.refuted:
+        if rcts is not None and table_source == "store" and not report.inconsistent:
             _mark_rcts_rederived(rcts, store)
     if args.prune is not None and report.ok:
         with new_store(args.prune) as pruned:
@@ -584,6 +580,11 @@ def _print_text(data: dict[str, Any]) -> None:
         )
         for line in claims["refuted_first"]:
             print(f"  refuted: {line}")
+        if claims["no_record"]:
+            print(
+                f"  not used: {claims['no_record']:,} position → RCT claim(s) naming an RCT "
+                f"the store holds no record of: {', '.join(claims['no_record_first'])}"
+            )
         if claims["not_derived"]:
             print(
                 f"  not used: {claims['not_derived']:,} RCT claim(s) on lands too large to "
