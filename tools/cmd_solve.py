@@ -18,7 +18,7 @@ from sproutsdb.solver.normal import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolv
 from sproutsdb.solver.proofstore import ConflictError, FactKind
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.cli import UsageError, add_store_option
+from sproutsdb.tools.cli import Interrupted, UsageError, add_store_option
 from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.progress import status_line
@@ -58,13 +58,28 @@ def solving(args: argparse.Namespace) -> Iterator[tuple[SproutsGame, NormalSolve
             search=getattr(args, "search", SEARCHES[-1]),
             share_seconds=SHARE_SECONDS if jobs > 1 else None,
         )
+        interrupted = False
         try:
             yield game, solver, store
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
         finally:
             try:
                 solver.flush()
             finally:
                 store.close()
+            if interrupted:
+                raise Interrupted(_kept(args, solver.stats.facts_stored)) from None
+
+
+def _kept(args: argparse.Namespace, stored: int) -> str:
+    """What Ctrl-C kept of a normal-play solve, and that a rerun resumes from it."""
+    where = f"server {args.server}" if args.server else str(resolve_store_path(args.store))
+    return (
+        f"{stored:,} new facts proven so far are stored in {where}; run the same command "
+        "again to resume from them"
+    )
 
 
 def _conflict(command: str, error: ConflictError) -> int:
