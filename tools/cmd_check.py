@@ -121,9 +121,13 @@ def check_store(
     jobs = 1 if jobs is None else jobs
     if batch < 1 or jobs < 1:
         raise UsageError("the batch size and the number of jobs must be at least 1")
-    jobs = max(1, min(jobs, -(-store.count(FactKind.NIMBER) // batch)))
+    total = store.count(FactKind.NIMBER)
+    jobs = max(1, min(jobs, -(-total // batch)))
     tally = Tally()
-    with lives_order(store, quiet=quiet) as spill, counter_bar("facts", enabled=not quiet) as bar:
+    with (
+        lives_order(store, quiet=quiet) as spill,
+        counter_bar("facts", enabled=not quiet, total=total) as bar,
+    ):
 
         def done(lands: list[str], digest: Any) -> None:
             tally.add(store, lands, digest)
@@ -162,7 +166,7 @@ def _check_store_on_ray(
         count = max(1, min(count, -(-store.count(FactKind.NIMBER) // batch)))
         with (
             lives_order(store, quiet=quiet) as spill,
-            counter_bar("facts", enabled=not quiet) as bar,
+            counter_bar("facts", enabled=not quiet, total=store.count(FactKind.NIMBER)) as bar,
             RayCheckPool(str(store.path), count, derive_lives=derive_lives) as pool,
         ):
 

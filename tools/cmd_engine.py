@@ -64,7 +64,7 @@ def run_tree_stats(args: argparse.Namespace) -> int:
     key = game.canonical(args.position)
     with counter_bar("positions", enabled=not args.quiet) as bar:
         stats, tree_of, trees = explore(game, key, progress=bar.update_to)
-    with counter_bar("trees reduced to RCTs", enabled=not args.quiet) as bar:
+    with counter_bar("trees reduced to RCTs", enabled=not args.quiet, total=len(trees)) as bar:
         rcts = count_rcts(tree_of, trees, progress=bar.update_to)
     report = {
         "position": key,

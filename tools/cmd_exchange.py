@@ -263,7 +263,7 @@ def _stage_file(
     save: Any,
 ) -> StageSummary:
     size = path.stat().st_size
-    with open(path, "rb") as source, counter_bar("B", enabled=not quiet) as bar:
+    with open(path, "rb") as source, counter_bar("B", enabled=not quiet, total=size) as bar:
         summary = stage(
             source, staging, canon, name=str(path), progress=bar.update_to, resume=state, save=save
         )
@@ -297,7 +297,8 @@ def _store_staged(
     conflicts: list[Conflict] = []
     provenance = Provenance(tool="sproutsdb import", comment=f"from {path.name} (.spr)")
     store = open_store(store_path)
-    with store, counter_bar("facts", enabled=not quiet) as bar:
+    total = len(rct_facts) + len(pos_facts) + summary.facts
+    with store, counter_bar("facts", enabled=not quiet, total=total) as bar:
         done = 0
         batches = [(FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)]
         for kind, batch in [*batches, *((FactKind.NIMBER, b) for b in read_staged(staging))]:
