@@ -65,6 +65,22 @@ def add_store_option(parser: argparse.ArgumentParser, what: str = "store directo
     )
 
 
+def invoked_as(argv0: str | None = None) -> str:
+    """How to run this `sproutsdb` again from the same shell, for the hints commands print:
+    `sproutsdb` when that name on PATH is this very program, else the path it was started
+    by (`make run` starts `.venv/bin/sproutsdb`, not on PATH), else `PYTHON -m sproutsdb`."""
+    import shutil
+    from pathlib import Path
+
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    if Path(argv0).name != "sproutsdb":  # python -m sproutsdb, or an embedding program
+        return f"{sys.executable} -m sproutsdb"
+    on_path = shutil.which("sproutsdb")
+    if on_path is not None and Path(on_path).resolve() == Path(argv0).resolve():
+        return "sproutsdb"
+    return argv0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sproutsdb",
