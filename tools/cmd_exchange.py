@@ -36,6 +36,7 @@ from sproutsdb.formats.spr import (
     write_spr,
 )
 from sproutsdb.server import schema
+from sproutsdb.server.location import check_new_store_location
 from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import export as export_records
@@ -375,6 +376,7 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     path = Path(args.file).expanduser()
     started = time.perf_counter()
+    check_new_store_location(args.store)  # a mistyped --store is refused, not created
     native = _is_native(path) if args.format == "auto" else args.format == "native"
     conflicts: Sequence[Conflict | KeyClash]
     if native:
@@ -476,7 +478,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
         epilog="example:\n  sproutsdb import sprouts.spdbx --store data",
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="the file to import: a sproutsdb export (.spdbx) or a GLOP/SPOTS .spr file",
+    )
     add_store_option(p, "store directory, created if missing")
     p.add_argument(
         "--format",
