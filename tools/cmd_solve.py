@@ -313,7 +313,8 @@ def run_nimber(args: argparse.Namespace) -> int:
                 if args.json:
                     print(json.dumps({"position": key, "nimber": value}), flush=True)
                 else:
-                    print(f"{key} {value}", flush=True)
+                    who = "loses" if value == 0 else "wins"
+                    print(f"{key}: nimber {value} (the player to move {who})", flush=True)
     except ConflictError as error:
         return _conflict("nimber", error)
     return 0
@@ -722,7 +723,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "nimber",
         formatter_class=fmt,
         help="print the nimber of positions (a sum: the nim-sum of its lands)",
-        description="Compute (or read from the store) the nimber of each position.",
+        description=(
+            "Compute (or read from the store) the nimber (Grundy value) of each position:\n"
+            "for a sum, the nim-sum of its lands' nimbers. Nimber 0: the player to move\n"
+            "loses in normal play; any other: wins. Prints `POS: nimber N (...)` per\n"
+            "position, or with --json one object per line."
+        ),
         epilog="examples:\n  sproutsdb nimber 0*5 1a1a '0.AB|AB'\n  sproutsdb nimber - < lands.txt --json",
     )
     p.add_argument("positions", nargs="+", metavar="POS", help="positions, or - for stdin")
@@ -746,7 +752,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "  sproutsdb query 0*6 --server 127.0.0.1:50051"
         ),
     )
-    p.add_argument("position", metavar="POS")
+    p.add_argument(
+        "position",
+        metavar="POS",
+        help="position in GLOP notation: 2.x (0*3, 0.AB|AB, lands joined by +) or 1.x",
+    )
     p.add_argument(
         "--json",
         action="store_true",
