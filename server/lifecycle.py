@@ -11,9 +11,11 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent import futures
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -22,9 +24,11 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance
 from sproutsdb.server.address import DEFAULT_LISTEN, ListenError, split_address, why_not_listening
 from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor
+from sproutsdb.server.location import check_new_store_location
 from sproutsdb.server.reflection import enable_reflection
 from sproutsdb.server.seed import TableShelf, needs_seed, seed_store
 from sproutsdb.server.service import SproutsDbService
@@ -117,9 +121,11 @@ class Server:
                 creds = grpc.ssl_server_credentials(
                     [(self.options.tls_key.read_bytes(), self.options.tls_cert.read_bytes())]
                 )
-                port = self.grpc.add_secure_port(address, creds)
+                with _quiet_native_stderr():
+                    port = self.grpc.add_secure_port(address, creds)
             else:
-                port = self.grpc.add_insecure_port(address)
+                with _quiet_native_stderr():
+                    port = self.grpc.add_insecure_port(address)
         except RuntimeError:
             port = 0
         if not port:
@@ -140,12 +146,79 @@ class Server:
             self.verifier.stop()
 
 
+@contextmanager
+def _quiet_native_stderr() -> Iterator[None]:
+    """Silence file descriptor 2 for the block: gRPC's core logs its own `E… add_port.cc`
+    line when it cannot bind, before the one-line message `serve` gives (ListenError).
+    Only the port binding runs here, before any serving thread starts."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def open_served_store(path: str | None, map_size: int | None = None) -> LmdbProofStore:
-    """The store `serve` opens (created if missing), its writes signed `sproutsdb serve`."""
+    """The store `serve` opens (created if missing, never under a missing parent), its
+    writes signed `sproutsdb serve`."""
+    check_new_store_location(path)
     provenance = Provenance(tool="sproutsdb serve")
     if map_size is None:
         return open_store(path, provenance=provenance)
     return open_store(path, provenance=provenance, map_size=map_size)
+
+
+SERVE_LOCK = "serve.lock"  # in the store directory: held by the one server of the store
+
+
+class StoreServedError(UserError):
+    """The store is already served by another `sproutsdb serve` process."""
+
+
+class ServeLock:
+    """An exclusive lock on `<store>/serve.lock`, held while a server serves the store, so
+    that a second `serve` of the same store is refused instead of starting silently. The
+    kernel drops the lock when the process ends, however it ends (even SIGKILL)."""
+
+    def __init__(self, store_path: Path) -> None:
+        self.path = store_path / SERVE_LOCK
+        self._handle: Any = None
+
+    def acquire(self, listen: str) -> None:
+        """Take the lock and record who holds it; StoreServedError when it is taken."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock, as before
+            return
+        handle = open(self.path, "a+")  # noqa: SIM115 - held open while serving
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise StoreServedError(
+                f"the store {self.path.parent} is already being served ({holder}); stop "
+                "that server first, or serve another store"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}, listening on {listen}\n")
+        handle.flush()
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is not None:
+            self._handle.close()  # closing drops the flock
+            self._handle = None
 
 
 def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:
@@ -159,7 +232,9 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     store = open_served_store(options.store, options.map_size)
+    lock = ServeLock(Path(store.path))
     try:
+        lock.acquire(options.listen)
         shelf = TableShelf()
         for path in options.seed:
             entry = shelf.add(path)
@@ -218,6 +293,7 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         server.stop()
     finally:
         store.close()
+        lock.release()
         for s, handler in previous.items():
             signal.signal(s, handler)
     log.info("stopped; every acknowledged write is committed", extra={"store": str(store.path)})

@@ -10,6 +10,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from sproutsdb.errors import UserError
+
 ENV_VAR = "SPROUTSDB_STORE"
 DEFAULT_DIRNAME = "sproutsdb-data"
 
@@ -37,3 +39,20 @@ def resolve_store_path(
     if not path.is_absolute():
         path = Path(cwd if cwd is not None else os.getcwd()) / path
     return path
+
+
+class StoreLocationError(UserError):
+    """A new store asked for under a directory that does not exist (a mistyped path)."""
+
+
+def check_new_store_location(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The store directory (as `resolve_store_path`), refused when no store is there yet
+    and its parent directory does not exist: a mistyped `--store /nonexistent/x/y` must not
+    silently create a tree of directories. A store is created only in an existing one."""
+    where = resolve_store_path(explicit)
+    if not where.exists() and not where.parent.is_dir():
+        raise StoreLocationError(
+            f"cannot create a store at {where}: its parent directory {where.parent} does not "
+            "exist (create it first, or check the path)"
+        )
+    return where

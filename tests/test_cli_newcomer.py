@@ -40,7 +40,8 @@ def test_a_token_server_hints_at_token_file_and_lists_kinds_in_order(tmp_path: P
         hints = [server.proc.stdout.readline() for _ in range(3)]
         solve_hint = next(line for line in hints if "solve:" in line)
         assert f"--server {server.address} --token-file {token}" in solve_hint
-        command = solve_hint.split("solve:", 1)[1].split()[1:]  # what the hint says to run
+        words = solve_hint.split("solve:", 1)[1].split()  # `PYTHON -m sproutsdb solve …`
+        command = words[words.index("sproutsdb") + 1 :]  # what the hint says to run
         solved = run_cli(*command, "--json", cwd=tmp_path)
         assert solved.returncode == 0, solved.stderr
         orders = set()

@@ -34,6 +34,25 @@ class UsageError(UserError):
     """A mistake in what the user asked for; printed as one line, exit code 2."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, after the command kept what it had proven: the message says what was kept
+    and how to resume (printed in place of a bare "interrupted")."""
+
+
+# What Ctrl-C leaves behind, for the commands that resume (solve and nimber say it
+# themselves, with their counts, through Interrupted).
+RESUME_NOTES = {
+    "import": "the facts stored so far are kept; run the same command again to resume",
+    "solve": "what was proven so far is stored; run the same command again to resume",
+}
+
+SLOW_ENGINE_NOTE = (
+    "note: the compiled core of the engine is missing (it is built at install time and "
+    "needs a C compiler), so the pure-Python engine runs, about 50x slower; reinstall "
+    "with a C compiler for full speed"
+)
+
+
 def add_store_option(parser: argparse.ArgumentParser, what: str = "store directory") -> None:
     """The one `--store DIR` option, its default told from server.location's rule."""
     from sproutsdb.server.location import DEFAULT_DIRNAME, ENV_VAR
@@ -44,6 +63,22 @@ def add_store_option(parser: argparse.ArgumentParser, what: str = "store directo
         default=None,
         help=f"{what} (default: ${ENV_VAR} or ./{DEFAULT_DIRNAME})",
     )
+
+
+def invoked_as(argv0: str | None = None) -> str:
+    """How to run this `sproutsdb` again from the same shell, for the hints commands print:
+    `sproutsdb` when that name on PATH is this very program, else the path it was started
+    by (`make run` starts `.venv/bin/sproutsdb`, not on PATH), else `PYTHON -m sproutsdb`."""
+    import shutil
+    from pathlib import Path
+
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    if Path(argv0).name != "sproutsdb":  # python -m sproutsdb, or an embedding program
+        return f"{sys.executable} -m sproutsdb"
+    on_path = shutil.which("sproutsdb")
+    if on_path is not None and Path(on_path).resolve() == Path(argv0).resolve():
+        return "sproutsdb"
+    return argv0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,9 +100,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def warn_if_slow_engine() -> None:
+    """Say once on stderr when the compiled core is missing (not when it was turned off
+    with SPROUTSDB_PURE_PYTHON=1): every command then runs the pure-Python engine."""
+    import os
+
+    from sproutsdb.solver.sprouts import game
+
+    if game.IMPLEMENTATION == "python" and os.environ.get(PURE_PYTHON, "") in ("", "0"):
+        print(f"sproutsdb: {SLOW_ENGINE_NOTE}", file=sys.stderr)
+
+
+PURE_PYTHON = "SPROUTSDB_PURE_PYTHON"
+
+
+def describe_os_error(error: OSError) -> str:
+    """An OSError in one line that names the file and the reason, without errno numbers:
+    `cannot open x.spr: permission denied`."""
+    reason = (error.strerror or str(error)).lower()
+    if error.filename is None:
+        return reason if error.strerror else str(error)
+    where = f"{error.filename}" + (f" -> {error.filename2}" if error.filename2 else "")
+    if isinstance(error, PermissionError):
+        return f"cannot open {where}: permission denied (check the file's permissions)"
+    if isinstance(error, IsADirectoryError):
+        return f"{where} is a directory, not a file"
+    if isinstance(error, FileNotFoundError):
+        return f"{where}: no such file or directory"
+    return f"{where}: {reason}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from sproutsdb.tools import progress
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    progress.set_command(args.command)
+    warn_if_slow_engine()
     try:
         return int(args.handler(args) or 0)
     except BrokenPipeError:
@@ -75,11 +144,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         # of the command, whose output was not wrong; exit status 2 said it was bad input
         _silence_stdout()
         return 0
-    except (UserError, OSError) as error:
+    except UserError as error:
         print(f"sproutsdb {args.command}: error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"sproutsdb {args.command}: interrupted", file=sys.stderr)
+    except OSError as error:
+        print(f"sproutsdb {args.command}: error: {describe_os_error(error)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as error:
+        note = str(error) if isinstance(error, Interrupted) else RESUME_NOTES.get(args.command)
+        tail = f": {note}" if note else ""
+        print(f"sproutsdb {args.command}: interrupted{tail}", file=sys.stderr)
         return 130
     except RecursionError:
         # positions are bounded (notation.MAX_POSITION_VERTICES) so that this cannot

@@ -129,9 +129,13 @@ def check_store(
     jobs = 1 if jobs is None else jobs
     if batch < 1 or jobs < 1:
         raise UsageError("the batch size and the number of jobs must be at least 1")
-    jobs = _jobs_used(jobs, store.count(FactKind.NIMBER), batch, auto_jobs)
+    total = store.count(FactKind.NIMBER)
+    jobs = _jobs_used(jobs, total, batch, auto_jobs)
     tally = Tally(recheck=recheck)
-    with lives_order(store, quiet=quiet) as spill, counter_bar("facts", enabled=not quiet) as bar:
+    with (
+        lives_order(store, quiet=quiet) as spill,
+        counter_bar("facts", enabled=not quiet, total=total) as bar,
+    ):
 
         def done(lands: list[str], digest: Any) -> None:
             tally.add(store, lands, digest)
@@ -194,7 +198,7 @@ def _check_store_on_ray(
         count = _jobs_used(count, store.count(FactKind.NIMBER), batch, auto=False)
         with (
             lives_order(store, quiet=quiet) as spill,
-            counter_bar("facts", enabled=not quiet) as bar,
+            counter_bar("facts", enabled=not quiet, total=store.count(FactKind.NIMBER)) as bar,
             RayCheckPool(
                 str(store.path),
                 count,

@@ -118,7 +118,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
         epilog="example:\n  sproutsdb check-table data/s6.rcttable",
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument(
+        "file", metavar="FILE", help="an RCT table file (from `sproutsdb rct-table build`)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run_check_table)

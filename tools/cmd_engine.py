@@ -64,7 +64,7 @@ def run_tree_stats(args: argparse.Namespace) -> int:
     key = game.canonical(args.position)
     with counter_bar("positions", enabled=not args.quiet) as bar:
         stats, tree_of, trees = explore(game, key, progress=bar.update_to)
-    with counter_bar("trees reduced to RCTs", enabled=not args.quiet) as bar:
+    with counter_bar("trees reduced to RCTs", enabled=not args.quiet, total=len(trees)) as bar:
         rcts = count_rcts(tree_of, trees, progress=bar.update_to)
     report = {
         "position": key,
@@ -124,7 +124,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Print every position reachable in one move, canonical and deduplicated.",
         epilog="examples:\n  sproutsdb children 0*3\n  sproutsdb children 0.AB|AB --json",
     )
-    p.add_argument("position", metavar="POS")
+    p.add_argument(
+        "position",
+        metavar="POS",
+        help="position in GLOP notation: 2.x (0*3, 0.AB|AB, lands joined by +) or 1.x",
+    )
     p.add_argument("--json", action="store_true", help='print {"position": P, "children": [...]}')
     p.set_defaults(handler=run_children)
 
@@ -141,7 +145,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
         epilog="examples:\n  sproutsdb tree-stats 0*4\n  sproutsdb tree-stats 0*5 --json",
     )
-    p.add_argument("position", metavar="POS")
+    p.add_argument(
+        "position",
+        metavar="POS",
+        help="position in GLOP notation: 2.x (0*3, 0.AB|AB, lands joined by +) or 1.x",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     p.set_defaults(handler=run_tree_stats)

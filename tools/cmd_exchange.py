@@ -47,7 +47,7 @@ from sproutsdb.formats.spr import (
 )
 from sproutsdb.games import get_game
 from sproutsdb.server import schema
-from sproutsdb.server.location import resolve_store_path
+from sproutsdb.server.location import check_new_store_location, resolve_store_path
 from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import export as export_records
@@ -381,7 +381,7 @@ def _stage_file(
     save: Any,
 ) -> StageSummary:
     size = path.stat().st_size
-    with open(path, "rb") as source, counter_bar("B", enabled=not quiet) as bar:
+    with open(path, "rb") as source, counter_bar("B", enabled=not quiet, total=size) as bar:
         summary = stage(
             source, staging, canon, name=str(path), progress=bar.update_to, resume=state, save=save
         )
@@ -422,7 +422,8 @@ def _store_staged(
         totals["conflicts"] += len(result.conflicts)
         conflicts.extend(result.conflicts[: max(0, SHOWN_CONFLICTS - len(conflicts))])
 
-    with store, counter_bar("facts", enabled=not quiet) as bar:
+    total = len(rct_facts) + len(pos_facts) + summary.facts
+    with store, counter_bar("facts", enabled=not quiet, total=total) as bar:
         done = 0
         for kind, facts in ((FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)):
             if facts:
@@ -521,6 +522,7 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     path = Path(args.file).expanduser()
     started = time.perf_counter()
+    check_new_store_location(args.store)  # a mistyped --store is refused, not created
     native = _is_native(path) if args.format == "auto" else args.format == "native"
     conflicts: Sequence[Conflict | KeyClash]
     if native:
@@ -626,7 +628,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
         epilog="example:\n  sproutsdb import sprouts.spdbx --store data",
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="the file to import: a sproutsdb export (.spdbx) or a GLOP/SPOTS .spr file",
+    )
     add_store_option(p, "store directory, created if missing")
     p.add_argument(
         "--format",

@@ -170,6 +170,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = commands.add_parser(
         "solve",
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="%(prog)s --server ADDR [--ray [ADDRESS]] [options] (POS ... | --options-of ROOT)",
         help="solve positions (or the options of a root) on Ray workers",
         description=(
             "Hand positions out to Ray workers, each a solver and a client of --server:\n"
@@ -219,5 +220,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help='print {"positions": [...], "root", "stored", "workers", "seconds"}',
     )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
-    add_client_options(p)
+    add_client_options(
+        p,
+        server_help="required: the sproutsdb server at HOST:PORT that every worker "
+        "solves against (each fact one proves serves the others)",
+    )
     p.set_defaults(handler=run_fleet_solve, command="fleet solve")

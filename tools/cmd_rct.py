@@ -209,14 +209,43 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
-    b = actions.add_parser("build", help="compute and write the table of a game tree")
+    b = actions.add_parser(
+        "build",
+        formatter_class=fmt,
+        help="compute and write the table of a game tree",
+        description=(
+            "Compute the reduced canonical tree (RCT) of every position of the game tree\n"
+            "of ROOT and write them to one zstd-compressed, versioned, checksummed file:\n"
+            "each position's RCT content id and every RCT's record. The file is read\n"
+            "back and compared before the command succeeds (unless --no-verify)."
+        ),
+        epilog=(
+            "examples:\n"
+            "  sproutsdb rct-table build 0*5 --out s5.rcttable     # seconds\n"
+            "  sproutsdb rct-table build 0*6 --out s6.rcttable     # the shipped S6 table"
+        ),
+    )
     b.add_argument("root", metavar="ROOT", help="the root position, e.g. 0*6")
     b.add_argument("--out", required=True, metavar="FILE", help="the table file to write")
     b.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     b.add_argument("--no-verify", action="store_true", help="do not read the file back")
     b.set_defaults(handler=run_table_build)
-    i = actions.add_parser("info", help="print the header and counts of a table file")
-    i.add_argument("file", metavar="FILE")
+    i = actions.add_parser(
+        "info",
+        formatter_class=fmt,
+        help="print the header and counts of a table file",
+        description=(
+            "Print a table file's header (root, canonical form version, format) and its\n"
+            "counts of positions and RCTs, after verifying its checksum. --check also\n"
+            "re-derives every RCT record and every position's RCT from its children."
+        ),
+        epilog=(
+            "examples:\n"
+            "  sproutsdb rct-table info data/s6.rcttable\n"
+            "  sproutsdb rct-table info data/s6.rcttable --check --json"
+        ),
+    )
+    i.add_argument("file", metavar="FILE", help="an RCT table file (from rct-table build)")
     i.add_argument("--json", action="store_true", help="print one JSON object")
     i.add_argument("--check", action="store_true", help="also re-derive every record and position")
     i.add_argument("--quiet", action="store_true", help="no progress bar on stderr")

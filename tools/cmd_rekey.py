@@ -7,6 +7,7 @@ import json
 import sys
 import time
 
+from sproutsdb.server.location import check_new_store_location
 from sproutsdb.tools.progress import counter_bar
 from sproutsdb.tools.rekey import rekey_store
 
@@ -15,6 +16,7 @@ EXIT_CONFLICTS = 1
 
 def run_rekey(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    check_new_store_location(args.out)  # a mistyped --out is refused, not created
     with counter_bar("facts", enabled=not args.quiet) as bar:
         report = rekey_store(args.store, args.out, progress=bar.update_to)
     seconds = time.perf_counter() - started

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.tools.cli import UsageError, add_store_option
+from sproutsdb.tools.cli import UsageError, add_store_option, invoked_as
 from sproutsdb.tools.server_options import add_client_options, client_from_args
 
 DEFAULT_REQUEST_SECONDS = 20.0  # server/limits.py's (not imported: it needs grpc)
@@ -76,10 +76,11 @@ def run_serve(args: argparse.Namespace) -> int:
             f"{tables}; writes {'need the token' if token else 'open to all'})",
             flush=True,
         )
-        print(f"  query it:  sproutsdb query 0*6 --server {address}", flush=True)
+        me = invoked_as()  # `make run`: .venv/bin/sproutsdb, which is not on PATH
+        print(f"  query it:  {me} query 0*6 --server {address}", flush=True)
         token_option = f" --token-file {args.token_file}" if token else ""
-        print(f"  solve:     sproutsdb solve 0*8 --server {address}{token_option}", flush=True)
-        print(f"  stats:     sproutsdb stats --server {address}", flush=True)
+        print(f"  solve:     {me} solve 0*8 --server {address}{token_option}", flush=True)
+        print(f"  stats:     {me} stats --server {address}", flush=True)
         print("  stop:      Ctrl-C (in-flight writes are committed first)", flush=True)
 
     return run_server(options, ready=ready)

@@ -19,7 +19,7 @@ from sproutsdb.solver.game import Game
 from sproutsdb.solver.normal import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.proofstore import ConflictError, FactKind
 from sproutsdb.solver.search.options import SolveOptions
-from sproutsdb.tools.cli import UsageError, add_store_option
+from sproutsdb.tools.cli import Interrupted, UsageError, add_store_option
 from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.progress import status_line
@@ -59,13 +59,28 @@ def solving(args: argparse.Namespace) -> Iterator[tuple[Game, NormalSolver, Lmdb
             search=getattr(args, "search", SEARCHES[-1]),
             share_seconds=SHARE_SECONDS if jobs > 1 else None,
         )
+        interrupted = False
         try:
             yield game, solver, store
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
         finally:
             try:
                 solver.flush()
             finally:
                 store.close()
+            if interrupted:
+                raise Interrupted(_kept(args, solver.stats.facts_stored)) from None
+
+
+def _kept(args: argparse.Namespace, stored: int) -> str:
+    """What Ctrl-C kept of a normal-play solve, and that a rerun resumes from it."""
+    where = f"server {args.server}" if args.server else str(resolve_store_path(args.store))
+    return (
+        f"{stored:,} new facts proven so far are stored in {where}; run the same command "
+        "again to resume from them"
+    )
 
 
 def _conflict(command: str, error: ConflictError) -> int:
@@ -301,7 +316,8 @@ def run_nimber(args: argparse.Namespace) -> int:
                 if args.json:
                     print(json.dumps({"position": key, "nimber": value}), flush=True)
                 else:
-                    print(f"{key} {value}", flush=True)
+                    who = "loses" if value == 0 else "wins"
+                    print(f"{key}: nimber {value} (the player to move {who})", flush=True)
     except ConflictError as error:
         return _conflict("nimber", error)
     return 0
@@ -846,7 +862,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "nimber",
         formatter_class=fmt,
         help="print the nimber of positions (a sum: the nim-sum of its lands)",
-        description="Compute (or read from the store) the nimber of each position.",
+        description=(
+            "Compute (or read from the store) the nimber (Grundy value) of each position:\n"
+            "for a sum, the nim-sum of its lands' nimbers. Nimber 0: the player to move\n"
+            "loses in normal play; any other: wins. Prints `POS: nimber N (...)` per\n"
+            "position, or with --json one object per line."
+        ),
         epilog="examples:\n  sproutsdb nimber 0*5 1a1a '0.AB|AB'\n  sproutsdb nimber - < lands.txt --json",
     )
     p.add_argument("positions", nargs="+", metavar="POS", help="positions, or - for stdin")
@@ -870,7 +891,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "  sproutsdb query 0*6 --server 127.0.0.1:50051"
         ),
     )
-    p.add_argument("position", metavar="POS")
+    p.add_argument(
+        "position",
+        metavar="POS",
+        help="position in GLOP notation: 2.x (0*3, 0.AB|AB, lands joined by +) or 1.x",
+    )
     p.add_argument(
         "--json",
         action="store_true",

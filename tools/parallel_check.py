@@ -234,7 +234,9 @@ def lives_order(
     holds the whole store in memory."""
     with tempfile.TemporaryDirectory(prefix="sproutsdb-check-") as where:
         spill = LevelSpill(Path(where), chunk)
-        with counter_bar("facts sorted by lives", enabled=not quiet) as bar:
+        with counter_bar(
+            "facts sorted by lives", enabled=not quiet, total=store.count(FactKind.NIMBER)
+        ) as bar:
             for count, (land, _) in enumerate(store.iter_facts(FactKind.NIMBER), 1):
                 spill.add(get_game().lives(land), land)
                 if count % 65536 == 0:

@@ -16,13 +16,15 @@ CANON_VERSION = get_game().canon_version
 TOKEN_ENV = "SPROUTSDB_TOKEN"
 
 
-def add_client_options(parser: argparse.ArgumentParser, *, writes: bool = True) -> None:
+def add_client_options(
+    parser: argparse.ArgumentParser, *, writes: bool = True, server_help: str | None = None
+) -> None:
     """--server, and for commands that write --token-file; --tls-ca for TLS servers."""
     parser.add_argument(
         "--server",
         metavar="ADDR",
         default=None,
-        help="use the sproutsdb server at HOST:PORT instead of a local store",
+        help=server_help or "use the sproutsdb server at HOST:PORT instead of a local store",
     )
     if writes:
         parser.add_argument(

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.server.location import resolve_store_path
+from sproutsdb.server.location import check_new_store_location, resolve_store_path
 from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
 from sproutsdb.server.store import open_store as open_sprouts_store
 from sproutsdb.tools.cli import UsageError
@@ -15,7 +15,10 @@ from sproutsdb.tools.server_options import remote_store_from_args
 
 
 def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
-    """The embedded store for Sprouts at --store / $SPROUTSDB_STORE / ./sproutsdb-data."""
+    """The embedded store for Sprouts at --store / $SPROUTSDB_STORE / ./sproutsdb-data
+    (created when missing, unless read-only; never under a missing parent directory)."""
+    if not readonly:
+        check_new_store_location(path)
     try:
         return open_sprouts_store(path, create=not readonly, readonly=readonly)
     except StoreNotFoundError:
@@ -36,6 +39,7 @@ def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore
 def new_store(path: str) -> LmdbProofStore:
     """A new store at `path`, which must not exist or be an empty directory."""
     where = Path(path).expanduser()
+    check_new_store_location(where)
     if where.exists() and (not where.is_dir() or any(where.iterdir())):
         raise UsageError(f"{where} already exists and is not empty: give a new directory")
     return open_sprouts_store(where, create=True)

@@ -107,7 +107,14 @@ class NimberFacts:
             return
         batch, self._pending = self._pending, {}
         self.writes += 1
-        result = self._store.put(FactKind.NIMBER, batch)
+        try:
+            result = self._store.put(FactKind.NIMBER, batch)
+        except BaseException:
+            # a put that did not return (Ctrl-C inside it, a store error) wrote nothing
+            # or the whole batch: keep it pending, so the flush after Ctrl-C stores it
+            # (putting stored facts again is harmless) instead of losing proven work
+            self._pending = {**batch, **self._pending}
+            raise
         self.inserted += result.inserted
         self.unchanged += result.unchanged
         self._store.flush()
