@@ -105,9 +105,9 @@ def warn_if_slow_engine() -> None:
     with SPROUTSDB_PURE_PYTHON=1): every command then runs the pure-Python engine."""
     import os
 
-    from sproutsdb.solver.sprouts import game
+    from sproutsdb.games import get_game
 
-    if game.IMPLEMENTATION == "python" and os.environ.get(PURE_PYTHON, "") in ("", "0"):
+    if get_game().implementation == "python" and os.environ.get(PURE_PYTHON, "") in ("", "0"):
         print(f"sproutsdb: {SLOW_ENGINE_NOTE}", file=sys.stderr)
 
 
