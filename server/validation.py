@@ -27,8 +27,7 @@ from sproutsdb.solver.game import Game, NotationError
 from sproutsdb.solver.misere_keys import join_node_key, split_node_key
 from sproutsdb.solver.proofstore import RctRecord
 
-TERMINAL = get_game().terminal
-MAX_POSITION_VERTICES = get_game().max_position_vertices
+MAX_POSITION_VERTICES = get_game().max_position_vertices  # the default game's
 
 
 class RequestError(UserError):
@@ -68,8 +67,9 @@ class Validator:
 
     def __init__(self, game: Game, limits: Limits) -> None:
         self.game = game
+        self.entry = get_game(game.name)  # the registry's facts of the served game
         self.limits = limits
-        self._have_core = get_game().compiled_core() is not None
+        self._have_core = self.entry.compiled_core() is not None
         self._cache: dict[str, str] = {}  # text -> canonical key (confirmed)
         self._lock = threading.Lock()
 
@@ -91,7 +91,7 @@ class Validator:
         if n == 0:
             raise RequestError(
                 f"{_where(index)}the empty string is not a position (the empty "
-                f"position is written {TERMINAL!r})"
+                f"position is written {self.entry.terminal!r})"
             )
         if n * 4 > limits.max_key_bytes and len(text.encode()) > limits.max_key_bytes:
             raise RequestError(
@@ -99,7 +99,7 @@ class Validator:
                 f"the limit is {limits.max_key_bytes:,} bytes"
             )
         if "*" in text or n > limits.max_position_vertices:
-            vertices = get_game().count_vertices(text)
+            vertices = self.entry.count_vertices(text)
             if vertices > limits.max_position_vertices:
                 raise RequestError(
                     f"{_where(index)}a position of {vertices:,} spots and letters "
@@ -112,7 +112,8 @@ class Validator:
             try:
                 key = self.game.canonical(text)
             except NotationError as error:
-                raise RequestError(f"{_where(index)}{error}") from None
+                served = f"(this server holds {self.entry.name} positions)"
+                raise RequestError(f"{_where(index)}{error} {served}") from None
             except RecursionError:
                 raise RequestError(
                     f"{_where(index)}position {text[:60]!r} is nested too deeply"
@@ -128,30 +129,30 @@ class Validator:
         if not self._have_core:
             return None
         if "+" not in text:
-            if text == TERMINAL:
-                return TERMINAL
-            lands = get_game().fast_canonical_lands(text)
+            if text == self.entry.terminal:
+                return text
+            lands = self.entry.fast_canonical_lands(text)
             if lands is not None and len(lands) == 1:
                 return lands[0]
         else:
             lands = []
             for part in text.split("+"):
-                part_lands = get_game().fast_canonical_lands(part)
+                part_lands = self.entry.fast_canonical_lands(part)
                 if part_lands is None:
                     return None
                 lands += part_lands
         if lands is None:
             return None
-        return "+".join(sorted(lands)) if lands else TERMINAL
+        return "+".join(sorted(lands)) if lands else self.entry.terminal
 
     def land(self, text: object, index: int | None = None) -> str:
         """The canonical key of a position that must be one land (a nimber fact's key)."""
         key = self.canonical(text, index, strict=True)
-        if key == TERMINAL or "+" in key:
+        if key == self.entry.terminal or "+" in key:
             where = _where(index)
             what = (
                 "the empty position (its nimber is 0 by definition)"
-                if key == TERMINAL
+                if key == self.entry.terminal
                 else f"a sum of {key.count('+') + 1} lands ({key!r})"
             )
             raise RequestError(
@@ -188,7 +189,7 @@ class Validator:
         head = self.canonical(position, index, strict=strict)
         if head == position:
             return text, cids
-        if head == TERMINAL and not parity and not cids:
+        if head == self.entry.terminal and not parity and not cids:
             raise RequestError(
                 f"{_where(index)}{position!r:.80} is the empty position, a misère win by "
                 "definition; misère facts are not kept for it"
