@@ -26,6 +26,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance
+from sproutsdb.formats.rcttable import read_header
+from sproutsdb.games import DEFAULT_GAME, get_game
 from sproutsdb.server.address import DEFAULT_LISTEN, ListenError, split_address, why_not_listening
 from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor
 from sproutsdb.server.location import check_new_store_location
@@ -33,6 +35,8 @@ from sproutsdb.server.reflection import enable_reflection
 from sproutsdb.server.seed import TableShelf, needs_seed, seed_store
 from sproutsdb.server.service import SproutsDbService
 from sproutsdb.server.store import LmdbProofStore, open_store
+from sproutsdb.server.store_errors import StoreNotFoundError
+from sproutsdb.server.store_open import peek_identity
 from sproutsdb.server.validation import Limits
 from sproutsdb.server.verifier import Verifier
 from sproutsdb.server.wire_guard import GarbledRequestInterceptor
@@ -59,6 +63,7 @@ class ServeOptions:
     grace: float = GRACE_SECONDS
     verify: bool = True  # run the background verifier of claims (server/verifier.py)
     map_size: int | None = None  # LMDB map_size in bytes (None: the store's default)
+    game: str | None = None  # the game of a new store (None: an existing store's, else Sprouts)
 
 
 class Server:
@@ -166,14 +171,23 @@ def _quiet_native_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def open_served_store(path: str | None, map_size: int | None = None) -> LmdbProofStore:
+def open_served_store(
+    path: str | None, map_size: int | None = None, game: str | None = None
+) -> LmdbProofStore:
     """The store `serve` opens (created if missing, never under a missing parent), its
-    writes signed `sproutsdb serve`."""
+    writes signed `sproutsdb serve`. Its game: `game`, else the one an existing store
+    records, else the default (a store of another game than `game` is refused)."""
     check_new_store_location(path)
     provenance = Provenance(tool="sproutsdb serve")
+    if game is None:
+        try:
+            game = peek_identity(path).game
+        except StoreNotFoundError:
+            game = DEFAULT_GAME
+    get_game(game)  # an unknown game is refused before anything is created
     if map_size is None:
-        return open_store(path, provenance=provenance)
-    return open_store(path, provenance=provenance, map_size=map_size)
+        return open_store(path, provenance=provenance, game=game)
+    return open_store(path, provenance=provenance, map_size=map_size, game=game)
 
 
 SERVE_LOCK = "serve.lock"  # in the store directory: held by the one server of the store
@@ -231,12 +245,22 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         stop.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    store = open_served_store(options.store, options.map_size)
+    store = open_served_store(options.store, options.map_size, options.game)
     lock = ServeLock(Path(store.path))
     try:
         lock.acquire(options.listen)
         shelf = TableShelf()
         for path in options.seed:
+            table_game = read_header(path)[0].get("game")
+            if table_game != store.identity.game:  # RCTs of another game: nothing to serve
+                log.info(
+                    "not serving or seeding from %s: a table of %s, the store holds %s",
+                    path,
+                    table_game,
+                    store.identity.game,
+                    extra={"table": str(path)},
+                )
+                continue
             entry = shelf.add(path)
             # every record and every position re-derived (or its cached mark) before the
             # table seeds the store or is served: a forged table stops the server here

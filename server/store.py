@@ -25,7 +25,7 @@ from typing import Any
 import lmdb
 
 from sproutsdb.facts import UNKNOWN_CHECK, Provenance, Status
-from sproutsdb.games import get_game
+from sproutsdb.games import DEFAULT_GAME, get_game
 from sproutsdb.server import schema, store_reads
 from sproutsdb.server.schema import (
     DECODERS,
@@ -652,13 +652,15 @@ def open_store(
     provenance: Provenance | None = None,
     durable: bool = True,
     map_size: int = DEFAULT_MAP_SIZE,
+    game: str = DEFAULT_GAME,
 ) -> LmdbProofStore:
-    """The Sprouts store at `path`, keyed by this engine's canonical form (CANON_VERSION):
-    what every command and the server open (LmdbProofStore.open for another game or canon)."""
+    """The store of `game` (default Sprouts) at `path`, keyed by this engine's canonical
+    form of that game: what every command and the server open (a store of another game or
+    canon is refused, saying which it is)."""
     return LmdbProofStore.open(
         path,
-        game="sprouts",
-        canon_version=CANON_VERSION,
+        game=game,
+        canon_version=get_game(game).canon_version,
         create=create,
         readonly=readonly,
         provenance=provenance,

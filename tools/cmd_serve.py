@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.games import game_names
 from sproutsdb.tools.cli import UsageError, add_store_option, invoked_as
 from sproutsdb.tools.server_options import add_client_options, client_from_args
 
@@ -58,6 +59,7 @@ def run_serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         verify=not args.no_verify,
         map_size=args.map_size,
+        game=args.game,
         limits=Limits(request_seconds=args.request_seconds),
     )
 
@@ -253,6 +255,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(default: the shipped S6 table, data/s6.rcttable in a checkout)",
     )
     p.add_argument("--no-seed", action="store_true", help="serve no RCT table, seed nothing")
+    p.add_argument(
+        "--game",
+        choices=game_names(),
+        default=None,
+        help="the game of a new store (default: the game an existing store records, else "
+        "sprouts); a store of another game is refused. A table of another game is not served",
+    )
     p.add_argument(
         "--map-size",
         type=_map_size,
