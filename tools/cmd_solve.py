@@ -524,7 +524,7 @@ def _r1_part(
         why = "a land's nimber or misère outcome is unknown"
         return _r1_json(parts, R1Verdict(tuple(p.r1 for p in parts), None, None, reason=why), None)
     rcts: Any = source if isinstance(source, TableRcts) else None
-    reads = None if rcts is not None else _Reads(source, verified_only)
+    reads: Any = None if rcts is not None else _Reads(source, verified_only)  # a read-only store
     if reads is not None:
         rcts = StoreRcts(reads, algebra)
 
