@@ -148,6 +148,9 @@ def summarise(rows: list[dict[str, Any]], pool: int, args: Any, seconds: float) 
         "no_move": sum(1 for r in applied if r["land"] is None),
         "failures_another_allowed_move_wins": sum(1 for r in failures if r.get("allowed_winning")),
         "classes": dict(classes.most_common()),
+        "sums_with_higher_inverter": sum(1 for r in rows if _higher_inverter(r)),
+        "failures_with_higher_inverter": sum(1 for r in failures if _higher_inverter(r)),
+        "failures_on_exact_wins": sum(1 for r in failures if r["exact"] == "W"),
         "failures": [
             {
                 k: r.get(k)
@@ -158,6 +161,11 @@ def summarise(rows: list[dict[str, Any]], pool: int, args: Any, seconds: float) 
         ],
         "seconds": round(seconds, 1),
     }
+
+
+def _higher_inverter(row: dict[str, Any]) -> bool:
+    """Whether a land of the sum is a higher inverter (which an R1 game cannot have)."""
+    return any(c["r1"] == "higher inverter" for c in row["classes"])
 
 
 def render(s: dict[str, Any]) -> str:
@@ -172,6 +180,8 @@ def render(s: dict[str, Any]) -> str:
         f"  a case applies but allows no move: {s['no_move']}; the move reaches a position "
         f"the note itself does not call a loss: {s['move_not_loss_by_note']}",
         f"  land classes met: {s['classes']}",
+        f"  sums with a higher inverter (not R1): {s['sums_with_higher_inverter']}, of which "
+        f"failures: {s['failures_with_higher_inverter']}",
         f"  failures where another move the case allows is a misère loss for the opponent: "
         f"{s['failures_another_allowed_move_wins']}",
         f"  failures (the rule's move is not a misère loss for the opponent): {len(s['failures'])}",

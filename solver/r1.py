@@ -19,6 +19,8 @@ prescribed by the first of four cases that fits:
 4. no trap and no switch, an even number of inverters: move a null to an inverter or an
    inverter to a null.
 
+Inverters are counted with the higher ones (an R1 game has none; Sprouts has them).
+
 Any other sum (no trap or switch and an odd number of inverters, or case 1's counts with
 nim-sum 0) is one the note calls a loss, so no case applies. A case names classes, not one
 move: among the moves it allows, `r1_rule` takes the first whose result the note's own loss
