@@ -9,6 +9,18 @@ misère solver on the verified shipped S6 table (MisereSolver + TableRcts), for 
 their children, the sums and the positions the rule moves to. A *failure* is a sum where a
 case applies and the rule's move is not a misère loss for the opponent, or where a case
 applies but allows no move; each is listed. Seeded and bounded by --samples and --minutes.
+
+Figures of 2026-11-25 (2-core VM shared with other sessions; the full listings are in
+bench/baselines/r1-seed1.txt and r1-seed1-max6.txt):
+
+    pool              sums  a case applies   exact W  failures (on exact W)  higher inv.
+    all 171,942 lands 2,000  1,634 (81.7 %)    1,609     313 (233)            359 sums
+    ≤ 6 lives (988)   2,000  1,586 (79.3 %)    1,581      20 (13)               0 sums
+
+All: per case 816/316/367/135 applies, 213/15/79/6 fail; 28 sums where the case allows no
+move; 103 failures where another move the case allows would have won; 74 of the failures
+have a higher inverter. Sums of two lands of at most 5 lives (20,301) and of three of at
+most 4 (18,424): no failure (tests/test_r1.py pins the pairs of ≤ 4 lives).
 """
 
 from __future__ import annotations
@@ -184,7 +196,9 @@ def render(s: dict[str, Any]) -> str:
         f"failures: {s['failures_with_higher_inverter']}",
         f"  failures where another move the case allows is a misère loss for the opponent: "
         f"{s['failures_another_allowed_move_wins']}",
-        f"  failures (the rule's move is not a misère loss for the opponent): {len(s['failures'])}",
+        f"  failures (the rule's move is not a misère loss for the opponent): "
+        f"{len(s['failures'])} ({s['failures_on_exact_wins']} on exact wins; the others are "
+        "exact losses, where no move wins)",
     ]
     for f in s["failures"]:
         classes = ", ".join(f"{c['land']}={c['r1']}" for c in f["classes"])

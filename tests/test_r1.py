@@ -186,3 +186,22 @@ def test_the_rules_move_agrees_with_the_exact_misere_solver_on_small_sums() -> N
         handles = [table.positions[land] for land in game.components(moved)]
         assert algebra.outcome(algebra.sum(handles)) == "L", (key, moved)
     assert applied == 824
+
+
+def test_a_small_sprouts_sum_where_the_note_fails() -> None:
+    """Found by bench/r1.py, checked by brute force: two higher switches of nimber 2 add up
+    to nim-sum 0, which the note calls a misère loss, yet the sum is a misère win; so case 1
+    (two higher switches) moves to it from 2ABC|ADE|BCDE+AB|2CAD|2CBD and loses."""
+    from sproutsdb.solver.misere import brute_force_misere
+
+    game = SproutsGame()
+    lands = [sprouts_part("2A2B|AC|BC"), sprouts_part("2ABC|ADE|BCDE")]
+    assert [p.r1 for p in lands] == ["higher switch", "higher switch"]
+    assert [p.nimber for p in lands] == [2, 2]
+    assert note_says_loss([p.r1 or "" for p in lands], 0)
+    assert brute_force_misere(game, "2A2B|AC|BC+2ABC|ADE|BCDE") == "W"
+    start = [sprouts_part("2ABC|ADE|BCDE"), sprouts_part("AB|2CAD|2CBD")]
+    verdict = r1_rule(start, sprouts_children)
+    assert verdict.case == 1 and verdict.child is not None
+    assert verdict.child.key == "2A2B|AC|BC"
+    assert brute_force_misere(game, "2ABC|ADE|BCDE+AB|2CAD|2CBD") == "W"
