@@ -211,6 +211,18 @@ REPORT = {
             "The RCT as nested {nim: n} (a nim-heap leaf) or {children: [...]}; null when "
             "unknown or larger than the page draws.",
         ),
+        "r1": {
+            "type": "object",
+            "description": (
+                "The R1 note's misère rule (solver/r1.py) on the position: classes (each "
+                "land's R1 class), nim_sum, case (1-4, null when none applies), applies, the "
+                "move (land and land_class, to and to_class: what the land becomes), moved_to "
+                "(the position reached), result_loses_by_note (whether the note's criterion "
+                "calls it a loss), unknown_children, reason, and status (of the lands' "
+                "classes). The note's claim, not a proof: Sprouts is not an R1 game, and "
+                "bench/r1.py measures how often the move fails."
+            ),
+        },
     },
 }
 ERROR = {

@@ -29,7 +29,7 @@ from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.game import sum_children
 from sproutsdb.solver.misere import MisereConflictError, StoreRcts
 from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.solver.r1 import r1_class
+from sproutsdb.solver.r1 import Part, R1Verdict, r1_class, r1_rule
 
 TERMINAL = get_game().terminal
 
@@ -130,6 +130,7 @@ class PositionReader:
             for play in ("normal", "misere"):
                 self._infer(report, play, complete)
             report["proof"] = {play: self._proof(report, play) for play in ("normal", "misere")}
+            report["r1"] = self._r1(report)
             for child in report["children"]:
                 child["winning_normal"] = _loses(child, "normal")
                 child["winning_misere"] = _loses(child, "misere")
@@ -427,6 +428,41 @@ class PositionReader:
             "move": None if move is None else move["position"],
             "move_status": None if move is None else move[status],
         }
+
+    # --- the R1 note's rule ----------------------------------------------------------------
+
+    def _r1(self, report: dict[str, Any]) -> dict[str, Any]:
+        """The R1 note's rule on the position (solver/r1.py): the case that applies to its
+        lands' classes and the rule's move, the children's values read as the page's are.
+        A claim of the note, not a proof: the page shows the exact outcomes beside it."""
+        lands = report["lands"]
+        parts = [Part(x["land"], x["nimber"], x["misere"]) for x in lands]
+        status = worst([x["r1_status"] for x in lands]) if lands else VERIFIED
+        if any(p.r1 is None for p in parts):
+            why = "a land's nimber or misère outcome is unknown"
+            verdict = R1Verdict(tuple(p.r1 for p in parts), None, None, reason=why)
+            return {**verdict.as_json(parts), "moved_to": None, "status": None}
+        try:
+            verdict = r1_rule(parts, self._land_children)
+        except ChildrenTimeout as error:
+            why = f"the children of a land were not listed: {error} (this page's limit)"
+            verdict = R1Verdict(tuple(p.r1 for p in parts), None, None, reason=why)
+        except UserError as error:
+            why = f"the children of a land were not listed: {error}"
+            verdict = R1Verdict(tuple(p.r1 for p in parts), None, None, reason=why)
+        moved = None
+        if verdict.land is not None and verdict.child is not None:
+            rest = [p.key for i, p in enumerate(parts) if i != verdict.land]
+            moved = self.game.join([*rest, *self.game.components(verdict.child.key)])
+        return {**verdict.as_json(parts), "moved_to": moved, "status": status}
+
+    def _land_children(self, land: Part) -> list[Part]:
+        """A land's children with their nimbers and misère outcomes, as the page reads them."""
+        known = self.engine.lands([land.key])
+        keys = [self.game.join(child) for child in known[land.key]]
+        facts = self._facts(keys)
+        values = [self._position(k, facts) for k in keys]
+        return [Part(v["position"], v["nimber"], v["misere"]) for v in values]
 
     # --- RCT fields --------------------------------------------------------------------------
 

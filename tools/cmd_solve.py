@@ -18,6 +18,7 @@ from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.game import Game
 from sproutsdb.solver.normal import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.proofstore import ConflictError, FactKind
+from sproutsdb.solver.r1 import Part, R1Verdict, r1_rule
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.tools.cli import Interrupted, UsageError, add_store_option
 from sproutsdb.tools.cmd_engine import positions_from
@@ -501,7 +502,90 @@ def _query_report(
         report["nimber_from_rct"] = total
         report["outcome_from_rct"] = "L" if total == 0 else "W"
     report["misere"] = _misere_part(key, misere, key_rct, algebra, handles, report, verified_only)
+    land_misere = {land: algebra.outcome(h) for land, h in handles.items() if land in lands}
+    if len(lands) == 1 and report["misere"]["stored"] is not None:
+        land_misere[lands[0]] = report["misere"]["stored"]
+    nimbers = {**from_rct, **known}
+    parts = [Part(land, nimbers.get(land), land_misere.get(land)) for land in lands]
+    for entry, part in zip(lands_out, parts, strict=True):
+        entry["misere_from_rct"] = land_misere.get(entry["land"])
+        entry["r1"] = part.r1
+    report["r1"] = _r1_part(key, parts, source, algebra, verified_only)
     return report
+
+
+class _Reads:
+    """A store or client read with the query's trust (only verified facts with --verified)."""
+
+    def __init__(self, source: Any, verified_only: bool) -> None:
+        self.source = source
+        self.verified_only = verified_only
+
+    def get(self, kind: FactKind, keys: Any) -> dict[str, Any]:
+        return dict(self.source.get(kind, list(keys), verified_only=self.verified_only))
+
+
+def _r1_part(
+    key: str, parts: list[Part], source: Any, algebra: Any, verified_only: bool
+) -> dict[str, Any]:
+    """The R1 note's rule on the position (solver/r1.py): each land's class, the case that
+    applies and its move. The values of the lands' children come from their RCTs (the
+    query's RCT source) and stored nimbers; the rule is the note's claim, not a proof."""
+    from sproutsdb.solver.cgt.records import RctRecordError
+    from sproutsdb.solver.misere import MisereConflictError, StoreRcts, TableRcts
+
+    game = get_game().engine()
+    known = all(p.r1 is not None for p in parts) and (algebra is not None or not parts)
+    if not known:
+        why = "a land's nimber or misère outcome is unknown"
+        return _r1_json(parts, R1Verdict(tuple(p.r1 for p in parts), None, None, reason=why), None)
+    rcts: Any = source if isinstance(source, TableRcts) else None
+    reads: Any = None if rcts is not None else _Reads(source, verified_only)  # a read-only store
+    if reads is not None:
+        rcts = StoreRcts(reads, algebra)
+
+    def children(land: Part) -> list[Part]:
+        kids = [game.join(c) for c in game.component_children(land.key)]
+        inside = sorted({x for k in kids for x in game.components(k)})
+        found = rcts.lookup(sorted(set(inside) | set(kids)))
+        stored = {} if reads is None else reads.get(FactKind.NIMBER, inside)
+        return [_child_part(game, algebra, k, found, stored) for k in kids]
+
+    try:
+        verdict = r1_rule(parts, children)
+    except (MisereConflictError, RctRecordError, UserError) as error:
+        why = f"the values of the lands' children could not be read: {error}"
+        verdict = R1Verdict(tuple(p.r1 for p in parts), None, None, reason=why)
+    moved = None
+    if verdict.land is not None and verdict.child is not None:
+        rest = [p.key for i, p in enumerate(parts) if i != verdict.land]
+        moved = game.join([*rest, *game.components(verdict.child.key)])
+    return _r1_json(parts, verdict, moved)
+
+
+def _r1_json(parts: list[Part], verdict: R1Verdict, moved: str | None) -> dict[str, Any]:
+    """The `r1` entry of the report: the verdict, and the position the rule's move reaches."""
+    return {**verdict.as_json(parts), "moved_to": moved}
+
+
+def _child_part(
+    game: Any, algebra: Any, key: str, found: dict[str, int], stored: dict[str, Any]
+) -> Part:
+    """A land's child with its nimber (stored, else from RCTs) and misère outcome (its RCT,
+    else the sum of its lands' RCTs); None where a land of it has neither."""
+    nimber: int | None = 0
+    handles: list[int] | None = []
+    for land in game.components(key):
+        h = found.get(land)
+        value = stored.get(land)
+        if value is None and h is not None:
+            value = algebra.nimber(h)
+        nimber = None if nimber is None or value is None else nimber ^ int(value)
+        handles = None if handles is None or h is None else [*handles, h]
+    handle = found.get(key)
+    if handle is None and handles is not None:
+        handle = algebra.sum(handles)
+    return Part(key, nimber, None if handle is None else algebra.outcome(handle))
 
 
 def _misere_part(
@@ -607,6 +691,26 @@ def _print_query(report: dict[str, Any], header: str, solve_hint: str) -> None:
     if source is not None and source["source"] == "shipped":
         print(f"  RCTs from the shipped S6 table ({source['where']}): the store has none")
     _print_misere(report["misere"])
+    _print_r1(report.get("r1"))
+
+
+def _print_r1(r1: dict[str, Any] | None) -> None:
+    """The R1 lines of `query`: each land's class, the case of the note's rule, its move."""
+    if r1 is None:
+        return
+    classes = ", ".join(f"{c['land']} {c['r1'] or 'unknown'}" for c in r1["classes"])
+    if classes:
+        print(f"  R1 classes: {classes}")
+    if r1["case"] is None:
+        print(f"  R1 rule: no case applies ({r1['reason']})")
+        return
+    print(f"  R1 rule: case {r1['case']} applies ({r1['reason']})")
+    if r1["moved_to"] is not None:
+        note = "" if r1["result_loses_by_note"] else "; the note does not call it a loss"
+        print(
+            f"  R1 move: {r1['land']} ({r1['land_class']}) -> {r1['to']} ({r1['to_class']}), "
+            f"reaching {r1['moved_to']}{note} (the note's claim, not a proof)"
+        )
 
 
 def _print_misere(m: dict[str, Any]) -> None:

@@ -252,6 +252,40 @@ function renderLands(d) {
     if (land.r1) r1.firstChild.textContent = land.r1 + " (" + R1_MEANS[land.r1] + ")";
     cell(row, land.rct_label || "unknown", null, "RCT");
   }
+  renderR1(d);
+}
+
+// The R1 note's rule under the lands: the case that applies to their classes and its move
+// (the note's claim, not a proof; the children's misère column shows the exact outcomes).
+function renderR1(d) {
+  let box = $("r1-rule");
+  if (!box) {
+    box = document.createElement("p");
+    box.id = "r1-rule";
+    box.className = "r1-rule";
+    $("lands").after(box);
+  }
+  box.replaceChildren();
+  const r1 = d.r1;
+  if (!r1) return;
+  const title = document.createElement("b");
+  title.textContent = "R1 rule (misère note): ";
+  box.appendChild(title);
+  if (r1.case === null) {
+    box.appendChild(document.createTextNode("no case applies (" + r1.reason + ")."));
+    return;
+  }
+  box.appendChild(document.createTextNode("case " + r1.case + " applies (" + r1.reason + ")"));
+  if (r1.moved_to) {
+    box.appendChild(document.createTextNode("; its move: " + r1.land + " (" + r1.land_class +
+      ") → " + r1.to + " (" + r1.to_class + "), reaching "));
+    box.appendChild(link(r1.moved_to, d.position, "r1"));
+    box.appendChild(document.createTextNode(r1.result_loses_by_note
+      ? ", a loss by the note (a claim, not a proof)." : ", which the note itself does not call a loss."));
+  } else {
+    box.appendChild(document.createTextNode("."));
+  }
+  if (r1.status && r1.status !== "verified") box.appendChild(badge(r1.status, null));
 }
 
 // A reply that refutes a move (a child of the child that is a loss): click to follow it.
