@@ -164,7 +164,7 @@ def test_query_shows_the_status_of_misere_and_rct_facts(tmp_path: Path) -> None:
     claims = json.loads(
         run_cli("query", "0*4", "--json", "--store", str(tmp_path / "store")).stdout
     )
-    assert claims["trust"] == "claims"
+    assert claims["trust"] == "verified facts and claims"
     assert claims["misere"]["stored"] == "L" and claims["misere"]["status"] == "claimed"
     assert claims["misere"]["rct_status"] == "claimed" and claims["misere"]["rct"] == cid
     (land,) = claims["lands"]
@@ -176,7 +176,7 @@ def test_query_shows_the_status_of_misere_and_rct_facts(tmp_path: Path) -> None:
     done = run_cli("query", "0*4", "--verified", "--json", "--store", str(tmp_path / "store"))
     assert done.returncode == 0, done.stderr
     verified = json.loads(done.stdout)
-    assert verified["trust"] == "verified"
+    assert verified["trust"] == "verified facts only"
     misere = verified["misere"]
     assert (misere["outcome"], misere["stored"], misere["claimed"]) == (None, None, "L")
     assert misere["rct"] is None and misere["rct_claimed"] == cid

@@ -460,7 +460,7 @@ def _query_report(
     report: dict[str, Any] = {
         "position": key,
         "lands": lands_out,
-        "trust": "verified" if verified_only else "claims",
+        "trust": "verified facts only" if verified_only else "verified facts and claims",
     }
     known: dict[str, int] = {}
     rct_ids: dict[str, str] = {}
