@@ -100,6 +100,14 @@ def cycle_children(cycle: Cycle) -> tuple[tuple[Cycle, ...], ...]:
     return tuple(seen)
 
 
+@lru_cache(maxsize=1 << 14)
+def key_children(component: str) -> tuple[tuple[str, ...], ...]:
+    """Distinct children of a canonical component key, each its sorted component keys."""
+    return tuple(
+        tuple(sorted(write(c) for c in child)) for child in cycle_children(read_key(component))
+    )
+
+
 @lru_cache(maxsize=1 << 16)
 def read_key(component: str) -> Cycle:
     """The circle of a canonical component key."""
@@ -128,9 +136,7 @@ class CircularGame:
         return "+".join(parts) if parts else TERMINAL
 
     def component_children(self, component: str) -> Sequence[tuple[str, ...]]:
-        return [
-            tuple(sorted(write(c) for c in child)) for child in cycle_children(read_key(component))
-        ]
+        return key_children(component)
 
     def children(self, key: str) -> list[str]:
         return sum_children(self, key, self.component_children)
