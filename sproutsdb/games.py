@@ -64,7 +64,26 @@ def _sprouts() -> GameEntry:
     )
 
 
-_FACTORIES: dict[str, Callable[[], GameEntry]] = {"sprouts": _sprouts}
+def _circular() -> GameEntry:
+    """Circular sprouts CS_n(P4: t1..tn) (docs/circular-sprouts.md): pure Python, no core."""
+    from sproutsdb.solver.circular import game as circular_game
+    from sproutsdb.solver.circular import notation
+
+    return GameEntry(
+        name="circular",
+        canon_version=circular_game.CANON_VERSION,
+        terminal=notation.TERMINAL,
+        implementation=circular_game.IMPLEMENTATION,
+        max_position_vertices=notation.MAX_POSITION_VERTICES,
+        make_engine=circular_game.CircularGame,
+        lives=notation.key_lives,
+        count_vertices=notation.count_vertices,
+        fast_canonical_lands=lambda text: None,
+        compiled_core=lambda: None,
+    )
+
+
+_FACTORIES: dict[str, Callable[[], GameEntry]] = {"sprouts": _sprouts, "circular": _circular}
 
 
 def game_names() -> tuple[str, ...]:
