@@ -196,6 +196,10 @@ class PositionReader:
                     found.update(self.store_rcts.lookup([k]))
                 except (MisereConflictError, UserError) as error:
                     problems[k] = str(error)
+        dangling = self.store_rcts.dangling
+        for k in wanted:
+            if k in dangling:
+                problems[k] = f"the store maps {k} to RCT {dangling[k]} but holds no record of it"
         return found, from_table, problems
 
     def _rct_value(self, key: str, facts: _Facts) -> dict[str, Any]:
