@@ -31,7 +31,7 @@ class CramGame:
         self._cache_size = cache_size  # lands whose children are memoised (0: none)
         self._children: dict[str, Children] = {}
         self._shapes: dict[str, Shape] = {}  # land key -> its canonical shape
-        self._mask_keys: dict[tuple[int, int], str] = {}  # (stride, mask moved up) -> key
+        self._mask_keys: dict[int, dict[int, str]] = {}  # stride -> {mask moved to row 0: key}
         self._shape_keys: dict[Shape, str] = {}  # any image of a land -> its key
 
     # ----------------------------------------------------------------- the Game interface
@@ -88,9 +88,14 @@ class CramGame:
         return shape
 
     def _land_children(self, component: str) -> Children:
-        """Distinct children of one land: each domino placed, the rest split and keyed."""
+        """Distinct children of one land: each domino placed, the rest split and keyed.
+
+        canon.lands_of and the land-key memo are inlined: this loop is the engine's hot path.
+        """
         mask, stride = grid_mask(self.shape(component))
-        land_key = self._land_key
+        memo = self._mask_keys.get(stride)
+        if memo is None:
+            memo = self._mask_keys[stride] = {}
         seen: dict[tuple[str, ...], None] = {}
         for step in (1, stride):
             starts = mask & (mask >> step)  # cells whose neighbour at +step is free too
@@ -98,23 +103,46 @@ class CramGame:
                 low = starts & -starts
                 starts ^= low
                 rest = mask ^ (low | (low << step))
-                child = [land_key(land, stride) for land in lands_of(rest, stride)]
+                # the cells with a free neighbour: lone cells are dropped
+                rest &= (rest << 1) | (rest >> 1) | (rest << stride) | (rest >> stride)
+                child: list[str] = []
+                while rest:
+                    land = rest & -rest
+                    bottom = land.bit_length() - 1
+                    while True:  # flood fill from the lowest cell
+                        grown = (
+                            land | (land << 1) | (land >> 1) | (land << stride) | (land >> stride)
+                        ) & rest
+                        if grown == land:
+                            break
+                        land = grown
+                    rest ^= land
+                    moved = land >> (bottom - bottom % stride)  # to row 0: the memo's key
+                    key = memo.get(moved)
+                    if key is None:
+                        key = self._memo_land(memo, moved, stride)
+                    child.append(key)
                 if len(child) > 1:
                     child.sort()
                 seen[tuple(child)] = None
         return tuple(seen)
 
     def _land_key(self, land: int, stride: int) -> str:
-        """The canonical key of a land given as a grid mask (moved to row 0 for the memo)."""
+        """The canonical key of a land given as a grid mask."""
+        memo = self._mask_keys.get(stride)
+        if memo is None:
+            memo = self._mask_keys[stride] = {}
         low = (land & -land).bit_length() - 1
-        moved = land >> ((low // stride) * stride)
-        memo = self._mask_keys
-        key = memo.get((stride, moved))
-        if key is None:
-            key = self._shape_key(cut(moved, stride))
-            if len(memo) >= MEMO_LIMIT:
-                memo.clear()
-            memo[(stride, moved)] = key
+        moved = land >> (low - low % stride)
+        key = memo.get(moved)
+        return key if key is not None else self._memo_land(memo, moved, stride)
+
+    def _memo_land(self, memo: dict[int, str], moved: int, stride: int) -> str:
+        """Key a land moved to row 0 (a memo miss) and remember it in `memo`."""
+        key = self._shape_key(cut(moved, stride))
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        memo[moved] = key
         return key
 
     def _shape_key(self, shape: Shape) -> str:

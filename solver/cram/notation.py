@@ -97,8 +97,7 @@ def _parse_term(term: str, where: str) -> Shape | None:
 def format_shape(shape: Shape) -> str:
     """The text of a shape: `HxW` when every cell is free, else its rows joined by `/`."""
     height, width, rows = shape
-    full = (1 << width) - 1
-    if all(row == full for row in rows):
+    if rows.count((1 << width) - 1) == height:
         return f"{height}x{width}"
     return "/".join(format(row, f"0{width}b").translate(_TO_TEXT) for row in rows)
 
