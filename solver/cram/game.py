@@ -16,7 +16,7 @@ from sproutsdb.solver.cram.canon import canonical_shape, cut, grid_mask, lands_o
 from sproutsdb.solver.cram.notation import TERMINAL, Shape, format_shape, key_cells, parse_terms
 
 IMPLEMENTATION = "python"
-MEMO_LIMIT = 1 << 20  # entries of each canonicalisation memo before it is cleared
+MEMO_LIMIT = 1 << 17  # entries of each canonicalisation memo before it is cleared
 
 Children = tuple[tuple[str, ...], ...]
 
