@@ -14,7 +14,7 @@ the solve, facts = NIMBER facts stored, every certificate checked clean):
     5x6 = 2     75 803 nodes   3 152 facts   10.6 s   165 MB
     5x7 = 1    229 351 nodes   7 675 facts   56.0 s   417 MB
     4x9 = 1    287 272 nodes  11 298 facts   61.4 s   517 MB
-    6x6 = 0    288 327 nodes   9 321 facts   81.7 s   724 MB (before the memo bound)
+    6x6 = 0    288 327 nodes   9 321 facts   90.7 s   474 MB
     5x8, 4x10: not reached within 300 s of wall time
 """
 
