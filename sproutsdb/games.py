@@ -83,7 +83,36 @@ def _circular() -> GameEntry:
     )
 
 
-_FACTORIES: dict[str, Callable[[], GameEntry]] = {"sprouts": _sprouts, "circular": _circular}
+def _cram() -> GameEntry:
+    """Cram: dominoes on a grid, the engine of solver/cram (pure Python)."""
+    from sproutsdb.solver.cram import game as cram_game
+    from sproutsdb.solver.cram.canon import CANON_VERSION
+    from sproutsdb.solver.cram.notation import (
+        MAX_POSITION_CELLS,
+        TERMINAL,
+        count_cells,
+        key_cells,
+    )
+
+    return GameEntry(
+        name="cram",
+        canon_version=CANON_VERSION,
+        terminal=TERMINAL,
+        implementation=cram_game.IMPLEMENTATION,
+        max_position_vertices=MAX_POSITION_CELLS,
+        make_engine=cram_game.CramGame,
+        lives=key_cells,
+        count_vertices=count_cells,
+        fast_canonical_lands=lambda text: None,
+        compiled_core=lambda: None,
+    )
+
+
+_FACTORIES: dict[str, Callable[[], GameEntry]] = {
+    "sprouts": _sprouts,
+    "cram": _cram,
+    "circular": _circular,
+}
 
 
 def game_names() -> tuple[str, ...]:

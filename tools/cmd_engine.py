@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from sproutsdb.games import get_game
 from sproutsdb.solver.rctsearch import count_rcts
 from sproutsdb.solver.treestats import explore
+from sproutsdb.tools.game_option import add_game_option, game_of
 from sproutsdb.tools.progress import counter_bar
 
 
@@ -26,7 +27,7 @@ def positions_from(args: list[str]) -> Iterator[str]:
 
 
 def run_canon(args: argparse.Namespace) -> int:
-    game = get_game().engine()
+    game = game_of(args).engine()
     out = sys.stdout
     for text in positions_from(args.positions):
         key = game.canonical(text)
@@ -48,7 +49,7 @@ def run_canon(args: argparse.Namespace) -> int:
 
 
 def run_children(args: argparse.Namespace) -> int:
-    game = get_game().engine()
+    game = game_of(args).engine()
     key = game.canonical(args.position)
     children = game.children(key)
     if args.json:
@@ -115,6 +116,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help='one JSON object per line: {"input", "position", "lands", "lives"}',
     )
+    add_game_option(p)
     p.set_defaults(handler=run_canon)
 
     p = subparsers.add_parser(
@@ -130,6 +132,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="position in GLOP notation: 2.x (0*3, 0.AB|AB, lands joined by +) or 1.x",
     )
     p.add_argument("--json", action="store_true", help='print {"position": P, "children": [...]}')
+    add_game_option(p)
     p.set_defaults(handler=run_children)
 
     p = subparsers.add_parser(

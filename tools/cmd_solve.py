@@ -22,6 +22,7 @@ from sproutsdb.solver.r1 import Part, R1Verdict, r1_rule
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.tools.cli import Interrupted, UsageError, add_store_option
 from sproutsdb.tools.cmd_engine import positions_from
+from sproutsdb.tools.game_option import add_game_option, game_of, open_game_store
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.progress import status_line
 from sproutsdb.tools.server_options import add_client_options, client_from_args
@@ -37,8 +38,9 @@ FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every
 def solving(args: argparse.Namespace) -> Iterator[tuple[Game, NormalSolver, LmdbProofStore]]:
     """A solver on the embedded store (or the --server's), flushed on every exit (Ctrl-C
     loses nothing proven)."""
-    game = get_game().engine()
-    store = open_solve_store(args)
+    entry = game_of(args)
+    game = entry.engine()
+    store = open_game_store(args, entry)
     jobs = getattr(args, "jobs", 1)
     with status_line(enabled=not args.quiet) as line:
 
@@ -90,7 +92,10 @@ def _conflict(command: str, error: ConflictError) -> int:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    game = get_game().engine()
+    entry = game_of(args)
+    game = entry.engine()
+    if entry.name != "sprouts" and (args.spots is not None or args.misere or args.jobs != 1):
+        raise UsageError(f"--spots, --misere and --jobs are for Sprouts, not {entry.name}")
     if args.spots is not None:
         if args.position is not None:
             raise UsageError("give a position or --spots N, not both")
@@ -890,6 +895,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     p.add_argument("position", nargs="?", metavar="POS", help="position in GLOP notation")
+    add_game_option(p, store=True)
     p.add_argument("--spots", type=int, metavar="N", help="solve the starting position 0*N")
     p.add_argument(
         "--outcome-only",
@@ -975,6 +981,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog="examples:\n  sproutsdb nimber 0*5 1a1a '0.AB|AB'\n  sproutsdb nimber - < lands.txt --json",
     )
     p.add_argument("positions", nargs="+", metavar="POS", help="positions, or - for stdin")
+    add_game_option(p, store=True)
     add_search_option(p)
     p.add_argument("--json", action="store_true", help='one {"position", "nimber"} object per line')
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
