@@ -281,7 +281,7 @@ class Proof:
 
 def shipped_table() -> RctTable:
     """The shipped S6 table, re-derived whole (or by its cached mark) as the CLI takes it."""
-    from sproutsdb.tools.shipped_rcts import shipped_rct_table
+    from sproutsdb.ops.shipped_rcts import shipped_rct_table
 
     found = shipped_rct_table()
     if found is None:

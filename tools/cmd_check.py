@@ -21,13 +21,7 @@ from typing import Any
 
 from sproutsdb.facts import CHECK_MISERE_ROOT, CHECK_ROOT
 from sproutsdb.games import get_game
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.check import CheckReport, check_with_cycles
-from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
-from sproutsdb.solver.rct_trust import DerivedRcts
-from sproutsdb.tools.cli import UsageError, add_store_option
-from sproutsdb.tools.parallel_check import (
+from sproutsdb.ops.parallel_check import (
     CheckPool,
     Tally,
     check_batch,
@@ -35,7 +29,13 @@ from sproutsdb.tools.parallel_check import (
     lives_order,
     new_checker,
 )
-from sproutsdb.tools.progress import counter_bar
+from sproutsdb.progress import counter_bar
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.check import CheckReport, check_with_cycles
+from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
+from sproutsdb.solver.rct_trust import DerivedRcts
+from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.stores import new_store, open_existing
 
 EXIT_BAD_PROOF = 1
@@ -188,11 +188,11 @@ def _check_store_on_ray(
     """`check_store` with Ray workers (tools/ray_check.py), this process alone marking."""
     if batch < 1 or (workers is not None and workers < 1):
         raise UsageError("the batch size and the number of jobs must be at least 1")
-    from sproutsdb.tools.ray_session import cluster_cpus, ray_session
+    from sproutsdb.ops.ray_session import cluster_cpus, ray_session
 
     tally = Tally(recheck=recheck)
     with ray_session(address, num_cpus=workers) as ray:
-        from sproutsdb.tools.ray_check import RayCheckPool
+        from sproutsdb.ops.ray_check import RayCheckPool
 
         count = workers or cluster_cpus(ray)
         count = _jobs_used(count, store.count(FactKind.NIMBER), batch, auto=False)
@@ -218,7 +218,7 @@ def _check_store_on_ray(
 def run_check_all(args: argparse.Namespace) -> int:
     """`check --all`: every nimber (in batches, --jobs/--ray), then the RCT records, the
     position → RCT entries and the misère nodes (in this process; see tools/check_kinds)."""
-    from sproutsdb.tools.check_kinds import KindChecks
+    from sproutsdb.ops.check_kinds import KindChecks
 
     started = time.perf_counter()
     if args.ray is not None:
@@ -410,8 +410,8 @@ def _misere_rct_source(
     """The RCTs a misère check may use, every one re-derived before use, and where the
     claims come from: --rct-table (the table re-derived whole, or its cached mark), the
     store's `pos_rct` facts (each land re-derived from its children), or none."""
+    from sproutsdb.ops.shipped_rcts import say_on_stderr, shipped_rct_table
     from sproutsdb.solver.misere import StoreRcts, TableRcts
-    from sproutsdb.tools.shipped_rcts import say_on_stderr, shipped_rct_table
     from sproutsdb.trusted_tables import verified_table
 
     game = get_game().engine()

@@ -17,9 +17,9 @@ import zstandard
 
 from sproutsdb.formats.rcttable import RctTableError, parse_body, read_header
 from sproutsdb.games import get_game
+from sproutsdb.progress import counter_bar
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError, load_one
-from sproutsdb.tools.progress import counter_bar
 
 EXIT_BAD_TABLE = 1
 SHOWN = 20

@@ -46,6 +46,8 @@ from sproutsdb.formats.spr import (
     write_spr,
 )
 from sproutsdb.games import get_game
+from sproutsdb.ops.rekey import KeyClash, rekey_items
+from sproutsdb.progress import counter_bar
 from sproutsdb.server import schema
 from sproutsdb.server.location import check_new_store_location, resolve_store_path
 from sproutsdb.server.store import LmdbProofStore, open_store
@@ -55,8 +57,6 @@ from sproutsdb.solver.game import Game, NotationError
 from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_node_key
 from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
 from sproutsdb.tools.cli import UsageError, add_store_option
-from sproutsdb.tools.progress import counter_bar
-from sproutsdb.tools.rekey import KeyClash, rekey_items
 from sproutsdb.tools.stores import open_existing
 
 CANON_VERSION = get_game().canon_version
