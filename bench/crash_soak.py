@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sproutsdb.client import Client, ServiceError
+from sproutsdb.ops import check_store
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.tools.cmd_check import check_store
 
 COMMAND = [sys.executable, "-m", "sproutsdb"]
 BATCH = 20  # facts per Insert request and per InsertStream chunk

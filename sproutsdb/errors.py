@@ -7,3 +7,7 @@ statuses; any other exception is a bug and keeps its traceback.
 
 class UserError(Exception):
     """An error caused by what the user supplied; its message is the whole explanation."""
+
+
+class UsageError(UserError):
+    """A mistake in what the user asked for; printed as one line, exit code 2."""

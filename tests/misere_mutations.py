@@ -3,7 +3,7 @@ several facts at once, and check it again in-process as `check --misere` does.
 
 A proof is three kinds of facts: losing nodes (``misere``), position → RCT claims
 (``pos_rct``) and RCT records (``rct``). Each mutation is a small overlay on the genuine
-facts (``Overlay``), checked as ``tools/cmd_check.run_check_misere`` checks a store: claims
+facts (``Overlay``), checked as ``sproutsdb.ops.check_misere_root`` checks a store: claims
 read by a fresh ``StoreRcts`` and re-derived by a fresh ``DerivedRcts`` (refutations fail
 the check), a ``MisereSolver`` as the engine, ``check_misere_with_cycles``. What is truth is
 shared across mutations: the genuine RCTs (an algebra whose records were re-derived on
@@ -281,7 +281,7 @@ class Proof:
 
 def shipped_table() -> RctTable:
     """The shipped S6 table, re-derived whole (or by its cached mark) as the CLI takes it."""
-    from sproutsdb.tools.shipped_rcts import shipped_rct_table
+    from sproutsdb.ops.shipped_rcts import shipped_rct_table
 
     found = shipped_rct_table()
     if found is None:

@@ -3,7 +3,7 @@ instance, kills one worker (SIGKILL) once 50 facts are done, writes the totals a
 (not to stdout, where Ray tells of the dead worker).
 
 Usage: python ray_killed_worker.py STORE REPORT. It runs in a process of its own because Ray
-must start before its process has gRPC threads (tools/ray_session.py), and the test
+must start before its process has gRPC threads (sproutsdb/ops/ray_session.py), and the test
 process may have opened gRPC channels in other tests.
 """
 
@@ -15,11 +15,11 @@ import signal
 import sys
 from pathlib import Path
 
+from sproutsdb.ops.parallel_check import Tally, level_batches, lives_order
+from sproutsdb.ops.ray_check import RayCheckPool
+from sproutsdb.ops.ray_session import ray_session
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.tools.parallel_check import Tally, level_batches, lives_order
-from sproutsdb.tools.ray_check import RayCheckPool
-from sproutsdb.tools.ray_session import ray_session
 
 
 def main(path: str, report: str) -> None:

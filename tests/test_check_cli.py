@@ -73,9 +73,9 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
 
 
 def test_check_all_streams_in_batches_and_resumes(tmp_path: Path) -> None:
+    from sproutsdb.ops import check_store
     from sproutsdb.solver.normal import NormalSolver
     from sproutsdb.solver.sprouts.game import SproutsGame
-    from sproutsdb.tools.cmd_check import check_store
 
     path = tmp_path / "store"
     with LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION) as store:

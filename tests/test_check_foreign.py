@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import COMMAND, run_cli
+from sproutsdb.ops import DEFAULT_DERIVE_LIVES
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.normal import NormalSolver
@@ -18,7 +19,6 @@ from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.rules_nimber import SmallLands
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.cmd_check import DEFAULT_DERIVE_LIVES
 
 GAME = SproutsGame()
 SPOTS = Path(__file__).parent / "fixtures" / "spots"

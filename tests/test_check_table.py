@@ -11,7 +11,7 @@ import zstandard
 
 from cli_helpers import run_cli
 from sproutsdb.formats import rcttable
-from sproutsdb.tools.cmd_check_table import check_table
+from sproutsdb.ops import check_table
 
 
 def reframe(path: Path, body: bytes) -> None:

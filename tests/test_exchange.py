@@ -10,12 +10,12 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.formats.exchange import FRAME, KINDS, MAGIC, ExchangeFormatError, read_stream
+from sproutsdb.ops import export_store, import_file
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.cmd_exchange import export_store, import_file
 
 RCTS = {
     "id-leaf": RctRecord(0, "W", ()),

@@ -20,13 +20,13 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from sproutsdb.ops import export_store
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools import cli
-from sproutsdb.tools.cmd_exchange import export_store
 from wire_fuzz import mutate
 
 EXAMPLES = 30

@@ -17,18 +17,18 @@ import pytest
 from cli_helpers import run_cli
 from sproutsdb.formats.exchange import KINDS, ExchangeFormatError, ExportWriter
 from sproutsdb.formats.rcttable import load_table
+from sproutsdb.ops import (
+    canonical_key_function,
+    export_store,
+    import_file,
+    plan_import,
+)
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.misere_keys import join_node_key, split_node_key
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.cmd_exchange import (
-    canonical_key_function,
-    export_store,
-    import_file,
-    plan_import,
-)
 
 GAME = SproutsGame()
 S6 = Path(__file__).resolve().parent.parent / "data" / "s6.rcttable"

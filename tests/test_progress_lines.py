@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import COMMAND
-from sproutsdb.tools import progress
+from sproutsdb import progress
 
 
 def _env(**extra: str) -> dict[str, str]:

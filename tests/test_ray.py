@@ -16,18 +16,18 @@ import pytest
 
 from cli_helpers import run_cli
 from service_support import ServerProcess
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.parallel_check import (
+from sproutsdb.ops.parallel_check import (
     Tally,
     check_batch,
     level_batches,
     lives_order,
     new_checker,
 )
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.normal import NormalSolver
+from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.timeout(300)

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import sproutsdb
+from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table
-from sproutsdb.tools.shipped_rcts import shipped_rct_table
 
 REPO = Path(__file__).resolve().parent.parent
 

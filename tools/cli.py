@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from sproutsdb import __version__
+from sproutsdb.errors import UsageError as UsageError  # raised by the library verbs too
 from sproutsdb.errors import UserError
 
 # Modules that register subcommands, in the order their commands appear in --help.
@@ -28,10 +29,6 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_rekey",
     "sproutsdb.tools.cmd_fleet",
 ]
-
-
-class UsageError(UserError):
-    """A mistake in what the user asked for; printed as one line, exit code 2."""
 
 
 class Interrupted(KeyboardInterrupt):
@@ -131,7 +128,7 @@ def describe_os_error(error: OSError) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from sproutsdb.tools import progress
+    from sproutsdb import progress
 
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -1,10 +1,9 @@
 """`sproutsdb check`: verify the proof of a position held in a store, optionally prune it.
 
-The checking logic is `solver.check`; this module opens stores, marks verified facts,
-writes the pruned store and prints the report. A root is proven as strongly as the store
-allows: its nimber when its lands' facts are stored, else its outcome (`proved` says
-which). Exit 0 only for a complete, consistent proof; 1 when the proof has holes or
-inconsistencies; 2 for bad input.
+The checks are the library's (sproutsdb.ops: `check_root`, `check_misere_root`,
+`check_all`); this module parses the flags, opens the stores, writes the pruned store and
+prints the report. Exit 0 only for a complete, consistent proof; 1 when the proof has
+holes or inconsistencies; 2 for bad input.
 """
 
 from __future__ import annotations
@@ -19,257 +18,44 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.facts import CHECK_MISERE_ROOT, CHECK_ROOT
 from sproutsdb.games import get_game
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.check import CheckReport, check_with_cycles
-from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
-from sproutsdb.solver.rct_trust import DerivedRcts
-from sproutsdb.tools.cli import UsageError, add_store_option
-from sproutsdb.tools.parallel_check import (
-    CheckPool,
-    Tally,
-    check_batch,
-    level_batches,
-    lives_order,
-    new_checker,
+from sproutsdb.ops.check import (
+    CHECK_BATCH,
+    DEFAULT_DERIVE_LIVES,
+    LOCAL_RAY,
+    RootCheck,
+    check_all,
+    check_misere_root,
+    check_root,
+    default_jobs,
+    write_pruned,
 )
-from sproutsdb.tools.progress import counter_bar
+from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
+from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.stores import new_store, open_existing
 
 EXIT_BAD_PROOF = 1
-MARK_BATCH = 10_000
-CHECK_BATCH = 20_000  # facts per memo of `check --all`: bounds its memory
-DERIVED_SHOWN = 10  # lands derived from the rules named in a report
-# Lands with no stored fact and at most this many lives are taken from the rules (SPOTS
-# evaluates such lands on the fly and may not store them). Measured: import each SPOTS
-# certificate of tests/fixtures/spots into a fresh store and run `sproutsdb check --root
-# 0*N --derive-lives K --json` (N = 10, 12, 16) for K = 0, 1, 2, ...; the default is the
-# smallest K for which all three exit 0. With canonical form v2 (Python reference and C
-# core) K = 0 checks all three, so the default derives nothing.
-DEFAULT_DERIVE_LIVES = 0
-LOCAL_RAY = ""  # `--ray` with no address: start a local Ray instance
-
-
-def report_dict(report: CheckReport, sizes: list[int], seconds: float) -> dict[str, Any]:
-    """The JSON form of a check report."""
-    return {
-        "position": report.root,
-        "ok": report.ok,
-        "proved": getattr(report, "proved", "outcome" if report.ok else None),
-        "nimber": report.nimber,
-        "outcome": report.outcome,
-        "facts_used": len(report.used),
-        "derived": len(getattr(report, "derived", {})),
-        "derived_lands": list(getattr(report, "derived", {}))[:DERIVED_SHOWN],
-        "facts_verified": len(report.verified),
-        "facts_unproven": report.unproven,
-        "missing": [
-            {"couple": h.couple, "needed_by": h.needed_by, "missing": list(h.missing)}
-            for h in report.missing
-        ],
-        "inconsistent": [
-            {"land": i.land, "stored": i.stored, "reason": i.reason} for i in report.inconsistent
-        ],
-        "cycle_sizes": sizes,
-        "seconds": round(seconds, 3),
-    }
-
-
-def default_jobs() -> int:
-    """The CPUs this process may run on (its affinity), else the machine's count."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
-def check_store(
-    store: LmdbProofStore,
-    *,
-    batch: int = CHECK_BATCH,
-    quiet: bool = True,
-    jobs: int | None = 1,
-    derive_lives: int = 0,
-    ray: str | None = None,
-    recheck: bool = False,
-    auto_jobs: bool = False,
-) -> dict[str, Any]:
-    """Check every nimber fact of a store, fewest lives first (see `lives_order`), `batch`
-    facts per memo (bounded memory), marking verified ones as it goes; facts already
-    verified are trusted, so an interrupted run resumes where it stopped. With `recheck`,
-    no mark made before the run is trusted: every fact is re-derived and re-marked, and a
-    fact that does not re-derive loses its mark (`withdrawn`).
-
-    With `jobs` > 1, batches are checked by that many worker processes (never more than
-    there are facts; with `auto_jobs`, a default rather than the user's number, never more
-    than there are batches) and this process alone writes; the totals are the same as
-    with one. `jobs` in the result is the number of processes that checked.
-    `already_verified` counts the facts marked before this run, `unproven` those neither
-    verified nor inconsistent; `missing` and `inconsistent` list the first SHOWN of each,
-    sorted by land. With `derive_lives` K, unstored lands of at most K lives are taken
-    from the rules; `derived` counts those the verified facts used (`derived_lands`: the
-    first few).
-
-    With `ray` (LOCAL_RAY: a new local instance; else a cluster's address), batches go
-    to Ray workers instead, `jobs` of them (None: one per CPU of the cluster); the
-    totals are again the same.
-    """
-    if ray is not None:
-        return _check_store_on_ray(
-            store,
-            batch=batch,
-            quiet=quiet,
-            workers=jobs,
-            derive_lives=derive_lives,
-            address=ray or None,
-            recheck=recheck,
-        )
-    jobs = 1 if jobs is None else jobs
-    if batch < 1 or jobs < 1:
-        raise UsageError("the batch size and the number of jobs must be at least 1")
-    total = store.count(FactKind.NIMBER)
-    jobs = _jobs_used(jobs, total, batch, auto_jobs)
-    tally = Tally(recheck=recheck)
-    with (
-        lives_order(store, quiet=quiet) as spill,
-        counter_bar("facts", enabled=not quiet, total=total) as bar,
-    ):
-
-        def done(lands: list[str], digest: Any) -> None:
-            tally.add(store, lands, digest)
-            bar.update_to(tally.facts)
-
-        work = level_batches(spill, batch, jobs)
-        if jobs == 1:
-            marked_by = tally.run_marks if recheck else None
-            checker = new_checker(store, derive_lives=derive_lives, marked_by=marked_by)
-            for lands in work:
-                done(lands, check_batch(checker, lands))
-        else:
-            run_marks = tally.run_marks if recheck else None
-            with CheckPool(
-                str(store.path), jobs, derive_lives=derive_lives, run_marks=run_marks
-            ) as pool:
-                pool.run(work, done)
-    return _totals(store, tally, jobs)
-
-
-def _jobs_used(jobs: int, facts: int, batch: int, auto: bool) -> int:
-    """The processes a check uses: the number asked, but no more than there are facts (a
-    default, `auto`: no more than there are batches, so a small store costs no workers)."""
-    limit = -(-facts // batch) if auto else facts
-    return max(1, min(jobs, limit))
-
-
-def _totals(store: LmdbProofStore, tally: Tally, jobs: int) -> dict[str, Any]:
-    """The nimber part of a whole-store check's report."""
-    return {
-        **tally.as_dict(),
-        "jobs": jobs,
-        "recheck": tally.recheck,
-        "trusted_marks": tally.trusted_by_check(store),
-        "withdrawn": tally.withdrawn_count,
-        "withdrawn_first": tally.withdrawn,
-    }
-
-
-def _check_store_on_ray(
-    store: LmdbProofStore,
-    *,
-    batch: int,
-    quiet: bool,
-    workers: int | None,
-    derive_lives: int,
-    address: str | None,
-    recheck: bool = False,
-) -> dict[str, Any]:
-    """`check_store` with Ray workers (tools/ray_check.py), this process alone marking."""
-    if batch < 1 or (workers is not None and workers < 1):
-        raise UsageError("the batch size and the number of jobs must be at least 1")
-    from sproutsdb.tools.ray_session import cluster_cpus, ray_session
-
-    tally = Tally(recheck=recheck)
-    with ray_session(address, num_cpus=workers) as ray:
-        from sproutsdb.tools.ray_check import RayCheckPool
-
-        count = workers or cluster_cpus(ray)
-        count = _jobs_used(count, store.count(FactKind.NIMBER), batch, auto=False)
-        with (
-            lives_order(store, quiet=quiet) as spill,
-            counter_bar("facts", enabled=not quiet, total=store.count(FactKind.NIMBER)) as bar,
-            RayCheckPool(
-                str(store.path),
-                count,
-                derive_lives=derive_lives,
-                run_marks=tally.run_marks if recheck else None,
-            ) as pool,
-        ):
-
-            def done(lands: list[str], digest: Any) -> None:
-                tally.add(store, lands, digest)
-                bar.update_to(tally.facts)
-
-            pool.run(level_batches(spill, batch, count), done)
-    return _totals(store, tally, count)
 
 
 def run_check_all(args: argparse.Namespace) -> int:
     """`check --all`: every nimber (in batches, --jobs/--ray), then the RCT records, the
-    position → RCT entries and the misère nodes (in this process; see tools/check_kinds)."""
-    from sproutsdb.tools.check_kinds import KindChecks
-
-    started = time.perf_counter()
-    if args.ray is not None:
-        jobs = args.jobs  # None: one worker per CPU of the Ray cluster
-    else:
-        jobs = default_jobs() if args.jobs is None else args.jobs
+    position → RCT entries and the misère nodes (see `sproutsdb.ops.check_all`)."""
     with open_existing(args.store) as store:
-        totals = check_store(
+        result = check_all(
             store,
             batch=args.batch,
             quiet=args.quiet,
-            jobs=jobs,
+            jobs=args.jobs,
             derive_lives=args.derive_lives,
             ray=args.ray,
             recheck=args.recheck,
-            auto_jobs=args.jobs is None,
         )
-        nimber_seconds = time.perf_counter() - started
-        others = KindChecks(store, recheck=args.recheck).run()
-    seconds = time.perf_counter() - started
-    done = totals["verified_now"] + totals["already_verified"]
-    nimbers_ok = done == totals["facts"] and not totals.get("bad")
-    ok = nimbers_ok and all(kind.ok for kind in others)
-    totals.pop("bad", None)
-    totals.pop("rechecked", None)  # work done, which depends on the jobs: for benchmarks
-    kinds = [
-        {
-            "kind": "nimber",
-            "facts": totals["facts"],
-            "verified_now": totals["verified_now"],
-            "already_verified": totals["already_verified"],
-            "unproven": totals["unproven"],
-            "ok": nimbers_ok,
-        },
-        *(kind.as_dict() for kind in others),
-    ]
-    report = {
-        "ok": ok,
-        **totals,
-        "kinds": kinds,
-        "seconds": round(seconds, 3),
-        "facts_per_second": round(totals["facts"] / max(nimber_seconds, 1e-9)),
-    }
-    code = 0 if ok else EXIT_BAD_PROOF
     with _reader_may_stop():
         if args.json:
-            print(json.dumps(report))
+            print(json.dumps(result.report))
         else:
-            timings = [nimber_seconds, *(kind.seconds for kind in others)]
-            _print_all_text(report, seconds, timings)
-    return code
+            _print_all_text(result.report, result.seconds, result.timings)
+    return 0 if result.ok else EXIT_BAD_PROOF
 
 
 def _print_all_text(report: dict[str, Any], seconds: float, timings: list[float]) -> None:
@@ -355,104 +141,37 @@ def _reader_may_stop() -> Iterator[None]:
 
 
 def run_check_misere(args: argparse.Namespace) -> int:
-    """`check --misere`: the misère outcome of --root from stored losing nodes.
-
-    The lands the checker replaces by RCTs come from the store's `pos_rct` claims or from
-    --rct-table; each one is re-derived from the rules before it is used (solver.rct_trust),
-    so a forged position → RCT entry is refuted (exit 1), never believed.
-    """
-    from sproutsdb.solver.check_misere import check_misere_with_cycles
-    from sproutsdb.solver.misere import MisereSolver
-    from sproutsdb.solver.proofstore import MemoryProofStore
-
-    game = get_game().engine()
-    if args.prune is not None:
-        out = Path(args.prune).expanduser()
-        if out.exists() and (not out.is_dir() or any(out.iterdir())):
-            raise UsageError(f"--prune {out}: already exists and is not empty")
+    """`check --misere`: the misère outcome of --root from stored losing nodes (see
+    `sproutsdb.ops.check_misere_root`: every RCT claim is re-derived before it is used, so a
+    forged position → RCT entry is refuted, exit 1, never believed)."""
+    _check_prune_target(args.prune)
     started = time.perf_counter()
     with open_existing(args.store) as store:
-        rcts, table_source = _misere_rct_source(args, store)
-        # the solver class only as the engine (nodes, children, rules); it never searches
-        engine = MisereSolver(game, MemoryProofStore(), rcts)
-        report, sizes = check_misere_with_cycles(
-            engine, store, args.root, cycles=args.cycles, seed=args.seed
+        result = check_misere_root(
+            store,
+            args.root,
+            cycles=args.cycles,
+            seed=args.seed,
+            rct_table=args.rct_table,
+            derive_rct_lives=args.derive_rct_lives,
         )
-        if rcts is not None:
-            report.inconsistent.extend(rcts.report.inconsistencies())
-        verified = list(report.verified)
-        for start in range(0, len(verified), MARK_BATCH):
-            store.mark_verified(
-                FactKind.MISERE, verified[start : start + MARK_BATCH], check=CHECK_MISERE_ROOT
-            )
-        if rcts is not None and table_source == "store" and not report.inconsistent:
-            _mark_rcts_rederived(rcts, store)
-    if args.prune is not None and report.ok:
+    _prune(args, result)
+    return _finish(args, result, started)
+
+
+def _check_prune_target(prune: str | None) -> None:
+    """Refuse --prune OUT before any work when OUT exists and is not an empty directory."""
+    if prune is not None:
+        out = Path(prune).expanduser()
+        if out.exists() and (not out.is_dir() or any(out.iterdir())):
+            raise UsageError(f"--prune {out}: already exists and is not empty")
+
+
+def _prune(args: argparse.Namespace, result: RootCheck) -> None:
+    """--prune OUT: a new store of only the facts a complete proof used."""
+    if args.prune is not None and result.ok:
         with new_store(args.prune) as pruned:
-            keys = sorted(report.used)
-            for start in range(0, len(keys), MARK_BATCH):
-                pruned.put(
-                    FactKind.MISERE,
-                    {k: "L" for k in keys[start : start + MARK_BATCH]},
-                    verified=True,
-                )
-            if rcts is not None:
-                _copy_rcts_read(rcts, pruned)
-    extra: dict[str, Any] = {"rct_source": table_source}
-    if rcts is not None:
-        extra["rct_claims"] = rcts.report.to_json()
-    return _finish(args, report, sizes, started, play="misere", extra=extra)
-
-
-def _misere_rct_source(
-    args: argparse.Namespace, store: LmdbProofStore
-) -> tuple[DerivedRcts | None, str]:
-    """The RCTs a misère check may use, every one re-derived before use, and where the
-    claims come from: --rct-table (the table re-derived whole, or its cached mark), the
-    store's `pos_rct` facts (each land re-derived from its children), or none."""
-    from sproutsdb.solver.misere import StoreRcts, TableRcts
-    from sproutsdb.tools.shipped_rcts import say_on_stderr, shipped_rct_table
-    from sproutsdb.trusted_tables import verified_table
-
-    game = get_game().engine()
-    if args.rct_table:
-        table = verified_table(args.rct_table, notice=say_on_stderr)
-        return DerivedRcts(game, TableRcts(table), trusted=table.rct_id_of), "file"
-    if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
-        shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
-        trusted = shipped[0].rct_id_of if shipped is not None else None
-        claims = StoreRcts(store)
-        return DerivedRcts(game, claims, trusted=trusted, max_lives=args.derive_rct_lives), "store"
-    return None, "none"
-
-
-def _mark_rcts_rederived(rcts: DerivedRcts, store: LmdbProofStore) -> None:
-    """Mark verified the store's `pos_rct` claims this check re-derived, and the records of
-    the RCTs they name (records are re-derived whenever they are loaded)."""
-    algebra = rcts.algebra
-    lands = sorted(rcts.looked_up())
-    for start in range(0, len(lands), MARK_BATCH):
-        store.mark_verified(
-            FactKind.POS_RCT, lands[start : start + MARK_BATCH], check=CHECK_MISERE_ROOT
-        )
-    cids = [algebra.content_id(h) for h in rcts.closure()]
-    for start in range(0, len(cids), MARK_BATCH):
-        store.mark_verified(FactKind.RCT, cids[start : start + MARK_BATCH], check=CHECK_MISERE_ROOT)
-
-
-def _copy_rcts_read(rcts: DerivedRcts, pruned: LmdbProofStore) -> None:
-    """Give a pruned misère proof the RCTs the check used: the losing nodes name RCTs and
-    replace lands by them, so without these the pruned store cannot be checked on its own.
-    Records are re-derived whenever they are loaded; the position → RCT entries were
-    re-derived by this check, and the next check re-derives them again (claims)."""
-    algebra = rcts.algebra
-    records = [(algebra.content_id(h), algebra.record(h)) for h in rcts.closure()]
-    for start in range(0, len(records), MARK_BATCH):  # children first: handle order
-        pruned.put(FactKind.RCT, dict(records[start : start + MARK_BATCH]), verified=True)
-    # every position the check replaced by its RCT
-    mapped = sorted((land, algebra.content_id(h)) for land, h in rcts.looked_up().items())
-    for start in range(0, len(mapped), MARK_BATCH):
-        pruned.put(FactKind.POS_RCT, dict(mapped[start : start + MARK_BATCH]))
+            write_pruned(result, pruned)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -486,16 +205,11 @@ def run_check(args: argparse.Namespace) -> int:
         return run_check_all(args)
     if args.root is None:
         raise UsageError("give --root POS (or --all to check every fact of the store)")
-    game = get_game().engine()
-    key = game.canonical(args.root)
-    if args.prune is not None:
-        out = Path(args.prune).expanduser()
-        if out.exists() and (not out.is_dir() or any(out.iterdir())):
-            raise UsageError(f"--prune {out}: already exists and is not empty")
+    key = get_game().engine().canonical(args.root)  # a bad position before any store
+    _check_prune_target(args.prune)
     started = time.perf_counter()
     with open_existing(args.store) as store:
-        report, sizes = check_with_cycles(
-            game,
+        result = check_root(
             store,
             key,
             cycles=args.cycles,
@@ -503,47 +217,24 @@ def run_check(args: argparse.Namespace) -> int:
             outcome_only=args.outcome_only,
             derive_lives=args.derive_lives,
         )
-        verified = list(report.verified)
-        for start in range(0, len(verified), MARK_BATCH):
-            store.mark_verified(
-                FactKind.NIMBER, verified[start : start + MARK_BATCH], check=CHECK_ROOT
-            )
-    if args.prune is not None and report.ok:
-        with new_store(args.prune) as pruned:
-            items = sorted(report.used.items())
-            for start in range(0, len(items), MARK_BATCH):
-                pruned.put(
-                    FactKind.NIMBER,
-                    dict(items[start : start + MARK_BATCH]),
-                    verified_by=pruned.provenance.for_check(CHECK_ROOT),
-                )
-    return _finish(args, report, sizes, started)
+    _prune(args, result)
+    return _finish(args, result, started)
 
 
-def _finish(
-    args: argparse.Namespace,
-    report: Any,
-    sizes: list[int],
-    started: float,
-    play: str | None = None,
-    extra: dict[str, Any] | None = None,
-) -> int:
+def _finish(args: argparse.Namespace, result: RootCheck, started: float) -> int:
     """Print a root check's report (text or JSON) and return its exit status."""
-    data = report_dict(report, sizes, time.perf_counter() - started)
-    if play is not None:
-        data["play"] = play
-    data.update(extra or {})
-    data["pruned"] = args.prune if args.prune is not None and report.ok else None
+    data = result.as_dict(time.perf_counter() - started)
+    data["pruned"] = args.prune if args.prune is not None and result.ok else None
     with _reader_may_stop():
         if args.json:
             print(json.dumps(data))
         else:
             _print_text(data)
-    if args.prune is not None and not report.ok:
+    if args.prune is not None and not result.ok:
         print(
             "sproutsdb check: not pruned: the proof is not complete and consistent", file=sys.stderr
         )
-    return 0 if report.ok else EXIT_BAD_PROOF
+    return 0 if result.ok else EXIT_BAD_PROOF
 
 
 def _print_text(data: dict[str, Any]) -> None:

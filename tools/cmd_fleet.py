@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sproutsdb.games import get_game
+from sproutsdb.progress import status_line
 from sproutsdb.solver.game import Game
 from sproutsdb.tools.cli import UsageError
-from sproutsdb.tools.progress import status_line
 from sproutsdb.tools.server_options import (
     add_client_options,
     client_from_args,
@@ -54,8 +54,8 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
         raise UsageError("--jobs N needs N ≥ 1")
     game = get_game().engine()
     positions, root = _positions(args, game)
+    from sproutsdb.ops.ray_session import ray_session
     from sproutsdb.tools.ray_fleet import ServerSpec, solve_fleet, solve_on_server
-    from sproutsdb.tools.ray_session import ray_session
 
     ca = Path(args.tls_ca).read_bytes() if args.tls_ca else None
     server = ServerSpec(args.server, client_token(args), ca)

@@ -7,9 +7,9 @@ import json
 import sys
 import time
 
+from sproutsdb.ops.rekey import rekey_store
+from sproutsdb.progress import counter_bar
 from sproutsdb.server.location import check_new_store_location
-from sproutsdb.tools.progress import counter_bar
-from sproutsdb.tools.rekey import rekey_store
 
 EXIT_CONFLICTS = 1
 

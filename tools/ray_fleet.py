@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sproutsdb.errors import UserError
 from sproutsdb.games import get_game
-from sproutsdb.tools.ray_session import cluster_cpus, first_line, import_ray
+from sproutsdb.ops.ray_session import cluster_cpus, first_line, import_ray
 
 RETRIES = 3  # re-runs of a position whose worker died
 POLL_SECONDS = 1.0  # how often the progress line asks the server for its count

@@ -19,15 +19,15 @@ import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Self
 
-from sproutsdb.server.store import open_store
-from sproutsdb.tools.parallel_check import (
+from sproutsdb.ops.parallel_check import (
     BatchDigest,
     CheckWorkerError,
     check_batch,
     dispatch_in_order,
     new_checker,
 )
-from sproutsdb.tools.ray_session import import_ray
+from sproutsdb.ops.ray_session import import_ray
+from sproutsdb.server.store import open_store
 
 RESTARTS = 3  # restarts of one worker (and re-runs of its batch) before the run stops
 

@@ -39,11 +39,11 @@ import zstandard
 from sproutsdb.errors import UserError
 from sproutsdb.facts import CHECK_ALL, CHECK_RECHECK
 from sproutsdb.games import get_game
+from sproutsdb.progress import counter_bar
 from sproutsdb.server.store import LmdbProofStore, Mark, open_store
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.search.driver import rare_full_collections
-from sproutsdb.tools.progress import counter_bar
 
 SHOWN = 20  # holes and inconsistencies listed in a report (the smallest keys)
 

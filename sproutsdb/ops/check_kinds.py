@@ -216,8 +216,8 @@ class KindChecks:
         """The store's position → RCT claims, each re-derived before use (None when the
         store has none, or its records were refused)."""
         if self._rcts is None and self.store.count(FactKind.POS_RCT) and not self._refused:
+            from sproutsdb.ops.shipped_rcts import shipped_rct_table
             from sproutsdb.solver.misere import StoreRcts
-            from sproutsdb.tools.shipped_rcts import shipped_rct_table
 
             shipped = shipped_rct_table()  # re-derived whole once per install
             trusted = shipped[0].rct_id_of if shipped is not None else None
