@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
+from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.server.position_view import PositionReader
 from sproutsdb.solver.misere import brute_force_misere
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.shipped_rcts import shipped_rct_table
 from sproutsdb.tools.stores import open_store
 
 GAME = SproutsGame()

@@ -8,10 +8,10 @@ import sys
 from collections.abc import Iterator
 
 from sproutsdb.games import get_game
+from sproutsdb.progress import counter_bar
 from sproutsdb.solver.rctsearch import count_rcts
 from sproutsdb.solver.treestats import explore
 from sproutsdb.tools.game_option import add_game_option, game_of
-from sproutsdb.tools.progress import counter_bar
 
 
 def positions_from(args: list[str]) -> Iterator[str]:

@@ -19,10 +19,10 @@ from sproutsdb.formats.rcttable import (
     write_table,
 )
 from sproutsdb.games import get_game
+from sproutsdb.progress import counter_bar
 from sproutsdb.solver.cgt import Algebra, FormatLimitError
 from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
 from sproutsdb.tools.cmd_engine import positions_from
-from sproutsdb.tools.progress import counter_bar
 
 # docs/architecture.md §9: GLOP 2.2 built the S6 table in about 1 740 s CPU
 GLOP_S6_CPU_SECONDS = 1740.0
@@ -64,7 +64,7 @@ def run_rct(args: argparse.Namespace) -> int:
     game = get_game().engine()
     shipped = None
     if args.positions and not args.no_table:
-        from sproutsdb.tools.shipped_rcts import shipped_rct_table
+        from sproutsdb.ops.shipped_rcts import shipped_rct_table
 
         shipped = shipped_rct_table()
     # one memo for every position: batch lines share the work; the positions of the 0*6

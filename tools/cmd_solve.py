@@ -13,6 +13,7 @@ from typing import Any
 
 from sproutsdb.errors import UserError
 from sproutsdb.games import get_game
+from sproutsdb.progress import status_line
 from sproutsdb.server.location import resolve_store_path
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.game import Game
@@ -24,7 +25,6 @@ from sproutsdb.tools.cli import Interrupted, UsageError, add_store_option
 from sproutsdb.tools.cmd_engine import positions_from
 from sproutsdb.tools.game_option import add_game_option, game_of, open_game_store
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
-from sproutsdb.tools.progress import status_line
 from sproutsdb.tools.server_options import add_client_options, client_from_args
 from sproutsdb.tools.stores import open_solve_store, open_store
 
@@ -163,9 +163,9 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
     else the server's streamed table, else the store's, else the shipped S6 table. A table
     file is re-derived whole before use (sproutsdb.trusted_tables); the positions a server
     or a store maps to RCTs are claims, each re-derived before use (solver.rct_trust)."""
+    from sproutsdb.ops.shipped_rcts import describe_source, say_on_stderr, shipped_rct_table
     from sproutsdb.solver.misere import StoreRcts, TableRcts
     from sproutsdb.solver.rct_trust import DerivedRcts
-    from sproutsdb.tools.shipped_rcts import describe_source, say_on_stderr, shipped_rct_table
     from sproutsdb.trusted_tables import verified_table
 
     def rederived(claims: Any) -> DerivedRcts:
@@ -750,8 +750,8 @@ def run_query(args: argparse.Namespace) -> int:
     game = get_game().engine()
     key = game.canonical(args.position)
     lands = list(game.components(key))
+    from sproutsdb.ops.shipped_rcts import describe_source, shipped_rct_table
     from sproutsdb.solver.misere import TableRcts
-    from sproutsdb.tools.shipped_rcts import describe_source, shipped_rct_table
 
     with open_store(args.store, readonly=True) as store:
         records: dict[str, Any] = dict(store.get_records(FactKind.NIMBER, lands, refuted=True))
