@@ -23,7 +23,7 @@ def test_nimber_of_4x5_is_2_in_a_cram_store(tmp_path: Path) -> None:
     store = str(tmp_path / "cram")
     result = run_cli("nimber", "--game", "cram", "4x5", "--store", store, "--quiet")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "4x5 2\n"
+    assert result.stdout == "4x5: nimber 2 (the player to move wins)\n"
     identity = peek_identity(store)
     assert (identity.game, identity.canon_version) == ("cram", 1)
     # without --game the store's own game is used; a turned board is the same land
