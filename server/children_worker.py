@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sproutsdb.errors import UserError
-from sproutsdb.games import get_game
+from sproutsdb.games import DEFAULT_GAME, get_game
 
 LandChildren = tuple[tuple[str, ...], ...]
 
@@ -37,7 +37,10 @@ class BoundedChildren:
     walked back and forth costs the worker nothing twice.
     """
 
-    def __init__(self, seconds: float = 3.0, cache_size: int = 1 << 17) -> None:
+    def __init__(
+        self, seconds: float = 3.0, cache_size: int = 1 << 17, game: str = DEFAULT_GAME
+    ) -> None:
+        self.game = game  # the worker's engine: the registry's entry of this name
         self.seconds = seconds
         self._cache: dict[str, LandChildren] = {}
         self._errors: dict[str, str] = {}
@@ -90,7 +93,7 @@ class BoundedChildren:
     def _worker(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "sproutsdb.server.children_worker"],
+                [sys.executable, "-m", "sproutsdb.server.children_worker", self.game],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -131,10 +134,10 @@ def _read_line(fd: int, deadline: float) -> bytes:
                 return b"".join(chunks)
 
 
-def serve() -> None:
+def serve(name: str = DEFAULT_GAME) -> None:
     """The worker's loop: one request per line of stdin, one answer per line of stdout."""
 
-    game = get_game().engine()
+    game = get_game(name).engine()
     for line in sys.stdin.buffer:
         request = json.loads(line)
         children: dict[str, list[list[str]]] = {}
@@ -150,4 +153,4 @@ def serve() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover - run as the worker process
-    serve()
+    serve(*sys.argv[1:2])

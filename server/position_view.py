@@ -96,7 +96,7 @@ class PositionReader:
         self.table_source = {"table": table_name, "verified": verified or None}
         self.algebra: Algebra = table.algebra if table is not None else Algebra()
         self.store_rcts = StoreRcts(store, self.algebra)  # records re-derived when loaded
-        self.engine = BoundedChildren(self.limits.children_seconds)
+        self.engine = BoundedChildren(self.limits.children_seconds, game=store.identity.game)
         self._lock = threading.Lock()  # the algebra and the memo grow as pages are read
         self._subtrees: dict[int, int] = {}  # handle -> number of distinct subtrees
         self._sum_budget = 0  # pairs of subtrees the sums of this request may still visit

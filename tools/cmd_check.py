@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.games import get_game
+from sproutsdb.games import DEFAULT_GAME, get_game
 from sproutsdb.ops.check import (
     CHECK_BATCH,
     DEFAULT_DERIVE_LIVES,
@@ -32,6 +32,7 @@ from sproutsdb.ops.check import (
 )
 from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
 from sproutsdb.tools.cli import UsageError, add_store_option
+from sproutsdb.tools.game_option import store_game
 from sproutsdb.tools.stores import new_store, open_existing
 
 EXIT_BAD_PROOF = 1
@@ -170,7 +171,7 @@ def _check_prune_target(prune: str | None) -> None:
 def _prune(args: argparse.Namespace, result: RootCheck) -> None:
     """--prune OUT: a new store of only the facts a complete proof used."""
     if args.prune is not None and result.ok:
-        with new_store(args.prune) as pruned:
+        with new_store(args.prune, result.game) as pruned:
             write_pruned(result, pruned)
 
 
@@ -205,7 +206,8 @@ def run_check(args: argparse.Namespace) -> int:
         return run_check_all(args)
     if args.root is None:
         raise UsageError("give --root POS (or --all to check every fact of the store)")
-    key = get_game().engine().canonical(args.root)  # a bad position before any store
+    game = store_game(args.store) or DEFAULT_GAME
+    key = get_game(game).engine().canonical(args.root)  # a bad position before any store
     _check_prune_target(args.prune)
     started = time.perf_counter()
     with open_existing(args.store) as store:

@@ -28,11 +28,11 @@ def game_of(args: argparse.Namespace) -> GameEntry:
     game that store records (when there is one); else Sprouts."""
     name = getattr(args, "game", None)
     if name is None and hasattr(args, "store") and not getattr(args, "server", None):
-        name = _store_game(args.store)
+        name = store_game(args.store)
     return get_game(name or DEFAULT_GAME)
 
 
-def _store_game(path: str | None) -> str | None:
+def store_game(path: str | None) -> str | None:
     """The game recorded by the store at `path`; None where there is no readable store
     (opening it then says why, as it always did)."""
     from sproutsdb.server.store_errors import StoreError

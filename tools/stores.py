@@ -7,9 +7,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.games import DEFAULT_GAME
 from sproutsdb.server.location import check_new_store_location, resolve_store_path
 from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
 from sproutsdb.server.store import open_store as open_sprouts_store
+from sproutsdb.server.store_open import peek_identity
 from sproutsdb.tools.cli import UsageError
 from sproutsdb.tools.server_options import remote_store_from_args
 
@@ -20,7 +22,11 @@ def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
     if not readonly:
         check_new_store_location(path)
     try:
-        return open_sprouts_store(path, create=not readonly, readonly=readonly)
+        if readonly:  # a reader takes the store as it is, of whatever game it records
+            return open_sprouts_store(
+                path, create=False, readonly=True, game=peek_identity(path).game
+            )
+        return open_sprouts_store(path, create=True)
     except StoreNotFoundError:
         raise UsageError(
             f"no store at {resolve_store_path(path)}: solve something first "
@@ -29,20 +35,22 @@ def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
 
 
 def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
-    """An existing Sprouts store (never creates one): a UsageError when there is none."""
+    """An existing store (never creates one), of the game it records: a UsageError when
+    there is none."""
     try:
-        return open_sprouts_store(path, create=False, readonly=readonly)
+        game = peek_identity(path).game
+        return open_sprouts_store(path, create=False, readonly=readonly, game=game)
     except StoreNotFoundError:
         raise UsageError(f"no store at {resolve_store_path(path)}") from None
 
 
-def new_store(path: str) -> LmdbProofStore:
-    """A new store at `path`, which must not exist or be an empty directory."""
+def new_store(path: str, game: str = DEFAULT_GAME) -> LmdbProofStore:
+    """A new store of `game` at `path`, which must not exist or be an empty directory."""
     where = Path(path).expanduser()
     check_new_store_location(where)
     if where.exists() and (not where.is_dir() or any(where.iterdir())):
         raise UsageError(f"{where} already exists and is not empty: give a new directory")
-    return open_sprouts_store(where, create=True)
+    return open_sprouts_store(where, create=True, game=game)
 
 
 def open_solve_store(args: argparse.Namespace) -> Any:

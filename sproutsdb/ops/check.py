@@ -21,7 +21,7 @@ import zstandard
 from sproutsdb.errors import UsageError
 from sproutsdb.facts import CHECK_MISERE_ROOT, CHECK_ROOT
 from sproutsdb.formats.rcttable import RctTableError, parse_body, read_header
-from sproutsdb.games import get_game
+from sproutsdb.games import DEFAULT_GAME, get_game
 from sproutsdb.ops.parallel_check import (
     CheckPool,
     Tally,
@@ -153,7 +153,7 @@ def check_store(
             with CheckPool(
                 str(store.path), jobs, derive_lives=derive_lives, run_marks=run_marks
             ) as pool:
-                pool.run(work, done)
+                pool.run(work, done, level=get_game(store.identity.game).lives)
     return _totals(store, tally, jobs)
 
 
@@ -212,7 +212,9 @@ def _check_store_on_ray(
                 tally.add(store, lands, digest)
                 bar.update_to(tally.facts)
 
-            pool.run(level_batches(spill, batch, count), done)
+            pool.run(
+                level_batches(spill, batch, count), done, level=get_game(store.identity.game).lives
+            )
     return _totals(store, tally, count)
 
 
@@ -299,6 +301,7 @@ class RootCheck:
     play: str | None = None
     rcts: DerivedRcts | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    game: str = DEFAULT_GAME  # of the store checked (a pruned proof is a store of it)
 
     @property
     def ok(self) -> bool:
@@ -326,7 +329,7 @@ def check_root(
     the smallest proof); the facts it verified are marked. NotationError for a bad root."""
     if cycles < 1:
         raise UsageError("the number of cycles must be at least 1")
-    game = get_game().engine()
+    game = get_game(store.identity.game).engine()  # the store's game
     key = game.canonical(root)
     report, sizes = check_with_cycles(
         game,
@@ -340,7 +343,7 @@ def check_root(
     verified = list(report.verified)
     for start in range(0, len(verified), MARK_BATCH):
         store.mark_verified(FactKind.NIMBER, verified[start : start + MARK_BATCH], check=CHECK_ROOT)
-    return RootCheck(report, sizes)
+    return RootCheck(report, sizes, game=store.identity.game)
 
 
 def check_misere_root(

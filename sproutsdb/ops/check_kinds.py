@@ -102,7 +102,7 @@ class KindChecks:
         self.recheck = recheck
         self.max_lives = max_lives
         self.check = CHECK_RECHECK if recheck else CHECK_ALL
-        self.game = get_game().engine()
+        self.game = get_game(store.identity.game).engine()
         self.algebra = Algebra()
         self._rcts: DerivedRcts | None = None
         self._refused = False  # an RCT record did not re-derive: no RCT is used

@@ -41,6 +41,7 @@ from sproutsdb.facts import CHECK_ALL, CHECK_RECHECK
 from sproutsdb.games import get_game
 from sproutsdb.progress import counter_bar
 from sproutsdb.server.store import LmdbProofStore, Mark, open_store
+from sproutsdb.server.store_open import peek_identity
 from sproutsdb.solver.check import Checker
 from sproutsdb.solver.proofstore import FactKind
 from sproutsdb.solver.search.driver import rare_full_collections
@@ -115,7 +116,8 @@ def new_checker(
     (with `marked_by`, a set the caller keeps up to date: only those marked by these
     provenance ids) and takes unstored lands of at most `derive_lives` lives from the rules."""
     facts = MarkedFacts(store, marked_by)
-    return Checker(get_game().engine(), facts, trusted=facts.trusted, derive_lives=derive_lives)
+    game = get_game(store.identity.game).engine()  # the store's game
+    return Checker(game, facts, trusted=facts.trusted, derive_lives=derive_lives)
 
 
 def check_batch(checker: Checker, lands: list[str]) -> BatchDigest:
@@ -237,8 +239,9 @@ def lives_order(
         with counter_bar(
             "facts sorted by lives", enabled=not quiet, total=store.count(FactKind.NIMBER)
         ) as bar:
+            lives = get_game(store.identity.game).lives
             for count, (land, _) in enumerate(store.iter_facts(FactKind.NIMBER), 1):
-                spill.add(get_game().lives(land), land)
+                spill.add(lives(land), land)
                 if count % 65536 == 0:
                     bar.update_to(count)
         yield spill
@@ -372,7 +375,7 @@ def _worker_main(conn: Connection, path: str, derive_lives: int = 0, recheck: bo
     failure: str | None = None
     run_marks: set[int] | None = set() if recheck else None
     try:
-        store = open_store(path, create=False, readonly=True)
+        store = open_store(path, create=False, readonly=True, game=peek_identity(path).game)
         checker = new_checker(store, derive_lives=derive_lives, marked_by=run_marks)
     except Exception as error:  # noqa: BLE001 (reported with the first batch)
         failure = _describe(error)

@@ -28,6 +28,7 @@ from sproutsdb.ops.parallel_check import (
 )
 from sproutsdb.ops.ray_session import import_ray
 from sproutsdb.server.store import open_store
+from sproutsdb.server.store_open import peek_identity
 
 RESTARTS = 3  # restarts of one worker (and re-runs of its batch) before the run stops
 
@@ -42,7 +43,7 @@ class CheckActor:
     """One checker worker: the store opened read-only, one Checker for every batch."""
 
     def __init__(self, path: str, derive_lives: int, recheck: bool = False) -> None:
-        self._store = open_store(path, create=False, readonly=True)
+        self._store = open_store(path, create=False, readonly=True, game=peek_identity(path).game)
         self._run_marks: set[int] | None = set() if recheck else None
         self._checker = new_checker(
             self._store, derive_lives=derive_lives, marked_by=self._run_marks
