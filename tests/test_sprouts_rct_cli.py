@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from sproutsdb.tools import cmd_rct
+from sproutsdb.solver.rctsearch import RctSearch
 from sproutsdb.tools.cli import main
 
 KEYS = ["position", "tree", "label", "id", "height", "outcome"]
@@ -74,13 +74,13 @@ def test_stdin_batch_shares_one_search(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made: list[object] = []
-    real = cmd_rct.RctSearch
+    real = RctSearch
 
     def counting(*args: object, **kwargs: object) -> object:
         made.append(args)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cmd_rct, "RctSearch", counting)
+    monkeypatch.setattr("sproutsdb.tools.cmd_rct.RctSearch", counting)  # the one it calls
     lines = ["0*2", "# a comment", "", "0*3", "0*4", "0.0.A.}0.A.}]!"] * 50
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
     facts = run_json(capsys, "-")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from sproutsdb import __version__
 from sproutsdb.errors import UsageError as UsageError  # raised by the library verbs too
@@ -178,3 +178,30 @@ def _silence_stdout() -> None:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def positions_from(args: list[str]) -> Iterator[str]:
+    """The positions named on the command line; `-` reads one per line from stdin."""
+    for arg in args:
+        if arg == "-":
+            for line in sys.stdin:
+                line = line.strip()
+                if line and not line.startswith("#"):
+                    yield line
+        else:
+            yield arg
+
+
+def add_search_option(parser: argparse.ArgumentParser) -> None:
+    """`--search`: which normal-play search proves couples (the answers are the same)."""
+    from sproutsdb.solver.normal import SEARCHES
+
+    parser.add_argument(
+        "--search",
+        choices=SEARCHES,
+        default="dfpn",
+        help="normal play: dfpn (default), proof-number search over couples, picks the "
+        "cheapest-looking option first and stores far fewer facts; dfs, the depth-first "
+        "search of the paper in a fixed move order (0*12: 40 CPU s and 29 036 facts, "
+        "where dfpn takes 7 s and 1 057)",
+    )

@@ -5,25 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
 
 from sproutsdb.games import get_game
 from sproutsdb.progress import counter_bar
 from sproutsdb.solver.rctsearch import count_rcts
 from sproutsdb.solver.treestats import explore
+from sproutsdb.tools.cli import positions_from
 from sproutsdb.tools.game_option import add_game_option, game_of
-
-
-def positions_from(args: list[str]) -> Iterator[str]:
-    """The positions named on the command line; `-` reads one per line from stdin."""
-    for arg in args:
-        if arg == "-":
-            for line in sys.stdin:
-                line = line.strip()
-                if line and not line.startswith("#"):
-                    yield line
-        else:
-            yield arg
 
 
 def run_canon(args: argparse.Namespace) -> int:

@@ -157,7 +157,7 @@ class _ServerCounter:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `fleet solve` to the `sproutsdb` parser."""
-    from sproutsdb.tools.cmd_solve import add_search_option
+    from sproutsdb.tools.cli import add_search_option
 
     fleet = subparsers.add_parser(
         "fleet",

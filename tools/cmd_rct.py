@@ -22,7 +22,7 @@ from sproutsdb.games import get_game
 from sproutsdb.progress import counter_bar
 from sproutsdb.solver.cgt import Algebra, FormatLimitError
 from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
-from sproutsdb.tools.cmd_engine import positions_from
+from sproutsdb.tools.cli import positions_from
 
 # docs/architecture.md §9: GLOP 2.2 built the S6 table in about 1 740 s CPU
 GLOP_S6_CPU_SECONDS = 1740.0

@@ -21,8 +21,13 @@ from sproutsdb.solver.normal import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolv
 from sproutsdb.solver.proofstore import ConflictError, FactKind
 from sproutsdb.solver.r1 import Part, R1Verdict, r1_rule
 from sproutsdb.solver.search.options import SolveOptions
-from sproutsdb.tools.cli import Interrupted, UsageError, add_store_option
-from sproutsdb.tools.cmd_engine import positions_from
+from sproutsdb.tools.cli import (
+    Interrupted,
+    UsageError,
+    add_search_option,
+    add_store_option,
+    positions_from,
+)
 from sproutsdb.tools.game_option import add_game_option, game_of, open_game_store
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.server_options import add_client_options, client_from_args
@@ -840,19 +845,6 @@ def _run_remote_query(args: argparse.Namespace) -> int:
         f"sproutsdb solve {key} --server {args.server}",
     )
     return 0
-
-
-def add_search_option(parser: argparse.ArgumentParser) -> None:
-    """`--search`: which normal-play search proves couples (the answers are the same)."""
-    parser.add_argument(
-        "--search",
-        choices=SEARCHES,
-        default="dfpn",
-        help="normal play: dfpn (default), proof-number search over couples, picks the "
-        "cheapest-looking option first and stores far fewer facts; dfs, the depth-first "
-        "search of the paper in a fixed move order (0*12: 40 CPU s and 29 036 facts, "
-        "where dfpn takes 7 s and 1 057)",
-    )
 
 
 def _positive_seconds(text: str) -> float:
