@@ -1,0 +1,39 @@
+"""The README's Python snippets run as written, against a real server and a real store
+(only the address and the store's path are those of the test's)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+from cli_helpers import run_cli
+from service_support import ServerProcess
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def snippets() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+
+
+def test_the_readme_has_its_two_snippets() -> None:
+    assert len(snippets()) == 2
+
+
+def test_the_client_snippet_runs_against_a_real_server(tmp_path: Path) -> None:
+    code = snippets()[0]
+    with ServerProcess(tmp_path / "served") as server:
+        assert run_cli("solve", "0*5", "--server", server.address).returncode == 0
+        exec(compile(code.replace("127.0.0.1:50051", server.address), "README", "exec"), {})
+
+
+def test_the_library_snippet_runs_on_a_real_store(tmp_path: Path) -> None:
+    store = tmp_path / "sproutsdb-data"
+    assert run_cli("solve", "0*5", "--store", str(store)).returncode == 0
+    code = snippets()[1].replace('"sproutsdb-data"', repr(str(store)))
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "README", "exec"), {})
+    assert printed.getvalue() == "True 1\n"
