@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-each lint bench venv clean
+.PHONY: run test test-each lint bench docs venv clean
 
 $(STAMP): pyproject.toml setup.py $(wildcard solver/sprouts/*.c solver/sprouts/*.h) proto/sproutsdb/v1/sproutsdb.proto sproutsdb/codegen.py
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,14 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check . || status=1; \
 	$(BIN)/mypy || status=1; \
 	exit $$status
+
+# The API reference, generated from the docstrings into docs/api/ (not committed): the library
+# verbs (sproutsdb.ops), the games registry, the client, the solver's searches and the store.
+docs: $(STAMP)
+	$(BIN)/pip install --quiet pdoc
+	$(BIN)/pdoc -o docs/api sproutsdb sproutsdb.ops sproutsdb.games sproutsdb.client \
+		sproutsdb.solver sproutsdb.server.store sproutsdb.formats sproutsdb.trusted_tables
+	@echo "API reference: docs/api/index.html"
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py

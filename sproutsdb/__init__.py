@@ -39,7 +39,7 @@ _PUBLIC = {
     "verified_table": "sproutsdb.trusted_tables",
 }
 
-__all__ = ["__version__", *_PUBLIC]
+__all__ = ["__version__"]  # the verbs are reached by name (lazily), listed by dir()
 
 
 def __getattr__(name: str) -> Any:
@@ -47,3 +47,7 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'sproutsdb' has no attribute {name!r}")
     return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_PUBLIC])
