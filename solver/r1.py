@@ -1,4 +1,5 @@
-"""The R1 note's misère rule (../shared/papers/misere-algorithm-r1-games.txt), applied to a
+"""The R1 note's misère rule (the note on a misère algorithm for R1 games; docs/architecture.md,
+"Sources"), applied to a
 sum of lands whose normal nimber and misère outcome are known. Pure computation.
 
 The note sorts each component of a sum by its two outcomes. A *null* loses in normal play
