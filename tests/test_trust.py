@@ -18,6 +18,7 @@ from sproutsdb.facts import Status
 from sproutsdb.solver.normal import NormalSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
+from verifier_support import drain, open_store
 
 HONEST = "honest-secret-0123456789abcdef"
 EVE = "eve-secret-0123456789abcdef0000"
@@ -213,17 +214,11 @@ def test_tokens_have_names_read_only_and_limits(
 
 
 def _open(path: Path) -> Any:
-    from sproutsdb.server.store import LmdbProofStore
-    from sproutsdb.solver.sprouts.canon import CANON_VERSION
-
-    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, durable=False)
+    return open_store(path)
 
 
 def _drain(verifier: Any, steps: int = 500) -> None:
-    for _ in range(steps):
-        if not verifier.step():
-            return
-    pytest.fail("the verifier did not settle")
+    drain(verifier, steps)
 
 
 def test_an_unverified_claim_never_refutes_another(tmp_path: Path) -> None:

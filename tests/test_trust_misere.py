@@ -22,6 +22,7 @@ from sproutsdb.solver.misere import MisereSolver
 from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, RctRecord
 from sproutsdb.solver.rctsearch import RctSearch
 from sproutsdb.solver.sprouts.game import SproutsGame
+from verifier_support import drain, open_store
 
 HONEST = "honest-secret-0123456789abcdef"
 EVE = "eve-secret-0123456789abcdef0000"
@@ -71,17 +72,11 @@ def _forged() -> tuple[str, RctRecord]:
 
 
 def _open(path: Path) -> Any:
-    from sproutsdb.server.store import LmdbProofStore
-    from sproutsdb.solver.sprouts.canon import CANON_VERSION
-
-    return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, durable=False)
+    return open_store(path)
 
 
 def _drain(verifier: Any, steps: int = 2000) -> None:
-    for _ in range(steps):
-        if not verifier.step():
-            return
-    pytest.fail("the verifier did not settle")
+    drain(verifier, steps)
 
 
 def _status(store: Any, kind: FactKind, key: str) -> Status | None:
