@@ -137,9 +137,9 @@ from pathlib import Path
 from sproutsdb.formats.spr import write_spr
 from sproutsdb.ops import CHECK_BATCH, export_store, import_file, import_spr
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.check import Checker, check_with_cycles
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.normal.check import Checker, check_with_cycles
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 
@@ -425,9 +425,9 @@ def misere_sizes(table_path: Path, top: int, cycles: int, budget: float) -> None
     """Misère 0*7..0*top solved with the S6 RCT table, then checked with cycles: the
     losing nodes the proof uses (the paper counts positions beyond the S6 table)."""
     from sproutsdb.formats.rcttable import load_table
-    from sproutsdb.solver.check_misere import check_misere_with_cycles
-    from sproutsdb.solver.misere import MisereSolver, TableRcts
-    from sproutsdb.solver.proofstore import MemoryProofStore
+    from sproutsdb.solver.misere.check import check_misere_with_cycles
+    from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
+    from sproutsdb.solver.ports.proofstore import MemoryProofStore
 
     game = SproutsGame()
     t0 = time.perf_counter()

@@ -5,7 +5,7 @@ Run on demand (not part of the test suite):
     .venv/bin/python bench/cram.py 6x6 5x8 --limit 300     # larger boards, 5 min each
 Each board is solved in a process of its own on a new LMDB store of the game `cram` (so
 its CPU seconds and peak RSS are its own), then the store's facts are re-derived by the
-checker from the rules (solver.check): the row says whether the certificate checks clean.
+checker from the rules (solver.normal.check): the row says whether the certificate checks clean.
 A board not solved within --limit seconds is reported as not reached.
 
 Figures on the project's 2-core machine (shared, pure-Python engine, dfpn; CPU seconds of
@@ -39,10 +39,10 @@ DEFAULT_BOARDS = ["4x7", "5x6", "5x7"]
 def solve_one(board: str, store_dir: str, search: str) -> dict[str, Any]:
     """Solve one board into a new store at `store_dir`, check it; the figures as a dict."""
     from sproutsdb.server.store import LmdbProofStore
-    from sproutsdb.solver.check import Checker
     from sproutsdb.solver.cram import CANON_VERSION, CramGame
-    from sproutsdb.solver.normal import NormalSolver
-    from sproutsdb.solver.proofstore import FactKind
+    from sproutsdb.solver.normal.check import Checker
+    from sproutsdb.solver.normal.solver import NormalSolver
+    from sproutsdb.solver.ports.proofstore import FactKind
 
     game = CramGame()
     key = game.canonical(board)

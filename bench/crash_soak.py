@@ -42,7 +42,7 @@ from pathlib import Path
 from sproutsdb.client import Client, ServiceError
 from sproutsdb.ops import check_store
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 COMMAND = [sys.executable, "-m", "sproutsdb"]

@@ -22,11 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.solver.extras.treestats import explore
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.game import SproutsGame, python_land_children
 from sproutsdb.solver.sprouts.notation import parse
-from sproutsdb.solver.treestats import explore
 
 LANDS_FILE = Path(__file__).with_name("engine_lands.txt")
 STAR_KS = (8, 10, 12, 14)

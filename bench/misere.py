@@ -93,10 +93,10 @@ def _cpu() -> float:
 
 def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, object]:
     """Solve and check misère 0*n in this process; one row of the table."""
-    from sproutsdb.solver.check_misere import check_misere_with_cycles
-    from sproutsdb.solver.misere import MisereSolver, Progress, TableRcts
-    from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
-    from sproutsdb.solver.rct_trust import DerivedRcts
+    from sproutsdb.solver.misere.check import check_misere_with_cycles
+    from sproutsdb.solver.misere.rct_trust import DerivedRcts
+    from sproutsdb.solver.misere.solver import MisereSolver, Progress, TableRcts
+    from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
     from sproutsdb.solver.search.options import SolveOptions
     from sproutsdb.solver.sprouts.game import SproutsGame
     from sproutsdb.trusted_tables import verified_table

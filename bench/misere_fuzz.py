@@ -62,7 +62,7 @@ from misere_mutations import (
     shipped_table,
     tree_table,
 )
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 
 
 def main() -> int:

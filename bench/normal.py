@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from sproutsdb.solver.normal import NormalSolver, engine_order, fewest_lives_first
-from sproutsdb.solver.proofstore import MemoryProofStore
+from sproutsdb.solver.normal.solver import NormalSolver, engine_order, fewest_lives_first
+from sproutsdb.solver.ports.proofstore import MemoryProofStore
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.game import SproutsGame
 

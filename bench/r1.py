@@ -1,10 +1,10 @@
-"""The R1 note's misère rule (solver/r1.py) measured on Sprouts: random sums of 2-4 lands
+"""The R1 note's misère rule (solver/extras/r1.py) measured on Sprouts: random sums of 2-4 lands
 of the S6 tree (every land of a position of the game tree of 0*6, from the shipped table),
 the rule applied from each land's class, and the position its move reaches solved exactly.
 
     python bench/r1.py [--samples 2000] [--seed 1] [--minutes 3] [--max-lives N] [--json]
 
-Nimbers come from the normal solver (solver/normal.py), misère outcomes from the exact
+Nimbers come from the normal solver (solver/normal/solver.py), misère outcomes from the exact
 misère solver on the verified shipped S6 table (MisereSolver + TableRcts), for the lands,
 their children, the sums and the positions the rule moves to. A *failure* is a sum where a
 case applies and the rule's move is not a misère loss for the opponent, or where a case
@@ -42,9 +42,9 @@ class Values:
     positions of the S6 tree, and the children of its lands as `Part`s, memoised."""
 
     def __init__(self, table_path: str) -> None:
-        from sproutsdb.solver.misere import MisereSolver, TableRcts
-        from sproutsdb.solver.normal import NormalSolver
-        from sproutsdb.solver.proofstore import MemoryProofStore
+        from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
+        from sproutsdb.solver.normal.solver import NormalSolver
+        from sproutsdb.solver.ports.proofstore import MemoryProofStore
         from sproutsdb.solver.sprouts.game import SproutsGame
         from sproutsdb.trusted_tables import verified_table
 
@@ -63,7 +63,7 @@ class Values:
         return sorted(found)
 
     def part(self, key: str) -> Any:
-        from sproutsdb.solver.r1 import Part
+        from sproutsdb.solver.extras.r1 import Part
 
         known = self._parts.get(key)
         if known is None:
@@ -81,7 +81,7 @@ class Values:
 
 def measure(values: Values, sample: list[str]) -> dict[str, Any]:
     """One sum: its classes, the case, the move, and the exact outcomes."""
-    from sproutsdb.solver.r1 import allowed_moves, r1_rule
+    from sproutsdb.solver.extras.r1 import allowed_moves, r1_rule
 
     game = values.game
     key = game.join(sample)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Self
 
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
-from sproutsdb.solver.rctsearch import game_tree_rcts
+from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.sprouts.game import IMPLEMENTATION, SproutsGame
 
 GLOP_S6_CPU = 1740.0

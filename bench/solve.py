@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.normal import SEARCHES, NormalSolver, Progress
+from sproutsdb.solver.normal.solver import SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 
 
 def land_key(n: int) -> str:

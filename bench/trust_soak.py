@@ -37,8 +37,8 @@ from typing import Any
 
 from sproutsdb.client import Client, ServiceError
 from sproutsdb.facts import Status
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 COMMAND = [sys.executable, "-m", "sproutsdb"]

@@ -28,7 +28,7 @@ import grpc
 from sproutsdb import __version__
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance, Status
-from sproutsdb.solver.proofstore import Conflict, FactKind, FactValue, PutResult, RctRecord
+from sproutsdb.solver.ports.proofstore import Conflict, FactKind, FactValue, PutResult, RctRecord
 from sproutsdb.wire import (
     INSERT_STATUS_NAMES,
     KIND_TO_PB,

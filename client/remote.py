@@ -26,7 +26,7 @@ from typing import Any, Self
 
 from sproutsdb.client.client import Client
 from sproutsdb.facts import Provenance
-from sproutsdb.solver.proofstore import FactKind, FactValue, PutResult
+from sproutsdb.solver.ports.proofstore import FactKind, FactValue, PutResult
 
 DEFAULT_CACHE = 1_000_000
 TRUSTED_KINDS = (FactKind.NIMBER, FactKind.MISERE, FactKind.POS_RCT)  # read verified only

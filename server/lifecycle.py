@@ -30,13 +30,13 @@ from sproutsdb.formats.rcttable import read_header
 from sproutsdb.games import DEFAULT_GAME, get_game
 from sproutsdb.server.address import DEFAULT_LISTEN, ListenError, split_address, why_not_listening
 from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor
-from sproutsdb.server.location import check_new_store_location
 from sproutsdb.server.reflection import enable_reflection
 from sproutsdb.server.seed import TableShelf, needs_seed, seed_store
 from sproutsdb.server.service import SproutsDbService
 from sproutsdb.server.store import LmdbProofStore, open_store
-from sproutsdb.server.store_errors import StoreNotFoundError
-from sproutsdb.server.store_open import peek_identity
+from sproutsdb.server.store.errors import StoreNotFoundError
+from sproutsdb.server.store.location import check_new_store_location
+from sproutsdb.server.store.opening import peek_identity
 from sproutsdb.server.validation import Limits
 from sproutsdb.server.verifier import Verifier
 from sproutsdb.server.wire_guard import GarbledRequestInterceptor

@@ -214,7 +214,7 @@ REPORT = {
         "r1": {
             "type": "object",
             "description": (
-                "The R1 note's misère rule (solver/r1.py) on the position: classes (each "
+                "The R1 note's misère rule (solver/extras/r1.py) on the position: classes (each "
                 "land's R1 class), nim_sum, case (1-4, null when none applies), applies, the "
                 "move (land and land_class, to and to_class: what the land becomes), moved_to "
                 "(the position reached), result_loses_by_note (whether the note's criterion "

@@ -26,10 +26,10 @@ from sproutsdb.games import get_game
 from sproutsdb.server.children_worker import BoundedChildren, ChildrenTimeout
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.game import sum_children
-from sproutsdb.solver.misere import MisereConflictError, StoreRcts
-from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.solver.r1 import Part, R1Verdict, r1_class, r1_rule
+from sproutsdb.solver.extras.r1 import Part, R1Verdict, r1_class, r1_rule
+from sproutsdb.solver.misere.solver import MisereConflictError, StoreRcts
+from sproutsdb.solver.ports.game import sum_children
+from sproutsdb.solver.ports.proofstore import FactKind
 
 TERMINAL = get_game().terminal
 
@@ -436,7 +436,7 @@ class PositionReader:
     # --- the R1 note's rule ----------------------------------------------------------------
 
     def _r1(self, report: dict[str, Any]) -> dict[str, Any]:
-        """The R1 note's rule on the position (solver/r1.py): the case that applies to its
+        """The R1 note's rule on the position (solver/extras/r1.py): the case that applies to its
         lands' classes and the rule's move, the children's values read as the page's are.
         A claim of the note, not a proof: the page shows the exact outcomes beside it."""
         lands = report["lands"]

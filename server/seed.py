@@ -22,7 +22,7 @@ from sproutsdb.facts import SEED_REDERIVED, Provenance
 from sproutsdb.formats.rcttable import RctTable, read_header
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.trusted_tables import verified_table
 
 log = logging.getLogger("sproutsdb.server.seed")

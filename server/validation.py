@@ -9,7 +9,7 @@ taken only when the key was already canonical (a fixed point of the core's print
 otherwise the Python reference confirms it.
 
 Misère facts are keyed by search nodes: a position part, then optionally `*1` and RCT
-content ids, in the syntax of solver/misere_keys.py; only the position part is read (and
+content ids, in the syntax of solver/misere/keys.py; only the position part is read (and
 canonicalised) by the engine.
 """
 
@@ -23,9 +23,9 @@ from sproutsdb.errors import UserError
 from sproutsdb.games import get_game
 from sproutsdb.server.limits import DEFAULT_MAX_CHILDREN_WORK, DEFAULT_REQUEST_SECONDS
 from sproutsdb.solver.cgt.ident import CONTENT_ID_SYNTAX, is_content_id, nim_id, tree_id
-from sproutsdb.solver.game import Game, NotationError
-from sproutsdb.solver.misere_keys import join_node_key, split_node_key
-from sproutsdb.solver.proofstore import RctRecord
+from sproutsdb.solver.misere.keys import join_node_key, split_node_key
+from sproutsdb.solver.ports.game import Game, NotationError
+from sproutsdb.solver.ports.proofstore import RctRecord
 
 MAX_POSITION_VERTICES = get_game().max_position_vertices  # the default game's
 
@@ -167,7 +167,7 @@ class Validator:
         self, text: object, index: int | None = None, *, strict: bool = False
     ) -> tuple[str, tuple[str, ...]]:
         """The canonical key of a misère node and its content ids; RequestError if it is
-        malformed (solver/misere_keys.py) or its position part cannot be read.
+        malformed (solver/misere/keys.py) or its position part cannot be read.
 
         Only the position part is canonicalised (as a position is); the parity and the
         ids are kept. Whether the ids name stored RCTs is the caller's to check.

@@ -1,9 +1,9 @@
 """The server's background verifier: claimed nimber facts become verified or refuted.
 
-A claim (land = n) is re-derived with the checker of solver/check.py, run on a view of the
+A claim (land = n) is re-derived with the checker of solver/normal/check.py, run on a view of the
 store (`ClaimView`) that serves exactly three kinds of value: the claim under test, facts
 the store holds as VERIFIED, and nimbers of lands of at most `rule_lives` lives derived
-from the rules (solver/rules_nimber.py). No other claimed fact is ever visible to it. So:
+from the rules (solver/normal/rules_nimber.py). No other claimed fact is ever visible to it. So:
 
 - verified: the claim's justification holds on verified facts and the rules alone;
 - refuted: either the checker found the claim inconsistent with verified facts or the
@@ -41,10 +41,10 @@ from sproutsdb.games import get_game
 from sproutsdb.server.seed import TableShelf
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.verifier_misere import Decision, MisereClaims
-from sproutsdb.solver.check import Checker, CheckReport
-from sproutsdb.solver.game import Game
-from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.solver.rules_nimber import SmallLands
+from sproutsdb.solver.normal.check import Checker, CheckReport
+from sproutsdb.solver.normal.rules_nimber import SmallLands
+from sproutsdb.solver.ports.game import Game
+from sproutsdb.solver.ports.proofstore import FactKind
 
 log = logging.getLogger(__name__)
 

@@ -34,14 +34,14 @@ from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.cgt.records import RctRecordError, load_one, record_of
-from sproutsdb.solver.check import Verdict
-from sproutsdb.solver.check_misere import MisereChecker
-from sproutsdb.solver.game import Game, NotationError
-from sproutsdb.solver.misere import MisereSolver, NoRcts
-from sproutsdb.solver.misere_keys import EMPTY_POSITION, split_node_key
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, RctRecord
-from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES
-from sproutsdb.solver.rctsearch import RctSearch
+from sproutsdb.solver.misere.check import MisereChecker
+from sproutsdb.solver.misere.keys import EMPTY_POSITION, split_node_key
+from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES
+from sproutsdb.solver.misere.rctsearch import RctSearch
+from sproutsdb.solver.misere.solver import MisereSolver, NoRcts
+from sproutsdb.solver.normal.check import Verdict
+from sproutsdb.solver.ports.game import Game, NotationError
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore, RctRecord
 
 TERMINAL = get_game().terminal
 

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from sproutsdb.errors import UserError
-from sproutsdb.solver.game import Game
+from sproutsdb.solver.ports.game import Game
 
 DEFAULT_GAME = "sprouts"
 

@@ -25,7 +25,7 @@ from typing import Any
 from sproutsdb import __version__
 from sproutsdb.formats.rcttable import RctTable, RctTableError, load_table
 from sproutsdb.games import get_game
-from sproutsdb.solver.rctsearch import check_positions
+from sproutsdb.solver.misere.rctsearch import check_positions
 
 CANON_VERSION = get_game().canon_version
 

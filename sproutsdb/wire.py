@@ -15,7 +15,7 @@ from typing import Any
 
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance, Status
-from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
+from sproutsdb.solver.ports.proofstore import FactKind, FactValue, RctRecord
 
 
 def _regenerate_stubs() -> None:

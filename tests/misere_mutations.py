@@ -31,10 +31,16 @@ from sproutsdb.formats.rcttable import RctTable
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.cgt.records import RctRecordError
-from sproutsdb.solver.check import CheckReport
-from sproutsdb.solver.check_misere import MisereChecker, check_misere_with_cycles
-from sproutsdb.solver.game import NotationError
-from sproutsdb.solver.misere import (
+from sproutsdb.solver.misere.check import MisereChecker, check_misere_with_cycles
+from sproutsdb.solver.misere.keys import (
+    EMPTY_POSITION,
+    PARITY_TOKEN,
+    join_node_key,
+    split_node_key,
+)
+from sproutsdb.solver.misere.rct_trust import DerivedRcts
+from sproutsdb.solver.misere.rctsearch import RctSearch
+from sproutsdb.solver.misere.solver import (
     MisereConflictError,
     MisereSolver,
     NodeParts,
@@ -42,15 +48,15 @@ from sproutsdb.solver.misere import (
     TableRcts,
     brute_force_misere,
 )
-from sproutsdb.solver.misere_keys import (
-    EMPTY_POSITION,
-    PARITY_TOKEN,
-    join_node_key,
-    split_node_key,
+from sproutsdb.solver.normal.check import CheckReport
+from sproutsdb.solver.ports.game import NotationError
+from sproutsdb.solver.ports.proofstore import (
+    FactKind,
+    FactValue,
+    MemoryProofStore,
+    PutResult,
+    RctRecord,
 )
-from sproutsdb.solver.proofstore import FactKind, FactValue, MemoryProofStore, PutResult, RctRecord
-from sproutsdb.solver.rct_trust import DerivedRcts
-from sproutsdb.solver.rctsearch import RctSearch
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 REFUSED = "refused"

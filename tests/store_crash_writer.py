@@ -11,7 +11,7 @@ import sys
 import threading
 
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 
 
 def batch(b: int, size: int) -> dict[str, int]:

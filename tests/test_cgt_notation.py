@@ -6,7 +6,7 @@ import pytest
 
 from sproutsdb.errors import UserError
 from sproutsdb.solver.cgt import Algebra, FormatLimitError
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.ports.game import NotationError
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from sproutsdb.solver.cgt import Algebra, RctRecordError
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, RctRecord
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore, RctRecord
 
 
 def rich_algebra() -> Algebra:

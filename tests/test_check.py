@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.check import Checker, check_with_cycles
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.normal.check import Checker, check_with_cycles
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 

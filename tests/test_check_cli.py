@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 
@@ -74,7 +74,7 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
 
 def test_check_all_streams_in_batches_and_resumes(tmp_path: Path) -> None:
     from sproutsdb.ops import check_store
-    from sproutsdb.solver.normal import NormalSolver
+    from sproutsdb.solver.normal.solver import NormalSolver
     from sproutsdb.solver.sprouts.game import SproutsGame
 
     path = tmp_path / "store"

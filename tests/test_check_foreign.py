@@ -13,10 +13,10 @@ import pytest
 from cli_helpers import COMMAND, run_cli
 from sproutsdb.ops import DEFAULT_DERIVE_LIVES
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.check import Checker
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
-from sproutsdb.solver.rules_nimber import SmallLands
+from sproutsdb.solver.normal.check import Checker
+from sproutsdb.solver.normal.rules_nimber import SmallLands
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.check_misere import MisereChecker, check_misere_with_cycles
-from sproutsdb.solver.misere import MisereSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.misere.check import MisereChecker, check_misere_with_cycles
+from sproutsdb.solver.misere.solver import MisereSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from sproutsdb.solver.check import Checker
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.normal.check import Checker
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.sprouts.notation import key_lives
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from sproutsdb.solver.circular.game import CircularGame, compress, least_symmetric
 from sproutsdb.solver.circular.notation import MAX_POSITION_VERTICES, count_vertices, key_lives
-from sproutsdb.solver.game import Game, NotationError
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import MemoryProofStore
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.game import Game, NotationError
+from sproutsdb.solver.ports.proofstore import MemoryProofStore
 
 GAME = CircularGame()
 

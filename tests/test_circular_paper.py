@@ -10,11 +10,11 @@ import pytest
 
 from sproutsdb.games import game_names, get_game
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.check import Checker
 from sproutsdb.solver.circular.game import CircularGame
 from sproutsdb.solver.circular.paper import bs2_nimber, cs4_text, theorem_5_1
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import MemoryProofStore
+from sproutsdb.solver.normal.check import Checker
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import MemoryProofStore
 
 GAME = CircularGame()
 

@@ -9,7 +9,7 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.server.validation import Limits
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.ports.game import NotationError
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.sprouts.notation import MAX_POSITION_VERTICES, count_vertices, upper_name
 

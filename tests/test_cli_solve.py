@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from cli_helpers import json_lines, run_cli
-from sproutsdb.solver.misere import brute_force_misere
+from sproutsdb.solver.misere.solver import brute_force_misere
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from service_support import ServerProcess, build_table, run_cli
 from sproutsdb.client import Client, ServerUnavailableError
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 
 
 def free_port() -> int:

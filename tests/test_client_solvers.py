@@ -18,10 +18,10 @@ import pytest
 
 from service_support import COMMAND, ServerProcess, build_table, child_env, run_cli
 from sproutsdb.client import Client, RemoteProofStore
-from sproutsdb.solver.misere import MisereSolver, TableRcts
-from sproutsdb.solver.misere_keys import split_node_key
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, ProofStore
+from sproutsdb.solver.misere.keys import split_node_key
+from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore, ProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from sprouts_helpers import random_playout, redraw
 from sproutsdb.errors import UserError
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.ports.game import NotationError
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.notation import key_lives, parse, upper_name

@@ -14,7 +14,7 @@ from sproutsdb.games import get_game
 from sproutsdb.solver.cram import CramGame
 from sproutsdb.solver.cram.canon import canonical_shape, cut, grid_mask, images
 from sproutsdb.solver.cram.notation import MAX_POSITION_CELLS, parse_terms
-from sproutsdb.solver.game import Game, NotationError
+from sproutsdb.solver.ports.game import Game, NotationError
 
 GAME = CramGame()
 Cell = tuple[int, int]

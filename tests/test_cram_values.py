@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.check import Checker
 from sproutsdb.solver.cram import CANON_VERSION, CramGame
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.normal.check import Checker
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind
 
 GAME = CramGame()
 DAWSON = [0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0, 5]  # 1 x n, n = 1..16
@@ -87,7 +87,7 @@ def test_a_second_solver_reads_the_store_and_agrees(tmp_path: Path) -> None:
 
 
 def test_sums_are_nim_sums() -> None:
-    from sproutsdb.solver.proofstore import MemoryProofStore
+    from sproutsdb.solver.ports.proofstore import MemoryProofStore
 
     solver = NormalSolver(GAME, MemoryProofStore())
     assert solver.position_nimber(GAME.canonical("4x5+1x4")) == 2 ^ 2

@@ -11,7 +11,7 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 

@@ -24,7 +24,7 @@ import pytest
 from fault_batches import BATCH, batch, insert_chunks
 from service_support import ROOT, ServerProcess, child_env
 from sproutsdb.client import Client, ServiceError
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.wire import pb_grpc
 
 

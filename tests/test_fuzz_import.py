@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from sproutsdb.ops import export_store
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools import cli
@@ -238,7 +238,7 @@ def forged_export(path: Path, facts: dict[FactKind, list[tuple[str, object]]]) -
 
 
 def _canonical_or_none(kind: FactKind, key: str) -> str | None:
-    from sproutsdb.solver.misere_keys import join_node_key, split_node_key
+    from sproutsdb.solver.misere.keys import join_node_key, split_node_key
 
     try:
         if kind is FactKind.MISERE:

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 
 from service_support import ServerProcess
 from sproutsdb.client import Client
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
 from wire_fuzz import REQUESTS, Ledger, acceptable, as_bytes, call
 

@@ -154,7 +154,7 @@ def test_a_pos_rct_claim_naming_a_missing_rct_is_answered(tmp_path: Path) -> Non
     """The store maps 0*9 (outside the shipped table) to an RCT it does not hold: every
     position is still answered with a status code, the trouble named, the rest shown."""
     from sproutsdb.server.store import LmdbProofStore
-    from sproutsdb.solver.proofstore import FactKind
+    from sproutsdb.solver.ports.proofstore import FactKind
     from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
     path = tmp_path / "store"

@@ -16,7 +16,7 @@ from sproutsdb.formats.rcttable import RctTable, load_table
 from sproutsdb.formats.spr import SprFormatError, translate_rcts
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from test_import_native import respell

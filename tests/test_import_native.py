@@ -24,9 +24,9 @@ from sproutsdb.ops import (
     plan_import,
 )
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.misere_keys import join_node_key, split_node_key
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.misere.keys import join_node_key, split_node_key
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 

@@ -13,7 +13,7 @@ import zstandard
 from cli_helpers import run_cli
 from sproutsdb.formats.spr import read_staged
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 

@@ -14,8 +14,8 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.formats.rcttable import RctTable, make_header, table_from_positions, write_table
-from sproutsdb.solver.game import NotationError
-from sproutsdb.solver.misere import (
+from sproutsdb.solver.misere.rctsearch import game_tree_rcts
+from sproutsdb.solver.misere.solver import (
     MisereConflictError,
     MisereSolver,
     Node,
@@ -23,8 +23,8 @@ from sproutsdb.solver.misere import (
     TableRcts,
     brute_force_misere,
 )
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
-from sproutsdb.solver.rctsearch import game_tree_rcts
+from sproutsdb.solver.ports.game import NotationError
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts.game import SproutsGame
 

@@ -11,9 +11,9 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.formats.rcttable import RctTable, table_from_positions
-from sproutsdb.solver.misere import MisereSolver, Node, TableRcts, brute_force_misere
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
-from sproutsdb.solver.rctsearch import game_tree_rcts
+from sproutsdb.solver.misere.rctsearch import game_tree_rcts
+from sproutsdb.solver.misere.solver import MisereSolver, Node, TableRcts, brute_force_misere
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts.game import SproutsGame
 

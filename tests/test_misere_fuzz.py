@@ -31,7 +31,7 @@ from misere_mutations import (
     tree_table,
 )
 from sproutsdb.formats.rcttable import RctTable
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 
 SEED = 26
 FIELDS = ("height", "outcome", "nim", "plus1_of", "drop-child", "add-child")

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 
 from sproutsdb.formats.rcttable import table_from_positions
 from sproutsdb.solver.cgt.ident import is_content_id, nim_id, tree_id
-from sproutsdb.solver.game import NotationError
-from sproutsdb.solver.misere import MisereSolver, TableRcts
-from sproutsdb.solver.misere_keys import join_node_key, split_node_key
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
-from sproutsdb.solver.rctsearch import game_tree_rcts
+from sproutsdb.solver.misere.keys import join_node_key, split_node_key
+from sproutsdb.solver.misere.rctsearch import game_tree_rcts
+from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
+from sproutsdb.solver.ports.game import NotationError
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 A = tree_id(["*0"])

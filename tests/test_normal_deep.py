@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from normal_games import chain
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.search.options import SolveOptions
 
 DEPTH = 6000

@@ -11,9 +11,9 @@ import pytest
 
 from cli_helpers import run_cli
 from sprouts_helpers import random_playout
-from sproutsdb.solver.check import Checker
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.normal.check import Checker
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts.game import SproutsGame
 

@@ -22,8 +22,8 @@ from normal_games import (
     kayles_moves,
     mex_table,
 )
-from sproutsdb.solver.normal import NormalSolver, engine_order, fewest_lives_first
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.normal.solver import NormalSolver, engine_order, fewest_lives_first
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 
 LIMIT = 70
 GAMES = {

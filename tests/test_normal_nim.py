@@ -8,9 +8,9 @@ from operator import xor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sproutsdb.solver.nim import NimGame
-from sproutsdb.solver.normal import NormalSolver, engine_order
-from sproutsdb.solver.proofstore import MemoryProofStore
+from sproutsdb.solver.extras.nim import NimGame
+from sproutsdb.solver.normal.solver import NormalSolver, engine_order
+from sproutsdb.solver.ports.proofstore import MemoryProofStore
 
 GAME = NimGame()
 

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 
 import pytest
 
-from sproutsdb.solver.check import Checker
-from sproutsdb.solver.normal import SEARCHES, NormalSolver
-from sproutsdb.solver.proofstore import FactKind, FactValue, MemoryProofStore, PutResult
+from sproutsdb.solver.normal.check import Checker
+from sproutsdb.solver.normal.solver import SEARCHES, NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore, PutResult
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.game import SproutsGame
 
@@ -160,7 +160,7 @@ def test_sums_with_equal_nimbers_are_lost(text: str) -> None:
 
 @pytest.mark.parametrize(("text", "nimber"), [("0*7", True), ("0*4+0.A|0.A", False)])
 def test_the_independent_checker_accepts_every_stored_fact(text: str, nimber: bool) -> None:
-    """The facts of one run form a complete certificate for solver/check.py."""
+    """The facts of one run form a complete certificate for solver/normal/check.py."""
     store = KeepingStore()
     solver = NormalSolver(GAME, store)
     key = GAME.canonical(text)

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from normal_games import grundy_moves, grundys_game, kayles, mex_table
-from sproutsdb.solver.check import Checker
-from sproutsdb.solver.normal import (
+from sproutsdb.solver.normal.check import Checker
+from sproutsdb.solver.normal.solver import (
     SEARCHES,
     ConflictError,
     InconsistentFactError,
@@ -17,7 +17,7 @@ from sproutsdb.solver.normal import (
     Progress,
     StoreFormatError,
 )
-from sproutsdb.solver.proofstore import FactKind, FactValue, MemoryProofStore, PutResult
+from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore, PutResult
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.table import TranspositionTable
 

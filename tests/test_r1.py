@@ -1,4 +1,4 @@
-"""The R1 note's rule (solver/r1.py): the classes, the case of hand-checked class lists, the
+"""The R1 note's rule (solver/extras/r1.py): the classes, the case of hand-checked class lists, the
 rule on misère Nim (an R1 game by the note: every winning sum gets a move to a loss), and on
 Sprouts: every sum of two lands of at most 4 lives of the S6 tree, its move checked with the
 exact misère solver on the verified shipped table (and its RCT sum, a second exact path)."""
@@ -13,10 +13,17 @@ import pytest
 
 from sproutsdb.formats.rcttable import RctTable
 from sproutsdb.shipped import shipped_table
-from sproutsdb.solver.misere import MisereSolver, TableRcts
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import MemoryProofStore
-from sproutsdb.solver.r1 import Part, allowed_moves, note_says_loss, r1_class, r1_rule, which_case
+from sproutsdb.solver.extras.r1 import (
+    Part,
+    allowed_moves,
+    note_says_loss,
+    r1_class,
+    r1_rule,
+    which_case,
+)
+from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.trusted_tables import verified_table
 
@@ -192,7 +199,7 @@ def test_a_small_sprouts_sum_where_the_note_fails() -> None:
     """Found by bench/r1.py, checked by brute force: two higher switches of nimber 2 add up
     to nim-sum 0, which the note calls a misère loss, yet the sum is a misère win; so case 1
     (two higher switches) moves to it from 2ABC|ADE|BCDE+AB|2CAD|2CBD and loses."""
-    from sproutsdb.solver.misere import brute_force_misere
+    from sproutsdb.solver.misere.solver import brute_force_misere
 
     game = SproutsGame()
     lands = [sprouts_part("2A2B|AC|BC"), sprouts_part("2ABC|ADE|BCDE")]

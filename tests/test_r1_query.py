@@ -1,4 +1,4 @@
-"""`sproutsdb query` shows the R1 note's rule (solver/r1.py): each land's class, whether a
+"""`sproutsdb query` shows the R1 note's rule (solver/extras/r1.py): each land's class, whether a
 case applies and the rule's move, locally on the shipped S6 table and through a server
 seeded with the RCT table of 0*4 (the store's RCTs); the move checked by brute force."""
 
@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from cli_helpers import run_cli
-from sproutsdb.solver.misere import brute_force_misere
+from sproutsdb.solver.misere.solver import brute_force_misere
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 GAME = SproutsGame()

@@ -13,7 +13,7 @@ import pytest
 from cli_helpers import run_cli
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.server.position_view import PositionReader
-from sproutsdb.solver.misere import brute_force_misere
+from sproutsdb.solver.misere.solver import brute_force_misere
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.stores import open_store
 

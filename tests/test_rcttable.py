@@ -20,7 +20,7 @@ from sproutsdb.formats.rcttable import (
     write_table,
 )
 from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
+from sproutsdb.solver.misere.rctsearch import RctSearch, check_positions, game_tree_rcts
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 

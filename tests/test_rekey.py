@@ -13,7 +13,7 @@ import pytest
 from cli_helpers import run_cli
 from sproutsdb.formats.exchange import KINDS, ExportWriter
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 FIXTURE = Path(__file__).parent / "fixtures" / "v1_store"

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from sproutsdb.solver.proofstore import FactKind, FactValue, MemoryProofStore, PutResult
+from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore, PutResult
 from sproutsdb.solver.search.facts import NimberFacts
 
 

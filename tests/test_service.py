@@ -17,7 +17,7 @@ from service_support import ServerProcess, build_table
 from sproutsdb.client import Client, InvalidRequestError
 from sproutsdb.formats.rcttable import load_table
 from sproutsdb.solver.cgt.ident import tree_id
-from sproutsdb.solver.proofstore import FactKind, RctRecord
+from sproutsdb.solver.ports.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.wire import SERVICE_NAME, pb, pb_grpc
@@ -374,7 +374,7 @@ def test_verify_rederives_a_solved_position_and_names_holes(
     # A server of its own: the module's shared store holds test facts chosen for other
     # purposes, which Verify would rightly report as inconsistent.
     from sproutsdb.client.remote import RemoteProofStore
-    from sproutsdb.solver.normal import NormalSolver
+    from sproutsdb.solver.normal.solver import NormalSolver
 
     base = tmp_path_factory.mktemp("verify")
     with (

@@ -12,7 +12,7 @@ import pytest
 
 from service_support import ServerProcess, run_cli
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.wire import pb, pb_grpc
 
 TOKEN = "s3cret-token-for-the-tests-0123456789"

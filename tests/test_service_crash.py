@@ -17,7 +17,7 @@ from typing import Self
 
 from service_support import ServerProcess
 from sproutsdb.client import Client, ServiceError
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 BATCH = 100

@@ -13,7 +13,7 @@ import pytest
 
 from service_support import ServerProcess
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.wire import pb, pb_grpc
 
 TOKEN = "tok-7f3a9c1e5b2d4f6a8c0e-never-logged"

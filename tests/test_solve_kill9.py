@@ -17,8 +17,8 @@ from pathlib import Path
 
 from cli_helpers import COMMAND, run_cli
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.server.store_errors import NotAStoreError
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.server.store.errors import NotAStoreError
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sproutsdb.solver.extras.treestats import explore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.solver.treestats import explore
 
 # Number of distinct canonical trees in the game tree of S_n (misère paper, Figure 9).
 CANONICAL_TREES = {2: 10, 3: 55, 4: 713, 5: 10_461, 6: 150_147}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.ports.game import NotationError
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.sprouts.notation import parse
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from sproutsdb.solver.rctsearch import RctSearch, game_tree_rcts
+from sproutsdb.solver.misere.rctsearch import RctSearch, game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from sproutsdb.solver.rctsearch import RctSearch
+from sproutsdb.solver.misere.rctsearch import RctSearch
 from sproutsdb.tools.cli import main
 
 KEYS = ["position", "tree", "label", "id", "height", "outcome"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import pytest
 
-from sproutsdb.solver.rctsearch import RctSearch, game_tree_rcts
+from sproutsdb.solver.misere.rctsearch import RctSearch, game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 PAPER = {2: 5, 3: 7, 4: 35, 5: 1_204, 6: 25_459}  # misère paper §5.1

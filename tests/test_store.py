@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from sproutsdb.facts import Provenance, Status
-from sproutsdb.server.schema import MAX_DIRECT_KEY_BYTES, InvalidFactError
 from sproutsdb.server.store import DEFAULT_MAP_SIZE, LmdbProofStore, StoreError
-from sproutsdb.solver.proofstore import Conflict, FactKind, ProofStore, RctRecord
+from sproutsdb.server.store.schema import MAX_DIRECT_KEY_BYTES, InvalidFactError
+from sproutsdb.solver.ports.proofstore import Conflict, FactKind, ProofStore, RctRecord
 
 GAME, CANON = "sprouts", 1
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 
 HELPER = Path(__file__).with_name("store_crash_writer.py")
 

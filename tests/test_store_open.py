@@ -8,8 +8,6 @@ import lmdb
 import pytest
 
 from sproutsdb.errors import UserError
-from sproutsdb.server import schema
-from sproutsdb.server.location import DEFAULT_DIRNAME, ENV_VAR, resolve_store_path
 from sproutsdb.server.store import (
     LmdbProofStore,
     NotAStoreError,
@@ -19,8 +17,10 @@ from sproutsdb.server.store import (
     StoreInUseError,
     StoreMismatchError,
     StoreNotFoundError,
+    schema,
 )
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.server.store.location import DEFAULT_DIRNAME, ENV_VAR, resolve_store_path
+from sproutsdb.solver.ports.proofstore import FactKind
 
 
 def make_store(path: Path) -> None:

@@ -15,8 +15,8 @@ import pytest
 from service_support import ServerProcess, run_cli
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
 from sproutsdb.facts import Status
-from sproutsdb.solver.normal import NormalSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
 from verifier_support import drain, open_store
 

@@ -18,9 +18,9 @@ from service_support import ServerProcess, run_cli
 from sproutsdb.client import Client, InvalidRequestError
 from sproutsdb.facts import Provenance, Status
 from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.misere import MisereSolver
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore, RctRecord
-from sproutsdb.solver.rctsearch import RctSearch
+from sproutsdb.solver.misere.rctsearch import RctSearch
+from sproutsdb.solver.misere.solver import MisereSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore, RctRecord
 from sproutsdb.solver.sprouts.game import SproutsGame
 from verifier_support import drain, open_store
 

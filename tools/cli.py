@@ -51,8 +51,8 @@ SLOW_ENGINE_NOTE = (
 
 
 def add_store_option(parser: argparse.ArgumentParser, what: str = "store directory") -> None:
-    """The one `--store DIR` option, its default told from server.location's rule."""
-    from sproutsdb.server.location import DEFAULT_DIRNAME, ENV_VAR
+    """The one `--store DIR` option, its default told from server.store.location's rule."""
+    from sproutsdb.server.store.location import DEFAULT_DIRNAME, ENV_VAR
 
     parser.add_argument(
         "--store",
@@ -194,7 +194,7 @@ def positions_from(args: list[str]) -> Iterator[str]:
 
 def add_search_option(parser: argparse.ArgumentParser) -> None:
     """`--search`: which normal-play search proves couples (the answers are the same)."""
-    from sproutsdb.solver.normal import SEARCHES
+    from sproutsdb.solver.normal.solver import SEARCHES
 
     parser.add_argument(
         "--search",

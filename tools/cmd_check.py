@@ -30,7 +30,7 @@ from sproutsdb.ops.check import (
     default_jobs,
     write_pruned,
 )
-from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
+from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.game_option import store_game
 from sproutsdb.tools.stores import new_store, open_existing

@@ -8,8 +8,8 @@ import sys
 
 from sproutsdb.games import get_game
 from sproutsdb.progress import counter_bar
-from sproutsdb.solver.rctsearch import count_rcts
-from sproutsdb.solver.treestats import explore
+from sproutsdb.solver.extras.treestats import explore
+from sproutsdb.solver.misere.rctsearch import count_rcts
 from sproutsdb.tools.cli import positions_from
 from sproutsdb.tools.game_option import add_game_option, game_of
 

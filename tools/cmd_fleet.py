@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sproutsdb.games import get_game
 from sproutsdb.progress import status_line
-from sproutsdb.solver.game import Game
+from sproutsdb.solver.ports.game import Game
 from sproutsdb.tools.cli import UsageError
 from sproutsdb.tools.server_options import (
     add_client_options,

@@ -21,7 +21,7 @@ from sproutsdb.formats.rcttable import (
 from sproutsdb.games import get_game
 from sproutsdb.progress import counter_bar
 from sproutsdb.solver.cgt import Algebra, FormatLimitError
-from sproutsdb.solver.rctsearch import RctSearch, check_positions, game_tree_rcts
+from sproutsdb.solver.misere.rctsearch import RctSearch, check_positions, game_tree_rcts
 from sproutsdb.tools.cli import positions_from
 
 # docs/architecture.md §9: GLOP 2.2 built the S6 table in about 1 740 s CPU

@@ -23,8 +23,8 @@ DEFAULT_REQUEST_SECONDS = 20.0  # server/limits.py's (not imported: it needs grp
 def run_serve(args: argparse.Namespace) -> int:
     from sproutsdb.server.auth import read_token_book
     from sproutsdb.server.lifecycle import ServeOptions, run_server
-    from sproutsdb.server.location import resolve_store_path
     from sproutsdb.server.logs import configure_logging
+    from sproutsdb.server.store.location import resolve_store_path
     from sproutsdb.server.validation import Limits
     from sproutsdb.shipped import shipped_table
 

@@ -14,12 +14,12 @@ from typing import Any
 from sproutsdb.errors import UserError
 from sproutsdb.games import get_game
 from sproutsdb.progress import status_line
-from sproutsdb.server.location import resolve_store_path
 from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.game import Game
-from sproutsdb.solver.normal import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
-from sproutsdb.solver.proofstore import ConflictError, FactKind
-from sproutsdb.solver.r1 import Part, R1Verdict, r1_rule
+from sproutsdb.server.store.location import resolve_store_path
+from sproutsdb.solver.extras.r1 import Part, R1Verdict, r1_rule
+from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
+from sproutsdb.solver.ports.game import Game
+from sproutsdb.solver.ports.proofstore import ConflictError, FactKind
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.tools.cli import (
     Interrupted,
@@ -167,10 +167,10 @@ def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[
     """The RCT source of a misère solve and its --json description: --rct-table FILE,
     else the server's streamed table, else the store's, else the shipped S6 table. A table
     file is re-derived whole before use (sproutsdb.trusted_tables); the positions a server
-    or a store maps to RCTs are claims, each re-derived before use (solver.rct_trust)."""
+    or a store maps to RCTs are claims, each re-derived before use (solver.misere.rct_trust)."""
     from sproutsdb.ops.shipped_rcts import describe_source, say_on_stderr, shipped_rct_table
-    from sproutsdb.solver.misere import StoreRcts, TableRcts
-    from sproutsdb.solver.rct_trust import DerivedRcts
+    from sproutsdb.solver.misere.rct_trust import DerivedRcts
+    from sproutsdb.solver.misere.solver import StoreRcts, TableRcts
     from sproutsdb.trusted_tables import verified_table
 
     def rederived(claims: Any) -> DerivedRcts:
@@ -232,7 +232,7 @@ def _misere_grundy(solver: object, key: str) -> int:
 def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     """`solve --misere`: the misère outcome (and with --grundy the least g making
     P + *g a misère loss), storing the losing nodes it proves."""
-    from sproutsdb.solver.misere import MisereSolver
+    from sproutsdb.solver.misere.solver import MisereSolver
 
     # the solver keeps its hot lands' moves in an LRU of its own: the engine's memo of
     # land children (about 15 kB a land of 0*12 and up) is only a second level, bounded
@@ -341,7 +341,7 @@ def _derive_from_rcts(
     to, read with StoreRcts (records re-derived); None, with a warning, when the store's
     RCT records are missing or wrong. Reads only: nothing is ever written."""
     from sproutsdb.solver.cgt.records import RctRecordError
-    from sproutsdb.solver.misere import MisereConflictError, StoreRcts, TableRcts
+    from sproutsdb.solver.misere.solver import MisereConflictError, StoreRcts, TableRcts
 
     wanted = [land for land in lands if land in rct_ids]
     if not wanted:
@@ -538,11 +538,11 @@ class _Reads:
 def _r1_part(
     key: str, parts: list[Part], source: Any, algebra: Any, verified_only: bool
 ) -> dict[str, Any]:
-    """The R1 note's rule on the position (solver/r1.py): each land's class, the case that
+    """The R1 note's rule on the position (solver/extras/r1.py): each land's class, the case that
     applies and its move. The values of the lands' children come from their RCTs (the
     query's RCT source) and stored nimbers; the rule is the note's claim, not a proof."""
     from sproutsdb.solver.cgt.records import RctRecordError
-    from sproutsdb.solver.misere import MisereConflictError, StoreRcts, TableRcts
+    from sproutsdb.solver.misere.solver import MisereConflictError, StoreRcts, TableRcts
 
     game = get_game().engine()
     known = all(p.r1 is not None for p in parts) and (algebra is not None or not parts)
@@ -756,7 +756,7 @@ def run_query(args: argparse.Namespace) -> int:
     key = game.canonical(args.position)
     lands = list(game.components(key))
     from sproutsdb.ops.shipped_rcts import describe_source, shipped_rct_table
-    from sproutsdb.solver.misere import TableRcts
+    from sproutsdb.solver.misere.solver import TableRcts
 
     with open_store(args.store, readonly=True) as store:
         records: dict[str, Any] = dict(store.get_records(FactKind.NIMBER, lands, refuted=True))

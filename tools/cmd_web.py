@@ -14,9 +14,9 @@ from sproutsdb.tools.cli import UsageError, add_store_option
 def run_web(args: argparse.Namespace) -> int:
     from sproutsdb.ops.shipped_rcts import shipped_rct_table
     from sproutsdb.server.http_api import WebServer
-    from sproutsdb.server.location import resolve_store_path
     from sproutsdb.server.logs import configure_logging
     from sproutsdb.server.position_view import PositionReader, ViewLimits
+    from sproutsdb.server.store.location import resolve_store_path
     from sproutsdb.tools.stores import open_store
 
     host, _, port_text = args.listen.rpartition(":")

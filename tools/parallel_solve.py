@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from sproutsdb.games import get_game
-from sproutsdb.solver.game import Game
-from sproutsdb.solver.normal import NormalSolver, Progress
+from sproutsdb.solver.normal.solver import NormalSolver, Progress
+from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.search.options import SolveOptions
 
 SHARE_SECONDS = 1.0  # how often solvers of one --jobs run look for each other's facts

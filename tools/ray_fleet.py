@@ -51,8 +51,8 @@ def solve_on_server(
     root of `--options-of` too): outcome, and the nimber of a single land unless
     `outcome_only`."""
     from sproutsdb.client import Client, RemoteProofStore
-    from sproutsdb.solver.normal import NormalSolver
-    from sproutsdb.solver.proofstore import ConflictError
+    from sproutsdb.solver.normal.solver import NormalSolver
+    from sproutsdb.solver.ports.proofstore import ConflictError
 
     started = time.perf_counter()
     game = get_game().engine()

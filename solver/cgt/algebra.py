@@ -15,7 +15,7 @@ from sproutsdb.solver.cgt.factor import NONE
 from sproutsdb.solver.cgt.reduce import IRREDUCIBLE, reduction_of
 from sproutsdb.solver.cgt.sums import Sums
 from sproutsdb.solver.cgt.table import ZERO, TreeTable
-from sproutsdb.solver.proofstore import RctRecord
+from sproutsdb.solver.ports.proofstore import RctRecord
 
 ONE = 1  # handle of *1: interned second by every Algebra
 
@@ -106,7 +106,7 @@ class Algebra:
     def parse(self, text: str) -> int:
         """Handle of the tree written ``text`` (``*3``, ``{0;2;{3}}``, ``2+{2}``…).
 
-        Raises sproutsdb.solver.game.NotationError saying where the text is wrong.
+        Raises sproutsdb.solver.ports.game.NotationError saying where the text is wrong.
         """
         return notation.parse(text, self)
 

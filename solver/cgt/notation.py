@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from sproutsdb.errors import UserError
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.ports.game import NotationError
 
 MAX_HEAP = 256  # a parsed *n costs O(n²) memory; Sprouts never needs more than a few
 MAX_DEPTH = 400  # nesting depth accepted by the recursive parser

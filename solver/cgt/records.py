@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sproutsdb.errors import UserError
 from sproutsdb.solver.cgt.factor import NONE
 from sproutsdb.solver.cgt.table import TreeTable
-from sproutsdb.solver.proofstore import RctRecord
+from sproutsdb.solver.ports.proofstore import RctRecord
 
 if TYPE_CHECKING:
     from sproutsdb.solver.cgt.algebra import Algebra

@@ -24,7 +24,7 @@ from sproutsdb.solver.circular.notation import (
     parse,
     write,
 )
-from sproutsdb.solver.game import sum_children
+from sproutsdb.solver.ports.game import sum_children
 
 CANON_VERSION = 1
 IMPLEMENTATION = "python"

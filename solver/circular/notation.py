@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.ports.game import NotationError
 
 Cycle = tuple[int, ...]  # open tips of the spots, in order around the circle
 

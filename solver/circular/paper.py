@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sproutsdb.solver.nimarith import mex
+from sproutsdb.solver.cgt.nimarith import mex
 
 
 def theorem_5_1(p: int, q: int) -> int:

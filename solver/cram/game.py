@@ -64,7 +64,7 @@ class CramGame:
         return found
 
     def children(self, key: str) -> list[str]:
-        from sproutsdb.solver.game import sum_children
+        from sproutsdb.solver.ports.game import sum_children
 
         return sum_children(self, key, self.component_children)
 

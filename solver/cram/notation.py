@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.ports.game import NotationError
 
 TERMINAL = "!"
 MAX_POSITION_CELLS = 1024  # grid cells (free or filled) of one position, summed over terms

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sproutsdb.solver.nimarith import cancel_pairs
+from sproutsdb.solver.cgt.nimarith import cancel_pairs
 from sproutsdb.solver.search.facts import NimberFacts
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.table import TranspositionTable

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
-from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore
+from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, ProofStore
 
 
 class NimberConflictError(ConflictError):

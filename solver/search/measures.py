@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import NamedTuple
 
-from sproutsdb.solver.game import Game
+from sproutsdb.solver.ports.game import Game
 
 Children = tuple[tuple[str, ...], ...]
 

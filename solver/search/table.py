@@ -12,7 +12,7 @@ read back what it needs; only exclusions are lost, and they are re-proven if ask
 
 from __future__ import annotations
 
-from sproutsdb.solver.proofstore import ConflictError
+from sproutsdb.solver.ports.proofstore import ConflictError
 
 
 class InconsistentFactError(ConflictError):

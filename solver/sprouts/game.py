@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 
-from sproutsdb.solver.game import sum_children
+from sproutsdb.solver.ports.game import sum_children
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.moves import TooManySplits, raw_children
 from sproutsdb.solver.sprouts.notation import RawPosition, key_lives, parse

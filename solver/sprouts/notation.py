@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.ports.game import NotationError
 
 # Lives of the plain spot symbols: 0 = isolated spot, 1 = one line, 2 = two lines, seen once.
 SPOT_LIVES = {"0": 3, "1": 2, "2": 1}

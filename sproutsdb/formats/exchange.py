@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 import zstandard
 
 from sproutsdb.errors import UserError
-from sproutsdb.solver.proofstore import FactKind, RctRecord
+from sproutsdb.solver.ports.proofstore import FactKind, RctRecord
 
 MAGIC = b"SPDBX\x00\x01\n"
 FORMAT = "sproutsdb-export"

@@ -43,7 +43,7 @@ from sproutsdb import __version__
 from sproutsdb.errors import UserError
 from sproutsdb.games import get_game
 from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.proofstore import RctRecord
+from sproutsdb.solver.ports.proofstore import RctRecord
 
 CANON_VERSION = get_game().canon_version
 

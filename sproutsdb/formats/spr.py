@@ -31,8 +31,8 @@ from sproutsdb.errors import UserError
 from sproutsdb.games import get_game
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import load as load_records
-from sproutsdb.solver.game import Game, NotationError
-from sproutsdb.solver.proofstore import RctRecord
+from sproutsdb.solver.ports.game import Game, NotationError
+from sproutsdb.solver.ports.proofstore import RctRecord
 
 NIMBER_SECTION = "[Positions+Nimber]"
 RCT_CHILDREN_SECTION = "[Rct+Rcts_children]"

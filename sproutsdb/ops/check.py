@@ -1,6 +1,6 @@
 """The check verbs: a root's proof (normal or misère play), a whole store, an RCT table file.
 
-The checking logic is `solver.check` and `solver.check_misere`; these verbs take an open
+The checking logic is `solver.normal.check` and `solver.misere.check`; these verbs take an open
 store, mark the facts they verify, and return reports (`report_dict` is a root check's JSON
 form). A root is proven as strongly as the store allows: its nimber when its lands' facts
 are stored, else its outcome (`proved` says which). The command `sproutsdb check` and
@@ -34,10 +34,10 @@ from sproutsdb.progress import counter_bar
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError, load_one
-from sproutsdb.solver.check import CheckReport, check_with_cycles
-from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
-from sproutsdb.solver.rct_trust import DerivedRcts
+from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
+from sproutsdb.solver.misere.rct_trust import DerivedRcts
+from sproutsdb.solver.normal.check import CheckReport, check_with_cycles
+from sproutsdb.solver.ports.proofstore import FactKind
 
 MARK_BATCH = 10_000
 CHECK_BATCH = 20_000  # facts per memo of `check --all`: bounds its memory
@@ -358,12 +358,12 @@ def check_misere_root(
     """The misère outcome of `root` from the store's losing nodes.
 
     The lands the checker replaces by RCTs come from the store's `pos_rct` claims or from
-    `rct_table`; each one is re-derived from the rules before it is used (solver.rct_trust),
+    `rct_table`; each one is re-derived from the rules before it is used (solver.misere.rct_trust),
     so a forged position → RCT entry is refuted (the check fails), never believed.
     """
-    from sproutsdb.solver.check_misere import check_misere_with_cycles
-    from sproutsdb.solver.misere import MisereSolver
-    from sproutsdb.solver.proofstore import MemoryProofStore
+    from sproutsdb.solver.misere.check import check_misere_with_cycles
+    from sproutsdb.solver.misere.solver import MisereSolver
+    from sproutsdb.solver.ports.proofstore import MemoryProofStore
 
     if cycles < 1:
         raise UsageError("the number of cycles must be at least 1")
@@ -418,7 +418,7 @@ def misere_rct_source(
     store's `pos_rct` facts (each land re-derived from its children, up to
     `derive_rct_lives` lives), or none."""
     from sproutsdb.ops.shipped_rcts import say_on_stderr, shipped_rct_table
-    from sproutsdb.solver.misere import StoreRcts, TableRcts
+    from sproutsdb.solver.misere.solver import StoreRcts, TableRcts
     from sproutsdb.trusted_tables import verified_table
 
     game = get_game().engine()

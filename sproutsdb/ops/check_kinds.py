@@ -32,13 +32,13 @@ from sproutsdb.games import get_game
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError
-from sproutsdb.solver.check import CheckReport, Verdict
-from sproutsdb.solver.check_misere import MisereChecker
-from sproutsdb.solver.game import NotationError
-from sproutsdb.solver.misere import MisereConflictError
-from sproutsdb.solver.misere_keys import split_node_key
-from sproutsdb.solver.proofstore import FactKind, MemoryProofStore
-from sproutsdb.solver.rct_trust import DEFAULT_DERIVE_LIVES, DerivedRcts
+from sproutsdb.solver.misere.check import MisereChecker
+from sproutsdb.solver.misere.keys import split_node_key
+from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES, DerivedRcts
+from sproutsdb.solver.misere.solver import MisereConflictError
+from sproutsdb.solver.normal.check import CheckReport, Verdict
+from sproutsdb.solver.ports.game import NotationError
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 
 SHOWN = 20  # problems named per kind
 LOOKUP_BATCH = 4096  # pos_rct lands re-derived per lookup (one store read)
@@ -217,7 +217,7 @@ class KindChecks:
         store has none, or its records were refused)."""
         if self._rcts is None and self.store.count(FactKind.POS_RCT) and not self._refused:
             from sproutsdb.ops.shipped_rcts import shipped_rct_table
-            from sproutsdb.solver.misere import StoreRcts
+            from sproutsdb.solver.misere.solver import StoreRcts
 
             shipped = shipped_rct_table()  # re-derived whole once per install
             trusted = shipped[0].rct_id_of if shipped is not None else None
@@ -327,7 +327,7 @@ class KindChecks:
             report.facts = report.already_verified = self.store.count(FactKind.MISERE)
             return report
         started = time.perf_counter()
-        from sproutsdb.solver.misere import MisereSolver, NoRcts
+        from sproutsdb.solver.misere.solver import MisereSolver, NoRcts
 
         rcts = self.rcts()  # first: it may take the shipped table's algebra
         source = rcts if rcts is not None else NoRcts(self.algebra)  # node keys parse in it
@@ -428,7 +428,7 @@ class StoreNodeChecker(MisereChecker):
         return bool(outcome) and isinstance(outcome[0], tuple)
 
     def _drive(self, task: Any) -> None:
-        from sproutsdb.solver.check import drive_checks
+        from sproutsdb.solver.normal.check import drive_checks
 
         drive_checks(
             task,

@@ -46,14 +46,13 @@ from sproutsdb.formats.spr import (
 from sproutsdb.games import get_game
 from sproutsdb.ops.rekey import KeyClash, rekey_items
 from sproutsdb.progress import counter_bar
-from sproutsdb.server import schema
-from sproutsdb.server.location import check_new_store_location, resolve_store_path
-from sproutsdb.server.store import LmdbProofStore, open_store
+from sproutsdb.server.store import LmdbProofStore, open_store, schema
+from sproutsdb.server.store.location import check_new_store_location, resolve_store_path
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import export as export_records
-from sproutsdb.solver.game import Game, NotationError
-from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_node_key
-from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
+from sproutsdb.solver.misere.keys import EMPTY_POSITION, join_node_key, split_node_key
+from sproutsdb.solver.ports.game import Game, NotationError
+from sproutsdb.solver.ports.proofstore import Conflict, FactKind, PutResult
 
 CANON_VERSION = get_game().canon_version
 

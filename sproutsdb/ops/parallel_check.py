@@ -41,9 +41,9 @@ from sproutsdb.facts import CHECK_ALL, CHECK_RECHECK
 from sproutsdb.games import get_game
 from sproutsdb.progress import counter_bar
 from sproutsdb.server.store import LmdbProofStore, Mark, open_store
-from sproutsdb.server.store_open import peek_identity
-from sproutsdb.solver.check import Checker
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.server.store.opening import peek_identity
+from sproutsdb.solver.normal.check import Checker
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.search.driver import rare_full_collections
 
 SHOWN = 20  # holes and inconsistencies listed in a report (the smallest keys)

@@ -28,7 +28,7 @@ from sproutsdb.ops.parallel_check import (
 )
 from sproutsdb.ops.ray_session import import_ray
 from sproutsdb.server.store import open_store
-from sproutsdb.server.store_open import peek_identity
+from sproutsdb.server.store.opening import peek_identity
 
 RESTARTS = 3  # restarts of one worker (and re-runs of its batch) before the run stops
 

@@ -20,13 +20,12 @@ from typing import Any
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance, Status
 from sproutsdb.games import get_game
-from sproutsdb.server import schema
-from sproutsdb.server.schema import FactRecord
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.server.store_open import peek_identity
-from sproutsdb.solver.game import Game
-from sproutsdb.solver.misere_keys import EMPTY_POSITION, join_node_key, split_node_key
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.server.store import LmdbProofStore, schema
+from sproutsdb.server.store.opening import peek_identity
+from sproutsdb.server.store.schema import FactRecord
+from sproutsdb.solver.misere.keys import EMPTY_POSITION, join_node_key, split_node_key
+from sproutsdb.solver.ports.game import Game
+from sproutsdb.solver.ports.proofstore import FactKind
 
 CANON_VERSION = get_game().canon_version
 

@@ -1,12 +1,12 @@
 """Misère proof checker: re-derive a position's misère outcome from stored losing nodes.
 
 A stored misère fact is a losing node (position part, 0/1 part, RCT multiset; see
-solver/misere.py). It is accepted only when every child of the node (recomputed by the
+solver/misere/solver.py). It is accepted only when every child of the node (recomputed by the
 engine) is shown winning: decided without search (terminal, a lone RCT, misère Nim, with
 RCT outcomes from re-derived records), or by a losing option one move below that is itself
 a checked stored fact. A stored fact for a node that its checked options show winning, or
 whose child is a checked loss, is an inconsistency. Explicit stack, memoised, no trust in
-the root's stored value, as in solver/check.py.
+the root's stored value, as in solver/normal/check.py.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from sproutsdb.solver.check import (
+from sproutsdb.solver.normal.check import (
     CheckReport,
     FactSource,
     Hole,
@@ -27,7 +27,7 @@ from sproutsdb.solver.check import (
     nothing_settled,
     proof_closure,
 )
-from sproutsdb.solver.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind
 
 MAX_NAMED = 10
 

@@ -15,7 +15,7 @@ misère **win** for the player to move.
 
 Node key (the key of the ``misere`` sub-database): the canonical position key (``!`` when
 empty), then ``*1`` when the parity is odd, then the sorted content ids of the RCT part;
-``solver.misere_keys`` owns that syntax. A plain position's fact sits under its own key.
+``solver.misere.keys`` owns that syntax. A plain position's fact sits under its own key.
 
 Only losing nodes are stored (``"L"``), as in the paper's program; winning ones stay in
 the in-memory transposition table. The search is df-pn (``search.dfpn``: depth-first
@@ -33,9 +33,9 @@ from types import SimpleNamespace
 from typing import NamedTuple, Protocol, cast
 
 from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.game import Game
-from sproutsdb.solver.misere_keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
-from sproutsdb.solver.proofstore import ConflictError, FactKind, ProofStore, RctRecord
+from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
+from sproutsdb.solver.ports.game import Game
+from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, ProofStore, RctRecord
 from sproutsdb.solver.search.dfpn import DfpnSearch, Task
 from sproutsdb.solver.search.driver import rare_full_collections, run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures

@@ -18,10 +18,8 @@ from typing import Any, NamedTuple
 import lmdb
 
 from sproutsdb.facts import now_iso
-from sproutsdb.server import schema
-from sproutsdb.server.location import ENV_VAR, resolve_store_path
-from sproutsdb.server.schema import MAX_DIRECT_KEY_BYTES, InvalidFactError
-from sproutsdb.server.store_errors import (
+from sproutsdb.server.store import schema
+from sproutsdb.server.store.errors import (
     NotAStoreError,
     SchemaVersionError,
     StoreError,
@@ -29,6 +27,8 @@ from sproutsdb.server.store_errors import (
     StoreMismatchError,
     StoreNotFoundError,
 )
+from sproutsdb.server.store.location import ENV_VAR, resolve_store_path
+from sproutsdb.server.store.schema import MAX_DIRECT_KEY_BYTES, InvalidFactError
 
 log = logging.getLogger("sproutsdb.server.store")  # the store's one logger, whatever module logs
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sproutsdb.solver.game import Game
+from sproutsdb.solver.ports.game import Game
 
 
 @dataclass

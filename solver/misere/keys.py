@@ -1,7 +1,7 @@
 """The syntax of misère node keys (the keys of the ``misere`` facts), in one place.
 
 A misère search node is a position part, a 0/1 part and a multiset of RCTs
-(solver/misere.py). Its key is space-separated tokens:
+(solver/misere/solver.py). Its key is space-separated tokens:
 
 * the canonical position key of the position part, ``!`` when it is empty;
 * then ``*1`` when the 0/1 part is odd (once, right after the position);
@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sproutsdb.solver.cgt.ident import CONTENT_ID_SYNTAX, is_content_id, nim_value_of_id
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.ports.game import NotationError
 
 __all__ = ["EMPTY_POSITION", "PARITY_TOKEN", "join_node_key", "split_node_key"]
 

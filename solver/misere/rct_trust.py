@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.check import Inconsistency
-from sproutsdb.solver.game import Game
-from sproutsdb.solver.rctsearch import RctSearch
+from sproutsdb.solver.misere.rctsearch import RctSearch
+from sproutsdb.solver.normal.check import Inconsistency
+from sproutsdb.solver.ports.game import Game
 
 # Lands this large are not re-derived from scratch when no re-derived table covers them: the
 # game tree below a land grows fast with its lives (the whole tree of 0*6, 18 lives, takes
@@ -29,7 +29,7 @@ DEFAULT_DERIVE_LIVES = 18
 
 
 class ClaimSource(Protocol):
-    """Where claimed RCTs come from (any ``solver.misere.RctSource``)."""
+    """Where claimed RCTs come from (any ``solver.misere.solver.RctSource``)."""
 
     algebra: Algebra
 

@@ -9,8 +9,8 @@ lives, so they are derived the same way). Values derived here are never facts of
 
 from __future__ import annotations
 
-from sproutsdb.solver.game import Game
-from sproutsdb.solver.nimarith import mex, nim_sum
+from sproutsdb.solver.cgt.nimarith import mex, nim_sum
+from sproutsdb.solver.ports.game import Game
 
 
 class SmallLands:

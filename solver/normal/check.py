@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
-from sproutsdb.solver.game import Game
-from sproutsdb.solver.nimarith import cancel_pairs, mex, nim_sum
-from sproutsdb.solver.proofstore import FactKind
-from sproutsdb.solver.rules_nimber import SmallLands
+from sproutsdb.solver.cgt.nimarith import cancel_pairs, mex, nim_sum
+from sproutsdb.solver.normal.rules_nimber import SmallLands
+from sproutsdb.solver.ports.game import Game
+from sproutsdb.solver.ports.proofstore import FactKind
 
 MAX_NAMED = 20  # missing lands named per hole
 

@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable, Generator, Iterable
 from typing import TypeVar, cast
 
-from sproutsdb.solver.game import Game
-from sproutsdb.solver.nimarith import mex
-from sproutsdb.solver.normal_dfpn import CoupleSpace, couple_key
-from sproutsdb.solver.proofstore import ConflictError, ProofStore
+from sproutsdb.solver.cgt.nimarith import mex
+from sproutsdb.solver.normal.dfpn import CoupleSpace, couple_key
+from sproutsdb.solver.ports.game import Game
+from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.couples import Couples
 from sproutsdb.solver.search.dfpn import DfpnSearch
 from sproutsdb.solver.search.dfpn import Task as DfpnTask

@@ -3,12 +3,12 @@
 Reads run in the caller's thread on short read transactions. Writes are validated and
 encoded in the caller's thread, then queued to a single writer thread that drains every
 pending batch into one write transaction (group commit) and wakes each caller only once
-that transaction has committed. Byte formats live in server/schema.py, not here.
+that transaction has committed. Byte formats live in server/store/schema.py, not here.
 
-This module is the facade; each job lives in a module of its own:
-store_open (directory, environment, sub-databases, identity checks), store_writer (the
-writer thread), store_txn (what one write transaction does), store_reads (read paths)
-and store_errors (the StoreError family).
+This module is the facade; each job lives in a module of its own in this package:
+opening (directory, environment, sub-databases, identity checks), writer (the writer
+thread), txn (what one write transaction does), reads (read paths) and errors (the
+StoreError family).
 """
 
 from __future__ import annotations
@@ -26,16 +26,9 @@ import lmdb
 
 from sproutsdb.facts import UNKNOWN_CHECK, Provenance, Status
 from sproutsdb.games import DEFAULT_GAME, get_game
-from sproutsdb.server import schema, store_reads
-from sproutsdb.server.schema import (
-    DECODERS,
-    FLAG_VERIFIED,
-    FactRecord,
-    InvalidFactError,
-    Refutation,
-    table_name,
-)
-from sproutsdb.server.store_errors import (
+from sproutsdb.server.store import reads as store_reads
+from sproutsdb.server.store import schema
+from sproutsdb.server.store.errors import (
     NotAStoreError,
     ReadOnlyStoreError,
     SchemaVersionError,
@@ -46,10 +39,18 @@ from sproutsdb.server.store_errors import (
     StoreMismatchError,
     StoreNotFoundError,
 )
-from sproutsdb.server.store_open import DEFAULT_MAP_SIZE, StoreIdentity, open_environment
-from sproutsdb.server.store_txn import MarkOp, MarkResult, PutOp, RefuteOp, UnmarkOp
-from sproutsdb.server.store_writer import Barrier, GroupCommitWriter, shutdown
-from sproutsdb.solver.proofstore import Conflict, FactKind, PutResult
+from sproutsdb.server.store.opening import DEFAULT_MAP_SIZE, StoreIdentity, open_environment
+from sproutsdb.server.store.schema import (
+    DECODERS,
+    FLAG_VERIFIED,
+    FactRecord,
+    InvalidFactError,
+    Refutation,
+    table_name,
+)
+from sproutsdb.server.store.txn import MarkOp, MarkResult, PutOp, RefuteOp, UnmarkOp
+from sproutsdb.server.store.writer import Barrier, GroupCommitWriter, shutdown
+from sproutsdb.solver.ports.proofstore import Conflict, FactKind, PutResult
 
 CANON_VERSION = get_game().canon_version
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from sproutsdb.solver.cgt import ZERO, Algebra
-from sproutsdb.solver.game import Game
+from sproutsdb.solver.ports.game import Game
 
 Progress = Callable[[int], None]
 

@@ -64,7 +64,7 @@ import zstandard
 
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Status
-from sproutsdb.solver.proofstore import FactKind, FactValue, RctRecord
+from sproutsdb.solver.ports.proofstore import FactKind, FactValue, RctRecord
 
 SCHEMA_VERSION = 1
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from sproutsdb.solver.game import NotationError
+from sproutsdb.solver.ports.game import NotationError
 
 _HEAP = re.compile(r"\*?(\d+)")
 

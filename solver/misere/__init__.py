@@ -1,0 +1,1 @@
+"""Misère play: the search over losing nodes, its checker, RCT search and the trust in position → RCT maps."""
