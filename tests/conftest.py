@@ -1,10 +1,17 @@
 """Shared fixtures: real temporary directories, nothing mocked."""
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# A shell starts a background job with SIGINT ignored, and a child inherits an ignored signal
+# across exec: the tests that press Ctrl-C on a real command would then see it run to the
+# end. The suite's commands get Python's own SIGINT handling wherever the suite was started.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True, scope="session")
