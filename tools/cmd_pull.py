@@ -26,15 +26,17 @@ def run_pull(args: argparse.Namespace) -> int:
         raise UsageError("give --root POS (the facts of its proof) or --all (every fact)")
     if args.jobs is not None and (args.jobs < 1 or not args.all):
         raise UsageError("--jobs N (N ≥ 1) is for --all")
-    with client_from_args(args) as client, open_store(args.store) as store:
-        report = pull(
-            client,
-            store,
-            server=args.server,
-            root=args.root,
-            jobs=args.jobs,
-            quiet=args.quiet or args.json,
-        )
+    with client_from_args(args) as client:
+        client.server_info()  # a peer that does not answer: before a store is created
+        with open_store(args.store) as store:
+            report = pull(
+                client,
+                store,
+                server=args.server,
+                root=args.root,
+                jobs=args.jobs,
+                quiet=args.quiet or args.json,
+            )
     data = {**report.as_dict(), "store": str(store.path)}
     if args.json:
         print(json.dumps(data))
