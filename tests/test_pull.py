@@ -117,3 +117,19 @@ def test_bad_requests_are_one_line(servers: tuple[str, str], tmp_path: Path) -> 
         done = run_cli("pull", *args, "--store", str(tmp_path / "s"), timeout=120)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_pull_into_the_store_another_server_serves(
+    servers: tuple[str, str], solved: Path, tmp_path: Path
+) -> None:
+    """The issue's two-server case: one server's facts pulled into the store a second server
+    is serving are checked by the pull, and that server serves them as verified."""
+    served = tmp_path / "served"
+    assert run_cli("solve", "0*3", "--quiet", "--store", str(served)).returncode == 0
+    with ServerProcess(served, "--no-seed") as second:
+        code, report, _ = pull("--server", servers[0], "--all", "--store", str(served))
+        assert code == 0 and report["refuted"] == 0
+        assert report["verified"] == report["inserted"] + report["unchanged"] > 0
+        done = run_cli("query", "0*7", "--json", "--server", second.address)
+        land = json.loads(done.stdout)["lands"][0]
+        assert land["nimber"] == 0 and land["status"] == "verified"
