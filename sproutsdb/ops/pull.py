@@ -58,11 +58,6 @@ class PullReport:
     examples: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
-    @property
-    def facts(self) -> int:
-        """Facts pulled and stored (new or already there): those whose status is told."""
-        return self.verified + self.claimed + self.refuted
-
     def as_dict(self) -> dict[str, Any]:
         return {
             "server": self.server,
