@@ -133,7 +133,10 @@ class Verifier:
         rule_lives: int = RULE_LIVES,
         provenance: Provenance | None = None,
         tables: TableShelf | None = None,
+        scan: bool = True,
     ) -> None:
+        """`scan` False: decide only the claims given by `notify` (a pull deciding what it
+        brought), not every claim the store holds."""
         self.store = store
         self.game = (
             game if game is not None else get_game(store.identity.game).engine(cache_size=200_000)
@@ -150,12 +153,13 @@ class Verifier:
         self._contenders: dict[str, Contender] = {}
         self._progress = False
         self._scan_after: str | None = None
-        self._scan_done = False
+        self._scan_done = not scan
         self._stop = False
         self._thread: threading.Thread | None = None
         self._just_verified: dict[str, int] = {}
         self._in_step = 0  # claims taken by the current step, not yet decided and committed
-        self._scan_kind = 0  # index in (NIMBER, *OTHER_KINDS) of the kind being scanned
+        # index in (NIMBER, *OTHER_KINDS) of the kind being scanned (past the end: none)
+        self._scan_kind = 0 if scan else len(OTHER_KINDS) + 1
         # claims of the other kinds: arrived (priority not yet computed), queued, waiting
         self._incoming: list[tuple[FactKind, str]] = []
         self._oheap: list[tuple[int, int, str, str]] = []  # (rank, priority, key, kind)

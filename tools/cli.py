@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_web",
     "sproutsdb.tools.cmd_check",
     "sproutsdb.tools.cmd_exchange",
+    "sproutsdb.tools.cmd_pull",
     "sproutsdb.tools.cmd_check_table",
     "sproutsdb.tools.cmd_rekey",
     "sproutsdb.tools.cmd_fleet",
@@ -40,6 +41,7 @@ class Interrupted(KeyboardInterrupt):
 # themselves, with their counts, through Interrupted).
 RESUME_NOTES = {
     "import": "the facts stored so far are kept; run the same command again to resume",
+    "pull": "the facts stored so far are kept as claims; run the same command again to resume",
     "solve": "what was proven so far is stored; run the same command again to resume",
 }
 

@@ -33,7 +33,7 @@ from sproutsdb.ops.check import (
 from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.game_option import store_game
-from sproutsdb.tools.stores import new_store, open_existing
+from sproutsdb.tools.stores import may_write, new_store, open_existing, open_to_check
 
 EXIT_BAD_PROOF = 1
 
@@ -41,6 +41,11 @@ EXIT_BAD_PROOF = 1
 def run_check_all(args: argparse.Namespace) -> int:
     """`check --all`: every nimber (in batches, --jobs/--ray), then the RCT records, the
     position → RCT entries and the misère nodes (see `sproutsdb.ops.check_all`)."""
+    if not may_write(args.store):
+        raise UsageError(
+            "check --all marks what it verifies, and this user may not write the store; "
+            "check each root with --root (read-only), or check a writable copy"
+        )
     with open_existing(args.store) as store:
         result = check_all(
             store,
@@ -147,7 +152,8 @@ def run_check_misere(args: argparse.Namespace) -> int:
     forged position → RCT entry is refuted, exit 1, never believed)."""
     _check_prune_target(args.prune)
     started = time.perf_counter()
-    with open_existing(args.store) as store:
+    with open_to_check(args.store) as store:
+        access = store.access()
         result = check_misere_root(
             store,
             args.root,
@@ -157,7 +163,7 @@ def run_check_misere(args: argparse.Namespace) -> int:
             derive_rct_lives=args.derive_rct_lives,
         )
     _prune(args, result)
-    return _finish(args, result, started)
+    return _finish(args, result, started, access)
 
 
 def _check_prune_target(prune: str | None) -> None:
@@ -210,7 +216,8 @@ def run_check(args: argparse.Namespace) -> int:
     key = get_game(game).engine().canonical(args.root)  # a bad position before any store
     _check_prune_target(args.prune)
     started = time.perf_counter()
-    with open_existing(args.store) as store:
+    with open_to_check(args.store) as store:
+        access = store.access()
         result = check_root(
             store,
             key,
@@ -220,13 +227,17 @@ def run_check(args: argparse.Namespace) -> int:
             derive_lives=args.derive_lives,
         )
     _prune(args, result)
-    return _finish(args, result, started)
+    return _finish(args, result, started, access)
 
 
-def _finish(args: argparse.Namespace, result: RootCheck, started: float) -> int:
-    """Print a root check's report (text or JSON) and return its exit status."""
+def _finish(
+    args: argparse.Namespace, result: RootCheck, started: float, access: dict[str, Any]
+) -> int:
+    """Print a root check's report (text or JSON) and return its exit status (`access`:
+    how the store was open; a read-only one keeps no marks)."""
     data = result.as_dict(time.perf_counter() - started)
     data["pruned"] = args.prune if args.prune is not None and result.ok else None
+    data["store"] = access
     with _reader_may_stop():
         if args.json:
             print(json.dumps(data))
@@ -252,6 +263,8 @@ def _print_text(data: dict[str, Any]) -> None:
         f"  {data['facts_used']:,} facts used, {data['facts_verified']:,} verified, "
         f"{data['facts_unproven']:,} unproven, {data['seconds']:.2f} s"
     )
+    if data.get("store", {}).get("read_only"):
+        print("  the store is read-only here: nothing was marked verified in it")
     if data.get("derived"):
         print(
             f"  {data['derived']:,} lands derived from the rules, not stored: "

@@ -13,14 +13,22 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from sproutsdb.formats.spr import DIALECTS
-from sproutsdb.ops.exchange import conflict_json, export_spr, export_store, import_into
+from sproutsdb.ops.exchange import (
+    conflict_json,
+    export_root,
+    export_spr,
+    export_store,
+    import_into,
+)
 from sproutsdb.ops.rekey import KeyClash
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.stores import open_existing
 
 EXIT_CONFLICT = 3
+EXIT_NO_PROOF = 1  # as `check` exits on a proof that is not complete
 
 
 def _new_file(path: str) -> Path:
@@ -33,11 +41,31 @@ def _new_file(path: str) -> Path:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    if args.misere and args.root is None:
+        raise UsageError("--misere is for --root: give the position whose misère proof to write")
+    if args.cycles < 1:
+        raise UsageError("--cycles must be at least 1")
     out = _new_file(args.out)
     started = time.perf_counter()
     spr = args.format == "spr" or (args.format == "auto" and out.suffix == ".spr")
+    proof: dict[str, Any] | None = None
     with open_existing(args.store, readonly=True) as store:
-        if spr:
+        access = store.access()
+        if args.root is not None:
+            exported = export_root(
+                store,
+                args.root,
+                out,
+                misere=args.misere,
+                spr=spr,
+                cycles=args.cycles,
+                quiet=args.quiet,
+            )
+            proof = exported.check.as_dict(time.perf_counter() - started)
+            if not exported.ok:
+                return _not_exported(args, proof, access)
+            counts = exported.counts
+        elif spr:
             counts = export_spr(store, out)
         else:
             counts = export_store(store, out, quiet=args.quiet)
@@ -49,12 +77,42 @@ def run_export(args: argparse.Namespace) -> int:
         "bytes": out.stat().st_size,
         "seconds": round(seconds, 3),
         "facts_per_second": round(total / max(seconds, 1e-9)),
+        "store": access,
     }
+    if proof is not None:
+        report["proof"] = proof
     if args.json:
         print(json.dumps(report))
     else:
-        print(f"exported {total:,} facts ({_counts_text(counts)}) to {out} in {seconds:.2f} s")
+        what = "" if proof is None else f" (the {_proved(proof)} of {proof['position']})"
+        print(
+            f"exported {total:,} facts{what} ({_counts_text(counts)}) to {out} in {seconds:.2f} s"
+        )
     return 0
+
+
+def _proved(proof: dict[str, Any]) -> str:
+    """What a root's proof shows, for people: `misère outcome L`, `nimber 0`, `outcome W`."""
+    if proof.get("play") == "misere":
+        return f"misère outcome {proof['outcome']} proof"
+    if proof.get("proved") == "nimber":
+        return f"nimber {proof['nimber']} proof"
+    return f"outcome {proof['outcome']} proof"
+
+
+def _not_exported(args: argparse.Namespace, proof: dict[str, Any], access: dict[str, Any]) -> int:
+    """A root whose proof the store does not hold whole: the check's report (--json), one
+    line on stderr saying why and what to run, exit status 1 as `check` gives."""
+    if args.json:
+        print(json.dumps({"file": None, "proof": proof, "store": access}))
+    play = " --misere" if args.misere else ""
+    print(
+        f"sproutsdb export: not exported: the store holds no complete, consistent proof of "
+        f"{proof['position']} ({len(proof['missing'])} missing, {len(proof['inconsistent'])} "
+        f"inconsistent); `sproutsdb check --root {proof['position']}{play}` says what",
+        file=sys.stderr,
+    )
+    return EXIT_NO_PROOF
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -113,12 +171,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Write the facts of a store as a versioned, zstd-compressed, checksummed\n"
             "stream (header, chunks of facts, trailer). The file appears only when\n"
-            "complete; an existing file is never overwritten."
+            "complete; an existing file is never overwritten. With --root, only one\n"
+            "position's proof, pruned. The store is opened read-only (a read-only copy\n"
+            "will do)."
         ),
-        epilog="example:\n  sproutsdb export --store data --out sprouts.spdbx",
+        epilog=(
+            "examples:\n  sproutsdb export --store data --out sprouts.spdbx\n"
+            "  sproutsdb export --root 0*12 --out 0x12.spdbx        # one proof, pruned\n"
+            "  sproutsdb export --root 0*12 --misere --out 0x12m.spdbx"
+        ),
     )
     add_store_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="new file to write")
+    p.add_argument(
+        "--root",
+        metavar="POS",
+        default=None,
+        help="only the facts of POS's proof: checked from the rules as `check --root` does, "
+        "pruned as `check --prune` does, then written (nothing written if incomplete: exit 1)",
+    )
+    p.add_argument("--misere", action="store_true", help="with --root: its misère proof")
+    p.add_argument(
+        "--cycles",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --root: random check cycles keeping the smallest proof (default 1)",
+    )
     p.add_argument(
         "--format",
         choices=("auto", "native", "spr"),

@@ -787,6 +787,7 @@ def run_query(args: argparse.Namespace) -> int:
             verified_only=args.verified,
         )
         report["rct_table"] = rct_source
+        report["store"] = store.access()
     if args.json:
         print(json.dumps(report))
         return 0

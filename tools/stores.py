@@ -4,6 +4,7 @@ or, with --server, the server's; a missing store is a UsageError naming the dire
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,21 @@ def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore
         return open_sprouts_store(path, create=False, readonly=readonly, game=game)
     except StoreNotFoundError:
         raise UsageError(f"no store at {resolve_store_path(path)}") from None
+
+
+def open_to_check(path: str | None) -> LmdbProofStore:
+    """An existing store for a check: writable when this user may write it (the check
+    marks what it verifies), else read-only (a copy made read-only, a store of another
+    user: the check re-derives the same and marks nothing)."""
+    return open_existing(path, readonly=not may_write(path))
+
+
+def may_write(path: str | None) -> bool:
+    """Whether this user may write the store at `path` (its data file and its directory,
+    where LMDB keeps the lock file)."""
+    where = resolve_store_path(path)
+    data = where / "data.mdb"
+    return os.access(where, os.W_OK) and (not data.exists() or os.access(data, os.W_OK))
 
 
 def new_store(path: str, game: str = DEFAULT_GAME) -> LmdbProofStore:

@@ -139,6 +139,8 @@ class LmdbProofStore:
         self._env: lmdb.Environment | None = env
         self._dbs = dbs
         self._writer = None if readonly else GroupCommitWriter(env, dbs, str(path))
+        # read without LMDB's lock file (this user may not write it: see opening._open_env)
+        self.lockless = readonly and not env.flags()["lock"]
         self._finalizer = weakref.finalize(self, shutdown, self._writer, env)
 
     @classmethod
@@ -195,6 +197,11 @@ class LmdbProofStore:
     def __repr__(self) -> str:
         state = "closed" if self._env is None else ("read-only" if self.readonly else "open")
         return f"<LmdbProofStore {self.path} game={self.identity.game!r} {state}>"
+
+    def access(self) -> dict[str, Any]:
+        """How this store is open, for the `store` object of JSON reports: its path,
+        whether read-only, and whether read without its lock file (no write access)."""
+        return {"path": str(self.path), "read_only": self.readonly, "lockless": self.lockless}
 
     def close(self) -> None:
         """Commit every queued write, stop the writer and close LMDB; idempotent."""
@@ -403,6 +410,7 @@ class LmdbProofStore:
             "schema_version": self.identity.schema_version,
             "created": self.identity.created,
             "readonly": self.readonly,
+            "store": self.access(),
             "counts": counts,
             "verified": verified,
             "refuted": refuted,

@@ -8,8 +8,10 @@ data is written for a new store or checked against the program for an existing o
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
+import struct
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,7 @@ log = logging.getLogger("sproutsdb.server.store")  # the store's one logger, wha
 
 DEFAULT_MAP_SIZE = (1 << 40) if sys.maxsize > 2**32 else (1 << 30)  # sparse: costs no disk
 MAX_READERS = 1024
+LOCK_FILE = "lock.mdb"  # LMDB's reader table and writer lock, beside data.mdb
 
 
 @dataclass(frozen=True)
@@ -282,23 +285,84 @@ def _not_a_store(where: Path, why: str = "it has no sproutsdb meta data") -> Not
 
 
 def _open_env(where: Path, *, readonly: bool, durable: bool, map_size: int) -> lmdb.Environment:
-    """lmdb.open with the store's limits; LMDB's errors become StoreErrors saying what to do."""
+    """lmdb.open with the store's limits; LMDB's errors become StoreErrors saying what to do.
+
+    A read-only open of a store whose lock file this user may not write (a copy made
+    read-only, a shared dataset, a store owned by another user) reads without the lock
+    file (LMDB's `lock=False`), and only when no process has the store open: without the
+    lock file a reader cannot tell a writer which pages it still reads."""
     try:
-        return lmdb.open(
-            str(where),
-            map_size=map_size,
-            subdir=True,
-            readonly=readonly,
-            create=False,
-            sync=durable,
-            metasync=durable,
-            max_dbs=schema.MAX_DBS,
-            max_readers=MAX_READERS,
-        )
+        return _lmdb_open(where, readonly=readonly, durable=durable, map_size=map_size)
+    except lmdb.ReadonlyError as error:  # EACCES: the lock file (or directory) is not ours
+        if not readonly or not lock_file_unwritable(where):
+            raise StoreError(f"cannot open store {where}: {error}") from None
     except lmdb.Error as error:
-        if "already open" in str(error):
-            raise StoreInUseError(
-                f"store {where} is already open in this process; share that LmdbProofStore "
-                "instead of opening a second one"
-            ) from None
-        raise StoreError(f"cannot open store {where}: {error}") from None
+        raise _open_error(where, error) from None
+    _refuse_if_in_use(where)
+    log.info("store %s: read without its lock file (no write access to it)", where)
+    try:
+        return _lmdb_open(where, readonly=True, durable=durable, map_size=map_size, lock=False)
+    except lmdb.Error as error:
+        raise _open_error(where, error) from None
+
+
+def _lmdb_open(
+    where: Path, *, readonly: bool, durable: bool, map_size: int, lock: bool = True
+) -> lmdb.Environment:
+    """The one lmdb.open call of the store."""
+    return lmdb.open(
+        str(where),
+        map_size=map_size,
+        subdir=True,
+        readonly=readonly,
+        create=False,
+        lock=lock,
+        sync=durable,
+        metasync=durable,
+        max_dbs=schema.MAX_DBS,
+        max_readers=MAX_READERS,
+    )
+
+
+def _open_error(where: Path, error: lmdb.Error) -> StoreError:
+    """The StoreError of an LMDB error at open time."""
+    if "already open" in str(error):
+        return StoreInUseError(
+            f"store {where} is already open in this process; share that LmdbProofStore "
+            "instead of opening a second one"
+        )
+    return StoreError(f"cannot open store {where}: {error}")
+
+
+def lock_file_unwritable(where: Path) -> bool:
+    """Whether this user can neither write the store's lock file nor create it."""
+    lock = where / LOCK_FILE
+    if lock.exists():
+        return not os.access(lock, os.W_OK)
+    return not os.access(where, os.W_OK)
+
+
+def _refuse_if_in_use(where: Path) -> None:
+    """Refuse a lockless read of a store another process has open (every LMDB process
+    holds a shared fcntl lock on the first byte of the lock file; asking needs no write
+    access): its writer could reuse pages this reader is reading."""
+    lock = where / LOCK_FILE
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        return  # no lock file: no process has the store open
+    except OSError as error:
+        raise StoreError(f"cannot open store {where}: {lock}: {error.strerror}") from None
+    try:
+        probe = struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0)
+        held = struct.unpack("hhqqi", fcntl.fcntl(fd, fcntl.F_GETLK, probe))[0]
+    except OSError:
+        held = fcntl.F_UNLCK  # a file system without fcntl locks: nobody can hold one
+    finally:
+        os.close(fd)
+    if held != fcntl.F_UNLCK:
+        raise StoreInUseError(
+            f"store {where} is in use by another process, and this user may not write its "
+            "lock file, so reading it now could see pages being rewritten; read it through "
+            "its server (--server), or read a copy"
+        )

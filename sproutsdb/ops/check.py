@@ -340,9 +340,7 @@ def check_root(
         outcome_only=outcome_only,
         derive_lives=derive_lives,
     )
-    verified = list(report.verified)
-    for start in range(0, len(verified), MARK_BATCH):
-        store.mark_verified(FactKind.NIMBER, verified[start : start + MARK_BATCH], check=CHECK_ROOT)
+    _mark(store, FactKind.NIMBER, list(report.verified), CHECK_ROOT)
     return RootCheck(report, sizes, game=store.identity.game)
 
 
@@ -374,17 +372,27 @@ def check_misere_root(
     report, sizes = check_misere_with_cycles(engine, store, root, cycles=cycles, seed=seed)
     if rcts is not None:
         report.inconsistent.extend(rcts.report.inconsistencies())
-    verified = list(report.verified)
-    for start in range(0, len(verified), MARK_BATCH):
-        store.mark_verified(
-            FactKind.MISERE, verified[start : start + MARK_BATCH], check=CHECK_MISERE_ROOT
-        )
-    if rcts is not None and table_source == "store" and not report.inconsistent:
+    _mark(store, FactKind.MISERE, list(report.verified), CHECK_MISERE_ROOT)
+    if (
+        rcts is not None
+        and table_source == "store"
+        and not report.inconsistent
+        and not store.readonly
+    ):
         _mark_rcts_rederived(rcts, store)
     extra: dict[str, Any] = {"rct_source": table_source}
     if rcts is not None:
         extra["rct_claims"] = rcts.report.to_json()
     return RootCheck(report, sizes, play="misere", rcts=rcts, extra=extra)
+
+
+def _mark(store: LmdbProofStore, kind: FactKind, keys: list[str], check: str) -> None:
+    """Mark verified what a root check re-derived, in batches; a store open read-only (a
+    read-only copy) keeps no marks: the check's report says the same either way."""
+    if store.readonly:
+        return
+    for start in range(0, len(keys), MARK_BATCH):
+        store.mark_verified(kind, keys[start : start + MARK_BATCH], check=check)
 
 
 def write_pruned(check: RootCheck, pruned: LmdbProofStore) -> None:

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sproutsdb.errors import UsageError
 from sproutsdb.facts import Provenance
@@ -53,6 +53,9 @@ from sproutsdb.solver.cgt.records import export as export_records
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, join_node_key, split_node_key
 from sproutsdb.solver.ports.game import Game, NotationError
 from sproutsdb.solver.ports.proofstore import Conflict, FactKind, PutResult
+
+if TYPE_CHECKING:
+    from sproutsdb.ops.check import RootCheck
 
 CANON_VERSION = get_game().canon_version
 
@@ -467,7 +470,17 @@ def _rct_facts(summary: StageSummary, name: str) -> tuple[dict[str, Any], dict[s
 
 
 def export_spr(store: LmdbProofStore, out: Path) -> dict[str, int]:
-    """Write the store's nimbers and RCTs to `out` as a GLOP [Positions+Nimber] .spr text."""
+    """Write the store's nimbers and RCTs to `out` as a GLOP [Positions+Nimber] .spr text.
+
+    A store with misère facts is refused before anything is written: they are losing
+    search nodes keyed by RCT content ids, which no section of a .spr file holds (and the
+    .spr import reads none back), so writing the rest would drop them silently."""
+    nodes = store.count(FactKind.MISERE)
+    if nodes:
+        raise UsageError(
+            f"spr format cannot hold misère facts (the store has {nodes:,} misère losing "
+            "nodes); use --format native"
+        )
     return write_spr(
         store.iter_facts(FactKind.NIMBER),
         out,
@@ -525,3 +538,49 @@ def conflict_json(c: Conflict | KeyClash) -> dict[str, Any]:
         "stored": repr(c.stored),
         "offered": repr(c.offered),
     }
+
+
+@dataclass
+class RootExport:
+    """`export_root`'s result: the root check (as `check --root` reports it) and the
+    counts of the facts written, per kind (empty when the proof was not complete)."""
+
+    check: RootCheck
+    counts: dict[str, int]
+
+    @property
+    def ok(self) -> bool:
+        return self.check.ok
+
+
+def export_root(
+    store: LmdbProofStore,
+    root: str,
+    out: Path,
+    *,
+    misere: bool = False,
+    spr: bool = False,
+    cycles: int = 1,
+    seed: int = 0,
+    quiet: bool = True,
+) -> RootExport:
+    """One position's pruned proof in one file: `check_root` (or `check_misere_root`) on
+    the store, the facts the proof used written into a scratch store (`write_pruned`, as
+    `check --prune` does), and that store exported to `out` (native, or .spr with `spr`).
+    Nothing is written when the store holds no complete, consistent proof."""
+    from sproutsdb.ops.check import check_misere_root, check_root, write_pruned
+
+    if misere:
+        check = check_misere_root(store, root, cycles=cycles, seed=seed)
+    else:
+        check = check_root(store, root, cycles=cycles, seed=seed)
+    if not check.ok:
+        return RootExport(check, {})
+    with (
+        tempfile.TemporaryDirectory(prefix="sproutsdb-proof-") as scratch,
+        open_store(Path(scratch) / "proof", durable=False, game=check.game) as pruned,
+    ):
+        write_pruned(check, pruned)
+        pruned.flush()
+        counts = export_spr(pruned, out) if spr else export_store(pruned, out, quiet=quiet)
+    return RootExport(check, counts)
