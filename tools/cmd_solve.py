@@ -5,22 +5,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from sproutsdb.errors import UserError
-from sproutsdb.games import get_game
+from sproutsdb.games import GameEntry, get_game
+from sproutsdb.ops.solve import (
+    FLUSH_SECONDS,
+    SolveInterrupted,
+    SolveReport,
+    SolveSettings,
+    Solving,
+    misere_rct_source,
+    solve,
+)
 from sproutsdb.progress import status_line
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.store.location import resolve_store_path
 from sproutsdb.solver.extras.r1 import Part, R1Verdict, r1_rule
-from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
-from sproutsdb.solver.ports.game import Game
-from sproutsdb.solver.ports.proofstore import ConflictError, FactKind
-from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, Progress
+from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, ProofStore
+from sproutsdb.solver.search.progress import ProgressFn
 from sproutsdb.tools.cli import (
     Interrupted,
     UsageError,
@@ -31,55 +36,40 @@ from sproutsdb.tools.cli import (
 from sproutsdb.tools.game_option import add_game_option, game_of, open_game_store
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.server_options import add_client_options, client_from_args
-from sproutsdb.tools.stores import open_solve_store, open_store
+from sproutsdb.tools.stores import open_store
 
 EXIT_CONFLICT = 3
-MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in `solve --misere`
-GRUNDY_LIMIT = 64  # `solve --misere --grundy` tries P + *g for g up to this
-FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every 1 000)
+
+
+def _progress(line: Any) -> ProgressFn:
+    """The progress line of a solve, on stderr."""
+
+    def report(p: Progress) -> None:
+        line.show(
+            f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
+            f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s"
+        )
+
+    return report
 
 
 @contextmanager
-def solving(args: argparse.Namespace) -> Iterator[tuple[Game, NormalSolver, LmdbProofStore]]:
-    """A solver on the embedded store (or the --server's), flushed on every exit (Ctrl-C
-    loses nothing proven)."""
-    entry = game_of(args)
-    game = entry.engine()
-    store = open_game_store(args, entry)
-    jobs = getattr(args, "jobs", 1)
+def solving(
+    args: argparse.Namespace, entry: GameEntry | None = None, *, tell_kept: bool = True
+) -> Iterator[tuple[ProofStore, ProgressFn]]:
+    """The store a solve works on (embedded, or the --server's) and its progress line,
+    closed on every exit; the solver flushed before (Ctrl-C loses nothing proven, and with
+    `tell_kept` the message says how many new facts were kept)."""
+    store = open_game_store(args, entry or game_of(args))
     with status_line(enabled=not args.quiet) as line:
-
-        def report(p: Progress) -> None:
-            line.show(
-                f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
-                f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s"
-            )
-
-        options = SolveOptions(
-            progress=report,
-            table_capacity=getattr(args, "table_capacity", None),
-            flush_seconds=getattr(args, "flush_seconds", FLUSH_SECONDS),
-        )
-        solver = NormalSolver(
-            game,
-            store,
-            options=options,
-            search=getattr(args, "search", SEARCHES[-1]),
-            share_seconds=SHARE_SECONDS if jobs > 1 else None,
-        )
-        interrupted = False
         try:
-            yield game, solver, store
-        except KeyboardInterrupt:
-            interrupted = True
-            raise
+            yield store, _progress(line)
+        except SolveInterrupted as stop:
+            if not tell_kept:
+                raise
+            raise Interrupted(_kept(args, stop.stored)) from None
         finally:
-            try:
-                solver.flush()
-            finally:
-                store.close()
-            if interrupted:
-                raise Interrupted(_kept(args, solver.stats.facts_stored)) from None
+            store.close()
 
 
 def _kept(args: argparse.Namespace, stored: int) -> str:
@@ -94,6 +84,17 @@ def _kept(args: argparse.Namespace, stored: int) -> str:
 def _conflict(command: str, error: ConflictError) -> int:
     print(f"sproutsdb {command}: conflict: {error}", file=sys.stderr)
     return EXIT_CONFLICT
+
+
+def _settings(args: argparse.Namespace, progress: ProgressFn, **extra: Any) -> SolveSettings:
+    """The solve settings the flags ask for."""
+    return SolveSettings(
+        search=getattr(args, "search", SEARCHES[-1]),
+        table_capacity=getattr(args, "table_capacity", None),
+        flush_seconds=getattr(args, "flush_seconds", FLUSH_SECONDS),
+        progress=progress,
+        **extra,
+    )
 
 
 def run_solve(args: argparse.Namespace) -> int:
@@ -112,7 +113,6 @@ def run_solve(args: argparse.Namespace) -> int:
     else:
         text = args.position
     key = game.canonical(text)
-    lands = game.components(key)
     if getattr(args, "misere", False):
         return run_solve_misere(args, key)
     if getattr(args, "grundy", False):
@@ -126,209 +126,92 @@ def run_solve(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.table_capacity is not None and args.table_capacity < 1:
         raise UsageError(f"--table-capacity must be at least 1, got {args.table_capacity}")
-    start = time.perf_counter()
+    share = SHARE_SECONDS if args.jobs > 1 else None
     try:
-        with solving(args) as (game, solver, _store), helpers_running(args, key, args.jobs):
-            if len(lands) <= 1 and not args.outcome_only:
-                nimber: int | None = solver.nimber(key)
-                outcome = "L" if nimber == 0 else "W"
-            else:
-                nimber = None
-                outcome = solver.outcome(key)
-            stored = solver.stats.facts_stored
+        with solving(args, entry) as (store, progress), helpers_running(args, key, args.jobs):
+            settings = _settings(
+                args, progress, outcome_only=args.outcome_only, share_seconds=share
+            )
+            report = solve(key, store, game=entry, settings=settings)
     except ConflictError as error:
         return _conflict("solve", error)
-    seconds = time.perf_counter() - start
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "position": key,
-                    "outcome": outcome,
-                    "nimber": nimber,
-                    "stored": stored,
-                    "seconds": round(seconds, 3),
-                    "jobs": args.jobs,
-                }
-            )
-        )
-    else:
-        who = "the player to move wins" if outcome == "W" else "the player to move loses"
-        tail = f", nimber {nimber}" if nimber is not None else ""
-        print(f"{key}: {outcome} ({who}){tail}")
-        where = (
-            f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
-        )
-        print(f"{stored:,} new facts stored {where} in {seconds:.2f} s")
+    _print_report(args, report)
     return 0
-
-
-def _misere_rcts(args: argparse.Namespace, store: object) -> tuple[object, dict[str, Any]]:
-    """The RCT source of a misère solve and its --json description: --rct-table FILE,
-    else the server's streamed table, else the store's, else the shipped S6 table. A table
-    file is re-derived whole before use (sproutsdb.trusted_tables); the positions a server
-    or a store maps to RCTs are claims, each re-derived before use (solver.misere.rct_trust)."""
-    from sproutsdb.ops.shipped_rcts import describe_source, say_on_stderr, shipped_rct_table
-    from sproutsdb.solver.misere.rct_trust import DerivedRcts
-    from sproutsdb.solver.misere.solver import StoreRcts, TableRcts
-    from sproutsdb.trusted_tables import verified_table
-
-    def rederived(claims: Any) -> DerivedRcts:
-        shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
-        trusted = shipped[0].rct_id_of if shipped is not None else None
-        return DerivedRcts(get_game().engine(), claims, trusted=trusted)
-
-    if args.no_rct_table:
-        if args.rct_table:
-            raise UsageError("give --rct-table FILE or --no-rct-table, not both")
-        return None, describe_source("none", None)
-    if args.rct_table:
-        rcts = TableRcts(
-            verified_table(args.rct_table, notice=say_on_stderr)
-        )  # every record and position re-derived
-        return rcts, describe_source("file", str(Path(args.rct_table).resolve()))
-    if args.server:
-        client = store.client  # type: ignore[attr-defined]
-        if client.server_info().get("rct_tables"):
-            return rederived(TableRcts(client.rct_table())), describe_source("server", args.server)
-        where = f"server {args.server}"
-    else:
-        assert isinstance(store, LmdbProofStore)  # no --server: open_solve_store's own store
-        if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
-            where = str(resolve_store_path(args.store))
-            return rederived(StoreRcts(store)), describe_source("store", where)
-        where = f"the store {resolve_store_path(args.store)}"
-        shipped = shipped_rct_table()
-        if shipped is not None:
-            # the store takes the table first, so that every RCT its misère facts name
-            # is stored beside them (as `serve` seeds an RCT-less store)
-            from sproutsdb.server.seed import seed_store
-
-            table, path = shipped
-            seed_store(
-                store,
-                path,
-                load=lambda: table,
-                who="sproutsdb solve --misere",
-            )
-            return TableRcts(table), describe_source("shipped", str(path))
-    print(
-        f"sproutsdb solve: no RCT table in {where}; solving without RCTs (slow beyond "
-        "0*7). Give --rct-table FILE, or serve the store seeded (`sproutsdb serve`).",
-        file=sys.stderr,
-    )
-    return None, describe_source("none", None)
-
-
-def _misere_grundy(solver: object, key: str) -> int:
-    try:
-        return solver.grundy(key, GRUNDY_LIMIT)  # type: ignore[attr-defined,no-any-return]
-    except ValueError as error:
-        if isinstance(error, UserError) or not str(error).startswith("no g"):
-            raise
-        raise UserError(f"{error} (the limit of --grundy)") from None
 
 
 def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     """`solve --misere`: the misère outcome (and with --grundy the least g making
     P + *g a misère loss), storing the losing nodes it proves."""
-    from sproutsdb.solver.misere.solver import MisereSolver
-
-    # the solver keeps its hot lands' moves in an LRU of its own: the engine's memo of
-    # land children (about 15 kB a land of 0*12 and up) is only a second level, bounded
-    # to about 2 GB on long runs
-    game = get_game().engine(cache_size=MISERE_LAND_CACHE)
     capacity = getattr(args, "table_capacity", None)
     if capacity is not None and capacity < 1:
         raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
-    start = time.perf_counter()
-    store = open_solve_store(args)
+    if args.no_rct_table and args.rct_table:
+        raise UsageError("give --rct-table FILE or --no-rct-table, not both")
     try:
-        rcts, rct_source = _misere_rcts(args, store)
-        with status_line(enabled=not args.quiet) as line:
-
-            def report(p: Progress) -> None:
-                line.show(
-                    f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
-                    f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s"
-                )
-
-            options = SolveOptions(
-                progress=report, flush_seconds=args.flush_seconds, table_capacity=capacity
-            )
-            solver = MisereSolver(
-                game,
+        with solving(args, tell_kept=False) as (store, progress):
+            rcts, rct_source = misere_rct_source(
                 store,
-                rcts,  # type: ignore[arg-type]
-                options=options,
+                table_file=args.rct_table,
+                use_rcts=not args.no_rct_table,
+                notice=lambda message: print(message, file=sys.stderr),
             )
-            try:
-                grundy = _misere_grundy(solver, key) if args.grundy else None
-                # P + *0 is P: the search for g has decided the outcome already
-                if grundy is None:
-                    outcome = solver.outcome(key)
-                else:
-                    outcome = "L" if grundy == 0 else "W"
-            finally:
-                solver.flush()
-            stats = solver.stats
+            settings = _settings(args, progress, misere=True, grundy=args.grundy, rcts=rcts)
+            report = solve(key, store, settings=settings)
+            report.rct_source = rct_source
     except ConflictError as error:
         return _conflict("solve", error)
-    finally:
-        store.close()
-    seconds = time.perf_counter() - start
-    derivation = getattr(rcts, "report", None)  # a DerivedRcts: what its claims came to
+    derivation = report.rct_claims  # a DerivedRcts: what its claims came to
     for refuted in derivation.refuted[:10] if derivation is not None else ():
         print(
             f"sproutsdb solve: warning: a false position → RCT claim was not used: "
             f"{refuted.describe()}",
             file=sys.stderr,
         )
-    if args.json:
-        report_json: dict[str, object] = {"position": key, "play": "misere"}
-        if grundy is not None:
-            report_json["grundy"] = grundy
-        report_json.update(
-            outcome=outcome,
-            stored=stats.facts_stored,
-            nodes=stats.nodes,
-            seconds=round(seconds, 3),
-            rct_table=rct_source,
-        )
-        if derivation is not None:
-            report_json["rct_claims"] = derivation.to_json()
-        print(json.dumps(report_json))
-    else:
-        who = "the player to move wins" if outcome == "W" else "the player to move loses"
-        print(f"{key}: {outcome} in misère play ({who})")
-        if grundy is not None:
-            print(
-                f"misère Grundy value {grundy}: {key} + *{grundy} is the first misère loss "
-                f"among {key} + *g, g = 0, 1, …"
-            )
-        where = (
-            f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
-        )
-        print(
-            f"{stats.nodes:,} nodes searched, {stats.facts_stored:,} new losing nodes stored "
-            f"{where} in {seconds:.2f} s"
-        )
-        if rct_source["where"] is not None:
-            print(f"RCTs: {rct_source['source']} ({rct_source['where']})")
+    _print_report(args, report)
     return 0
+
+
+def _print_report(args: argparse.Namespace, report: SolveReport) -> None:
+    """What `solve` prints of its report (either play; the same on a server or a store)."""
+    if args.json:
+        print(json.dumps(report.to_json(getattr(args, "jobs", 1))))
+        return
+    key, outcome, grundy = report.position, report.outcome, report.grundy
+    who = "the player to move wins" if outcome == "W" else "the player to move loses"
+    where = f"on server {args.server}" if args.server else f"in {resolve_store_path(args.store)}"
+    if report.play == "normal":
+        tail = f", nimber {report.nimber}" if report.nimber is not None else ""
+        print(f"{key}: {outcome} ({who}){tail}")
+        print(f"{report.stored:,} new facts stored {where} in {report.seconds:.2f} s")
+        return
+    print(f"{key}: {outcome} in misère play ({who})")
+    if grundy is not None:
+        print(
+            f"misère Grundy value {grundy}: {key} + *{grundy} is the first misère loss "
+            f"among {key} + *g, g = 0, 1, …"
+        )
+    print(
+        f"{report.stats.nodes:,} nodes searched, {report.stored:,} new losing nodes stored "
+        f"{where} in {report.seconds:.2f} s"
+    )
+    source = report.rct_source
+    if source is not None and source["where"] is not None:
+        print(f"RCTs: {source['source']} ({source['where']})")
 
 
 def run_nimber(args: argparse.Namespace) -> int:
     try:
-        with solving(args) as (game, solver, _store):
-            for text in positions_from(args.positions):
-                key = game.canonical(text)
-                value = solver.nimber(key)
-                if args.json:
-                    print(json.dumps({"position": key, "nimber": value}), flush=True)
-                else:
-                    who = "loses" if value == 0 else "wins"
-                    print(f"{key}: nimber {value} (the player to move {who})", flush=True)
+        with solving(args) as (store, progress):
+            entry = game_of(args)
+            with Solving(store, game=entry, settings=_settings(args, progress)) as session:
+                for text in positions_from(args.positions):
+                    key = session.game.canonical(text)
+                    value = session.solver.nimber(key)
+                    if args.json:
+                        print(json.dumps({"position": key, "nimber": value}), flush=True)
+                    else:
+                        who = "loses" if value == 0 else "wins"
+                        print(f"{key}: nimber {value} (the player to move {who})", flush=True)
     except ConflictError as error:
         return _conflict("nimber", error)
     return 0
