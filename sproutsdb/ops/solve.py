@@ -56,6 +56,7 @@ class SolveSettings:
     progress: ProgressFn | None = None
     progress_interval: float | None = None
     share_seconds: float | None = None  # normal play: how often to meet other solvers' facts
+    reprove_roots: bool = True  # prove a root again even when the store holds its fact
     rcts: Any = None
 
     def options(self) -> SolveOptions:
@@ -67,6 +68,7 @@ class SolveSettings:
             progress=self.progress,
             table_capacity=self.table_capacity,
             flush_seconds=self.flush_seconds,
+            reprove_roots=self.reprove_roots,
             **extra,
         )
 
