@@ -40,7 +40,8 @@ def open_proof_store(
     """The ProofStore a verb works on: the server's at `server` (its `token` for writes,
     `tls_ca` a PEM certificate for TLS), else the embedded store at `location` (default
     $SPROUTSDB_STORE or ./sproutsdb-data). A local store is created for `game` when missing
-    unless `readonly`; a read-only one is taken of the game it records."""
+    unless `readonly`; a read-only one is taken of the game it records. (`readonly` is for
+    a local store: what a client may write to a server is the server's to say, by token.)"""
     if server is not None:
         return open_remote_store(server, game=game, token=token, tls_ca=tls_ca)
     return open_local_store(location, readonly=readonly, game=game)
