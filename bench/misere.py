@@ -93,12 +93,11 @@ def _cpu() -> float:
 
 def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, object]:
     """Solve and check misère 0*n in this process; one row of the table."""
+    from sproutsdb.ops.solve import SolveSettings, Solving
     from sproutsdb.solver.misere.check import check_misere_with_cycles
     from sproutsdb.solver.misere.rct_trust import DerivedRcts
     from sproutsdb.solver.misere.solver import MisereSolver, Progress, TableRcts
     from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
-    from sproutsdb.solver.search.options import SolveOptions
-    from sproutsdb.solver.sprouts.game import SproutsGame
     from sproutsdb.trusted_tables import verified_table
 
     table = verified_table(table_path)  # as every command: positions re-derived (or cached)
@@ -108,18 +107,18 @@ def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, o
         if time.monotonic() > deadline:
             raise OutOfTime
 
-    game, store, rcts = SproutsGame(), MemoryProofStore(), TableRcts(table)
-    solver = MisereSolver(
-        game, store, rcts, options=SolveOptions(progress=check, progress_interval=1.0)
+    store = MemoryProofStore()
+    settings = SolveSettings(
+        misere=True, rcts=TableRcts(table), progress=check, progress_interval=1.0
     )
     wall, cpu = time.perf_counter(), _cpu()
-    try:
-        outcome: str | None = solver.outcome(f"0*{n}")
-    except OutOfTime:
-        outcome = None
-    solver.flush()
+    with Solving(store, settings=settings) as session:  # flushed on leaving
+        try:
+            outcome: str | None = session.solve(f"0*{n}").outcome
+        except OutOfTime:
+            outcome = None
     wall, cpu = time.perf_counter() - wall, _cpu() - cpu
-    stats = solver.stats
+    game, stats = session.game, session.stats
     row: dict[str, object] = {
         "n": n,
         "outcome": outcome,

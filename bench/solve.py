@@ -45,12 +45,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.solver.normal.solver import SEARCHES, NormalSolver, Progress
-from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.ops.solve import SolveSettings, solve
+from sproutsdb.ops.stores import open_proof_store
+from sproutsdb.solver.normal.solver import SEARCHES, Progress
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
-from sproutsdb.solver.sprouts.game import SproutsGame
 
 PAPER_PRUNED = {11: 140, 12: 475}
 # SPOTS on one core of this machine kind, outcome of 0*n, seconds and df-pn iterations
@@ -90,25 +89,21 @@ def run(
     facts stored; raises OutOfTime past the limit. With jobs > 1, through the CLI."""
     if jobs > 1:
         return run_cli(store_dir, key, limit, search, jobs)
-    game = SproutsGame()
     started, cpu = time.perf_counter(), time.process_time()
 
     def watchdog(progress: Progress) -> None:
         if time.perf_counter() - started > limit:
             raise OutOfTime
 
-    with LmdbProofStore.open(store_dir, game="sprouts", canon_version=CANON_VERSION) as store:
-        solver = NormalSolver(
-            game,
-            store,
-            search=search,
-            options=SolveOptions(progress=watchdog, progress_interval=1.0),
-        )
-        try:
-            outcome = solver.outcome(key)
-        finally:
-            solver.flush()
-        stats = solver.stats
+    settings = SolveSettings(
+        outcome_only=True, search=search, progress=watchdog, progress_interval=1.0
+    )
+    store = open_proof_store(store_dir)  # the store `sproutsdb solve --store DIR` opens
+    try:
+        report = solve(key, store, settings=settings)
+    finally:
+        store.close()
+    outcome, stats = report.outcome, report.stats
     return {
         "outcome": outcome,
         "seconds": time.perf_counter() - started,

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from sproutsdb.errors import UserError
-from sproutsdb.facts import Status
 from sproutsdb.games import get_game
 from sproutsdb.server.children_worker import BoundedChildren, ChildrenTimeout
 from sproutsdb.server.store import LmdbProofStore
@@ -29,11 +28,16 @@ from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.extras.r1 import Part, R1Verdict, r1_class, r1_rule
 from sproutsdb.solver.misere.solver import MisereConflictError, StoreRcts
 from sproutsdb.solver.ports.game import sum_children
-from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.values import (
+    CLAIMED,
+    REFUTED,
+    VERIFIED,
+    read_values,
+    refutation_json,
+    status_name,
+)
 
 TERMINAL = get_game().terminal
-
-VERIFIED, CLAIMED, REFUTED = Status.VERIFIED.value, Status.CLAIMED.value, Status.REFUTED.value
 
 
 @dataclass(frozen=True)
@@ -54,24 +58,18 @@ def worst(statuses: list[str | None]) -> str | None:
 
 
 class _Facts:
-    """The stored facts and RCTs of a set of lands and positions, read in a few batches."""
+    """The stored facts and RCTs of a set of lands and positions, read in a few batches by
+    the one reader of stored values (sproutsdb.values); a refuted position → RCT claim is
+    no map here."""
 
     def __init__(self, reader: PositionReader, lands: set[str], positions: set[str]) -> None:
-        store = reader.store
         keys = sorted(lands | positions)
-        self.nimbers = store.get_records(FactKind.NIMBER, sorted(lands), refuted=True)
-        self.misere = store.get_records(FactKind.MISERE, keys, refuted=True)
-        self.pos_rct = store.get_records(FactKind.POS_RCT, keys)
+        stored = read_values(reader.store, nimbers=sorted(lands), misere=keys, pos_rct=keys)
+        self.nimbers = stored.nimbers
+        self.misere = stored.misere
+        self.pos_rct = {k: r for k, r in stored.pos_rct.items() if _status(r) != REFUTED}
         self.handles, self.from_table, self.problems = reader.rct_handles(keys, self.pos_rct)
-        used = {r.provenance for r in (*self.nimbers.values(), *self.misere.values())}
-        used |= {r.verified_by for r in self.nimbers.values() if r.verified_by is not None}
-        used |= {r.provenance for r in self.pos_rct.values()}
-        self.provenance = store.provenance_records() if used else {}
-
-    def who(self, pid: int | None) -> dict[str, Any] | None:
-        if pid is None or pid not in self.provenance:
-            return None
-        return self.provenance[pid].as_dict(pid)
+        self.who = stored.who
 
 
 class PositionReader:
@@ -544,13 +542,11 @@ class PositionReader:
 
 
 def _status(record: Any) -> str:
-    return str(getattr(record.status, "value", record.status))
+    return str(status_name(record))
 
 
 def _refutation(record: Any) -> dict[str, Any] | None:
-    if record is None or record.refutation is None:
-        return None
-    return cast(dict[str, Any], record.refutation.to_json())
+    return cast(dict[str, Any] | None, refutation_json(record))
 
 
 def _fields(play: str) -> tuple[str, str, str]:

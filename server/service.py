@@ -46,6 +46,7 @@ from sproutsdb.solver.misere.keys import split_node_key
 from sproutsdb.solver.normal.check import Checker
 from sproutsdb.solver.ports.game import Game, NotationError
 from sproutsdb.solver.ports.proofstore import FactKind, FactValue, RctRecord
+from sproutsdb.values import usable
 from sproutsdb.wire import (
     COLUMN,
     CONFLICT,
@@ -781,10 +782,9 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
 
 def _served_record(record: Any, verified_only: bool) -> bool:
     """Whether a looked-up record is served as a value: never a refuted claim, and a
-    claimed one only when the reader accepts claims."""
-    if record is None or record.status is Status.REFUTED:
-        return False
-    return not verified_only or record.status is Status.VERIFIED
+    claimed one only when the reader accepts claims (the rule of every reader of values,
+    sproutsdb.values.usable)."""
+    return usable(record, verified_only)
 
 
 def _refutation_json(record: Any) -> str:

@@ -12,6 +12,11 @@ name, loaded on first use so that the command line starts without LMDB or gRPC::
     import sproutsdb
     with sproutsdb.open_store("sproutsdb-data") as store:
         result = sproutsdb.check_root(store, "0*5")   # re-derived from the rules
+
+    store = sproutsdb.open_proof_store("sproutsdb-data")  # or server="HOST:PORT"
+    report = sproutsdb.solve("0*6", store)                # what `sproutsdb solve` proves
+    values = sproutsdb.describe(store, "0*6")             # what `sproutsdb query` shows
+    store.close()
 """
 
 from __future__ import annotations
@@ -28,6 +33,10 @@ _PUBLIC = {
     "game_names": "sproutsdb.games",
     "Client": "sproutsdb.client",
     "RemoteProofStore": "sproutsdb.client",
+    "open_proof_store": "sproutsdb.ops",
+    "solve": "sproutsdb.ops",
+    "SolveSettings": "sproutsdb.ops",
+    "describe": "sproutsdb.ops",
     "check_root": "sproutsdb.ops",
     "check_misere_root": "sproutsdb.ops",
     "check_all": "sproutsdb.ops",

@@ -51,6 +51,19 @@ GAME_CLIENTS = {"server", "client", "tools", "sproutsdb", "ops"}
 COMMAND_MODULES = "sproutsdb.tools.cmd_"
 COMMAND_ENTRY = {"sproutsdb.tools.cli", "sproutsdb.__main__"}
 
+# A store is opened by one verb (sproutsdb.ops.stores.open_proof_store): in tools/, only the
+# command line's store options (tools/stores.py) name a store class or an opener of its own.
+STORE_OPENERS = {
+    ("sproutsdb.server.store", "LmdbProofStore"),
+    ("sproutsdb.server.store", "open_store"),
+    ("sproutsdb.server.store.lmdb_store", "LmdbProofStore"),
+    ("sproutsdb.server.store.lmdb_store", "open_store"),
+    ("sproutsdb.client", "RemoteProofStore"),
+    ("sproutsdb.client.remote", "RemoteProofStore"),
+}
+STORE_DOORS = {"tools"}
+STORE_OPENER_MODULES = {"sproutsdb.tools.stores"}
+
 # A private module may be imported only by the public module that wraps it (`wrapper`).
 WRAPPED = {
     "sproutsdb.solver.sprouts._core": {"sproutsdb.solver.sprouts.game"},
@@ -206,6 +219,18 @@ def command_importers(edges: list[Edge]) -> list[str]:
     return list(bad)
 
 
+def store_openers(edges: list[Edge]) -> list[str]:
+    """Imports of a store class or opener by a module of tools/ other than tools/stores.py
+    (the doors open stores through the store verb)."""
+    bad: dict[str, None] = {}
+    for edge in edges:
+        opener = (edge.target, edge.name) in STORE_OPENERS
+        door = folder_of(edge.source) in STORE_DOORS
+        if opener and door and edge.source not in STORE_OPENER_MODULES:
+            bad[f"{edge.path}:{edge.line}: {edge.source} imports {edge.target}.{edge.name}"] = None
+    return list(bad)
+
+
 def tool_cycles(edges: list[Edge]) -> list[list[str]]:
     """Import cycles among the modules of tools/ (strongly connected parts of 2+ modules)."""
     graph: dict[str, set[str]] = {}
@@ -272,6 +297,16 @@ def test_only_the_command_line_imports_a_command() -> None:
     assert command_importers(all_edges()) == []
 
 
+def test_the_commands_open_stores_through_the_store_verb() -> None:
+    """tools/ opens a local or remote store only through tools/stores.py, which calls
+    sproutsdb.ops.stores (one ProofStore either way)."""
+    edges = all_edges()
+    assert store_openers(edges) == []
+    assert any(
+        e.source == "sproutsdb.tools.stores" and e.target == "sproutsdb.ops.stores" for e in edges
+    )
+
+
 def test_the_library_layer_is_scanned_as_a_layer() -> None:
     """A guard for the rule above and the ops rule: the verbs are found under ops/."""
     edges = all_edges()
@@ -306,6 +341,8 @@ def main() -> int:
         print(line, "(only the games registry names a game's engine)")
     for line in command_importers(edges):
         print(line, "(only the command line imports a command)")
+    for line in store_openers(edges):
+        print(line, "(tools/ opens stores through tools/stores.py and the store verb)")
     return 0
 
 

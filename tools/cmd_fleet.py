@@ -12,7 +12,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sproutsdb.games import get_game
@@ -24,6 +23,7 @@ from sproutsdb.tools.server_options import (
     client_from_args,
     client_token,
     remote_store_from_args,
+    tls_ca_of,
 )
 
 if TYPE_CHECKING:
@@ -57,8 +57,7 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
     from sproutsdb.ops.ray_session import ray_session
     from sproutsdb.tools.ray_fleet import ServerSpec, solve_fleet, solve_on_server
 
-    ca = Path(args.tls_ca).read_bytes() if args.tls_ca else None
-    server = ServerSpec(args.server, client_token(args), ca)
+    server = ServerSpec(args.server, client_token(args), tls_ca_of(args))  # as every command
     started = time.perf_counter()
     shown = not args.quiet and sys.stderr.isatty()
     counter = _ServerCounter(args)  # its channel opens at its first count, once Ray runs

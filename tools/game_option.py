@@ -4,10 +4,9 @@ of that game: a store records its game, and one of another game is refused in on
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from sproutsdb.games import DEFAULT_GAME, GameEntry, game_names, get_game
-from sproutsdb.tools.cli import UsageError
+from sproutsdb.solver.ports.proofstore import ProofStore
 
 
 def add_game_option(parser: argparse.ArgumentParser, *, store: bool = False) -> None:
@@ -44,33 +43,10 @@ def store_game(path: str | None) -> str | None:
         return None
 
 
-def open_game_store(args: argparse.Namespace, entry: GameEntry) -> Any:
+def open_game_store(args: argparse.Namespace, entry: GameEntry) -> ProofStore:
     """The ProofStore of a solve of `entry`'s game: the --server's (which must hold that
     game), else the embedded store at --store, created for the game or refused when it
     records another game or canonical-form version (StoreMismatchError: one line)."""
     from sproutsdb.tools.stores import open_solve_store
 
-    if entry.name == DEFAULT_GAME:
-        return open_solve_store(args)
-    if args.server:
-        return _remote_store(args, entry)
-    from sproutsdb.server.store import LmdbProofStore
-
-    return LmdbProofStore.open(args.store, game=entry.name, canon_version=entry.canon_version)
-
-
-def _remote_store(args: argparse.Namespace, entry: GameEntry) -> Any:
-    """The RemoteProofStore of --server, refused unless the server holds `entry`'s game."""
-    from sproutsdb.client import RemoteProofStore
-    from sproutsdb.tools.server_options import client_from_args
-
-    client = client_from_args(args)
-    info = client.server_info()
-    if info["game"] != entry.name or info["canon_version"] != entry.canon_version:
-        client.close()
-        raise UsageError(
-            f"server {args.server} keeps {info['game']!r} positions with canon_version "
-            f"{info['canon_version']}; --game {entry.name} needs {entry.name!r} with "
-            f"canon_version {entry.canon_version}"
-        )
-    return RemoteProofStore(client, owns_client=True)
+    return open_solve_store(args, entry.name)

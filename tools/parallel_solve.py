@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from sproutsdb.games import get_game
-from sproutsdb.solver.normal.solver import NormalSolver, Progress
+from sproutsdb.ops.solve import SolveSettings, normal_solver
+from sproutsdb.solver.normal.solver import Progress
 from sproutsdb.solver.ports.game import Game
-from sproutsdb.solver.search.options import SolveOptions
 
 SHARE_SECONDS = 1.0  # how often solvers of one --jobs run look for each other's facts
 _STOP_GRACE = 10.0  # seconds a helper has to flush and exit before it is terminated
@@ -59,19 +59,15 @@ def _helper_main(
     game = get_game().engine()
     store = open_solve_store(args)
     try:
-        options = SolveOptions(
+        settings = SolveSettings(
             progress=keep_going,
             progress_interval=0.2,
             reprove_roots=False,
             flush_seconds=SHARE_SECONDS,
-        )
-        solver = NormalSolver(
-            game,
-            store,
-            options=options,
             share_seconds=SHARE_SECONDS,
             search=getattr(args, "search", "dfpn"),
         )
+        solver = normal_solver(game, store, settings)
         for child, m in helper_share(root_options(game, key, n), index, helpers):
             if stop.is_set():
                 break

@@ -1,7 +1,7 @@
 """`sproutsdb fleet solve`: Ray workers solving positions as clients of one server.
 
-Each position is one Ray task: a `NormalSolver` (its public interface only) over a
-`RemoteProofStore` of the server, so every fact one worker proves is there for all the
+Each position is one Ray task: the library's solve verb (sproutsdb.ops.solve) over the
+`RemoteProofStore` of the server (sproutsdb.ops.stores), so every fact one worker proves is there for all the
 others (and for the next run). A worker that dies is replaced and its task run again by
 Ray (`RETRIES` times): the solve resumes from what the server already holds. This process
 only hands out positions and shows the whole fleet's progress (positions done, facts on
@@ -19,7 +19,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from sproutsdb.errors import UserError
-from sproutsdb.games import get_game
 from sproutsdb.ops.ray_session import cluster_cpus, first_line, import_ray
 
 RETRIES = 3  # re-runs of a position whose worker died
@@ -50,32 +49,23 @@ def solve_on_server(
     """Solve one canonical position as a client of `server` (what each task runs; the
     root of `--options-of` too): outcome, and the nimber of a single land unless
     `outcome_only`."""
-    from sproutsdb.client import Client, RemoteProofStore
-    from sproutsdb.solver.normal.solver import NormalSolver
+    from sproutsdb.ops.solve import SolveSettings, solve
+    from sproutsdb.ops.stores import open_remote_store
     from sproutsdb.solver.ports.proofstore import ConflictError
 
     started = time.perf_counter()
-    game = get_game().engine()
-    client = Client(server.address, server.token, tls_ca=server.tls_ca, timeout=30.0)
-    store = RemoteProofStore(client, owns_client=True)
+    settings = SolveSettings(search=search, outcome_only=outcome_only)
     try:
-        solver = NormalSolver(game, store, search=search)
+        store = open_remote_store(server.address, token=server.token, tls_ca=server.tls_ca)
         try:
-            if len(game.components(position)) <= 1 and not outcome_only:
-                nimber: int | None = solver.nimber(position)
-                outcome = "L" if nimber == 0 else "W"
-            else:
-                nimber = None
-                outcome = solver.outcome(position)
+            report = solve(position, store, settings=settings)
         finally:
-            solver.flush()
-        stored = solver.stats.facts_stored
+            store.close()
     except ConflictError as error:
         return {"position": position, "error": f"conflict: {error}"}
     except UserError as error:
         return {"position": position, "error": str(error)}
-    finally:
-        store.close()
+    outcome, nimber, stored = report.outcome, report.nimber, report.stored
     return {
         "position": position,
         "outcome": outcome,

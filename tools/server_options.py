@@ -8,10 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.games import get_game
+from sproutsdb.solver.ports.proofstore import ProofStore
 from sproutsdb.tools.cli import UsageError
-
-CANON_VERSION = get_game().canon_version
 
 TOKEN_ENV = "SPROUTSDB_TOKEN"
 
@@ -51,30 +49,28 @@ def client_token(args: argparse.Namespace) -> str | None:
     return os.environ.get(TOKEN_ENV) or None
 
 
+def tls_ca_of(args: argparse.Namespace) -> bytes | None:
+    """The --tls-ca certificate's bytes (None without TLS); an unreadable file: UsageError."""
+    if not getattr(args, "tls_ca", None):
+        return None
+    try:
+        return Path(args.tls_ca).read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read --tls-ca {args.tls_ca}: {error.strerror}") from None
+
+
 def client_from_args(args: argparse.Namespace) -> Any:
     """A Client for --server (with the token and TLS options)."""
     from sproutsdb.client import Client
 
-    ca = None
-    if getattr(args, "tls_ca", None):
-        try:
-            ca = Path(args.tls_ca).read_bytes()
-        except OSError as error:
-            raise UsageError(f"cannot read --tls-ca {args.tls_ca}: {error.strerror}") from None
-    return Client(args.server, client_token(args), tls_ca=ca, timeout=30.0)
+    return Client(args.server, client_token(args), tls_ca=tls_ca_of(args), timeout=30.0)
 
 
-def remote_store_from_args(args: argparse.Namespace) -> Any:
-    """The RemoteProofStore of --server, checked to be answering and of the same game."""
-    from sproutsdb.client import RemoteProofStore
+def remote_store_from_args(args: argparse.Namespace, game: str | None = None) -> ProofStore:
+    """The RemoteProofStore of --server, checked to be answering and to hold `game` (default
+    Sprouts) in this engine's canonical form (sproutsdb.ops.stores.open_remote_store)."""
+    from sproutsdb.ops.stores import open_remote_store
 
-    client = client_from_args(args)
-    info = client.server_info()
-    if info["game"] != "sprouts" or info["canon_version"] != CANON_VERSION:
-        client.close()
-        raise UsageError(
-            f"server {args.server} keeps {info['game']!r} positions with canon_version "
-            f"{info['canon_version']}; this sproutsdb uses 'sprouts' with canon_version "
-            f"{CANON_VERSION}"
-        )
-    return RemoteProofStore(client, owns_client=True)
+    return open_remote_store(
+        args.server, game=game, token=client_token(args), tls_ca=tls_ca_of(args)
+    )

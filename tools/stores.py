@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
 
 from sproutsdb.games import DEFAULT_GAME
 from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
 from sproutsdb.server.store import open_store as open_sprouts_store
 from sproutsdb.server.store.location import check_new_store_location, resolve_store_path
 from sproutsdb.server.store.opening import peek_identity
+from sproutsdb.solver.ports.proofstore import ProofStore
 from sproutsdb.tools.cli import UsageError
 from sproutsdb.tools.server_options import remote_store_from_args
 
@@ -69,6 +69,11 @@ def new_store(path: str, game: str = DEFAULT_GAME) -> LmdbProofStore:
     return open_sprouts_store(where, create=True, game=game)
 
 
-def open_solve_store(args: argparse.Namespace) -> Any:
-    """The ProofStore a solve works on: the --server's, else the embedded store."""
-    return remote_store_from_args(args) if args.server else open_store(args.store)
+def open_solve_store(args: argparse.Namespace, game: str | None = None) -> ProofStore:
+    """The ProofStore a solve of `game` (default Sprouts) works on: the --server's, else the
+    embedded store at --store (sproutsdb.ops.stores.open_proof_store)."""
+    from sproutsdb.ops.stores import open_proof_store
+
+    if args.server:
+        return remote_store_from_args(args, game)
+    return open_proof_store(args.store, game=game)

@@ -1,0 +1,310 @@
+"""Solve a position: the verb that assembles game, store, RCT source, progress and solver.
+
+`solve(position, store, game=..., settings=SolveSettings(...))` proves the normal-play
+outcome of a position (and the nimber of a single land), or with `misere=True` its misère
+outcome (and with `grundy=True` its misère Grundy value), storing every fact it proves in
+`store` (any ProofStore: `open_proof_store`'s local or remote one, or a MemoryProofStore).
+The command line (`sproutsdb solve`, `nimber`), the Ray fleet and bench/ call it; each door
+only says where the store is, how to show progress and how to print the `SolveReport`.
+
+Ctrl-C flushes what was proven and raises `SolveInterrupted` with the count of new facts
+kept, so the caller can say that a rerun resumes from them.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sproutsdb.errors import UsageError, UserError
+from sproutsdb.games import DEFAULT_GAME, GameEntry, get_game
+from sproutsdb.solver.normal.solver import SEARCHES, NormalSolver
+from sproutsdb.solver.ports.game import Game
+from sproutsdb.solver.ports.proofstore import FactKind, ProofStore
+from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.solver.search.progress import ProgressFn, SolverStats
+
+FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every 1 000)
+MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in a misère solve
+GRUNDY_LIMIT = 64  # a misère Grundy search tries P + *g for g up to this
+
+
+class SolveInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a solve, raised after the solver flushed: `stored` new facts are kept
+    in the store, and the same solve run again resumes from them."""
+
+    def __init__(self, stored: int) -> None:
+        super().__init__(stored)
+        self.stored = stored
+
+
+@dataclass(frozen=True)
+class SolveSettings:
+    """How to solve (None: the solver's own default). `rcts` is the RCT source of a misère
+    solve (`misere_rct_source`); None searches with the rules alone."""
+
+    misere: bool = False
+    grundy: bool = False  # misère: the least g such that P + *g is a misère loss
+    outcome_only: bool = False  # normal play, one land: stop at W/L, no nimber
+    search: str = SEARCHES[-1]
+    table_capacity: int | None = None
+    flush_seconds: float = FLUSH_SECONDS
+    progress: ProgressFn | None = None
+    progress_interval: float | None = None
+    share_seconds: float | None = None  # normal play: how often to meet other solvers' facts
+    reprove_roots: bool = True  # prove a root again even when the store holds its fact
+    rcts: Any = None
+
+    def options(self) -> SolveOptions:
+        """The solver options these settings ask for."""
+        extra: dict[str, Any] = {}
+        if self.progress_interval is not None:
+            extra["progress_interval"] = self.progress_interval
+        return SolveOptions(
+            progress=self.progress,
+            table_capacity=self.table_capacity,
+            flush_seconds=self.flush_seconds,
+            reprove_roots=self.reprove_roots,
+            **extra,
+        )
+
+
+@dataclass
+class SolveReport:
+    """What a solve proved: the outcome (W/L for the player to move), the nimber (normal
+    play, a single land), the misère Grundy value (when asked), and its work."""
+
+    position: str
+    play: str  # "normal" or "misere"
+    outcome: str
+    stats: SolverStats
+    seconds: float
+    nimber: int | None = None
+    grundy: int | None = None
+    rct_source: dict[str, str | None] | None = None  # misère: which RCTs, from where
+    rct_claims: Any = None  # misère: what the position → RCT claims came to (DerivedRcts)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def stored(self) -> int:
+        """New facts the solve stored."""
+        return self.stats.facts_stored
+
+    def to_json(self, jobs: int = 1) -> dict[str, Any]:
+        """The report as `sproutsdb solve --json` prints it."""
+        if self.play == "normal":
+            return {
+                "position": self.position,
+                "outcome": self.outcome,
+                "nimber": self.nimber,
+                "stored": self.stored,
+                "seconds": round(self.seconds, 3),
+                "jobs": jobs,
+            }
+        out: dict[str, Any] = {"position": self.position, "play": "misere"}
+        if self.grundy is not None:
+            out["grundy"] = self.grundy
+        out.update(
+            outcome=self.outcome,
+            stored=self.stored,
+            nodes=self.stats.nodes,
+            seconds=round(self.seconds, 3),
+            rct_table=self.rct_source,
+        )
+        if self.rct_claims is not None:
+            out["rct_claims"] = self.rct_claims.to_json()
+        return out
+
+
+def normal_solver(game: Game, store: ProofStore, settings: SolveSettings) -> NormalSolver:
+    """The normal-play solver of `settings` on `store`."""
+    return NormalSolver(
+        game,
+        store,
+        options=settings.options(),
+        search=settings.search,
+        share_seconds=settings.share_seconds,
+    )
+
+
+class Solving:
+    """One solver of `game` on `store` for any number of positions (`nimber` asks one
+    solver many), flushed on leaving its `with` block, where Ctrl-C becomes
+    SolveInterrupted. The store stays open: it is the caller's."""
+
+    def __init__(
+        self,
+        store: ProofStore,
+        *,
+        game: str | GameEntry | None = None,
+        settings: SolveSettings = SolveSettings(),
+    ) -> None:
+        entry = game if isinstance(game, GameEntry) else get_game(game or DEFAULT_GAME)
+        capacity = settings.table_capacity
+        if capacity is not None and capacity < 1:
+            raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
+        self.entry, self.settings = entry, settings
+        self.solver: Any
+        if settings.misere:
+            from sproutsdb.solver.misere.solver import MisereSolver
+
+            if entry.name != DEFAULT_GAME:
+                raise UsageError(f"misère play is for Sprouts, not {entry.name}")
+            # the solver keeps its hot lands' moves in an LRU of its own: the engine's memo
+            # of land children (about 15 kB a land of 0*12 and up) is only a second level,
+            # bounded to about 2 GB on long runs
+            self.game = entry.engine(cache_size=MISERE_LAND_CACHE)
+            self.solver = MisereSolver(self.game, store, settings.rcts, options=settings.options())
+        else:
+            self.game = entry.engine()
+            self.solver = normal_solver(self.game, store, settings)
+
+    @property
+    def stats(self) -> SolverStats:
+        """The solver's counters over every position it was asked."""
+        return self.solver.stats  # type: ignore[no-any-return]
+
+    def solve(self, position: str) -> SolveReport:
+        """Prove one position (see `solve`)."""
+        key = self.game.canonical(position)
+        started = time.perf_counter()
+        settings = self.settings
+        if settings.misere:
+            grundy = _misere_grundy(self.solver, key) if settings.grundy else None
+            # P + *0 is P: the search for g has decided the outcome already
+            if grundy is None:
+                outcome = self.solver.outcome(key)
+            else:
+                outcome = "L" if grundy == 0 else "W"
+            return SolveReport(
+                key,
+                "misere",
+                outcome,
+                self.stats,
+                time.perf_counter() - started,
+                grundy=grundy,
+                rct_claims=getattr(settings.rcts, "report", None),  # a DerivedRcts' claims
+            )
+        if len(self.game.components(key)) <= 1 and not settings.outcome_only:
+            nimber: int | None = self.solver.nimber(key)
+            outcome = "L" if nimber == 0 else "W"
+        else:
+            nimber = None
+            outcome = self.solver.outcome(key)
+        return SolveReport(
+            key, "normal", outcome, self.stats, time.perf_counter() - started, nimber=nimber
+        )
+
+    def flush(self) -> None:
+        """Commit every fact proven so far."""
+        self.solver.flush()
+
+    def __enter__(self) -> Solving:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: object, tb: object) -> None:
+        self.solver.flush()
+        interrupted = kind is not None and issubclass(kind, KeyboardInterrupt)
+        if interrupted and not isinstance(error, SolveInterrupted):
+            raise SolveInterrupted(self.stats.facts_stored) from None
+
+
+def solve(
+    position: str,
+    store: ProofStore,
+    *,
+    game: str | GameEntry | None = None,
+    settings: SolveSettings = SolveSettings(),
+) -> SolveReport:
+    """Prove `position` of `game` (default Sprouts) on `store`, storing what is proven;
+    the store stays open (the caller's). SolveInterrupted on Ctrl-C, after a flush."""
+    with Solving(store, game=game, settings=settings) as solving:
+        return solving.solve(position)
+
+
+def _misere_grundy(solver: Any, key: str) -> int:
+    try:
+        return int(solver.grundy(key, GRUNDY_LIMIT))
+    except ValueError as error:
+        if isinstance(error, UserError) or not str(error).startswith("no g"):
+            raise
+        raise UserError(f"{error} (the limit of --grundy)") from None
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def misere_rct_source(
+    store: ProofStore,
+    *,
+    table_file: str | None = None,
+    use_rcts: bool = True,
+    notice: Callable[[str], None] = _say,
+    who: str = "sproutsdb solve",
+) -> tuple[Any, dict[str, str | None]]:
+    """The RCT source of a misère solve on `store` and its description ({source, where}):
+    `table_file`, else the server's streamed table, else the store's RCTs, else the shipped
+    S6 table (seeded into a local store first, so that every RCT its misère facts name is
+    stored beside them); (None, none) with `use_rcts=False` or when there is none (said
+    through `notice`). A table file is re-derived whole before use
+    (sproutsdb.trusted_tables); the positions a server or a store maps to RCTs are claims,
+    each re-derived before use (solver.misere.rct_trust)."""
+    from sproutsdb.ops.shipped_rcts import describe_source, say_on_stderr, shipped_rct_table
+    from sproutsdb.server.store import LmdbProofStore
+    from sproutsdb.solver.misere.rct_trust import DerivedRcts
+    from sproutsdb.solver.misere.solver import StoreRcts, TableRcts
+    from sproutsdb.trusted_tables import verified_table
+
+    def rederived(claims: Any) -> DerivedRcts:
+        shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
+        trusted = shipped[0].rct_id_of if shipped is not None else None
+        return DerivedRcts(get_game().engine(), claims, trusted=trusted)
+
+    if not use_rcts:
+        return None, describe_source("none", None)
+    if table_file:
+        rcts = TableRcts(verified_table(table_file, notice=say_on_stderr))  # all re-derived
+        return rcts, describe_source("file", str(Path(table_file).resolve()))
+    client = getattr(store, "client", None)  # a RemoteProofStore: its server's table
+    if client is not None:
+        if client.server_info().get("rct_tables"):
+            return rederived(TableRcts(client.rct_table())), describe_source(
+                "server", client.address
+            )
+        where = f"server {client.address}"
+    else:
+        assert isinstance(store, LmdbProofStore), "a local store or a server's"
+        if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
+            return rederived(StoreRcts(store)), describe_source("store", str(store.path))
+        where = f"the store {store.path}"
+        shipped = shipped_rct_table()
+        if shipped is not None:
+            from sproutsdb.server.seed import seed_store
+
+            table, path = shipped
+            seed_store(store, path, load=lambda: table, who=f"{who} --misere")
+            return TableRcts(table), describe_source("shipped", str(path))
+    notice(
+        f"{who}: no RCT table in {where}; solving without RCTs (slow beyond "
+        "0*7). Give --rct-table FILE, or serve the store seeded (`sproutsdb serve`)."
+    )
+    return None, describe_source("none", None)
+
+
+__all__ = [
+    "FLUSH_SECONDS",
+    "GRUNDY_LIMIT",
+    "MISERE_LAND_CACHE",
+    "SolveInterrupted",
+    "SolveReport",
+    "SolveSettings",
+    "Solving",
+    "misere_rct_source",
+    "normal_solver",
+    "solve",
+]

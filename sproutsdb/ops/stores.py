@@ -1,0 +1,121 @@
+"""Open a store: the one verb that gives a `ProofStore`, local or remote.
+
+`open_proof_store(location)` opens (or creates) the embedded LMDB store at `location`;
+`readonly=True` opens an existing one as it is, of whatever game it records;
+`server="HOST:PORT"` gives the `RemoteProofStore` of a sproutsdb server instead, checked
+to be answering and to hold the same game and canonical form. Every door (the command line,
+bench/, the solve fleet) opens its store here, so a solve or a check runs the same on
+either. A missing store, a store or server of another game is a `UsageError` (one line).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from sproutsdb.errors import UsageError
+from sproutsdb.games import DEFAULT_GAME, get_game
+from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError, open_store
+from sproutsdb.server.store.location import check_new_store_location, resolve_store_path
+from sproutsdb.server.store.opening import peek_identity
+from sproutsdb.solver.ports.proofstore import ProofStore
+
+if TYPE_CHECKING:
+    from sproutsdb.client import RemoteProofStore
+
+REMOTE_TIMEOUT = 30.0  # seconds a call to the server may take before it is given up
+
+Location = str | os.PathLike[str] | None
+
+
+def open_proof_store(
+    location: Location = None,
+    *,
+    server: str | None = None,
+    readonly: bool = False,
+    game: str | None = None,
+    token: str | None = None,
+    tls_ca: bytes | None = None,
+) -> ProofStore:
+    """The ProofStore a verb works on: the server's at `server` (its `token` for writes,
+    `tls_ca` a PEM certificate for TLS), else the embedded store at `location` (default
+    $SPROUTSDB_STORE or ./sproutsdb-data). A local store is created for `game` when missing
+    unless `readonly`; a read-only one is taken of the game it records. (`readonly` is for
+    a local store: what a client may write to a server is the server's to say, by token.)"""
+    if server is not None:
+        return open_remote_store(server, game=game, token=token, tls_ca=tls_ca)
+    return open_local_store(location, readonly=readonly, game=game)
+
+
+def open_local_store(
+    location: Location = None, *, readonly: bool = False, game: str | None = None
+) -> LmdbProofStore:
+    """The embedded store at `location`: created for `game` (default Sprouts) when missing,
+    never under a missing parent directory; read-only, an existing store of its own game.
+    A store of another game or canonical form is refused (StoreMismatchError, one line)."""
+    if readonly:
+        try:  # a reader takes the store as it is, of whatever game it records
+            recorded = peek_identity(location).game
+            return open_store(location, create=False, readonly=True, game=recorded)
+        except StoreNotFoundError:
+            raise UsageError(_no_store(location)) from None
+    name = game or DEFAULT_GAME
+    if name != DEFAULT_GAME:  # a store of another game: created, or refused if of another
+        entry = get_game(name)
+        return LmdbProofStore.open(location, game=entry.name, canon_version=entry.canon_version)
+    check_new_store_location(location)
+    try:
+        return open_store(location, create=True)
+    except StoreNotFoundError:
+        raise UsageError(_no_store(location)) from None
+
+
+def _no_store(location: Location) -> str:
+    """What a command says of a missing store, and how to make one."""
+    return (
+        f"no store at {resolve_store_path(location)}: solve something first "
+        "(sproutsdb solve …) or name an existing store with --store DIR"
+    )
+
+
+def open_remote_store(
+    server: str,
+    *,
+    game: str | None = None,
+    token: str | None = None,
+    tls_ca: bytes | None = None,
+) -> RemoteProofStore:
+    """The RemoteProofStore of the server at `server`, refused (UsageError) unless it
+    answers and holds `game` (default Sprouts) in this engine's canonical form."""
+    from sproutsdb.client import Client, RemoteProofStore
+
+    entry = get_game(game or DEFAULT_GAME)
+    client = Client(server, token, tls_ca=tls_ca, timeout=REMOTE_TIMEOUT)
+    try:
+        info = client.server_info()
+    except BaseException:
+        client.close()
+        raise
+    if info["game"] != entry.name or info["canon_version"] != entry.canon_version:
+        client.close()
+        held = (
+            f"server {server} keeps {info['game']!r} positions with canon_version "
+            f"{info['canon_version']}"
+        )
+        if entry.name == DEFAULT_GAME:
+            raise UsageError(
+                f"{held}; this sproutsdb uses 'sprouts' with canon_version {entry.canon_version}"
+            )
+        raise UsageError(
+            f"{held}; --game {entry.name} needs {entry.name!r} with canon_version "
+            f"{entry.canon_version}"
+        )
+    return RemoteProofStore(client, owns_client=True)
+
+
+def store_where(location: Location = None, server: str | None = None) -> str:
+    """Where a verb's facts go, as reports say it: `server ADDR` or the store's directory."""
+    return f"server {server}" if server else str(resolve_store_path(location))
+
+
+__all__ = ["open_local_store", "open_proof_store", "open_remote_store", "store_where"]
