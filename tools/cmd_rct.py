@@ -62,6 +62,9 @@ def run_rct(args: argparse.Namespace) -> int:
     if not args.positions and not args.tree:
         raise UserError("give positions (or - for stdin) or --tree EXPR")
     game = get_game().engine()
+    for text in args.positions or ():
+        if text != "-":
+            game.canonical(text)  # bad input is said before the table is loaded (or checked)
     shipped = None
     if args.positions and not args.no_table:
         from sproutsdb.ops.shipped_rcts import shipped_rct_table
