@@ -22,9 +22,12 @@ run: $(STAMP)
 	$(BIN)/sproutsdb serve --store sproutsdb-data --listen 127.0.0.1:50051 \
 		--seed data/s6.rcttable --log-format text
 
-# Whole test suite (slow exhaustive runs are marked `slow` and left to bench/).
+# Whole test suite (slow exhaustive runs are marked `slow` and left to bench/), on two
+# workers (pytest-xdist; a file's tests stay on one worker, so its fixtures are made once).
+# TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n $(TEST_WORKERS) --dist loadfile
 
 # Each test file alone, in its own process (slow; on demand): no test needs another file.
 test-each: $(STAMP)

@@ -17,8 +17,13 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 @pytest.fixture(autouse=True, scope="session")
 def _private_table_marks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Marks of re-derived RCT tables (sproutsdb.trusted_tables) go to a folder of this run:
-    the suite verifies the shipped table once, and never reads or writes the user's cache."""
-    folder = tmp_path_factory.mktemp("table-marks")
+    the suite verifies the shipped table once, and never reads or writes the user's cache.
+    Parallel workers (pytest-xdist) share one folder, under the run's common temp root."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.getbasetemp().parent / "table-marks"
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("table-marks")
     previous = os.environ.get("SPROUTSDB_CACHE")
     os.environ["SPROUTSDB_CACHE"] = str(folder)
     yield folder

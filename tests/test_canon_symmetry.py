@@ -70,7 +70,7 @@ def searched(land: canon.Land, prune: bool) -> tuple[list[int], int]:
     return best, search.leaves
 
 
-@pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("k", [2, 3, 4, 5, pytest.param(6, marks=pytest.mark.slow)])  # 6: a minute
 def test_family_pruned_equals_plain_search(k: int) -> None:
     land = the_land(family(k))
     pruned, pruned_leaves = searched(land, True)
