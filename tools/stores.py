@@ -19,20 +19,11 @@ from sproutsdb.tools.server_options import remote_store_from_args
 
 def open_store(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
     """The embedded store for Sprouts at --store / $SPROUTSDB_STORE / ./sproutsdb-data
-    (created when missing, unless read-only; never under a missing parent directory)."""
-    if not readonly:
-        check_new_store_location(path)
-    try:
-        if readonly:  # a reader takes the store as it is, of whatever game it records
-            return open_sprouts_store(
-                path, create=False, readonly=True, game=peek_identity(path).game
-            )
-        return open_sprouts_store(path, create=True)
-    except StoreNotFoundError:
-        raise UsageError(
-            f"no store at {resolve_store_path(path)}: solve something first "
-            "(sproutsdb solve …) or name an existing store with --store DIR"
-        ) from None
+    (created when missing, unless read-only; never under a missing parent directory): the
+    store verb's (sproutsdb.ops.stores.open_local_store)."""
+    from sproutsdb.ops.stores import open_local_store
+
+    return open_local_store(path, readonly=readonly)
 
 
 def open_existing(path: str | None, *, readonly: bool = False) -> LmdbProofStore:
