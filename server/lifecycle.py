@@ -31,7 +31,7 @@ from sproutsdb.games import DEFAULT_GAME, get_game
 from sproutsdb.server.address import DEFAULT_LISTEN, ListenError, split_address, why_not_listening
 from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor
 from sproutsdb.server.reflection import enable_reflection
-from sproutsdb.server.seed import TableShelf, needs_seed, seed_store
+from sproutsdb.server.seed import TableShelf, needs_seed, seed_library, seed_store
 from sproutsdb.server.service import SproutsDbService
 from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.server.store.errors import StoreNotFoundError
@@ -64,6 +64,7 @@ class ServeOptions:
     verify: bool = True  # run the background verifier of claims (server/verifier.py)
     map_size: int | None = None  # LMDB map_size in bytes (None: the store's default)
     game: str | None = None  # the game of a new store (None: an existing store's, else Sprouts)
+    results: Path | None = None  # a results library to seed (server/seed.py; None: none)
 
 
 class Server:
@@ -287,6 +288,8 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
                 )
             if stop.is_set():
                 return 0
+        if options.results is not None:
+            seed_library(store, options.results)
         server = Server(store, options, shelf)
         for entry in shelf.entries.values():
             if entry.table is not None:  # loaded to seed: keep the stream, drop the algebra

@@ -1,4 +1,5 @@
-"""What the project ships, served: RCT tables seeded into an empty store and streamed.
+"""What the project ships, served: RCT tables seeded into an empty store and streamed, and
+the results library's certificates seeded and verified (`seed_results`).
 
 The S6 table (the RCTs of every position of the game tree of 0*6, docs/architecture.md §3)
 ships as package data (sproutsdb/shipped.py; `data/s6.rcttable` in a checkout). A server whose store holds no RCT yet seeds `rct` and
@@ -16,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sproutsdb.facts import SEED_REDERIVED, Provenance
 from sproutsdb.formats.rcttable import RctTable, read_header
@@ -24,6 +25,9 @@ from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.trusted_tables import verified_table
+
+if TYPE_CHECKING:
+    from sproutsdb.ops.results import ManifestEntry
 
 log = logging.getLogger("sproutsdb.server.seed")
 
@@ -130,3 +134,116 @@ class TableShelf:
             if entry.table is None:
                 entry.table = verified_table(entry.path, notice=log.info)  # all re-derived
             return entry.table
+
+
+# --- the results library -------------------------------------------------------------------
+
+
+@dataclass
+class ResultSeed:
+    """What seeding one certificate of the results library did: `action` is "seeded",
+    "present" (the store held its facts already), "refused" (it does not re-derive) or
+    "unverified" (imported, but the check in the served store failed: its facts stay claims)."""
+
+    play: str
+    position: str
+    action: str
+    message: str = ""
+    facts: int = 0
+    seconds: float = 0.0
+
+
+def seed_results(
+    store: LmdbProofStore,
+    directory: Path | None = None,
+    on_seed: Callable[[ResultSeed], None] | None = None,
+) -> list[ResultSeed]:
+    """Import each certificate of the results library (default: the shipped one) that the
+    store does not hold yet, as claims, after it re-derived alone in a fresh store, then
+    verify it in the store by the same root check (sproutsdb.ops.results). `on_seed` is told
+    of each certificate as it is done."""
+    from sproutsdb.ops.results import read_manifest, shipped_library
+
+    directory = shipped_library() if directory is None else directory
+    if store.identity.game != "sprouts":  # the library's positions are Sprouts positions
+        return []
+    seeds: list[ResultSeed] = []
+    for entry in read_manifest(directory):
+        seeds.append(_seed_certificate(store, directory, entry))
+        if on_seed is not None:
+            on_seed(seeds[-1])
+    return seeds
+
+
+def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEntry) -> ResultSeed:
+    from sproutsdb.ops.exchange import import_file
+    from sproutsdb.ops.results import check_certificate, prove
+
+    started = time.perf_counter()
+    seed = ResultSeed(entry.play, entry.position, "present", facts=entry.facts)
+    path = directory / entry.file
+    held, verified = _holds(store, path) if path.is_file() else (False, False)
+    if held and verified:
+        return seed
+    if not held:  # a certificate enters the store only once it re-derived on its own
+        checked = check_certificate(directory, entry)
+        if not checked.ok:
+            seed.action, seed.message = "refused", checked.message
+            log.warning(
+                "results library: refusing %s %s: %s", entry.play, entry.position, seed.message
+            )
+            return seed
+        import_file(path, store)
+    proof = prove(store, entry.position, entry.play)  # marks what it re-derived here
+    seed.seconds = time.perf_counter() - started
+    if not proof.ok:
+        seed.action = "unverified"
+        seed.message = "its facts were imported as claims; the check in this store failed"
+        log.warning("results library: %s %s: %s", entry.play, entry.position, seed.message)
+        return seed
+    seed.action = "seeded"
+    return seed
+
+
+def _holds(store: LmdbProofStore, path: Path) -> tuple[bool, bool]:
+    """Whether the store holds every fact of the certificate with the same value, and
+    whether its nimber and misère facts (what a root check marks) are all verified."""
+    from sproutsdb.ops.results import certificate_keys
+
+    verified = True
+    for kind, facts in certificate_keys(path):
+        marked: set[str] = set()
+        stored = store.get(kind, [key for key, _ in facts], verified_out=marked)
+        if any(stored.get(key) != value for key, value in facts):
+            return False, False
+        if kind in (FactKind.NIMBER, FactKind.MISERE) and len(marked) < len(facts):
+            verified = False
+    return True, verified
+
+
+def seed_library(store: LmdbProofStore, directory: Path) -> list[ResultSeed]:
+    """`serve`'s seeding of the results library, with a log line per certificate it seeded
+    (refusals are logged as warnings where they happen) and one in all."""
+
+    def said(seed: ResultSeed) -> None:
+        if seed.action == "seeded":
+            log.info(
+                "results library: seeded and verified %s %s (%d facts) in %.1f s",
+                seed.play,
+                seed.position,
+                seed.facts,
+                seed.seconds,
+            )
+
+    seeds = seed_results(store, directory, on_seed=said)
+    counts = {action: sum(1 for s in seeds if s.action == action) for action in _ACTIONS}
+    log.info(
+        "results library %s: %s",
+        directory,
+        ", ".join(f"{n} {action}" for action, n in counts.items()),
+        extra={"results": counts},
+    )
+    return seeds
+
+
+_ACTIONS = ("seeded", "present", "refused", "unverified")

@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_check",
     "sproutsdb.tools.cmd_exchange",
     "sproutsdb.tools.cmd_check_table",
+    "sproutsdb.tools.cmd_results",
     "sproutsdb.tools.cmd_rekey",
     "sproutsdb.tools.cmd_fleet",
 ]

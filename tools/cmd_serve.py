@@ -47,6 +47,11 @@ def run_serve(args: argparse.Namespace) -> int:
             shipped = shipped_table()
             if shipped is not None:
                 seeds.append(shipped)
+    results = None
+    if not (args.no_seed or args.no_results):
+        from sproutsdb.ops.results import shipped_library
+
+        results = shipped_library()
     configure_logging(args.log_level, args.log_format)
     store_path = resolve_store_path(args.store)
     options = ServeOptions(
@@ -61,6 +66,7 @@ def run_serve(args: argparse.Namespace) -> int:
         map_size=args.map_size,
         game=args.game,
         limits=Limits(request_seconds=args.request_seconds),
+        results=results,
     )
 
     def ready(server: Any) -> None:
@@ -205,7 +211,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Serve the store over gRPC (proto/sproutsdb/v1): batch lookups and inserts,\n"
             "RCTs and the S6 table, children, export, stats, health and reflection.\n"
             "A store without RCTs is first seeded from the RCT table the project ships\n"
-            "(the S6 table, package data) or from --seed FILE. Reads are open to all.\n"
+            "(the S6 table, package data) or from --seed FILE, then given the results\n"
+            "library's certificates it lacks (`sproutsdb results`), each re-derived from\n"
+            "the rules before it is imported, and verified. Reads are open to all.\n"
             "Writes are open to all too unless --token-file F is given: then they need\n"
             "`authorization: Bearer <token>` (clients: --token-file F). SIGTERM or Ctrl-C\n"
             "stops taking calls, lets in-flight writes commit, and closes the store.\n\n"
@@ -255,6 +263,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(default: the shipped S6 table, data/s6.rcttable in a checkout)",
     )
     p.add_argument("--no-seed", action="store_true", help="serve no RCT table, seed nothing")
+    p.add_argument(
+        "--no-results",
+        action="store_true",
+        help="do not seed the results library (by default every shipped certificate the "
+        "store lacks is re-derived alone, imported as claims and verified by its root check)",
+    )
     p.add_argument(
         "--game",
         choices=game_names(),

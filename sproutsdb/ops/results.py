@@ -84,6 +84,13 @@ def statement_text(statement: dict[str, Any]) -> str:
     return f"{what} {value}"
 
 
+def outcome_of(statement: dict[str, Any]) -> str:
+    """W or L: the outcome a statement implies (a nimber is a loss iff it is 0)."""
+    if "outcome" in statement:
+        return str(statement["outcome"])
+    return "L" if statement["nimber"] == 0 else "W"
+
+
 def shipped_library() -> Path:
     """The results folder the package ships (copied out of a zipped install if need be)."""
     resource = resources.files("sproutsdb.data").joinpath(RESULTS_FOLDER)
@@ -218,8 +225,7 @@ def check_certificate(directory: Path, entry: ManifestEntry) -> CertificateCheck
     proved = statement_of(check)
     if proved != entry.statement:
         return failed(
-            f"{path}: proves {statement_text(proved)}, the manifest says "
-            f"{entry.statement_text()}"
+            f"{path}: proves {statement_text(proved)}, the manifest says {entry.statement_text()}"
         )
     seconds = time.perf_counter() - started
     _write_mark(entry)
@@ -400,6 +406,15 @@ class ResultRow:
             return "certificate here, FAILED"
         return "certificate here and checked" if self.checked else "certificate here"
 
+    @property
+    def agrees(self) -> bool | None:
+        """Whether the certificate's statement agrees with the literature's outcome (None:
+        one of them is missing)."""
+        said = self.literature.get("outcome")
+        if self.statement is None or said is None:
+            return None
+        return bool(outcome_of(self.statement) == said)
+
     def as_json(self) -> dict[str, Any]:
         data = {
             "position": self.position,
@@ -410,6 +425,7 @@ class ResultRow:
             "mark": self.mark,
             "facts": self.facts,
             "literature": self.literature,
+            "agrees": self.agrees,
         }
         if self.checked_how is not None:
             data["checked_how"] = self.checked_how
@@ -448,9 +464,7 @@ def result_rows(
         rows[entry.key] = row
     if with_literature:
         for (play, position), values in _literature_by_position().items():
-            row = rows.setdefault(
-                (play, position), ResultRow(position, play, None, literature={})
-            )
+            row = rows.setdefault((play, position), ResultRow(position, play, None, literature={}))
             row.literature = values
     return sorted(rows.values(), key=lambda r: (PLAYS.index(r.play), _order(r.position)))
 
@@ -502,6 +516,7 @@ __all__ = [
     "check_certificate",
     "check_library",
     "literature",
+    "outcome_of",
     "read_manifest",
     "result_rows",
     "shipped_library",
