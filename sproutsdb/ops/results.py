@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sproutsdb import __version__
 from sproutsdb.errors import UsageError
@@ -499,6 +500,17 @@ def _literature_by_position() -> dict[tuple[str, str], dict[str, Any]]:
     return out
 
 
+def results_payload(directory: Path | None = None) -> dict[str, Any]:
+    """What GET /api/v1/results answers: every row (certificates beside the literature),
+    each with `href`, its position's page, and the literature's sources."""
+    rows = []
+    for row in result_rows(directory):
+        data = row.as_json()
+        data["href"] = "./?pos=" + quote(row.position)
+        rows.append(data)
+    return {"results": rows, "sources": literature()["sources"]}
+
+
 def certificate_keys(path: Path) -> Iterator[tuple[FactKind, list[tuple[str, Any]]]]:
     """The fact chunks of a certificate file, as written (for a quick look, not a check)."""
     for frame, data in read_stream(path):
@@ -519,6 +531,7 @@ __all__ = [
     "outcome_of",
     "read_manifest",
     "result_rows",
+    "results_payload",
     "shipped_library",
     "statement_of",
 ]
