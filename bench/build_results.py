@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -61,10 +62,11 @@ def from_existing(folder: Path, n: int, play: str, nimber_up_to: int) -> Solved 
     finished = folder / f"{play}-{n}.json"
     if not finished.is_file() or not store.is_dir():
         return None
-    outcome = json.loads(finished.read_text()).get("outcome")
+    solved = json.loads(finished.read_text())
     cpu, rss = read_time_file(folder / f"{play}-{n}.time")
+    cpu, rss = solved.get("cpu_seconds", cpu), solved.get("max_rss_kb", rss)  # --work's
     command = " ".join(["sproutsdb", *solve_command(n, play, nimber_up_to), "--store SOLVED"])
-    return Solved(store, command, cpu, rss, outcome)
+    return Solved(store, command, cpu, rss, solved.get("outcome"))
 
 
 def read_time_file(path: Path) -> tuple[float | None, int | None]:
@@ -84,10 +86,14 @@ def read_time_file(path: Path) -> tuple[float | None, int | None]:
 
 
 def solve_fresh(work: Path, n: int, play: str, nimber_up_to: int) -> Solved:
-    """Solve 0*n into a new store under `work`, measuring the child's CPU and peak RSS."""
+    """Solve 0*n into a new store under `work`, measuring the child's CPU and peak RSS, and
+    write play-n.json as `--from` reads it (a solve that did not finish is started again)."""
+    done = from_existing(work, n, play, nimber_up_to)
+    if done is not None:
+        return done
     store = work / f"{play}-{n}"
     if store.exists():
-        raise UserError(f"{store} exists: give an empty --work folder")
+        shutil.rmtree(store)
     args = [*solve_command(n, play, nimber_up_to), "--store", str(store), "--json", "--quiet"]
     process = subprocess.Popen(
         [sys.executable, "-m", "sproutsdb", *args], stdout=subprocess.PIPE, text=True
@@ -98,10 +104,13 @@ def solve_fresh(work: Path, n: int, play: str, nimber_up_to: int) -> Solved:
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise UserError(f"sproutsdb {' '.join(args)} failed (exit {process.returncode})")
-    outcome = json.loads(output).get("outcome")
-    command = " ".join(["sproutsdb", *solve_command(n, play, nimber_up_to), "--store SOLVED"])
-    cpu = round(usage.ru_utime + usage.ru_stime, 2)
-    return Solved(store, command, cpu, int(usage.ru_maxrss), outcome)
+    solved = json.loads(output)
+    solved["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 2)
+    solved["max_rss_kb"] = int(usage.ru_maxrss)
+    (work / f"{play}-{n}.json").write_text(json.dumps(solved) + "\n")
+    done = from_existing(work, n, play, nimber_up_to)
+    assert done is not None
+    return done
 
 
 def spots(text: str) -> list[int]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sproutsdb.errors import UserError
 from sproutsdb.facts import SEED_REDERIVED, Provenance
 from sproutsdb.formats.rcttable import RctTable, read_header
 from sproutsdb.server.store import LmdbProofStore
@@ -142,8 +143,9 @@ class TableShelf:
 @dataclass
 class ResultSeed:
     """What seeding one certificate of the results library did: `action` is "seeded",
-    "present" (the store held its facts already), "refused" (it does not re-derive) or
-    "unverified" (imported, but the check in the served store failed: its facts stay claims)."""
+    "present" (the store held its facts, verified, already), "refused" (it does not
+    re-derive: nothing stored) or "conflicts" (the store holds other values for some of its
+    facts: those are kept, and not marked)."""
 
     play: str
     position: str
@@ -158,10 +160,11 @@ def seed_results(
     directory: Path | None = None,
     on_seed: Callable[[ResultSeed], None] | None = None,
 ) -> list[ResultSeed]:
-    """Import each certificate of the results library (default: the shipped one) that the
-    store does not hold yet, as claims, after it re-derived alone in a fresh store, then
-    verify it in the store by the same root check (sproutsdb.ops.results). `on_seed` is told
-    of each certificate as it is done."""
+    """Store each certificate of the results library (default: the shipped one) that the
+    store does not hold yet, once it re-derived alone in a fresh store (now, or by this
+    version before: a cached mark per file checksum, as for RCT tables), with the facts
+    its root check verified marked so (sproutsdb.ops.results). A certificate that does not
+    re-derive is refused with a log line. `on_seed` is told of each as it is done."""
     from sproutsdb.ops.results import read_manifest, shipped_library
 
     directory = shipped_library() if directory is None else directory
@@ -176,8 +179,7 @@ def seed_results(
 
 
 def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEntry) -> ResultSeed:
-    from sproutsdb.ops.exchange import import_file
-    from sproutsdb.ops.results import check_certificate, prove
+    from sproutsdb.ops.results import check_certificate, has_mark
 
     started = time.perf_counter()
     seed = ResultSeed(entry.play, entry.position, "present", facts=entry.facts)
@@ -185,7 +187,8 @@ def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEnt
     held, verified = _holds(store, path) if path.is_file() else (False, False)
     if held and verified:
         return seed
-    if not held:  # a certificate enters the store only once it re-derived on its own
+    how = "re-derived by this version before (cached mark)"
+    if not has_mark(directory, entry):  # re-derived alone, from the rules, in a fresh store
         checked = check_certificate(directory, entry)
         if not checked.ok:
             seed.action, seed.message = "refused", checked.message
@@ -193,16 +196,57 @@ def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEnt
                 "results library: refusing %s %s: %s", entry.play, entry.position, seed.message
             )
             return seed
-        import_file(path, store)
-    proof = prove(store, entry.position, entry.play)  # marks what it re-derived here
+        how = "re-derived now in a fresh store"
+    try:
+        conflicts = _put_certificate(store, path, entry, how)
+    except UserError as error:  # the file changed under us, or is keyed by another form
+        seed.action, seed.message = "refused", str(error)
+        log.warning("results library: refusing %s %s: %s", entry.play, entry.position, error)
+        return seed
     seed.seconds = time.perf_counter() - started
-    if not proof.ok:
-        seed.action = "unverified"
-        seed.message = "its facts were imported as claims; the check in this store failed"
+    if conflicts:
+        seed.action = "conflicts"
+        seed.message = f"the store holds other values for {conflicts} of its facts (kept)"
         log.warning("results library: %s %s: %s", entry.play, entry.position, seed.message)
         return seed
     seed.action = "seeded"
     return seed
+
+
+def _put_certificate(store: LmdbProofStore, path: Path, entry: ManifestEntry, how: str) -> int:
+    """Store the facts of a certificate that re-derived: its nimbers or misère nodes marked
+    verified by its root check, RCT records and position → RCT entries as claims (the
+    verifier and every misère check re-derive those). Returns the conflicts (values kept)."""
+    from sproutsdb.facts import CHECK_MISERE_ROOT, CHECK_ROOT
+    from sproutsdb.formats.exchange import ExchangeFormatError, read_stream
+    from sproutsdb.ops.exchange import plan_import
+
+    plan = plan_import(path)
+    if any(plan.moved.values()):
+        raise ExchangeFormatError(f"{path}: keys not in this canonical form; rebuild it")
+    provenance = Provenance(
+        who="sproutsdb serve",
+        tool="results library",
+        comment=f"{entry.file} (sha256 {entry.sha256[:16]}): {entry.play} {entry.position} "
+        f"{entry.statement_text()}, {how}",
+    )
+    check = CHECK_MISERE_ROOT if entry.play == "misere" else CHECK_ROOT
+    marked = provenance.for_check(check)
+    conflicts = 0
+    hashes: list[bytes] = []
+    for frame, data in read_stream(path, hashes):
+        if frame != "C":
+            continue
+        if hashes[-1] != plan.chunk_hashes[len(hashes) - 1]:
+            raise ExchangeFormatError(f"{path}: the file changed while it was seeded")
+        kind, facts = data
+        proved = kind in (FactKind.NIMBER, FactKind.MISERE)
+        result = store.put(
+            kind, dict(facts), provenance=provenance, verified_by=marked if proved else None
+        )
+        conflicts += len(result.conflicts)
+    store.flush()
+    return conflicts
 
 
 def _holds(store: LmdbProofStore, path: Path) -> tuple[bool, bool]:
@@ -246,4 +290,4 @@ def seed_library(store: LmdbProofStore, directory: Path) -> list[ResultSeed]:
     return seeds
 
 
-_ACTIONS = ("seeded", "present", "refused", "unverified")
+_ACTIONS = ("seeded", "present", "refused", "conflicts")

@@ -35,6 +35,7 @@ from sproutsdb.formats.exchange import read_stream
 from sproutsdb.ops.check import RootCheck, check_misere_root, check_root, write_pruned
 from sproutsdb.ops.exchange import export_store, import_file, plan_import
 from sproutsdb.server.store import LmdbProofStore, open_store
+from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.trusted_tables import cache_dir
 
@@ -70,6 +71,7 @@ class ManifestEntry:
     cycle_sizes: list[int] = field(default_factory=list)
     solve_max_rss_kb: int | None = None
     made_at: str = ""
+    requires: str | None = None  # the RCT table it is checked on top of: "s6.rcttable sha256:…"
 
     @property
     def key(self) -> tuple[str, str]:
@@ -121,6 +123,7 @@ def write_manifest(directory: Path, entries: Iterable[ManifestEntry]) -> Path:
     }
     path = directory / MANIFEST
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=".manifest-")
+    os.chmod(temporary, 0o644)  # a project file, readable by all like the certificates
     with os.fdopen(fd, "w") as handle:
         json.dump(data, handle, indent=1)
         handle.write("\n")
@@ -162,13 +165,34 @@ def sha256_of(path: Path) -> str:
 # --- checking and building ------------------------------------------------------------------
 
 
-def prove(store: LmdbProofStore, position: str, play: str, cycles: int = 1) -> RootCheck:
-    """The root check of `position` in `play` on `store` (marks what it verified)."""
+def prove(
+    store: LmdbProofStore,
+    position: str,
+    play: str,
+    cycles: int = 1,
+    *,
+    rct_table: Path | None = None,
+) -> RootCheck:
+    """The root check of `position` in `play` on `store` (marks what it verified); a misère
+    check takes its RCTs from `rct_table` when given (re-derived whole, or its cached mark),
+    else from the store's claims (each re-derived)."""
     if play not in PLAYS:
         raise UsageError(f"play {play!r}: give one of {', '.join(PLAYS)}")
     if play == "misere":
-        return check_misere_root(store, position, cycles=cycles)
+        return check_misere_root(store, position, cycles=cycles, rct_table=rct_table)
     return check_root(store, position, cycles=cycles)
+
+
+def required_table(play: str) -> Path | None:
+    """The RCT table a certificate of `play` is checked on top of: misère certificates
+    hold only what lies beyond the shipped S6 table (the paper's Figure 10 counts the
+    same), normal ones need none."""
+    if play != "misere":
+        return None
+    table = shipped_table()
+    if table is None:
+        raise UsageError("this install lacks the shipped S6 RCT table misère certificates need")
+    return table
 
 
 def statement_of(check: RootCheck) -> dict[str, Any]:
@@ -201,7 +225,8 @@ def check_certificate_file(
     work.mkdir(parents=True, exist_ok=True)
     with open_store(work / "store", create=True, durable=False) as store:
         totals, _ = import_file(path, store, plan=plan_import(path))
-        return prove(store, position, play), totals["inserted"] + totals["unchanged"]
+        check = prove(store, position, play, rct_table=required_table(play))
+        return check, totals["inserted"] + totals["unchanged"]
 
 
 def check_certificate(directory: Path, entry: ManifestEntry) -> CertificateCheck:
@@ -216,6 +241,8 @@ def check_certificate(directory: Path, entry: ManifestEntry) -> CertificateCheck
         return failed(f"{path}: no such file")
     if sha256_of(path) != entry.sha256:
         return failed(f"{path}: its SHA-256 is not the manifest's (the file was changed)")
+    if entry.requires is not None and entry.requires != _requirement(entry.play):
+        return failed(f"{path}: needs {entry.requires}, which this install does not ship")
     try:
         with tempfile.TemporaryDirectory(prefix="sproutsdb-results-") as work:
             check, facts = check_certificate_file(path, entry.position, entry.play, Path(work))
@@ -231,6 +258,37 @@ def check_certificate(directory: Path, entry: ManifestEntry) -> CertificateCheck
     seconds = time.perf_counter() - started
     _write_mark(entry)
     return CertificateCheck(entry, path, True, "re-derived", seconds, facts)
+
+
+def _requirement(play: str) -> str | None:
+    """What a certificate of `play` is checked on top of, as the manifest says it."""
+    table = required_table(play)
+    return None if table is None else f"{table.name} sha256:{sha256_of(table)}"
+
+
+def _export_beyond_table(pruned: LmdbProofStore, work: Path, out: Path) -> None:
+    """Export a pruned misère proof without the RCT records and position → RCT entries the
+    shipped S6 table holds (its checks take them from the table, re-derived whole)."""
+    from sproutsdb.trusted_tables import verified_table
+
+    table_path = required_table("misere")
+    assert table_path is not None
+    table = verified_table(table_path)
+    records = dict(table.records())
+
+    def in_table(kind: FactKind, key: str, value: Any) -> bool:
+        if kind is FactKind.RCT:
+            return bool(records.get(key) == value)
+        if kind is FactKind.POS_RCT:
+            return key in table.positions and table.rct_id_of(key) == value
+        return False
+
+    with open_store(work, create=True, durable=False) as beyond:
+        for kind in (FactKind.MISERE, FactKind.RCT, FactKind.POS_RCT):
+            items = [(k, v) for k, v in pruned.iter_facts(kind) if not in_table(kind, k, v)]
+            for start in range(0, len(items), 10_000):
+                beyond.put(kind, dict(items[start : start + 10_000]))
+        export_store(beyond, out)
 
 
 def _why(check: RootCheck) -> str:
@@ -293,7 +351,10 @@ def build_certificate(
                 raise UsageError(f"{store_dir} does not prove {position} ({_why(check)})")
             with open_store(Path(work) / "pruned", create=True, durable=False) as pruned:
                 write_pruned(check, pruned)
-                export_store(pruned, staged)
+                if play == "misere":
+                    _export_beyond_table(pruned, Path(work) / "beyond", staged)
+                else:
+                    export_store(pruned, staged)
         prune_cpu = time.process_time() - started
         statement = statement_of(check)
         again, facts = check_certificate_file(staged, position, play, Path(work) / "again")
@@ -325,6 +386,7 @@ def build_certificate(
         cycle_sizes=list(check.sizes),
         solve_max_rss_kb=solve_max_rss_kb,
         made_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        requires=_requirement(play),
     )
     add_to_manifest(out_dir, entry)
     return entry
@@ -344,6 +406,7 @@ def _mark_body(entry: ManifestEntry) -> dict[str, Any]:
         "play": entry.play,
         "position": entry.position,
         "statement": entry.statement,
+        "requires": entry.requires,
     }
 
 
@@ -371,6 +434,7 @@ def has_mark(directory: Path, entry: ManifestEntry) -> bool:
         and all(mark.get(k) == v for k, v in _mark_body(entry).items())
         and path.is_file()
         and sha256_of(path) == entry.sha256
+        and (entry.requires is None or entry.requires == _requirement(entry.play))
     )
 
 
