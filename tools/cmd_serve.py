@@ -48,10 +48,10 @@ def run_serve(args: argparse.Namespace) -> int:
             if shipped is not None:
                 seeds.append(shipped)
     results = None
-    if not (args.no_seed or args.no_results):
+    if not args.no_results and _serves_shipped_table(seeds):
         from sproutsdb.ops.results import shipped_library
 
-        results = shipped_library()
+        results = shipped_library()  # its misère certificates build on the shipped table
     configure_logging(args.log_level, args.log_format)
     store_path = resolve_store_path(args.store)
     options = ServeOptions(
@@ -92,6 +92,18 @@ def run_serve(args: argparse.Namespace) -> int:
         print("  stop:      Ctrl-C (in-flight writes are committed first)", flush=True)
 
     return run_server(options, ready=ready)
+
+
+def _serves_shipped_table(seeds: list[Path]) -> bool:
+    """Whether one of the tables is the shipped S6 table (the same bytes)."""
+    from sproutsdb.server.seed import file_checksum
+    from sproutsdb.shipped import shipped_table
+
+    shipped = shipped_table()
+    if shipped is None:
+        return False
+    checksum = file_checksum(shipped)
+    return any(file_checksum(path) == checksum for path in seeds)
 
 
 # --- stats ----------------------------------------------------------------------------------
@@ -211,9 +223,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Serve the store over gRPC (proto/sproutsdb/v1): batch lookups and inserts,\n"
             "RCTs and the S6 table, children, export, stats, health and reflection.\n"
             "A store without RCTs is first seeded from the RCT table the project ships\n"
-            "(the S6 table, package data) or from --seed FILE, then given the results\n"
-            "library's certificates it lacks (`sproutsdb results`), each re-derived from\n"
-            "the rules before it is imported, and verified. Reads are open to all.\n"
+            "(the S6 table, package data) or from --seed FILE. Serving the S6 table, it\n"
+            "also gets the results library's certificates it lacks (`sproutsdb results`),\n"
+            "each re-derived from the rules first (--no-results: not). Reads are open to all.\n"
             "Writes are open to all too unless --token-file F is given: then they need\n"
             "`authorization: Bearer <token>` (clients: --token-file F). SIGTERM or Ctrl-C\n"
             "stops taking calls, lets in-flight writes commit, and closes the store.\n\n"
@@ -266,8 +278,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--no-results",
         action="store_true",
-        help="do not seed the results library (by default every shipped certificate the "
-        "store lacks is re-derived alone, imported as claims and verified by its root check)",
+        help="do not seed the results library (by default, when the shipped S6 table is "
+        "served, each shipped certificate the store lacks is stored once it re-derived from "
+        "the rules alone, its proved facts marked verified; see `sproutsdb results`)",
     )
     p.add_argument(
         "--game",
