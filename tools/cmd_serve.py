@@ -48,10 +48,12 @@ def run_serve(args: argparse.Namespace) -> int:
             if shipped is not None:
                 seeds.append(shipped)
     results = None
+    if args.results_library is not None and not (args.results_library / "manifest.json").is_file():
+        raise UsageError(f"--results-library {args.results_library}: no manifest.json there")
     if not args.no_results and _serves_shipped_table(seeds):
         from sproutsdb.ops.results import shipped_library
 
-        results = shipped_library()  # its misère certificates build on the shipped table
+        results = args.results_library or shipped_library()  # misère ones build on S6
     configure_logging(args.log_level, args.log_format)
     store_path = resolve_store_path(args.store)
     options = ServeOptions(
@@ -281,6 +283,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="do not seed the results library (by default, when the shipped S6 table is "
         "served, each shipped certificate the store lacks is stored once it re-derived from "
         "the rules alone, its proved facts marked verified; see `sproutsdb results`)",
+    )
+    p.add_argument(
+        "--results-library",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the results folder (with its manifest.json) to seed instead of the shipped one",
     )
     p.add_argument(
         "--game",
