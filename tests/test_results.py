@@ -95,6 +95,8 @@ def test_results_json_has_one_row_per_statement_beside_the_literature() -> None:
     assert all(r["agrees"] is not False for r in report["results"])
     assert {"LV2012", "DMNSS2023", "LV2009", "A164950"} <= report["sources"].keys()
     assert "ok" not in report
+    (table,) = report["tables"]  # the S6 table's entry, as it is
+    assert table["position"] == "0*6" and table["statement"]["rcts"] == 25458
 
 
 def test_results_check_re_derives_the_small_certificates() -> None:

@@ -23,6 +23,7 @@ from sproutsdb.ops.results import (
     literature,
     result_rows,
     shipped_library,
+    table_rows,
 )
 from sproutsdb.tools.cli import UsageError
 
@@ -47,20 +48,40 @@ def run_results(args: argparse.Namespace) -> int:
             only=lambda entry: _selected(args, entry),
             progress=None if args.quiet else _say,
         )
+    shipped = directory is None and args.play != "normal"  # the install's tables, not a folder's
+    tables = table_rows(check=args.check) if shipped else []
     seconds = time.perf_counter() - started
     rows = [r for r in result_rows(directory, checks) if args.play is None or r.play == args.play]
     failed = [c for c in checks if not c.ok]
+    for table in tables:
+        if table.get("failed"):
+            print(f"sproutsdb results: FAILED {table['file']}: {table['failed']}", file=sys.stderr)
     for check in failed:
         print(
             f"sproutsdb results: FAILED {check.entry.play} {check.entry.position}: {check.message}",
             file=sys.stderr,
         )
     if args.json:
-        print(json.dumps(_report(args, rows, checks, seconds, directory)))
+        report = _report(args, rows, checks, seconds, directory)
+        report["tables"] = tables
+        if args.check:
+            report["ok"] = report["ok"] and not any(t.get("failed") for t in tables)
+        print(json.dumps(report))
     else:
         _print_table(rows)
+        _print_tables(tables)
         _print_summary(rows, checks, seconds)
-    return EXIT_FAILED if failed else 0
+    return EXIT_FAILED if failed or any(t.get("failed") for t in tables) else 0
+
+
+def _print_tables(tables: list[dict[str, Any]]) -> None:
+    for table in tables:
+        counts = table["statement"]
+        how = "re-derived whole by this version" if table["checked"] else "not re-derived yet"
+        print(
+            f"RCT table {table['file']} (root {table['position']}): {counts.get('rcts', 0):,} "
+            f"RCTs, {counts.get('positions', 0):,} positions; {how}"
+        )
 
 
 def _selected(args: argparse.Namespace, entry: ManifestEntry) -> bool:

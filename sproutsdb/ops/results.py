@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import quote
 
 from sproutsdb import __version__
-from sproutsdb.errors import UsageError
+from sproutsdb.errors import UsageError, UserError
 from sproutsdb.formats.exchange import read_stream
 from sproutsdb.ops.check import RootCheck, check_misere_root, check_root, write_pruned
 from sproutsdb.ops.exchange import export_store, import_file, plan_import
@@ -564,6 +564,36 @@ def _literature_by_position() -> dict[tuple[str, str], dict[str, Any]]:
     return out
 
 
+def table_rows(*, check: bool = False) -> list[dict[str, Any]]:
+    """The RCT tables the project ships (the S6 table), as results: the RCTs of every
+    position of the game tree of their root. `checked` when this version re-derived the
+    whole table (a cached mark per file checksum); `check` re-derives it now when it has no
+    mark (about 13 s), as every command that uses it does."""
+    from sproutsdb.formats.rcttable import read_header
+    from sproutsdb.trusted_tables import _read_mark, file_digest, verified_table
+
+    table = shipped_table()
+    if table is None:
+        return []
+    header, _ = read_header(table)
+    counts = dict(header.get("counts", {}))
+    row: dict[str, Any] = {
+        "position": str(header.get("root", "")),
+        "play": "misere",
+        "statement": {"rct_table": table.name, **{k: int(v) for k, v in counts.items()}},
+        "file": f"data/{table.name}",
+        "sha256": file_digest(table),
+        "checked": _read_mark(file_digest(table)) is not None,
+    }
+    if check:
+        try:
+            verified_table(table)
+            row["checked"] = True
+        except UserError as error:  # a table that does not re-derive, or a damaged file
+            row["checked"], row["failed"] = False, str(error)
+    return [row]
+
+
 def results_payload(directory: Path | None = None) -> dict[str, Any]:
     """What GET /api/v1/results answers: every row (certificates beside the literature),
     each with `href`, its position's page, and the literature's sources."""
@@ -572,7 +602,7 @@ def results_payload(directory: Path | None = None) -> dict[str, Any]:
         data = row.as_json()
         data["href"] = "./?pos=" + quote(row.position)
         rows.append(data)
-    return {"results": rows, "sources": literature()["sources"]}
+    return {"results": rows, "tables": table_rows(), "sources": literature()["sources"]}
 
 
 def certificate_keys(path: Path) -> Iterator[tuple[FactKind, list[tuple[str, Any]]]]:
@@ -598,4 +628,5 @@ __all__ = [
     "results_payload",
     "shipped_library",
     "statement_of",
+    "table_rows",
 ]
