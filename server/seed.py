@@ -159,12 +159,14 @@ def seed_results(
     store: LmdbProofStore,
     directory: Path | None = None,
     on_seed: Callable[[ResultSeed], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> list[ResultSeed]:
     """Store each certificate of the results library (default: the shipped one) that the
     store does not hold yet, once it re-derived alone in a fresh store (now, or by this
     version before: a cached mark per file checksum, as for RCT tables), with the facts
     its root check verified marked so (sproutsdb.ops.results). A certificate that does not
-    re-derive is refused with a log line. `on_seed` is told of each as it is done."""
+    re-derive is refused with a log line. `on_seed` is told of each as it is done; `stop`,
+    once set, ends the work before the next certificate."""
     from sproutsdb.ops.results import read_manifest, shipped_library
 
     directory = shipped_library() if directory is None else directory
@@ -172,6 +174,8 @@ def seed_results(
         return []
     seeds: list[ResultSeed] = []
     for entry in read_manifest(directory):
+        if stop is not None and stop.is_set():
+            break
         seeds.append(_seed_certificate(store, directory, entry))
         if on_seed is not None:
             on_seed(seeds[-1])
@@ -265,7 +269,9 @@ def _holds(store: LmdbProofStore, path: Path) -> tuple[bool, bool]:
     return True, verified
 
 
-def seed_library(store: LmdbProofStore, directory: Path) -> list[ResultSeed]:
+def seed_library(
+    store: LmdbProofStore, directory: Path, stop: threading.Event | None = None
+) -> list[ResultSeed]:
     """`serve`'s seeding of the results library, with a log line per certificate it seeded
     (refusals are logged as warnings where they happen) and one in all."""
 
@@ -279,7 +285,7 @@ def seed_library(store: LmdbProofStore, directory: Path) -> list[ResultSeed]:
                 seed.seconds,
             )
 
-    seeds = seed_results(store, directory, on_seed=said)
+    seeds = seed_results(store, directory, on_seed=said, stop=stop)
     counts = {action: sum(1 for s in seeds if s.action == action) for action in _ACTIONS}
     log.info(
         "results library %s: %s",
@@ -291,3 +297,29 @@ def seed_library(store: LmdbProofStore, directory: Path) -> list[ResultSeed]:
 
 
 _ACTIONS = ("seeded", "present", "refused", "conflicts")
+
+
+class LibrarySeeder:
+    """`serve` seeds the results library in a thread of its own, so that the server listens
+    at once (re-deriving every certificate takes a minute the first time, before a cached
+    mark of each exists); `close` stops it between two certificates and waits for it."""
+
+    def __init__(self, store: LmdbProofStore, directory: Path) -> None:
+        self.store = store
+        self.directory = directory
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="results-seed", daemon=True)
+
+    def start(self) -> None:
+        log.info("results library: seeding %s in the background", self.directory)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            seed_library(self.store, self.directory, self.stop)
+        except Exception:  # a fault here must not stop the server: it is logged
+            log.exception("results library: seeding %s failed", self.directory)
+
+    def close(self, timeout: float) -> None:
+        self.stop.set()
+        self.thread.join(timeout)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,7 @@ def flip_root_nimber(path: Path, root: str) -> None:
 
 def test_the_library_ships_the_normal_outcomes_and_small_nimbers() -> None:
     entries = {(e.play, e.position): e for e in read_manifest(shipped_library())}
-    for n in range(21):  # 0*21 joins when its solve is done (bench/build_results.py)
+    for n in range(22):
         entry = entries[("normal", f"0*{n}")]
         assert (shipped_library() / entry.file).is_file()
         assert sha256_of(shipped_library() / entry.file) == entry.sha256
@@ -70,6 +71,10 @@ def test_the_library_ships_the_normal_outcomes_and_small_nimbers() -> None:
     for n in range(11):  # the nimber as far as the solver reaches it in the library
         assert "nimber" in entries[("normal", f"0*{n}")].statement
     assert entries[("normal", "0*20")].statement == {"nimber": 0}
+    misere = "WLLLWWLLLWWWLL"  # OEIS A164950, n = 1..14 (15..17 join as their solves end)
+    for n, outcome in enumerate(misere, start=1):
+        entry = entries[("misere", f"0*{n}")]
+        assert entry.statement == {"outcome": outcome} and entry.requires is not None
 
 
 def test_results_json_has_one_row_per_statement_beside_the_literature() -> None:
@@ -150,7 +155,8 @@ def test_a_server_seeded_from_the_library_serves_verified_losses(tmp_path: Path)
     write_manifest(library, forged)
     log = tmp_path / "server.log"
     server = ServerProcess(tmp_path / "store", "--results-library", str(library), log=log)
-    with server.start(timeout=300):
+    with server.start():
+        wait_for_log(log, "results library " + str(library))  # seeded in the background
         done = run_cli_apart("query", "0*12", "--server", server.address, "--json")
         assert done.returncode == 0, done.stderr
         answer = json.loads(done.stdout)
@@ -163,6 +169,13 @@ def test_a_server_seeded_from_the_library_serves_verified_losses(tmp_path: Path)
     text = log.read_text()
     assert "results library: refusing normal 0*7" in text
     assert "seeded and verified normal 0*12" in text
+
+
+def wait_for_log(log: Path, text: str, seconds: float = 300) -> None:
+    deadline = time.monotonic() + seconds
+    while text not in log.read_text():
+        assert time.monotonic() < deadline, f"no {text!r} in the log within {seconds} s"
+        time.sleep(0.2)
 
 
 def test_the_builder_certifies_a_freshly_solved_store(tmp_path: Path) -> None:
