@@ -117,6 +117,18 @@ def test_results_check_re_derives_the_small_certificates() -> None:
     assert "0*53" in text
 
 
+def test_results_check_re_derives_the_small_misere_certificates_on_the_s6_table() -> None:
+    """0*1..0*11: the S6 table settles 0*1..0*6 (empty, byte-identical files, each bound to
+    its own statement), the rest hold the losing nodes beyond it."""
+    code, report, stderr = results_json("--check", "--max-facts", "60", "--play", "misere")
+    assert code == 0 and report["ok"], stderr
+    checked = {r["position"] for r in report["results"] if r.get("checked_how") == "now"}
+    assert checked == {f"0*{n}" for n in range(1, 12)}
+    assert report["tables"][0]["checked"] is True  # re-derived whole before its first use
+    code, report, _ = results_json("--play", "misere")  # the marks: checked by this version
+    assert all(r["checked"] for r in report["results"] if r["position"] in checked)
+
+
 def test_a_tampered_certificate_is_refused_by_check(tmp_path: Path) -> None:
     library = small_library(tmp_path / "lib", ("0*6", "0*7"))
     entries = read_manifest(library)

@@ -396,7 +396,10 @@ def build_certificate(
 
 
 def _mark_path(entry: ManifestEntry) -> Path:
-    return cache_dir() / MARKS_FOLDER / f"{entry.sha256}.json"
+    # empty proofs (a misère outcome the S6 table settles) are byte-identical files: the
+    # mark names the statement's play and position too
+    name = certificate_name(entry.position, entry.play).removesuffix(".spdbx")
+    return cache_dir() / MARKS_FOLDER / f"{entry.sha256}-{name}.json"
 
 
 def _mark_body(entry: ManifestEntry) -> dict[str, Any]:
