@@ -183,7 +183,7 @@ def seed_results(
 
 
 def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEntry) -> ResultSeed:
-    from sproutsdb.ops.results import check_certificate, has_mark
+    from sproutsdb.ops.results import check_certificate, read_mark
 
     started = time.perf_counter()
     seed = ResultSeed(entry.play, entry.position, "present", facts=entry.facts)
@@ -192,7 +192,9 @@ def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEnt
     if held and verified:
         return seed
     how = "re-derived by this version before (cached mark)"
-    if not has_mark(directory, entry):  # re-derived alone, from the rules, in a fresh store
+    mark = read_mark(directory, entry)
+    unverified = set(mark["unverified"]) if mark is not None else set()
+    if mark is None:  # re-derived alone, from the rules, in a fresh store
         checked = check_certificate(directory, entry)
         if not checked.ok:
             seed.action, seed.message = "refused", checked.message
@@ -200,9 +202,9 @@ def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEnt
                 "results library: refusing %s %s: %s", entry.play, entry.position, seed.message
             )
             return seed
-        how = "re-derived now in a fresh store"
+        how, unverified = "re-derived now in a fresh store", set(checked.unverified)
     try:
-        conflicts = _put_certificate(store, path, entry, how)
+        conflicts = _put_certificate(store, path, entry, how, unverified)
     except UserError as error:  # the file changed under us, or is keyed by another form
         seed.action, seed.message = "refused", str(error)
         log.warning("results library: refusing %s %s: %s", entry.play, entry.position, error)
@@ -217,10 +219,13 @@ def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEnt
     return seed
 
 
-def _put_certificate(store: LmdbProofStore, path: Path, entry: ManifestEntry, how: str) -> int:
-    """Store the facts of a certificate that re-derived: its nimbers or misère nodes marked
-    verified by its root check, RCT records and position → RCT entries as claims (the
-    verifier and every misère check re-derive those). Returns the conflicts (values kept)."""
+def _put_certificate(
+    store: LmdbProofStore, path: Path, entry: ManifestEntry, how: str, unverified: set[str]
+) -> int:
+    """Store the facts of a certificate that re-derived: the nimbers or misère nodes its
+    root check verified marked so; those it did not need (`unverified`), RCT records and
+    position → RCT entries as claims (the verifier and every misère check re-derive those).
+    Returns the conflicts (the stored values are kept)."""
     from sproutsdb.facts import CHECK_MISERE_ROOT, CHECK_ROOT
     from sproutsdb.formats.exchange import ExchangeFormatError, read_stream
     from sproutsdb.ops.exchange import plan_import
@@ -245,10 +250,12 @@ def _put_certificate(store: LmdbProofStore, path: Path, entry: ManifestEntry, ho
             raise ExchangeFormatError(f"{path}: the file changed while it was seeded")
         kind, facts = data
         proved = kind in (FactKind.NIMBER, FactKind.MISERE)
-        result = store.put(
-            kind, dict(facts), provenance=provenance, verified_by=marked if proved else None
-        )
-        conflicts += len(result.conflicts)
+        sure = {k: v for k, v in facts if proved and k not in unverified}
+        claims = {k: v for k, v in facts if k not in sure}
+        for items, by in ((sure, marked), (claims, None)):
+            if items:
+                result = store.put(kind, items, provenance=provenance, verified_by=by)
+                conflicts += len(result.conflicts)
     store.flush()
     return conflicts
 

@@ -215,6 +215,7 @@ class CertificateCheck:
     message: str
     seconds: float = 0.0
     facts: int = 0
+    unverified: list[str] = field(default_factory=list)  # facts the check did not need
 
 
 def check_certificate_file(
@@ -256,8 +257,48 @@ def check_certificate(directory: Path, entry: ManifestEntry) -> CertificateCheck
             f"{path}: proves {statement_text(proved)}, the manifest says {entry.statement_text()}"
         )
     seconds = time.perf_counter() - started
-    _write_mark(entry)
-    return CertificateCheck(entry, path, True, "re-derived", seconds, facts)
+    unverified = unverified_facts(path, check)
+    _write_mark(entry, unverified)
+    return CertificateCheck(entry, path, True, "re-derived", seconds, facts, unverified)
+
+
+TIGHTEN_ROUNDS = 5
+
+
+def _write_certificate(check: RootCheck, play: str, work: Path, out: Path) -> None:
+    """Export the facts a complete check used (misère: beyond the shipped S6 table) to `out`."""
+    with open_store(work, create=True, durable=False) as pruned:
+        write_pruned(check, pruned)
+        if play == "misere":
+            _export_beyond_table(pruned, work.with_name(work.name + "-beyond"), out)
+        else:
+            export_store(pruned, out)
+
+
+def _tighten(staged: Path, position: str, play: str, work: Path) -> tuple[RootCheck, int]:
+    """Check the certificate alone, as `results --check` will, and prune it again to what
+    that check used until it verifies every fact it holds (a fresh check may find a proof
+    among a subset of the facts the random cycles kept). UsageError if it does not check."""
+    for round_ in range(TIGHTEN_ROUNDS):
+        check, facts = check_certificate_file(staged, position, play, work / f"again-{round_}")
+        if not check.ok:
+            raise UsageError(f"the certificate of {position} does not check on its own")
+        if not unverified_facts(staged, check):
+            return check, facts
+        _write_certificate(check, play, work / f"tight-{round_}", staged)
+    return check, facts
+
+
+def unverified_facts(path: Path, check: RootCheck) -> list[str]:
+    """The nimber and misère facts of a certificate file its check did not verify."""
+    verified = check.report.verified
+    return sorted(
+        key
+        for kind, facts in certificate_keys(path)
+        if kind in (FactKind.NIMBER, FactKind.MISERE)
+        for key, _ in facts
+        if key not in verified
+    )
 
 
 def _requirement(play: str) -> str | None:
@@ -349,16 +390,11 @@ def build_certificate(
             check = prove(store, position, play, cycles)
             if not check.ok:
                 raise UsageError(f"{store_dir} does not prove {position} ({_why(check)})")
-            with open_store(Path(work) / "pruned", create=True, durable=False) as pruned:
-                write_pruned(check, pruned)
-                if play == "misere":
-                    _export_beyond_table(pruned, Path(work) / "beyond", staged)
-                else:
-                    export_store(pruned, staged)
-        prune_cpu = time.process_time() - started
+            _write_certificate(check, play, Path(work) / "pruned", staged)
         statement = statement_of(check)
-        again, facts = check_certificate_file(staged, position, play, Path(work) / "again")
-        if not again.ok or statement_of(again) != statement:
+        again, facts = _tighten(staged, position, play, Path(work))
+        prune_cpu = time.process_time() - started
+        if statement_of(again) != statement:
             raise UsageError(f"the certificate of {position} does not check on its own")
         shutil.move(staged, out_dir / name)
     flag = " --misere" if play == "misere" else ""
@@ -413,10 +449,15 @@ def _mark_body(entry: ManifestEntry) -> dict[str, Any]:
     }
 
 
-def _write_mark(entry: ManifestEntry) -> None:
-    """Remember that this file was re-derived clean (an unwritable cache costs nothing)."""
+def _write_mark(entry: ManifestEntry, unverified: list[str]) -> None:
+    """Remember that this file was re-derived clean, and which of its facts the check did
+    not need (so not verified): an unwritable cache costs nothing."""
     target = _mark_path(entry)
-    body = {**_mark_body(entry), "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    body = {
+        **_mark_body(entry),
+        "unverified": unverified,
+        "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     with contextlib.suppress(OSError):
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".mark-")
@@ -425,20 +466,28 @@ def _write_mark(entry: ManifestEntry) -> None:
         os.replace(temporary, target)
 
 
-def has_mark(directory: Path, entry: ManifestEntry) -> bool:
-    """Whether this version re-derived this very file (same SHA-256, same statement)."""
+def read_mark(directory: Path, entry: ManifestEntry) -> dict[str, Any] | None:
+    """The mark of this version having re-derived this very file (same SHA-256, same
+    statement, same table under it), or None."""
     try:
         mark = json.loads(_mark_path(entry).read_text())
     except (OSError, ValueError):
-        return False
+        return None
     path = directory / entry.file
-    return (
+    sound = (
         isinstance(mark, dict)
         and all(mark.get(k) == v for k, v in _mark_body(entry).items())
+        and isinstance(mark.get("unverified"), list)
         and path.is_file()
         and sha256_of(path) == entry.sha256
         and (entry.requires is None or entry.requires == _requirement(entry.play))
     )
+    return mark if sound else None
+
+
+def has_mark(directory: Path, entry: ManifestEntry) -> bool:
+    """Whether this version re-derived this very file (`read_mark`)."""
+    return read_mark(directory, entry) is not None
 
 
 # --- the table beside the literature --------------------------------------------------------
