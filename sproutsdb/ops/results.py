@@ -263,6 +263,10 @@ def check_certificate(directory: Path, entry: ManifestEntry) -> CertificateCheck
 
 
 TIGHTEN_ROUNDS = 5
+TIGHTENED = (
+    "then pruned again to what `check --root` of the file alone in a fresh store uses "
+    "(sproutsdb.ops.results.build_certificate)"
+)
 
 
 def _write_certificate(check: RootCheck, play: str, work: Path, out: Path) -> None:
@@ -412,6 +416,7 @@ def build_certificate(
                 f"sproutsdb check{flag} --store SOLVED --root {position} --prune PRUNED "
                 f"--cycles {cycles}",
                 f"sproutsdb export --store PRUNED --out {name} --format native",
+                TIGHTENED,
             )
             if part
         ),
