@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from sproutsdb.errors import UserError
+from sproutsdb.ops.results import results_payload
 from sproutsdb.server.openapi import index, openapi
 from sproutsdb.server.position_view import PositionReader
 
@@ -30,6 +31,9 @@ STATIC = {
     "/index.html": ("index.html", "text/html; charset=utf-8"),
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/style.css": ("style.css", "text/css; charset=utf-8"),
+    "/results": ("results.html", "text/html; charset=utf-8"),
+    "/results.html": ("results.html", "text/html; charset=utf-8"),
+    "/results.js": ("results.js", "text/javascript; charset=utf-8"),
 }
 
 
@@ -54,6 +58,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(HTTPStatus.OK, _static(name), kind)
         if url.path == API_PREFIX + "position":
             return self._position(parse_qs(url.query, keep_blank_values=True))
+        if url.path == API_PREFIX + "results":  # the results library (ops/results.py)
+            return self._json(HTTPStatus.OK, results_payload())
         if url.path == API_PREFIX + "health":
             return self._json(HTTPStatus.OK, {"status": "SERVING"})
         if url.path in (API_PREFIX, API_PREFIX.rstrip("/")):

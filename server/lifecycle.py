@@ -31,7 +31,7 @@ from sproutsdb.games import DEFAULT_GAME, get_game
 from sproutsdb.server.address import DEFAULT_LISTEN, ListenError, split_address, why_not_listening
 from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor
 from sproutsdb.server.reflection import enable_reflection
-from sproutsdb.server.seed import TableShelf, needs_seed, seed_store
+from sproutsdb.server.seed import LibrarySeeder, TableShelf, needs_seed, seed_store
 from sproutsdb.server.service import SproutsDbService
 from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.server.store.errors import StoreNotFoundError
@@ -64,6 +64,7 @@ class ServeOptions:
     verify: bool = True  # run the background verifier of claims (server/verifier.py)
     map_size: int | None = None  # LMDB map_size in bytes (None: the store's default)
     game: str | None = None  # the game of a new store (None: an existing store's, else Sprouts)
+    results: Path | None = None  # a results library to seed (server/seed.py; None: none)
 
 
 class Server:
@@ -247,6 +248,7 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     store = open_served_store(options.store, options.map_size, options.game)
     lock = ServeLock(Path(store.path))
+    seeder: LibrarySeeder | None = None
     try:
         lock.acquire(options.listen)
         shelf = TableShelf()
@@ -292,6 +294,9 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
             if entry.table is not None:  # loaded to seed: keep the stream, drop the algebra
                 server.service.table_stream(entry)
         server.start()
+        if options.results is not None:  # the results library, in the background
+            seeder = LibrarySeeder(store, options.results)
+            seeder.start()
         log.info(
             "serving %s on port %d",
             store.path,
@@ -316,6 +321,8 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         )
         server.stop()
     finally:
+        if seeder is not None:  # stopped between two certificates, before the store closes
+            seeder.close(options.grace)
         store.close()
         lock.release()
         for s, handler in previous.items():

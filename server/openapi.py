@@ -225,6 +225,42 @@ REPORT = {
         },
     },
 }
+RESULT_ROW = {
+    "type": "object",
+    "properties": {
+        "position": {"type": "string", "description": "The position, e.g. 0*12."},
+        "play": {"type": "string", "enum": ["normal", "misere"]},
+        "statement": _nullable(
+            "object", "The certificate's statement: {nimber: k} or {outcome: W|L}; null: none."
+        ),
+        "file": _nullable("string", "The certificate, relative to the package (data/results/)."),
+        "checked": {
+            "type": "boolean",
+            "description": "Whether this version re-derived the certificate from the rules.",
+        },
+        "mark": {
+            "type": "string",
+            "description": "certificate here and checked / certificate here / literature only.",
+        },
+        "facts": _nullable("integer", "Facts in the certificate."),
+        "literature": {
+            "type": "object",
+            "description": (
+                "The literature's outcome, nimber (0 for a loss), proof sizes (glop_2010_size, "
+                "smallest_known_size; misère positions_beyond_s6) and sources."
+            ),
+        },
+        "agrees": _nullable("boolean", "Whether the statement agrees with the literature."),
+        "href": {"type": "string", "description": "The position's page."},
+    },
+}
+RESULTS = {
+    "type": "object",
+    "properties": {
+        "results": {"type": "array", "items": RESULT_ROW},
+        "sources": {"type": "object", "description": "Citation of each source key."},
+    },
+}
 ERROR = {
     "type": "object",
     "properties": {"error": {"type": "string", "description": "What went wrong, one line."}},
@@ -281,6 +317,19 @@ def openapi() -> dict[str, Any]:
                     },
                 }
             },
+            "/api/v1/results": {
+                "get": {
+                    "summary": "The results library: what the project proves about 0*n",
+                    "description": (
+                        "One row per statement (play, position): the shipped certificate's "
+                        "statement ({nimber: k} or {outcome: W|L}), its file, its fact count "
+                        "and whether this version re-derived it (checked), beside the "
+                        "literature's outcome, proof sizes and sources (keys of `sources`); "
+                        "href is the position's page. The same as `sproutsdb results --json`."
+                    ),
+                    "responses": {"200": answer("The rows and sources", RESULTS)},
+                }
+            },
             "/api/v1/health": {
                 "get": {
                     "summary": "Whether the server answers",
@@ -311,6 +360,7 @@ def index() -> dict[str, Any]:
         "endpoints": {
             "/api/v1/position?pos=P": "P's values and its children's, each with status and "
             "source (example: /api/v1/position?pos=0*6)",
+            "/api/v1/results": "the results library: certificates beside the literature",
             "/api/v1/health": "{status: SERVING}",
             "/api/v1/openapi.json": "the OpenAPI 3.0 description, every field explained",
         },

@@ -1,4 +1,5 @@
-"""What the project ships, served: RCT tables seeded into an empty store and streamed.
+"""What the project ships, served: RCT tables seeded into an empty store and streamed, and
+the results library's certificates seeded and verified (`seed_results`).
 
 The S6 table (the RCTs of every position of the game tree of 0*6, docs/architecture.md §3)
 ships as package data (sproutsdb/shipped.py; `data/s6.rcttable` in a checkout). A server whose store holds no RCT yet seeds `rct` and
@@ -16,14 +17,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from sproutsdb.errors import UserError
 from sproutsdb.facts import SEED_REDERIVED, Provenance
 from sproutsdb.formats.rcttable import RctTable, read_header
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.trusted_tables import verified_table
+
+if TYPE_CHECKING:
+    from sproutsdb.ops.results import ManifestEntry
 
 log = logging.getLogger("sproutsdb.server.seed")
 
@@ -130,3 +135,198 @@ class TableShelf:
             if entry.table is None:
                 entry.table = verified_table(entry.path, notice=log.info)  # all re-derived
             return entry.table
+
+
+# --- the results library -------------------------------------------------------------------
+
+
+@dataclass
+class ResultSeed:
+    """What seeding one certificate of the results library did: `action` is "seeded",
+    "present" (the store held its facts, verified, already), "refused" (it does not
+    re-derive: nothing stored) or "conflicts" (the store holds other values for some of its
+    facts: those are kept, and not marked)."""
+
+    play: str
+    position: str
+    action: str
+    message: str = ""
+    facts: int = 0
+    seconds: float = 0.0
+
+
+def seed_results(
+    store: LmdbProofStore,
+    directory: Path | None = None,
+    on_seed: Callable[[ResultSeed], None] | None = None,
+    stop: threading.Event | None = None,
+) -> list[ResultSeed]:
+    """Store each certificate of the results library (default: the shipped one) that the
+    store does not hold yet, once it re-derived alone in a fresh store (now, or by this
+    version before: a cached mark per file checksum, as for RCT tables), with the facts
+    its root check verified marked so (sproutsdb.ops.results). A certificate that does not
+    re-derive is refused with a log line. `on_seed` is told of each as it is done; `stop`,
+    once set, ends the work before the next certificate."""
+    from sproutsdb.ops.results import read_manifest, shipped_library
+
+    directory = shipped_library() if directory is None else directory
+    if store.identity.game != "sprouts":  # the library's positions are Sprouts positions
+        return []
+    seeds: list[ResultSeed] = []
+    for entry in read_manifest(directory):
+        if stop is not None and stop.is_set():
+            break
+        seeds.append(_seed_certificate(store, directory, entry))
+        if on_seed is not None:
+            on_seed(seeds[-1])
+    return seeds
+
+
+def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEntry) -> ResultSeed:
+    from sproutsdb.ops.results import check_certificate, read_mark
+
+    started = time.perf_counter()
+    seed = ResultSeed(entry.play, entry.position, "present", facts=entry.facts)
+    path = directory / entry.file
+    held, verified = _holds(store, path) if path.is_file() else (False, False)
+    if held and verified:
+        return seed
+    how = "re-derived by this version before (cached mark)"
+    mark = read_mark(directory, entry)
+    unverified = set(mark["unverified"]) if mark is not None else set()
+    if mark is None:  # re-derived alone, from the rules, in a fresh store
+        checked = check_certificate(directory, entry)
+        if not checked.ok:
+            seed.action, seed.message = "refused", checked.message
+            log.warning(
+                "results library: refusing %s %s: %s", entry.play, entry.position, seed.message
+            )
+            return seed
+        how, unverified = "re-derived now in a fresh store", set(checked.unverified)
+    try:
+        conflicts = _put_certificate(store, path, entry, how, unverified)
+    except UserError as error:  # the file changed under us, or is keyed by another form
+        seed.action, seed.message = "refused", str(error)
+        log.warning("results library: refusing %s %s: %s", entry.play, entry.position, error)
+        return seed
+    seed.seconds = time.perf_counter() - started
+    if conflicts:
+        seed.action = "conflicts"
+        seed.message = f"the store holds other values for {conflicts} of its facts (kept)"
+        log.warning("results library: %s %s: %s", entry.play, entry.position, seed.message)
+        return seed
+    seed.action = "seeded"
+    return seed
+
+
+def _put_certificate(
+    store: LmdbProofStore, path: Path, entry: ManifestEntry, how: str, unverified: set[str]
+) -> int:
+    """Store the facts of a certificate that re-derived: the nimbers or misère nodes its
+    root check verified marked so; those it did not need (`unverified`), RCT records and
+    position → RCT entries as claims (the verifier and every misère check re-derive those).
+    Returns the conflicts (the stored values are kept)."""
+    from sproutsdb.facts import CHECK_MISERE_ROOT, CHECK_ROOT
+    from sproutsdb.formats.exchange import ExchangeFormatError, read_stream
+    from sproutsdb.ops.exchange import plan_import
+
+    plan = plan_import(path)
+    if any(plan.moved.values()):
+        raise ExchangeFormatError(f"{path}: keys not in this canonical form; rebuild it")
+    provenance = Provenance(
+        who="sproutsdb serve",
+        tool="results library",
+        comment=f"{entry.file} (sha256 {entry.sha256[:16]}): {entry.play} {entry.position} "
+        f"{entry.statement_text()}, {how}",
+    )
+    check = CHECK_MISERE_ROOT if entry.play == "misere" else CHECK_ROOT
+    marked = provenance.for_check(check)
+    conflicts = 0
+    hashes: list[bytes] = []
+    for frame, data in read_stream(path, hashes):
+        if frame != "C":
+            continue
+        if hashes[-1] != plan.chunk_hashes[len(hashes) - 1]:
+            raise ExchangeFormatError(f"{path}: the file changed while it was seeded")
+        kind, facts = data
+        proved = kind in (FactKind.NIMBER, FactKind.MISERE)
+        sure = {k: v for k, v in facts if proved and k not in unverified}
+        claims = {k: v for k, v in facts if k not in sure}
+        for items, by in ((sure, marked), (claims, None)):
+            if items:
+                result = store.put(kind, items, provenance=provenance, verified_by=by)
+                conflicts += len(result.conflicts)
+    store.flush()
+    return conflicts
+
+
+def _holds(store: LmdbProofStore, path: Path) -> tuple[bool, bool]:
+    """Whether the store holds every fact of the certificate with the same value, and
+    whether its nimber and misère facts (what a root check marks) are all verified."""
+    from sproutsdb.ops.results import certificate_keys
+
+    verified = True
+    for kind, facts in certificate_keys(path):
+        marked: set[str] = set()
+        stored = store.get(kind, [key for key, _ in facts], verified_out=marked)
+        if any(stored.get(key) != value for key, value in facts):
+            return False, False
+        if kind in (FactKind.NIMBER, FactKind.MISERE) and len(marked) < len(facts):
+            verified = False
+    return True, verified
+
+
+def seed_library(
+    store: LmdbProofStore, directory: Path, stop: threading.Event | None = None
+) -> list[ResultSeed]:
+    """`serve`'s seeding of the results library, with a log line per certificate it seeded
+    (refusals are logged as warnings where they happen) and one in all."""
+
+    def said(seed: ResultSeed) -> None:
+        if seed.action == "seeded":
+            log.info(
+                "results library: seeded and verified %s %s (%d facts) in %.1f s",
+                seed.play,
+                seed.position,
+                seed.facts,
+                seed.seconds,
+            )
+
+    seeds = seed_results(store, directory, on_seed=said, stop=stop)
+    counts = {action: sum(1 for s in seeds if s.action == action) for action in _ACTIONS}
+    log.info(
+        "results library %s: %s",
+        directory,
+        ", ".join(f"{n} {action}" for action, n in counts.items()),
+        extra={"results": counts},
+    )
+    return seeds
+
+
+_ACTIONS = ("seeded", "present", "refused", "conflicts")
+
+
+class LibrarySeeder:
+    """`serve` seeds the results library in a thread of its own, so that the server listens
+    at once (re-deriving every certificate takes a minute the first time, before a cached
+    mark of each exists); `close` stops it between two certificates and waits for it."""
+
+    def __init__(self, store: LmdbProofStore, directory: Path) -> None:
+        self.store = store
+        self.directory = directory
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="results-seed", daemon=True)
+
+    def start(self) -> None:
+        log.info("results library: seeding %s in the background", self.directory)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            seed_library(self.store, self.directory, self.stop)
+        except Exception:  # a fault here must not stop the server: it is logged
+            log.exception("results library: seeding %s failed", self.directory)
+
+    def close(self, timeout: float) -> None:
+        self.stop.set()
+        self.thread.join(timeout)

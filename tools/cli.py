@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "sproutsdb.tools.cmd_exchange",
     "sproutsdb.tools.cmd_pull",
     "sproutsdb.tools.cmd_check_table",
+    "sproutsdb.tools.cmd_results",
     "sproutsdb.tools.cmd_rekey",
     "sproutsdb.tools.cmd_fleet",
 ]

@@ -47,6 +47,13 @@ def run_serve(args: argparse.Namespace) -> int:
             shipped = shipped_table()
             if shipped is not None:
                 seeds.append(shipped)
+    results = None
+    if args.results_library is not None and not (args.results_library / "manifest.json").is_file():
+        raise UsageError(f"--results-library {args.results_library}: no manifest.json there")
+    if not args.no_results and _serves_shipped_table(seeds):
+        from sproutsdb.ops.results import shipped_library
+
+        results = args.results_library or shipped_library()  # misère ones build on S6
     configure_logging(args.log_level, args.log_format)
     store_path = resolve_store_path(args.store)
     options = ServeOptions(
@@ -61,6 +68,7 @@ def run_serve(args: argparse.Namespace) -> int:
         map_size=args.map_size,
         game=args.game,
         limits=Limits(request_seconds=args.request_seconds),
+        results=results,
     )
 
     def ready(server: Any) -> None:
@@ -86,6 +94,18 @@ def run_serve(args: argparse.Namespace) -> int:
         print("  stop:      Ctrl-C (in-flight writes are committed first)", flush=True)
 
     return run_server(options, ready=ready)
+
+
+def _serves_shipped_table(seeds: list[Path]) -> bool:
+    """Whether one of the tables is the shipped S6 table (the same bytes)."""
+    from sproutsdb.server.seed import file_checksum
+    from sproutsdb.shipped import shipped_table
+
+    shipped = shipped_table()
+    if shipped is None:
+        return False
+    checksum = file_checksum(shipped)
+    return any(file_checksum(path) == checksum for path in seeds)
 
 
 # --- stats ----------------------------------------------------------------------------------
@@ -205,7 +225,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Serve the store over gRPC (proto/sproutsdb/v1): batch lookups and inserts,\n"
             "RCTs and the S6 table, children, export, stats, health and reflection.\n"
             "A store without RCTs is first seeded from the RCT table the project ships\n"
-            "(the S6 table, package data) or from --seed FILE. Reads are open to all.\n"
+            "(the S6 table, package data) or from --seed FILE. Serving the S6 table, it\n"
+            "also gets the results library's certificates it lacks (`sproutsdb results`),\n"
+            "in the background once it listens, each re-derived from the rules first\n"
+            "(--no-results: not). Reads are open to all.\n"
             "Writes are open to all too unless --token-file F is given: then they need\n"
             "`authorization: Bearer <token>` (clients: --token-file F). SIGTERM or Ctrl-C\n"
             "stops taking calls, lets in-flight writes commit, and closes the store.\n\n"
@@ -255,6 +278,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(default: the shipped S6 table, data/s6.rcttable in a checkout)",
     )
     p.add_argument("--no-seed", action="store_true", help="serve no RCT table, seed nothing")
+    p.add_argument(
+        "--no-results",
+        action="store_true",
+        help="do not seed the results library (by default, when the shipped S6 table is "
+        "served, each shipped certificate the store lacks is stored once it re-derived from "
+        "the rules alone, its proved facts marked verified; see `sproutsdb results`)",
+    )
+    p.add_argument(
+        "--results-library",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the results folder (with its manifest.json) to seed instead of the shipped one",
+    )
     p.add_argument(
         "--game",
         choices=game_names(),

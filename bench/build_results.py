@@ -1,0 +1,191 @@
+"""Build (or extend) the results library: one pruned, checked certificate per statement.
+
+Each statement is solved into a fresh store of its own (here, or earlier with `--from DIR`),
+then `sproutsdb.ops.results.build_certificate` prunes the proof (`--cycles K`), exports it
+natively, checks the file alone in a fresh store and adds it to the manifest. Statements the
+manifest already holds are skipped (`--rebuild` makes them again), so rerunning the same
+command adds what was not ready the last time.
+
+    python bench/build_results.py --from /work/results-build           # stores solved already
+    python bench/build_results.py --work /tmp/solves --normal 0-12     # solve from scratch
+
+`--from DIR` reads DIR/normal-N and DIR/misere-N (stores), with N.json (the solve's --json
+output, written when the solve finished) and N.time (`/usr/bin/time -v`); a store whose .json
+is missing is still being solved and is left for a later run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from sproutsdb.errors import UserError
+from sproutsdb.ops.results import (
+    DEFAULT_CYCLES,
+    ManifestEntry,
+    build_certificate,
+    read_manifest,
+    shipped_library,
+)
+
+NIMBER_UP_TO = 10  # 0*0..0*10 are solved with their nimber, larger ones --outcome-only
+
+
+@dataclass
+class Solved:
+    """A solved store and what its solve cost."""
+
+    store: Path
+    command: str
+    cpu_seconds: float | None
+    max_rss_kb: int | None
+    outcome: str | None
+
+
+def solve_command(n: int, play: str, nimber_up_to: int) -> list[str]:
+    """The `sproutsdb solve` arguments of 0*n (after `sproutsdb`; --store is added)."""
+    if play == "misere":
+        return ["solve", f"0*{n}", "--misere"]
+    return ["solve", f"0*{n}"] + ([] if n <= nimber_up_to else ["--outcome-only"])
+
+
+def from_existing(folder: Path, n: int, play: str, nimber_up_to: int) -> Solved | None:
+    """The store `folder`/play-n, if its solve finished (its .json exists)."""
+    store = folder / f"{play}-{n}"
+    finished = folder / f"{play}-{n}.json"
+    if not finished.is_file() or not store.is_dir():
+        return None
+    solved = json.loads(finished.read_text())
+    cpu, rss = read_time_file(folder / f"{play}-{n}.time")
+    cpu, rss = solved.get("cpu_seconds", cpu), solved.get("max_rss_kb", rss)  # --work's
+    command = " ".join(["sproutsdb", *solve_command(n, play, nimber_up_to), "--store SOLVED"])
+    return Solved(store, command, cpu, rss, solved.get("outcome"))
+
+
+def read_time_file(path: Path) -> tuple[float | None, int | None]:
+    """User + system CPU seconds and max RSS (KiB) from `/usr/bin/time -v` output."""
+    if not path.is_file():
+        return None, None
+    text = path.read_text()
+
+    def number(label: str) -> float | None:
+        match = re.search(rf"{re.escape(label)}: ([0-9.]+)", text)
+        return float(match.group(1)) if match else None
+
+    user, system = number("User time (seconds)"), number("System time (seconds)")
+    rss = number("Maximum resident set size (kbytes)")
+    cpu = None if user is None or system is None else round(user + system, 2)
+    return cpu, None if rss is None else int(rss)
+
+
+def solve_fresh(work: Path, n: int, play: str, nimber_up_to: int) -> Solved:
+    """Solve 0*n into a new store under `work`, measuring the child's CPU and peak RSS, and
+    write play-n.json as `--from` reads it (a solve that did not finish is started again)."""
+    done = from_existing(work, n, play, nimber_up_to)
+    if done is not None:
+        return done
+    store = work / f"{play}-{n}"
+    if store.exists():
+        shutil.rmtree(store)
+    args = [*solve_command(n, play, nimber_up_to), "--store", str(store), "--json", "--quiet"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sproutsdb", *args], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise UserError(f"sproutsdb {' '.join(args)} failed (exit {process.returncode})")
+    solved = json.loads(output)
+    solved["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 2)
+    solved["max_rss_kb"] = int(usage.ru_maxrss)
+    (work / f"{play}-{n}.json").write_text(json.dumps(solved) + "\n")
+    done = from_existing(work, n, play, nimber_up_to)
+    assert done is not None
+    return done
+
+
+def spots(text: str) -> list[int]:
+    """`0-21` or `3,5,7-9`: the n to build."""
+    out: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        out.extend(range(int(low), int(high or low) + 1))
+    return out
+
+
+def build_one(args: argparse.Namespace, n: int, play: str, done: set[tuple[str, str]]) -> None:
+    """Solve (or find) and certify 0*n in `play`, unless the manifest holds it already."""
+    position = f"0*{n}"
+    if (play, position) in done and not args.rebuild:
+        print(f"{play:6} {position:5} in the manifest already (--rebuild to make it again)")
+        return
+    if args.from_dir is not None:
+        solved = from_existing(args.from_dir, n, play, args.nimber_up_to)
+        if solved is None:
+            print(f"{play:6} {position:5} not solved yet in {args.from_dir}: left for a rerun")
+            return
+    else:
+        solved = solve_fresh(args.work, n, play, args.nimber_up_to)
+    entry = build_certificate(
+        solved.store,
+        position,
+        play,
+        args.out,
+        args.cycles,
+        solve_command=solved.command,
+        solve_cpu_seconds=solved.cpu_seconds,
+        solve_max_rss_kb=solved.max_rss_kb,
+    )
+    proved = entry.statement.get("outcome") or ("L" if entry.statement["nimber"] == 0 else "W")
+    if solved.outcome is not None and proved != solved.outcome:
+        raise UserError(f"{play} {position}: the solve said {solved.outcome}, the proof {proved}")
+    report(entry)
+
+
+def report(entry: ManifestEntry) -> None:
+    print(
+        f"{entry.play:6} {entry.position:5} {entry.statement_text():10} {entry.facts:>7,} facts "
+        f"(cycles {entry.cycle_sizes}), solve {entry.solve_cpu_seconds} CPU s, "
+        f"prune {entry.prune_cpu_seconds} CPU s -> {entry.file}",
+        flush=True,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--from", dest="from_dir", type=Path, help="folder of solved stores")
+    source.add_argument("--work", type=Path, help="solve from scratch into this folder")
+    parser.add_argument("--normal", default="0-21", help="n of normal play (default 0-21)")
+    parser.add_argument("--misere", default="1-17", help="n of misère play (default 1-17)")
+    parser.add_argument("--nimber-up-to", type=int, default=NIMBER_UP_TO, metavar="N")
+    parser.add_argument("--cycles", type=int, default=DEFAULT_CYCLES, metavar="K")
+    parser.add_argument("--out", type=Path, default=None, help="default: the package's library")
+    parser.add_argument("--rebuild", action="store_true", help="remake entries already there")
+    args = parser.parse_args(argv)
+    args.out = args.out or shipped_library()
+    if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
+    done = {entry.key for entry in read_manifest(args.out)}
+    plan = [("normal", n) for n in (spots(args.normal) if args.normal else [])]
+    plan += [("misere", n) for n in (spots(args.misere) if args.misere else [])]
+    try:
+        for play, n in plan:
+            build_one(args, n, play, done)
+    except UserError as error:
+        print(f"build_results: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

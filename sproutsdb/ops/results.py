@@ -1,0 +1,689 @@
+"""The results library: every statement the project proves about a named position, shipped
+as a pruned certificate, and listed beside what the literature says.
+
+A certificate is a native export (sproutsdb/formats/exchange.py, checksummed) of the facts one
+root check used (`check --root P --prune OUT --cycles K`, or `--misere`), with an entry in
+`manifest.json` beside it: position, play, the statement proved, facts, SHA-256, the commands,
+the sproutsdb version and CPU seconds that made it. Nothing in a certificate is believed: it is
+checked by importing it into a fresh store and re-deriving its root from the rules
+(`check_certificate`), before it is added (`build_certificate`), by `sproutsdb results --check`,
+and before `serve` seeds it. The literature (`sproutsdb/data/literature.json`) is shipped
+with its sources and only ever printed beside the certificates.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from sproutsdb import __version__
+from sproutsdb.errors import UsageError, UserError
+from sproutsdb.formats.exchange import read_stream
+from sproutsdb.ops.check import RootCheck, check_misere_root, check_root, write_pruned
+from sproutsdb.ops.exchange import export_store, import_file, plan_import
+from sproutsdb.server.store import LmdbProofStore, open_store
+from sproutsdb.shipped import shipped_table
+from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.trusted_tables import cache_dir
+
+MANIFEST = "manifest.json"
+LITERATURE = "literature.json"
+RESULTS_FOLDER = "results"  # under the package's data folder
+PLAYS = ("normal", "misere")
+MARKS_FOLDER = "verified-results"  # cached marks of certificates re-derived clean
+DEFAULT_CYCLES = 4
+
+_extracted = contextlib.ExitStack()  # a zipped install's data, copied out for this process
+atexit.register(_extracted.close)
+
+
+# --- the manifest ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One proven statement and its certificate file (`file`: relative to the manifest)."""
+
+    position: str  # as the literature writes it, e.g. "0*12"
+    play: str  # "normal" or "misere"
+    statement: dict[str, Any]  # {"nimber": k} or {"outcome": "W" | "L"}
+    facts: int
+    file: str
+    sha256: str
+    command: str
+    version: str
+    solve_cpu_seconds: float | None
+    prune_cpu_seconds: float
+    cycles: int
+    cycle_sizes: list[int] = field(default_factory=list)
+    solve_max_rss_kb: int | None = None
+    made_at: str = ""
+    requires: str | None = None  # the RCT table it is checked on top of: "s6.rcttable sha256:…"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.play, self.position)
+
+    def statement_text(self) -> str:
+        """`nimber 0` or `outcome W`: the statement in words."""
+        return statement_text(self.statement)
+
+
+def statement_text(statement: dict[str, Any]) -> str:
+    (what, value), *_ = statement.items()
+    return f"{what} {value}"
+
+
+def outcome_of(statement: dict[str, Any]) -> str:
+    """W or L: the outcome a statement implies (a nimber is a loss iff it is 0)."""
+    if "outcome" in statement:
+        return str(statement["outcome"])
+    return "L" if statement["nimber"] == 0 else "W"
+
+
+def shipped_library() -> Path:
+    """The results folder the package ships (copied out of a zipped install if need be)."""
+    resource = resources.files("sproutsdb.data").joinpath(RESULTS_FOLDER)
+    if isinstance(resource, Path):
+        return resource
+    return Path(_extracted.enter_context(resources.as_file(resource)))
+
+
+def read_manifest(directory: Path) -> list[ManifestEntry]:
+    """The entries of `directory`/manifest.json ([] when there is none yet)."""
+    path = directory / MANIFEST
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text())
+        return [ManifestEntry(**entry) for entry in data["results"]]
+    except (ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"{path}: not a results manifest ({error!s:.200})") from None
+
+
+def write_manifest(directory: Path, entries: Iterable[ManifestEntry]) -> Path:
+    """Write the manifest (sorted by play, then n), atomically."""
+    ordered = sorted(entries, key=lambda e: (PLAYS.index(e.play), _order(e.position)))
+    data = {
+        "about": "Certificates of the results library: sproutsdb results [--check]",
+        "results": [asdict(entry) for entry in ordered],
+    }
+    path = directory / MANIFEST
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".manifest-")
+    os.chmod(temporary, 0o644)  # a project file, readable by all like the certificates
+    with os.fdopen(fd, "w") as handle:
+        json.dump(data, handle, indent=1)
+        handle.write("\n")
+    os.replace(temporary, path)
+    return path
+
+
+def add_to_manifest(directory: Path, entry: ManifestEntry) -> None:
+    """Put `entry` in the manifest, replacing the entry of the same play and position."""
+    kept = [e for e in read_manifest(directory) if e.key != entry.key]
+    write_manifest(directory, [*kept, entry])
+
+
+def _order(position: str) -> tuple[int, str]:
+    spots = spots_of(position)
+    return (spots if spots is not None else 1 << 30, position)
+
+
+def spots_of(position: str) -> int | None:
+    """n of a position written `0*n`, else None."""
+    match = re.fullmatch(r"0\*(\d+)", position)
+    return int(match.group(1)) if match else None
+
+
+def certificate_name(position: str, play: str) -> str:
+    """The certificate's file name: normal-0x12.spdbx for 0*12 in normal play."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", position.replace("*", "x")).strip("_") or "empty"
+    return f"{play}-{slug}.spdbx"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+# --- checking and building ------------------------------------------------------------------
+
+
+def prove(
+    store: LmdbProofStore,
+    position: str,
+    play: str,
+    cycles: int = 1,
+    *,
+    rct_table: Path | None = None,
+) -> RootCheck:
+    """The root check of `position` in `play` on `store` (marks what it verified); a misère
+    check takes its RCTs from `rct_table` when given (re-derived whole, or its cached mark),
+    else from the store's claims (each re-derived)."""
+    if play not in PLAYS:
+        raise UsageError(f"play {play!r}: give one of {', '.join(PLAYS)}")
+    if play == "misere":
+        return check_misere_root(store, position, cycles=cycles, rct_table=rct_table)
+    return check_root(store, position, cycles=cycles)
+
+
+def required_table(play: str) -> Path | None:
+    """The RCT table a certificate of `play` is checked on top of: misère certificates
+    hold only what lies beyond the shipped S6 table (the paper's Figure 10 counts the
+    same), normal ones need none."""
+    if play != "misere":
+        return None
+    table = shipped_table()
+    if table is None:
+        raise UsageError("this install lacks the shipped S6 RCT table misère certificates need")
+    return table
+
+
+def statement_of(check: RootCheck) -> dict[str, Any]:
+    """The statement a complete root check proved: the nimber when it has one, else the
+    outcome."""
+    report = check.report
+    if report.nimber is not None and check.play != "misere":
+        return {"nimber": report.nimber}
+    return {"outcome": report.outcome}
+
+
+@dataclass
+class CertificateCheck:
+    """What re-deriving one certificate found: `ok` when the file is the manifest's (SHA-256)
+    and its facts prove the manifest's statement in a fresh store."""
+
+    entry: ManifestEntry
+    path: Path
+    ok: bool
+    message: str
+    seconds: float = 0.0
+    facts: int = 0
+    unverified: list[str] = field(default_factory=list)  # facts the check did not need
+
+
+def check_certificate_file(
+    path: Path, position: str, play: str, work: Path
+) -> tuple[RootCheck, int]:
+    """Import the certificate at `path` into a new store under `work` and check its root;
+    the check and the number of facts imported."""
+    work.mkdir(parents=True, exist_ok=True)
+    with open_store(work / "store", create=True, durable=False) as store:
+        totals, _ = import_file(path, store, plan=plan_import(path))
+        check = prove(store, position, play, rct_table=required_table(play))
+        return check, totals["inserted"] + totals["unchanged"]
+
+
+def check_certificate(directory: Path, entry: ManifestEntry) -> CertificateCheck:
+    """Re-derive one shipped certificate from the rules (its file's checksum first)."""
+    path = directory / entry.file
+    started = time.perf_counter()
+
+    def failed(message: str) -> CertificateCheck:
+        return CertificateCheck(entry, path, False, message, time.perf_counter() - started)
+
+    if not path.is_file():
+        return failed(f"{path}: no such file")
+    if sha256_of(path) != entry.sha256:
+        return failed(f"{path}: its SHA-256 is not the manifest's (the file was changed)")
+    if entry.requires is not None and entry.requires != _requirement(entry.play):
+        return failed(f"{path}: needs {entry.requires}, which this install does not ship")
+    try:
+        with tempfile.TemporaryDirectory(prefix="sproutsdb-results-") as work:
+            check, facts = check_certificate_file(path, entry.position, entry.play, Path(work))
+    except Exception as error:  # noqa: BLE001 - any refusal of the file is a failed check
+        return failed(f"{path}: refused: {error!s:.300}")
+    if not check.ok:
+        return failed(f"{path}: the proof of {entry.position} does not check ({_why(check)})")
+    proved = statement_of(check)
+    if proved != entry.statement:
+        return failed(
+            f"{path}: proves {statement_text(proved)}, the manifest says {entry.statement_text()}"
+        )
+    seconds = time.perf_counter() - started
+    unverified = unverified_facts(path, check)
+    _write_mark(entry, unverified)
+    return CertificateCheck(entry, path, True, "re-derived", seconds, facts, unverified)
+
+
+TIGHTEN_ROUNDS = 5
+TIGHTENED = (
+    "then pruned again to what `check --root` of the file alone in a fresh store uses "
+    "(sproutsdb.ops.results.build_certificate)"
+)
+
+
+def _write_certificate(check: RootCheck, play: str, work: Path, out: Path) -> None:
+    """Export the facts a complete check used (misère: beyond the shipped S6 table) to `out`."""
+    with open_store(work, create=True, durable=False) as pruned:
+        write_pruned(check, pruned)
+        if play == "misere":
+            _export_beyond_table(pruned, work.with_name(work.name + "-beyond"), out)
+        else:
+            export_store(pruned, out)
+
+
+def _tighten(staged: Path, position: str, play: str, work: Path) -> tuple[RootCheck, int]:
+    """Check the certificate alone, as `results --check` will, and prune it again to what
+    that check used until it verifies every fact it holds (a fresh check may find a proof
+    among a subset of the facts the random cycles kept). UsageError if it does not check."""
+    for round_ in range(TIGHTEN_ROUNDS):
+        check, facts = check_certificate_file(staged, position, play, work / f"again-{round_}")
+        if not check.ok:
+            raise UsageError(f"the certificate of {position} does not check on its own")
+        if not unverified_facts(staged, check):
+            return check, facts
+        _write_certificate(check, play, work / f"tight-{round_}", staged)
+    return check, facts
+
+
+def unverified_facts(path: Path, check: RootCheck) -> list[str]:
+    """The nimber and misère facts of a certificate file its check did not verify."""
+    verified = check.report.verified
+    return sorted(
+        key
+        for kind, facts in certificate_keys(path)
+        if kind in (FactKind.NIMBER, FactKind.MISERE)
+        for key, _ in facts
+        if key not in verified
+    )
+
+
+def _requirement(play: str) -> str | None:
+    """What a certificate of `play` is checked on top of, as the manifest says it."""
+    table = required_table(play)
+    return None if table is None else f"{table.name} sha256:{sha256_of(table)}"
+
+
+def _export_beyond_table(pruned: LmdbProofStore, work: Path, out: Path) -> None:
+    """Export a pruned misère proof without the RCT records and position → RCT entries the
+    shipped S6 table holds (its checks take them from the table, re-derived whole)."""
+    from sproutsdb.trusted_tables import verified_table
+
+    table_path = required_table("misere")
+    assert table_path is not None
+    table = verified_table(table_path)
+    records = dict(table.records())
+
+    def in_table(kind: FactKind, key: str, value: Any) -> bool:
+        if kind is FactKind.RCT:
+            return bool(records.get(key) == value)
+        if kind is FactKind.POS_RCT:
+            return key in table.positions and table.rct_id_of(key) == value
+        return False
+
+    with open_store(work, create=True, durable=False) as beyond:
+        for kind in (FactKind.MISERE, FactKind.RCT, FactKind.POS_RCT):
+            items = [(k, v) for k, v in pruned.iter_facts(kind) if not in_table(kind, k, v)]
+            for start in range(0, len(items), 10_000):
+                beyond.put(kind, dict(items[start : start + 10_000]))
+        export_store(beyond, out)
+
+
+def _why(check: RootCheck) -> str:
+    report = check.report
+    if report.inconsistent:
+        return f"{len(report.inconsistent)} inconsistent, e.g. {report.inconsistent[0]}"
+    if report.missing:
+        return f"{len(report.missing)} holes, e.g. {report.missing[0]}"
+    return "no outcome"
+
+
+def check_library(
+    directory: Path | None = None,
+    *,
+    only: Callable[[ManifestEntry], bool] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[CertificateCheck]:
+    """Re-derive every certificate of the library (or those `only` selects), in order."""
+    directory = shipped_library() if directory is None else directory
+    entries = [e for e in read_manifest(directory) if only is None or only(e)]
+    done: list[CertificateCheck] = []
+    for index, entry in enumerate(entries, start=1):
+        result = check_certificate(directory, entry)
+        done.append(result)
+        if progress is not None:
+            verdict = "ok" if result.ok else "FAILED"
+            progress(
+                f"[{index}/{len(entries)}] {entry.play} {entry.position}: "
+                f"{entry.statement_text()}, {result.facts:,} facts, {verdict} "
+                f"({result.seconds:.1f} s)"
+            )
+    return done
+
+
+def build_certificate(
+    store_dir: Path,
+    position: str,
+    play: str,
+    out_dir: Path,
+    cycles: int = DEFAULT_CYCLES,
+    *,
+    solve_command: str = "",
+    solve_cpu_seconds: float | None = None,
+    solve_max_rss_kb: int | None = None,
+) -> ManifestEntry:
+    """Prune the proof of `position` held in the solved store at `store_dir` (`cycles`
+    random cycles, keeping the smallest), export it natively into `out_dir`, check that the
+    file alone proves the same statement in a fresh store, and add it to the manifest.
+
+    UsageError when the store does not prove `position`, or the file does not check (then
+    nothing is written to `out_dir`)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    name = certificate_name(position, play)
+    started = time.process_time()
+    with tempfile.TemporaryDirectory(prefix="sproutsdb-build-") as work:
+        staged = Path(work) / name
+        with open_store(store_dir, create=False) as store:
+            check = prove(store, position, play, cycles)
+            if not check.ok:
+                raise UsageError(f"{store_dir} does not prove {position} ({_why(check)})")
+            _write_certificate(check, play, Path(work) / "pruned", staged)
+        statement = statement_of(check)
+        again, facts = _tighten(staged, position, play, Path(work))
+        prune_cpu = time.process_time() - started
+        if statement_of(again) != statement:
+            raise UsageError(f"the certificate of {position} does not check on its own")
+        shutil.move(staged, out_dir / name)
+    flag = " --misere" if play == "misere" else ""
+    entry = ManifestEntry(
+        position=position,
+        play=play,
+        statement=statement,
+        facts=facts,
+        file=name,
+        sha256=sha256_of(out_dir / name),
+        command="; ".join(
+            part
+            for part in (
+                solve_command,
+                f"sproutsdb check{flag} --store SOLVED --root {position} --prune PRUNED "
+                f"--cycles {cycles}",
+                f"sproutsdb export --store PRUNED --out {name} --format native",
+                TIGHTENED,
+            )
+            if part
+        ),
+        version=__version__,
+        solve_cpu_seconds=solve_cpu_seconds,
+        prune_cpu_seconds=round(prune_cpu, 2),
+        cycles=cycles,
+        cycle_sizes=list(check.sizes),
+        solve_max_rss_kb=solve_max_rss_kb,
+        made_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        requires=_requirement(play),
+    )
+    add_to_manifest(out_dir, entry)
+    return entry
+
+
+# --- marks: a certificate re-derived clean by this version ----------------------------------
+
+
+def _mark_path(entry: ManifestEntry) -> Path:
+    # empty proofs (a misère outcome the S6 table settles) are byte-identical files: the
+    # mark names the statement's play and position too
+    name = certificate_name(entry.position, entry.play).removesuffix(".spdbx")
+    return cache_dir() / MARKS_FOLDER / f"{entry.sha256}-{name}.json"
+
+
+def _mark_body(entry: ManifestEntry) -> dict[str, Any]:
+    return {
+        "sha256": entry.sha256,
+        "tool_version": __version__,
+        "play": entry.play,
+        "position": entry.position,
+        "statement": entry.statement,
+        "requires": entry.requires,
+    }
+
+
+def _write_mark(entry: ManifestEntry, unverified: list[str]) -> None:
+    """Remember that this file was re-derived clean, and which of its facts the check did
+    not need (so not verified): an unwritable cache costs nothing."""
+    target = _mark_path(entry)
+    body = {
+        **_mark_body(entry),
+        "unverified": unverified,
+        "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    with contextlib.suppress(OSError):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".mark-")
+        with os.fdopen(fd, "w") as handle:
+            json.dump(body, handle)
+        os.replace(temporary, target)
+
+
+def read_mark(directory: Path, entry: ManifestEntry) -> dict[str, Any] | None:
+    """The mark of this version having re-derived this very file (same SHA-256, same
+    statement, same table under it), or None."""
+    try:
+        mark = json.loads(_mark_path(entry).read_text())
+    except (OSError, ValueError):
+        return None
+    path = directory / entry.file
+    sound = (
+        isinstance(mark, dict)
+        and all(mark.get(k) == v for k, v in _mark_body(entry).items())
+        and isinstance(mark.get("unverified"), list)
+        and path.is_file()
+        and sha256_of(path) == entry.sha256
+        and (entry.requires is None or entry.requires == _requirement(entry.play))
+    )
+    return mark if sound else None
+
+
+def has_mark(directory: Path, entry: ManifestEntry) -> bool:
+    """Whether this version re-derived this very file (`read_mark`)."""
+    return read_mark(directory, entry) is not None
+
+
+# --- the table beside the literature --------------------------------------------------------
+
+
+def literature() -> dict[str, Any]:
+    """The literature's values about 0*n, with their sources (package data)."""
+    text = resources.files("sproutsdb.data").joinpath(LITERATURE).read_text()
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@dataclass
+class ResultRow:
+    """One statement about a position: the library's certificate (if any) and what the
+    literature says (if anything)."""
+
+    position: str
+    play: str
+    statement: dict[str, Any] | None  # the certificate's, None: literature only
+    file: str | None = None
+    checked: bool = False
+    checked_how: str | None = None  # "now", "cached mark", or None
+    failed: str | None = None  # why --check refused it
+    facts: int | None = None
+    literature: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def mark(self) -> str:
+        if self.statement is None:
+            return "literature only"
+        if self.failed is not None:
+            return "certificate here, FAILED"
+        return "certificate here and checked" if self.checked else "certificate here"
+
+    @property
+    def agrees(self) -> bool | None:
+        """Whether the certificate's statement agrees with the literature's outcome (None:
+        one of them is missing)."""
+        said = self.literature.get("outcome")
+        if self.statement is None or said is None:
+            return None
+        return bool(outcome_of(self.statement) == said)
+
+    def as_json(self) -> dict[str, Any]:
+        data = {
+            "position": self.position,
+            "play": self.play,
+            "statement": self.statement,
+            "file": self.file,
+            "checked": self.checked,
+            "mark": self.mark,
+            "facts": self.facts,
+            "literature": self.literature,
+            "agrees": self.agrees,
+        }
+        if self.checked_how is not None:
+            data["checked_how"] = self.checked_how
+        if self.failed is not None:
+            data["failed"] = self.failed
+        return data
+
+
+def result_rows(
+    directory: Path | None = None,
+    checks: Iterable[CertificateCheck] = (),
+    *,
+    with_literature: bool = True,
+) -> list[ResultRow]:
+    """Every statement known about 0*n: the library's certificates (checked now, or by a
+    cached mark of this version) and the literature's rows, by play and n."""
+    shipped = directory is None
+    directory = shipped_library() if directory is None else directory
+    done = {c.entry.key: c for c in checks}
+    rows: dict[tuple[str, str], ResultRow] = {}
+    for entry in read_manifest(directory):
+        path = directory / entry.file
+        row = ResultRow(
+            entry.position,
+            entry.play,
+            entry.statement,
+            file=_shown_path(path, shipped),
+            facts=entry.facts,
+        )
+        result = done.get(entry.key)
+        if result is not None:
+            row.checked, row.checked_how = result.ok, "now"
+            row.failed = None if result.ok else result.message
+        elif has_mark(directory, entry):
+            row.checked, row.checked_how = True, "cached mark"
+        rows[entry.key] = row
+    if with_literature:
+        for (play, position), values in _literature_by_position().items():
+            row = rows.setdefault((play, position), ResultRow(position, play, None, literature={}))
+            row.literature = values
+    return sorted(rows.values(), key=lambda r: (PLAYS.index(r.play), _order(r.position)))
+
+
+def _shown_path(path: Path, shipped: bool) -> str:
+    """A shipped certificate relative to the package (`data/results/...`); others absolute."""
+    if shipped:
+        return f"data/{RESULTS_FOLDER}/{path.name}"
+    return str(path.resolve())
+
+
+def _literature_by_position() -> dict[tuple[str, str], dict[str, Any]]:
+    """The literature's values per (play, position): outcome, sources, proof sizes, nimber."""
+    data = literature()
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in data["normal_outcomes"]:
+        values = out.setdefault(("normal", f"0*{row['n']}"), {})
+        values.update(outcome=row["outcome"], sources=list(row["sources"]))
+        if row["outcome"] == "L":
+            values["nimber"] = 0
+    for table, name in (
+        ("glop_2010_proof_sizes", "glop_2010_size"),
+        ("smallest_known_proof_sizes", "smallest_known_size"),
+    ):
+        for n, size in data[table]["sizes"].items():
+            out.setdefault(("normal", f"0*{n}"), {})[name] = size
+    for row in data["misere_outcomes"]:
+        values = out.setdefault(("misere", f"0*{row['n']}"), {})
+        values.update(outcome=row["outcome"], sources=list(row["sources"]))
+    for n, size in data["misere_proof_positions"]["sizes"].items():
+        out.setdefault(("misere", f"0*{n}"), {})["positions_beyond_s6"] = size
+    return out
+
+
+def table_rows(*, check: bool = False) -> list[dict[str, Any]]:
+    """The RCT tables the project ships (the S6 table), as results: the RCTs of every
+    position of the game tree of their root. `checked` when this version re-derived the
+    whole table (a cached mark per file checksum); `check` re-derives it now when it has no
+    mark (about 13 s), as every command that uses it does."""
+    from sproutsdb.formats.rcttable import read_header
+    from sproutsdb.trusted_tables import _read_mark, file_digest, verified_table
+
+    table = shipped_table()
+    if table is None:
+        return []
+    header, _ = read_header(table)
+    counts = dict(header.get("counts", {}))
+    row: dict[str, Any] = {
+        "position": str(header.get("root", "")),
+        "play": "misere",
+        "statement": {"rct_table": table.name, **{k: int(v) for k, v in counts.items()}},
+        "file": f"data/{table.name}",
+        "sha256": file_digest(table),
+        "checked": _read_mark(file_digest(table)) is not None,
+    }
+    if check:
+        try:
+            verified_table(table)
+            row["checked"] = True
+        except UserError as error:  # a table that does not re-derive, or a damaged file
+            row["checked"], row["failed"] = False, str(error)
+    return [row]
+
+
+def results_payload(directory: Path | None = None) -> dict[str, Any]:
+    """What GET /api/v1/results answers: every row (certificates beside the literature),
+    each with `href`, its position's page, and the literature's sources."""
+    rows = []
+    for row in result_rows(directory):
+        data = row.as_json()
+        data["href"] = "./?pos=" + quote(row.position)
+        rows.append(data)
+    return {"results": rows, "tables": table_rows(), "sources": literature()["sources"]}
+
+
+def certificate_keys(path: Path) -> Iterator[tuple[FactKind, list[tuple[str, Any]]]]:
+    """The fact chunks of a certificate file, as written (for a quick look, not a check)."""
+    for frame, data in read_stream(path):
+        if frame == "C":
+            yield data
+
+
+__all__ = [
+    "DEFAULT_CYCLES",
+    "CertificateCheck",
+    "ManifestEntry",
+    "ResultRow",
+    "add_to_manifest",
+    "build_certificate",
+    "check_certificate",
+    "check_library",
+    "literature",
+    "outcome_of",
+    "read_manifest",
+    "result_rows",
+    "results_payload",
+    "shipped_library",
+    "statement_of",
+    "table_rows",
+]

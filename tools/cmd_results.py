@@ -1,0 +1,229 @@
+"""`sproutsdb results`: the statements the project proves about 0*n, beside the literature.
+
+Each row is one statement (normal outcome or nimber, misère outcome) marked: certificate here
+and checked (re-derived now with --check, or earlier by this version: a cached mark per file
+checksum), certificate here, or literature only. `--check` re-derives every shipped
+certificate from the rules (sproutsdb.ops.results); exit 1 when one fails, naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from sproutsdb.ops.results import (
+    CertificateCheck,
+    ManifestEntry,
+    ResultRow,
+    check_library,
+    literature,
+    result_rows,
+    shipped_library,
+    table_rows,
+)
+from sproutsdb.tools.cli import UsageError
+
+EXIT_FAILED = 1
+PLAY_TITLES = {
+    "normal": "normal play (the Sprouts conjecture: 0*n is a loss iff n = 0, 1, 2 mod 6)",
+    "misere": "misère play",
+}
+
+
+def run_results(args: argparse.Namespace) -> int:
+    directory = Path(args.library) if args.library else None
+    if directory is not None and not (directory / "manifest.json").is_file():
+        raise UsageError(f"--library {directory}: no manifest.json there")
+    if args.max_facts is not None and args.max_facts < 0:
+        raise UsageError("--max-facts N needs N ≥ 0")
+    started = time.perf_counter()
+    checks: list[CertificateCheck] = []
+    if args.check:
+        checks = check_library(
+            directory,
+            only=lambda entry: _selected(args, entry),
+            progress=None if args.quiet else _say,
+        )
+    shipped = directory is None and args.play != "normal"  # the install's tables, not a folder's
+    tables = table_rows(check=args.check) if shipped else []
+    seconds = time.perf_counter() - started
+    rows = [r for r in result_rows(directory, checks) if args.play is None or r.play == args.play]
+    failed = [c for c in checks if not c.ok]
+    for table in tables:
+        if table.get("failed"):
+            print(f"sproutsdb results: FAILED {table['file']}: {table['failed']}", file=sys.stderr)
+    for check in failed:
+        print(
+            f"sproutsdb results: FAILED {check.entry.play} {check.entry.position}: {check.message}",
+            file=sys.stderr,
+        )
+    if args.json:
+        report = _report(args, rows, checks, seconds, directory)
+        report["tables"] = tables
+        if args.check:
+            report["ok"] = report["ok"] and not any(t.get("failed") for t in tables)
+        print(json.dumps(report))
+    else:
+        _print_table(rows)
+        _print_tables(tables)
+        _print_summary(rows, checks, seconds)
+    return EXIT_FAILED if failed or any(t.get("failed") for t in tables) else 0
+
+
+def _print_tables(tables: list[dict[str, Any]]) -> None:
+    for table in tables:
+        counts = table["statement"]
+        how = "re-derived whole by this version" if table["checked"] else "not re-derived yet"
+        print(
+            f"RCT table {table['file']} (root {table['position']}): {counts.get('rcts', 0):,} "
+            f"RCTs, {counts.get('positions', 0):,} positions; {how}"
+        )
+
+
+def _selected(args: argparse.Namespace, entry: ManifestEntry) -> bool:
+    if args.play is not None and entry.play != args.play:
+        return False
+    return args.max_facts is None or entry.facts <= args.max_facts
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _report(
+    args: argparse.Namespace,
+    rows: list[ResultRow],
+    checks: list[CertificateCheck],
+    seconds: float,
+    directory: Path | None,
+) -> dict[str, Any]:
+    here = [r for r in rows if r.statement is not None]
+    report: dict[str, Any] = {
+        "library": str(directory if directory is not None else shipped_library()),
+        "certificates": len(here),
+        "facts": sum(r.facts or 0 for r in here),
+        "results": [r.as_json() for r in rows],
+        "sources": literature()["sources"],
+    }
+    if args.check:
+        report["ok"] = all(c.ok for c in checks)
+        report["checked"] = len(checks)
+        report["checked_facts"] = sum(c.facts for c in checks)
+        report["failed"] = [
+            {"position": c.entry.position, "play": c.entry.play, "message": c.message}
+            for c in checks
+            if not c.ok
+        ]
+        report["seconds"] = round(seconds, 2)
+    return report
+
+
+def _print_table(rows: list[ResultRow]) -> None:
+    for play in ("normal", "misere"):
+        shown = [r for r in rows if r.play == play]
+        if not shown:
+            continue
+        print(PLAY_TITLES[play])
+        print(
+            f"  {'position':8} {'proved here':12} {'facts':>6}  {'mark':29} {'literature':12} "
+            f"{'proof sizes':18} sources"
+        )
+        for row in shown:
+            print("  " + _line(row))
+        print()
+
+
+def _line(row: ResultRow) -> str:
+    lit = row.literature
+    said = lit.get("outcome", "")
+    if said and "nimber" in lit:
+        said += f" (nimber {lit['nimber']})"
+    if row.agrees is False:
+        said += " DISAGREES"
+    proved = "-" if row.statement is None else _statement(row.statement)
+    facts = "-" if row.facts is None else f"{row.facts:,}"
+    return (
+        f"{row.position:8} {proved:12} {facts:>6}  {row.mark:29} {said or '-':12} "
+        f"{_sizes(lit) or '-':18} {', '.join(lit.get('sources', [])) or '-'}"
+    )
+
+
+def _statement(statement: dict[str, Any]) -> str:
+    (what, value), *_ = statement.items()
+    return f"{what} {value}"
+
+
+def _sizes(lit: dict[str, Any]) -> str:
+    """GLOP 2010 / smallest known (normal), or positions beyond S6 (misère, LV2009 Fig. 10)."""
+    if "positions_beyond_s6" in lit:
+        return f"{lit['positions_beyond_s6']:,} beyond S6"
+    glop, best = lit.get("glop_2010_size"), lit.get("smallest_known_size")
+    text = "" if glop is None else f"{glop:,}"
+    return text if best is None else f"{text} (best {best:,})"
+
+
+def _print_summary(rows: list[ResultRow], checks: list[CertificateCheck], seconds: float) -> None:
+    here = [r for r in rows if r.statement is not None]
+    marked = sum(1 for r in here if r.checked)
+    print(
+        f"{len(here)} certificates here ({sum(r.facts or 0 for r in here):,} facts), "
+        f"{marked} checked by this version; {len(rows) - len(here)} statements from the "
+        "literature only"
+    )
+    if checks:
+        ok = sum(1 for c in checks if c.ok)
+        print(
+            f"--check: {ok} of {len(checks)} certificates re-derived from the rules "
+            f"({sum(c.facts for c in checks):,} facts) in {seconds:.1f} s"
+        )
+    print(
+        "proof sizes: normal, losing couples of GLOP's proof of 2010 (the smallest known); misère, positions "
+        "beyond the game tree of 0*6. Sources: `sproutsdb results --json` (sources)."
+    )
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `results` to the `sproutsdb` parser."""
+    p = subparsers.add_parser(
+        "results",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="what the project proves about 0*n (shipped certificates) beside the literature",
+        description=(
+            "List every statement known about 0*n: the certificates the package ships\n"
+            "(pruned proofs, one file each, package data) and the literature's values with\n"
+            "their sources. Each row is marked: certificate here and checked, certificate\n"
+            "here, or literature only. --check re-derives every certificate from the rules\n"
+            "(each imported into a fresh temporary store, its root checked); exit 1 when\n"
+            "one fails, 2 for bad input."
+        ),
+        epilog=(
+            "examples:\n"
+            "  sproutsdb results\n"
+            "  sproutsdb results --check --json\n"
+            "  sproutsdb results --check --max-facts 1000    # the small certificates (CI)"
+        ),
+    )
+    p.add_argument("--check", action="store_true", help="re-derive the certificates now")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--play", choices=["normal", "misere"], default=None, help="only this play's rows"
+    )
+    p.add_argument(
+        "--max-facts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--check only the certificates of at most N facts",
+    )
+    p.add_argument(
+        "--library",
+        metavar="DIR",
+        default=None,
+        help="a results folder with a manifest.json (default: the one the package ships)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(handler=run_results)
