@@ -68,7 +68,7 @@ def verified_table(
     if table is not None:
         return table
     table = load_table(path)  # checksum, framing, every record re-derived
-    mark = _read_mark(digest)
+    mark = read_mark(digest)
     if mark is not None:
         table.header["verified"] = {"how": "cached mark", **mark}
     else:
@@ -105,7 +105,7 @@ def _mark_path(digest: str) -> Path:
     return cache_dir() / MARKS_FOLDER / f"{digest}.json"
 
 
-def _read_mark(digest: str) -> dict[str, Any] | None:
+def read_mark(digest: str) -> dict[str, Any] | None:
     """The cached mark of a file with this digest, if written by this tool version for this
     canonical form (a mark of another version is not evidence for this engine)."""
     try:
@@ -121,8 +121,13 @@ def _read_mark(digest: str) -> dict[str, Any] | None:
 
 
 def _write_mark(digest: str, mark: dict[str, Any]) -> None:
-    """Write the mark atomically; an unwritable cache only costs the next command the check."""
-    target = _mark_path(digest)
+    """Write the mark of a table's file (see write_cached_mark)."""
+    write_cached_mark(_mark_path(digest), mark)
+
+
+def write_cached_mark(target: Path, mark: dict[str, Any]) -> None:
+    """Write a mark file of the cache atomically (never half-written); an unwritable cache
+    only costs the next command the check."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".mark-")

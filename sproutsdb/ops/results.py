@@ -37,7 +37,7 @@ from sproutsdb.ops.exchange import export_store, import_file, plan_import
 from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.ports.proofstore import FactKind
-from sproutsdb.trusted_tables import cache_dir
+from sproutsdb.trusted_tables import cache_dir, write_cached_mark
 
 MANIFEST = "manifest.json"
 LITERATURE = "literature.json"
@@ -457,18 +457,12 @@ def _mark_body(entry: ManifestEntry) -> dict[str, Any]:
 def _write_mark(entry: ManifestEntry, unverified: list[str]) -> None:
     """Remember that this file was re-derived clean, and which of its facts the check did
     not need (so not verified): an unwritable cache costs nothing."""
-    target = _mark_path(entry)
     body = {
         **_mark_body(entry),
         "unverified": unverified,
         "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    with contextlib.suppress(OSError):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".mark-")
-        with os.fdopen(fd, "w") as handle:
-            json.dump(body, handle)
-        os.replace(temporary, target)
+    write_cached_mark(_mark_path(entry), body)
 
 
 def read_mark(directory: Path, entry: ManifestEntry) -> dict[str, Any] | None:
@@ -627,7 +621,8 @@ def table_rows(*, check: bool = False) -> list[dict[str, Any]]:
     whole table (a cached mark per file checksum); `check` re-derives it now when it has no
     mark (about 13 s), as every command that uses it does."""
     from sproutsdb.formats.rcttable import read_header
-    from sproutsdb.trusted_tables import _read_mark, file_digest, verified_table
+    from sproutsdb.trusted_tables import file_digest, verified_table
+    from sproutsdb.trusted_tables import read_mark as read_table_mark
 
     table = shipped_table()
     if table is None:
@@ -640,7 +635,7 @@ def table_rows(*, check: bool = False) -> list[dict[str, Any]]:
         "statement": {"rct_table": table.name, **{k: int(v) for k, v in counts.items()}},
         "file": f"data/{table.name}",
         "sha256": file_digest(table),
-        "checked": _read_mark(file_digest(table)) is not None,
+        "checked": read_table_mark(file_digest(table)) is not None,
     }
     if check:
         try:
