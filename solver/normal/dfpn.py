@@ -13,7 +13,7 @@ are remembered in memory as "nimber(C) ≠ n".
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from sproutsdb.solver.search.couples import Couples
 from sproutsdb.solver.search.dfpn import Child
@@ -109,6 +109,42 @@ class CoupleSpace:
             self._expanded_size = len(children) + 1
         self._expanded[key] = children
         return children
+
+    def resumed_numbers(self, numbers: Mapping[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+        """Proof numbers a resume record kept, under the keys a rerun will ask for them.
+
+        A sum child is keyed by its lands of unknown nimber when its parent is expanded; a
+        rerun knows more nimbers (the store has them now) and folds them in, so the sum
+        "A+B *n" of the record is the couple "B *(n ^ nimber(A))" for it. Its numbers go
+        to that key (unless it has its own), or the rerun leaves the in-flight path there.
+        """
+        sums: dict[str, tuple[str, ...]] = {}
+        for key in numbers:
+            text = key.rpartition(" *")[0]
+            if "+" in text:
+                sums[key] = tuple(text.split("+"))
+        game = self.couples.measure.game
+        lands: set[str] = set()
+        for parts in sums.values():
+            lands.update(parts)
+        readable = []
+        for land in lands:
+            try:
+                if game.components(game.canonical(land)) == (land,):
+                    readable.append(land)
+            except ValueError:  # the game's NotationError: not a land of this game
+                continue
+        self.couples.fetch(readable)
+        out = dict(numbers)
+        for key, parts in sums.items():
+            try:
+                n = int(key.rpartition(" *")[2])
+            except ValueError:
+                continue
+            rest, m = self.couples.fold(parts, n)
+            if rest and len(rest) < len(parts):
+                out[couple_key(rest, m)] = numbers[key]
+        return out
 
     def forget_expanded(self) -> None:
         """Drop the kept children lists, so that the next visits read the store again."""
