@@ -183,6 +183,8 @@ class NormalSolver:
         canonical = self.game.canonical(key)
         components = self.game.components(canonical)
         self._meter.start(self._stats.nodes)
+        if self._dfpn is not None:
+            self._dfpn.in_flight.clear()
         if self._reprove_roots:
             for component in components:
                 self._table.forget_stored(component)
@@ -221,12 +223,12 @@ class NormalSolver:
             return
         if self._dfpn is not None and self._space is not None:
             room = max(self._dfpn.capacity - len(self._dfpn.numbers), 0)
-            resumed = self._space.resumed_numbers(state.numbers)
-            for count, (couple, numbers) in enumerate(resumed.items()):
+            for count, (couple, numbers) in enumerate(state.numbers.items()):
                 if count >= room:
                     break
                 self._dfpn.numbers.setdefault(couple, numbers)
-            self._stats.resumed_numbers += min(len(resumed), room)
+            self._stats.resumed_numbers += min(len(state.numbers), room)
+            self._space.resume_lists(state.lists, state.lists_size)
         room = max(self._table_capacity // 2 - len(self._table), 0)
         self._stats.resumed_exclusions += self._couples.rederive_exclusions(
             state.exclusions, limit=room
@@ -240,7 +242,15 @@ class NormalSolver:
         if commit:
             self._facts.flush()
         numbers = self._dfpn.numbers if self._dfpn is not None else {}
-        data = encode_state(self._resume_root, numbers, self._table.exclusions)
+        space = self._space
+        lists: dict[str, list[tuple[str, int]]] = {}
+        if space is not None and self._dfpn is not None:
+            # the lists of the nodes in flight first: a full cache may have dropped them
+            for key, children in [*self._dfpn.in_flight, *space.expanded_lists.items()]:
+                if key not in lists:
+                    lists[key] = [(child[0], child[2][1]) for child in children]
+        size = space.expanded_size if space is not None else 0
+        data = encode_state(self._resume_root, numbers, self._table.exclusions, lists, size)
         if self._resume.save(self._resume_root, data):
             self._stats.resume_saves += 1
         now = time.monotonic()

@@ -16,14 +16,17 @@ forged record may cost time, never change an answer.
 Byte format (version 1): a zlib stream of UTF-8 text lines, each field separated by a tab:
 ``sproutsdb-resume 1``, then ``root <root>``, then one line per entry, either
 ``n <φ> <δ> <couple key>`` (df-pn numbers of an undecided couple) or
-``x <n1,n2,…> <land>`` (the land's couples (land, n) claimed winning). A record that does
+``x <n1,n2,…> <land>`` (the land's couples (land, n) claimed winning), or ``s <size>``,
+``c <couple key>`` and after it ``k <δ> <child key>`` lines (a kept children list, whose
+children the rerun's expansion takes the keys of, when they stand for the same couples,
+see `CoupleSpace.resume_lists`). A record that does
 not decode whole (truncated, another version, another root, a bad line) is ignored.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -49,6 +52,9 @@ class SearchState:
 
     numbers: dict[str, tuple[int, int]] = field(default_factory=dict)  # couple key -> (φ, δ)
     exclusions: dict[str, tuple[int, ...]] = field(default_factory=dict)  # land -> n ≠ nimber
+    # expanded couple -> its children so far (key, initial δ), and what they count in all
+    lists: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    lists_size: int = 0
 
     def __len__(self) -> int:
         return len(self.numbers) + sum(len(ns) for ns in self.exclusions.values())
@@ -96,9 +102,15 @@ def encode_state(
     root: str,
     numbers: Mapping[str, tuple[int, int]],
     exclusions: Mapping[str, frozenset[int] | set[int]],
+    lists: Mapping[str, Sequence[tuple[str, int]]] | None = None,
+    lists_size: int = 0,
 ) -> bytes:
     """The record of a search of ``root`` (keys that cannot stand in a field are left out)."""
-    lines = [MAGIC, f"root\t{root}"]
+    lines = [MAGIC, f"root\t{root}", f"s\t{lists_size}"]
+    for parent, children in (lists or {}).items():
+        if _plain(parent):
+            lines.append(f"c\t{parent}")
+            lines.extend(f"k\t{delta}\t{key}" for key, delta in children if _plain(key))
     lines.extend(
         f"n\t{phi}\t{delta}\t{key}" for key, (phi, delta) in numbers.items() if _plain(key)
     )
@@ -141,10 +153,20 @@ def decode_state(root: str, data: bytes) -> SearchState | None:
     if len(lines) < 2 or lines[0] != MAGIC or lines[1] != f"root\t{root}":
         return None
     state = SearchState()
+    children: list[tuple[str, int]] | None = None
     try:
         for line in lines[2:]:
             kind, rest = line.split("\t", 1)
-            if kind == "n":
+            if kind == "k":
+                delta, key = rest.split("\t", 1)
+                if children is None:
+                    return None
+                children.append((key, _number(delta)))
+            elif kind == "c":
+                children = state.lists.setdefault(rest, [])
+            elif kind == "s":
+                state.lists_size = _number(rest)
+            elif kind == "n":
                 phi, delta, key = rest.split("\t", 2)
                 state.numbers[key] = (_number(phi), _number(delta))
             elif kind == "x":
