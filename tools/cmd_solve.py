@@ -16,11 +16,13 @@ from sproutsdb.games import get_game
 from sproutsdb.progress import status_line
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.store.location import resolve_store_path
+from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.extras.r1 import Part, R1Verdict, r1_rule
 from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, NormalSolver, Progress
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import ConflictError, FactKind
 from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.solver.search.progress import SolverStats
 from sproutsdb.tools.cli import (
     Interrupted,
     UsageError,
@@ -66,6 +68,7 @@ def solving(args: argparse.Namespace) -> Iterator[tuple[Game, NormalSolver, Lmdb
             options=options,
             search=getattr(args, "search", SEARCHES[-1]),
             share_seconds=SHARE_SECONDS if jobs > 1 else None,
+            resume=None if args.server else FileResumeSlots(resolve_store_path(args.store)),
         )
         interrupted = False
         try:
@@ -79,15 +82,16 @@ def solving(args: argparse.Namespace) -> Iterator[tuple[Game, NormalSolver, Lmdb
             finally:
                 store.close()
             if interrupted:
-                raise Interrupted(_kept(args, solver.stats.facts_stored)) from None
+                raise Interrupted(_kept(args, solver.stats)) from None
 
 
-def _kept(args: argparse.Namespace, stored: int) -> str:
+def _kept(args: argparse.Namespace, stats: SolverStats) -> str:
     """What Ctrl-C kept of a normal-play solve, and that a rerun resumes from it."""
     where = f"server {args.server}" if args.server else str(resolve_store_path(args.store))
+    search = " with where the search stood" if stats.resume_saves else ""
     return (
-        f"{stored:,} new facts proven so far are stored in {where}; run the same command "
-        "again to resume from them"
+        f"{stats.facts_stored:,} new facts proven so far are stored in {where}{search}; run "
+        "the same command again to resume from there"
     )
 
 
@@ -136,6 +140,7 @@ def run_solve(args: argparse.Namespace) -> int:
                 nimber = None
                 outcome = solver.outcome(key)
             stored = solver.stats.facts_stored
+            nodes = solver.stats.nodes
     except ConflictError as error:
         return _conflict("solve", error)
     seconds = time.perf_counter() - start
@@ -147,6 +152,7 @@ def run_solve(args: argparse.Namespace) -> int:
                     "outcome": outcome,
                     "nimber": nimber,
                     "stored": stored,
+                    "nodes": nodes,
                     "seconds": round(seconds, 3),
                     "jobs": args.jobs,
                 }
