@@ -175,9 +175,10 @@ def test_ctrl_c_says_what_was_kept_and_the_rerun_does_less_work(tmp_path: Path) 
     assert rerun.returncode == 0, rerun.stderr
     report = json.loads(rerun.stdout)
     assert (report["outcome"], report["nimber"]) == (baseline["outcome"], baseline["nimber"])
-    # the facts of both runs are those of one uninterrupted run: the search continued
-    assert kept + report["stored"] == baseline["stored"]
+    # the rerun continued the search: fewer node visits than a fresh run, and both runs
+    # proved about the facts of one (without a record: up to 1.5 times as many on 0*14)
     assert report["nodes"] < baseline["nodes"]
+    assert kept + report["stored"] <= baseline["stored"] * 1.1
     assert not list((store_dir / "resume").glob("*.resume")), "a finished solve keeps none"
     check = run_cli("check", "--root", "0*12", "--quiet", "--store", str(store_dir), timeout=600)
     assert check.returncode == 0, check.stdout + check.stderr

@@ -30,6 +30,7 @@ from sproutsdb.tools.cli import (
     add_store_option,
     positions_from,
 )
+from sproutsdb.tools.deferred_interrupt import deferred_interrupt
 from sproutsdb.tools.game_option import add_game_option, game_of, open_game_store
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.server_options import add_client_options, client_from_args
@@ -49,9 +50,10 @@ def solving(args: argparse.Namespace) -> Iterator[tuple[Game, NormalSolver, Lmdb
     game = entry.engine()
     store = open_game_store(args, entry)
     jobs = getattr(args, "jobs", 1)
-    with status_line(enabled=not args.quiet) as line:
+    with status_line(enabled=not args.quiet) as line, deferred_interrupt() as ctrl_c:
 
         def report(p: Progress) -> None:
+            ctrl_c.check()  # between two node visits: the resume record is whole
             line.show(
                 f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
                 f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s"
