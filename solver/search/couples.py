@@ -63,20 +63,19 @@ class Couples:
         (land, n) is winning if a child of the land has known nimbers nim-summing to n.
         Those that re-derive are excluded in the table; the rest are dropped. At most
         `limit` are taken; returns how many were excluded. A claim is never trusted: a
-        land the game cannot read, or that is not one canonical land, is dropped too."""
-        game, table, measure = self.measure.game, self.table, self.measure
-        lands: list[tuple[str, list[int]]] = []
-        for land, ns in claims.items():
-            try:
-                if game.components(game.canonical(land)) != (land,):
-                    continue
-            except ValueError:  # the game's NotationError: not a land of this game
-                continue
-            lands.append((land, sorted(set(ns))[:limit]))
+        land the game cannot read is dropped too (one not canonical is never asked for)."""
+        table, measure = self.table, self.measure
+        lands = [(land, sorted(set(ns))) for land, ns in claims.items() if "+" not in land]
         excluded = 0
         for start in range(0, len(lands), chunk):
-            part = lands[start : start + chunk]
-            children = {land: measure.children(land) for land, _ in part}
+            part: list[tuple[str, list[int]]] = []
+            children: dict[str, tuple[tuple[str, ...], ...]] = {}
+            for land, ns in lands[start : start + chunk]:
+                try:
+                    children[land] = measure.children(land)
+                except ValueError:  # the game's NotationError: not a land of this game
+                    continue
+                part.append((land, ns))
             self.fetch([land for land, _ in part])
             self.fetch(piece for kids in children.values() for kid in kids for piece in kid)
             for land, ns in part:
