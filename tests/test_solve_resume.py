@@ -195,3 +195,32 @@ def test_a_record_file_is_replaced_whole_and_a_failed_save_is_reported(tmp_path:
     blocked = FileResumeSlots(tmp_path / "a-file")
     (tmp_path / "a-file").write_text("not a directory")
     assert not blocked.save("nimber 0*5", b"x") and blocked.error
+
+
+def test_the_command_gives_the_right_answer_whatever_record_lies_in_the_store(
+    tmp_path: Path,
+) -> None:
+    """A forged record file (every couple claimed winning, zero numbers) and a garbage one:
+    `solve` answers as on a clean store and its store passes `check`."""
+    clean = run_cli("solve", "--spots", "9", "--json", "--store", str(tmp_path / "clean"))
+    assert clean.returncode == 0, clean.stderr
+    truth = json.loads(clean.stdout)
+    lands = ["0*9", "0*8", "0*7", "0*6", "0*5", "0*4", "0*3", "0*2", "0"]
+    forged = encode_state(
+        "nimber 0*9",
+        {f"{land} *{n}": (0, 0) for land in lands for n in range(4)},
+        {land: set(range(6)) for land in lands},
+        {"0*9 *0": [("! *0", 1), ("0*2+0*2 *0", 1)]},
+        10**9,
+    )
+    for record in (forged, b"garbage"):
+        store_dir = tmp_path / f"store{len(record)}"
+        assert run_cli("solve", "--spots", "3", "--store", str(store_dir)).returncode == 0
+        assert FileResumeSlots(store_dir).save("nimber 0*9", record)
+        done = run_cli("solve", "--spots", "9", "--json", "--store", str(store_dir))
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert (report["outcome"], report["nimber"]) == (truth["outcome"], truth["nimber"])
+        assert FileResumeSlots(store_dir).load("nimber 0*9") is None  # done: discarded
+        check = run_cli("check", "--root", "0*9", "--quiet", "--store", str(store_dir))
+        assert check.returncode == 0, check.stdout + check.stderr
