@@ -28,7 +28,7 @@ from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.ordering import Option, OrderFn, engine_order, fewest_lives_first
 from sproutsdb.solver.search.progress import Progress, ProgressFn, SolverStats
-from sproutsdb.solver.search.resume import ResumeSlots, decode_state, encode_state
+from sproutsdb.solver.search.resume import ResumeSlots, SearchState, decode_state, encode_state
 from sproutsdb.solver.search.table import InconsistentFactError, TranspositionTable
 
 __all__ = [
@@ -215,12 +215,17 @@ class NormalSolver:
         (they only steer) and its winning couples, each re-derived from stored facts."""
         if self._resume is None:
             return
-        self._resume_root = root
-        self._resume_due = time.monotonic() + self._resume_every
         data = self._resume.load(root)
         state = decode_state(root, data) if data is not None else None
-        if state is None:
-            return
+        if state is not None:
+            self._take_up(state)
+        # only now: a call stopped while taking up a record leaves that record as it was
+        self._resume_root = root
+        self._resume_due = time.monotonic() + self._resume_every
+
+    def _take_up(self, state: SearchState) -> None:
+        """Install a decoded record: numbers and children lists as they are (they steer),
+        winning couples only as far as they re-derive."""
         if self._dfpn is not None and self._space is not None:
             room = max(self._dfpn.capacity - len(self._dfpn.numbers), 0)
             for count, (couple, numbers) in enumerate(state.numbers.items()):
