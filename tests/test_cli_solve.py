@@ -15,7 +15,7 @@ def test_solve_prints_outcome_and_nimber_and_fills_the_store(tmp_path: Path) -> 
     done = run_cli("solve", "--spots", "6", "--json", "--store", str(store))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert set(report) == {"position", "outcome", "nimber", "stored", "seconds", "jobs"}
+    assert set(report) == {"position", "outcome", "nimber", "stored", "nodes", "seconds", "jobs"}
     assert (report["position"], report["outcome"], report["nimber"]) == ("0*6", "L", 0)
     assert report["stored"] > 0
     again = json.loads(run_cli("solve", "0*6", "--json", "--store", str(store)).stdout)

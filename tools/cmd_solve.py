@@ -22,6 +22,7 @@ from sproutsdb.ops.solve import (
 )
 from sproutsdb.progress import status_line
 from sproutsdb.server.store.location import resolve_store_path
+from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, Progress
 from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.progress import ProgressFn
@@ -32,6 +33,7 @@ from sproutsdb.tools.cli import (
     add_store_option,
     positions_from,
 )
+from sproutsdb.tools.deferred_interrupt import Deferred, deferred_interrupt
 from sproutsdb.tools.game_option import add_game_option, game_of, open_game_store
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.server_options import add_client_options, client_from_args
@@ -40,10 +42,13 @@ from sproutsdb.tools.stores import open_store
 EXIT_CONFLICT = 3
 
 
-def _progress(line: Any) -> ProgressFn:
-    """The progress line of a solve, on stderr."""
+def _progress(line: Any, ctrl_c: Deferred | None = None) -> ProgressFn:
+    """The progress line of a solve, on stderr; where a Ctrl-C is deferred (`ctrl_c`), the
+    search takes it here, between two node visits, so its resume record is whole."""
 
     def report(p: Progress) -> None:
+        if ctrl_c is not None:
+            ctrl_c.check()
         line.show(
             f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
             f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s"
@@ -60,24 +65,31 @@ def solving(
     closed on every exit; the solver flushed before (Ctrl-C loses nothing proven, and with
     `tell_kept` the message says how many new facts were kept)."""
     store = open_game_store(args, entry or game_of(args))
-    with status_line(enabled=not args.quiet) as line:
+    with status_line(enabled=not args.quiet) as line, deferred_interrupt() as ctrl_c:
         try:
-            yield store, _progress(line)
+            yield store, _progress(line, ctrl_c)
         except SolveInterrupted as stop:
             if not tell_kept:
                 raise
-            raise Interrupted(_kept(args, stop.stored)) from None
+            raise Interrupted(_kept(args, stop)) from None
         finally:
             store.close()
 
 
-def _kept(args: argparse.Namespace, stored: int) -> str:
+def _kept(args: argparse.Namespace, stop: SolveInterrupted) -> str:
     """What Ctrl-C kept of a normal-play solve, and that a rerun resumes from it."""
     where = f"server {args.server}" if args.server else str(resolve_store_path(args.store))
+    search = " with where the search stood" if stop.resume_saved else ""
     return (
-        f"{stored:,} new facts proven so far are stored in {where}; run the same command "
-        "again to resume from them"
+        f"{stop.stored:,} new facts proven so far are stored in {where}{search}; run "
+        "the same command again to resume from there"
     )
+
+
+def _resume_slots(args: argparse.Namespace) -> FileResumeSlots | None:
+    """Where a normal-play solve on the embedded store keeps its resume records (not with
+    --server: the record is a file beside the store, never a fact)."""
+    return None if args.server else FileResumeSlots(resolve_store_path(args.store))
 
 
 def _conflict(command: str, error: ConflictError) -> int:
@@ -129,7 +141,11 @@ def run_solve(args: argparse.Namespace) -> int:
     try:
         with solving(args, entry) as (store, progress), helpers_running(args, key, args.jobs):
             settings = _settings(
-                args, progress, outcome_only=args.outcome_only, share_seconds=share
+                args,
+                progress,
+                outcome_only=args.outcome_only,
+                share_seconds=share,
+                resume=_resume_slots(args),
             )
             report = solve(key, store, game=entry, settings=settings)
     except ConflictError as error:

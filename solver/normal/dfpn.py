@@ -13,7 +13,7 @@ are remembered in memory as "nimber(C) ≠ n".
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from sproutsdb.solver.search.couples import Couples
 from sproutsdb.solver.search.dfpn import Child
@@ -63,6 +63,7 @@ class CoupleSpace:
         self._expanded: dict[str, list[Child[Node]]] = {}
         self._expanded_size = 0
         self._expanded_capacity = expanded_capacity
+        self._resumed: dict[str, list[tuple[str, int]]] = {}  # lists a resume record kept
 
     # ---------------------------------------------------------------- Space protocol
     def decided(self, node: Node, key: str) -> bool | None:
@@ -103,16 +104,63 @@ class CoupleSpace:
         if cached is not None:  # df-pn re-enters a node many times: its list, pruned so far
             return cached
         children = self._expand(node, key)
-        self._expanded_size += len(children) + 1
+        recorded = self._resumed.pop(key, None) if self._resumed else None
+        if recorded is not None:  # counted in the size already, as in the interrupted run
+            if len(children) > 1 or (children and children[0] is not _LOSS):
+                self._renamed(children, recorded)
+        else:
+            self._expanded_size += len(children) + 1
         if self._expanded_size > self._expanded_capacity:
             self._expanded.clear()
+            self._resumed.clear()
             self._expanded_size = len(children) + 1
         self._expanded[key] = children
         return children
 
+    @property
+    def expanded_lists(self) -> dict[str, list[Child[Node]]]:
+        """The kept children lists (key -> children so far), for a resume record."""
+        return self._expanded
+
+    @property
+    def expanded_size(self) -> int:
+        """What the kept lists count against their capacity."""
+        return self._expanded_size
+
+    def resume_lists(self, lists: Mapping[str, list[tuple[str, int]]], size: int) -> None:
+        """Children lists a resume record kept (key -> child keys with their initial δ):
+        each is used once, when its node is first expanded, to give the real children the
+        keys and order they had (`_renamed`), so that the rerun finds their numbers."""
+        self._resumed = dict(lists)
+        self._expanded_size = min(max(size, 0), self._expanded_capacity)
+
+    def _renamed(self, children: list[Child[Node]], recorded: list[tuple[str, int]]) -> None:
+        """Give the real ``children`` the recorded keys that stand for the same couple, in
+        the recorded order; a recorded key that is none of them is ignored, a child no
+        recorded key stands for keeps its key and goes last. Never adds nor drops one."""
+        fold = self.couples.fold
+        by_couple: dict[Node, int] = {}
+        for index, (_, child, _) in enumerate(children):
+            by_couple.setdefault(fold(*child), index)
+        order: list[Child[Node]] = []
+        taken: set[int] = set()
+        for key, delta in recorded:
+            try:
+                node = self._parse(key)
+            except ValueError:
+                continue
+            index = by_couple.get(fold(*node), -1)
+            if index < 0 or index in taken:
+                continue
+            taken.add(index)
+            order.append((key, node, (1, max(delta, 1))))
+        order.extend(child for index, child in enumerate(children) if index not in taken)
+        children[:] = order
+
     def forget_expanded(self) -> None:
         """Drop the kept children lists, so that the next visits read the store again."""
         self._expanded.clear()
+        self._resumed.clear()
         self._expanded_size = 0
 
     def _expand(self, node: Node, key: str) -> list[Child[Node]]:

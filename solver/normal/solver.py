@@ -28,6 +28,7 @@ from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.ordering import Option, OrderFn, engine_order, fewest_lives_first
 from sproutsdb.solver.search.progress import Progress, ProgressFn, SolverStats
+from sproutsdb.solver.search.resume import ResumeSlots, SearchState, decode_state, encode_state
 from sproutsdb.solver.search.table import InconsistentFactError, TranspositionTable
 
 __all__ = [
@@ -52,6 +53,9 @@ __all__ = [
 DEFAULT_TABLE_CAPACITY = 1 << 19
 DEFAULT_CHILDREN_CACHE = 4096  # lands whose children ComponentMeasures memoises
 SEARCHES = ("dfs", "dfpn")  # depth-first in move order; proof-number search over couples
+# A resume record is saved at most once per flush interval, and less often when saving it
+# costs more than 1/RESUME_COST_SHARE of the time between saves (a large table).
+RESUME_COST_SHARE = 50
 
 # A search task is a coroutine: it yields sub-tasks to the driver, is sent their results
 # and returns its own (True = "this couple is losing" for couples, the nimber for nimbers).
@@ -78,6 +82,7 @@ class NormalSolver:
         order: OrderFn = fewest_lives_first,
         search: str = "dfpn",
         share_seconds: float | None = None,
+        resume: ResumeSlots | None = None,
     ) -> None:
         self.game = game
         self._order = order
@@ -114,6 +119,11 @@ class NormalSolver:
         self._dfpn = (
             DfpnSearch(self._space, capacity=table_capacity) if self._space is not None else None
         )
+        # Where an interrupted call leaves its search state for a rerun (a hint, never a fact).
+        self._resume = resume
+        self._resume_root: str | None = None  # the call whose state is saved, while it runs
+        self._resume_every = options.flush_seconds
+        self._resume_due = 0.0
 
     # ----------------------------------------------------------------- public API
 
@@ -130,7 +140,7 @@ class NormalSolver:
                 total ^= self._drive(self._nimber(component))
             return total
 
-        return self._call(key, run)
+        return self._call(key, run, "nimber")
 
     def outcome(self, key: str) -> str:
         """The outcome of a position: "L" if the player to move loses, else "W"."""
@@ -145,7 +155,7 @@ class NormalSolver:
             task = self._resolve(components, n)
             return task if isinstance(task, bool) else bool(self._drive(task))
 
-        return "L" if self._call(key, run) else "W"
+        return "L" if self._call(key, run, f"couple {n}") else "W"
 
     def flush(self) -> None:
         """Put every proven nimber still buffered (raises NimberConflictError on conflict)."""
@@ -166,18 +176,26 @@ class NormalSolver:
 
     # ----------------------------------------------------------------- call frame
 
-    def _call(self, key: str, run: Callable[[tuple[str, ...]], Result]) -> Result:
-        """Canonicalize, mark the roots, run, and always flush and report at the end."""
+    def _call(self, key: str, run: Callable[[tuple[str, ...]], Result], query: str) -> Result:
+        """Canonicalize, mark the roots, resume, run, and always flush and report at the
+        end; an interrupted call leaves its search state for a rerun, a finished one not."""
         started = time.perf_counter()
-        components = self.game.components(self.game.canonical(key))
+        canonical = self.game.canonical(key)
+        components = self.game.components(canonical)
         self._meter.start(self._stats.nodes)
+        if self._dfpn is not None:
+            self._dfpn.in_flight.clear()
         if self._reprove_roots:
             for component in components:
                 self._table.forget_stored(component)
             self._couples.roots = frozenset(components)
+        finished = False
         try:
             self._couples.fetch(components)
-            return run(components)
+            self._resume_from(f"{query} {canonical}")
+            result = run(components)
+            finished = True
+            return result
         finally:
             self._couples.roots = frozenset()
             self._stack = []
@@ -185,7 +203,75 @@ class NormalSolver:
             try:
                 self.flush()
             finally:
-                self._meter.tick(self._stats.nodes, self._facts.inserted, 0, force=True)
+                try:
+                    self._leave_resume(finished)
+                finally:
+                    self._meter.tick(self._stats.nodes, self._facts.inserted, 0, force=True)
+
+    # ----------------------------------------------------------------- resume records
+
+    def _resume_from(self, root: str) -> None:
+        """Take up the search state an interrupted call of ``root`` left: its df-pn numbers
+        (they only steer) and its winning couples, each re-derived from stored facts."""
+        if self._resume is None:
+            return
+        data = self._resume.load(root)
+        state = decode_state(root, data) if data is not None else None
+        if state is not None:
+            self._take_up(state)
+        # only now: a call stopped while taking up a record leaves that record as it was
+        self._resume_root = root
+        self._resume_due = time.monotonic() + self._resume_every
+
+    def _take_up(self, state: SearchState) -> None:
+        """Install a decoded record: numbers and children lists as they are (they steer),
+        winning couples only as far as they re-derive."""
+        if self._dfpn is not None and self._space is not None:
+            room = max(self._dfpn.capacity - len(self._dfpn.numbers), 0)
+            for count, (couple, numbers) in enumerate(state.numbers.items()):
+                if count >= room:
+                    break
+                self._dfpn.numbers.setdefault(couple, numbers)
+            self._stats.resumed_numbers += min(len(state.numbers), room)
+            self._space.resume_lists(state.lists, state.lists_size)
+        room = max(self._table_capacity // 2 - len(self._table), 0)
+        self._stats.resumed_exclusions += self._couples.rederive_exclusions(
+            state.exclusions, limit=room
+        )
+
+    def _save_resume(self, *, commit: bool = True) -> None:
+        """Commit what is proven (unless just done), then save the search state beside it."""
+        if self._resume is None or self._resume_root is None:
+            return
+        started = time.monotonic()
+        if commit:
+            self._facts.flush()
+        numbers = self._dfpn.numbers if self._dfpn is not None else {}
+        space = self._space
+        lists: dict[str, list[tuple[str, int]]] = {}
+        if space is not None and self._dfpn is not None:
+            # the lists of the nodes in flight first: a full cache may have dropped them
+            for key, children in [*self._dfpn.in_flight, *space.expanded_lists.items()]:
+                if key not in lists:
+                    lists[key] = [(child[0], child[2][1]) for child in children]
+        size = space.expanded_size if space is not None else 0
+        data = encode_state(self._resume_root, numbers, self._table.exclusions, lists, size)
+        if self._resume.save(self._resume_root, data):
+            self._stats.resume_saves += 1
+        now = time.monotonic()
+        self._resume_due = now + max(self._resume_every, RESUME_COST_SHARE * (now - started))
+
+    def _leave_resume(self, finished: bool) -> None:
+        """A finished call needs no record; an interrupted one saves where it stood."""
+        if self._resume is None or self._resume_root is None:
+            return
+        try:
+            if finished:
+                self._resume.discard(self._resume_root)
+            else:
+                self._save_resume(commit=False)  # the call has just flushed (or failed to)
+        finally:
+            self._resume_root = None
 
     def _drive(self, task: Task) -> int:
         """Run a task and all its sub-tasks on the explicit stack."""
@@ -313,6 +399,8 @@ class NormalSolver:
             self._facts.forget_absent()
             if self._space is not None:
                 self._space.forget_expanded()
+        if self._resume_root is not None and time.monotonic() >= self._resume_due:
+            self._save_resume()  # a killed run resumes from here
         if self._meter.active:
             self._meter.tick(self._stats.nodes, self._facts.inserted, len(self._stack))
 

@@ -9,7 +9,7 @@ couple, fetch what the store knows, record a proof), so that neither reaches int
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from sproutsdb.solver.cgt.nimarith import cancel_pairs
 from sproutsdb.solver.search.facts import NimberFacts
@@ -55,6 +55,41 @@ class Couples:
         found = self.facts.fetch(k for k in keys if k not in nimbers and k not in roots)
         for key, value in found.items():
             table.learn(key, value)
+
+    def rederive_exclusions(
+        self, claims: Mapping[str, Iterable[int]], *, limit: int, chunk: int = 256
+    ) -> int:
+        """Re-derive claimed winning couples (land, n) from stored facts, one level deep:
+        (land, n) is winning if a child of the land has known nimbers nim-summing to n.
+        Those that re-derive are excluded in the table; the rest are dropped. At most
+        `limit` are taken; returns how many were excluded. A claim is never trusted: a
+        land the game cannot read is dropped too (one not canonical is never asked for)."""
+        table, measure = self.table, self.measure
+        lands = [(land, sorted(set(ns))) for land, ns in claims.items() if "+" not in land]
+        excluded = 0
+        for start in range(0, len(lands), chunk):
+            part: list[tuple[str, list[int]]] = []
+            children: dict[str, tuple[tuple[str, ...], ...]] = {}
+            for land, ns in lands[start : start + chunk]:
+                try:
+                    children[land] = measure.children(land)
+                except ValueError:  # the game's NotationError: not a land of this game
+                    continue
+                part.append((land, ns))
+            self.fetch([land for land, _ in part])
+            self.fetch(piece for kids in children.values() for kid in kids for piece in kid)
+            for land, ns in part:
+                for n in ns:
+                    if excluded >= limit:
+                        return excluded
+                    if table.nimber(land) is not None:
+                        break  # known: its other values are excluded by it already
+                    if not table.is_excluded(land, n) and any(
+                        self.fold(kid, n) == ((), 0) for kid in children[land]
+                    ):
+                        table.exclude(land, n)
+                        excluded += 1
+        return excluded
 
     def prove(self, component: str, nimber: int) -> None:
         """A losing couple (component, nimber) is proven: remember it and queue it for the store."""

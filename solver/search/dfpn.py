@@ -73,6 +73,9 @@ class DfpnSearch(Generic[Node]):
         self.epsilon = epsilon
         self.capacity = capacity
         self.numbers: dict[str, tuple[int, int]] = {}  # undecided key -> (φ, δ)
+        # The children lists of the nodes being searched, root first: where an interrupted
+        # search stood (an exception leaves it as it was; the caller clears it).
+        self.in_flight: list[tuple[str, list[Child[Node]]]] = []
         self._waiting = getattr(space, "waiting", None)
 
     def solve(self, root: Node, key: str) -> Task:
@@ -134,6 +137,8 @@ class DfpnSearch(Generic[Node]):
                 space.record(key, value)
                 return value
         children = space.expand(node, key)
+        in_flight = self.in_flight
+        in_flight.append((key, children))
         decided, known, learnt_of = space.decided, numbers.get, learnt.get
         while True:
             delta = 0
@@ -165,6 +170,7 @@ class DfpnSearch(Generic[Node]):
                 losing = phi != 0
                 numbers.pop(key, None)
                 space.record(key, losing)
+                in_flight.pop()
                 return losing
             for index in reversed(winning):  # decided for good: never look at them again
                 del children[index]
@@ -175,6 +181,7 @@ class DfpnSearch(Generic[Node]):
                 if len(numbers) >= self.capacity:
                     numbers.clear()
                 numbers[key] = (phi, delta)
+                in_flight.pop()
                 return None
             child_key, child, initial = children[best_index]
             widened = (

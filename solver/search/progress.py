@@ -36,6 +36,9 @@ class SolverStats:
     max_depth: int = 0  # deepest explicit stack seen
     table_clears: int = 0  # times the in-memory table outgrew its capacity and was cleared
     seconds: float = 0.0  # wall time inside solver calls
+    resumed_numbers: int = 0  # df-pn numbers taken from a resume record
+    resumed_exclusions: int = 0  # winning couples of a resume record, re-derived and used
+    resume_saves: int = 0  # resume records saved (periodically and when interrupted)
 
 
 class ProgressMeter:

@@ -67,6 +67,11 @@ class TranspositionTable:
             return False
         return None
 
+    @property
+    def exclusions(self) -> dict[str, set[int]]:
+        """Component of unknown nimber -> the n proven ≠ it; read-only by convention."""
+        return self._excluded
+
     def exclude(self, key: str, n: int) -> None:
         """Record a proven winning couple (key, n): nimber(key) ≠ n."""
         known = self._nimbers.get(key)

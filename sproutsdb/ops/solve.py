@@ -27,6 +27,7 @@ from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import FactKind, ProofStore
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.progress import ProgressFn, SolverStats
+from sproutsdb.solver.search.resume import ResumeSlots
 
 FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every 1 000)
 MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in a misère solve
@@ -35,11 +36,13 @@ GRUNDY_LIMIT = 64  # a misère Grundy search tries P + *g for g up to this
 
 class SolveInterrupted(KeyboardInterrupt):
     """Ctrl-C during a solve, raised after the solver flushed: `stored` new facts are kept
-    in the store, and the same solve run again resumes from them."""
+    in the store (and, with `resume_saved`, a resume record of where the search stood), and
+    the same solve run again resumes from them."""
 
-    def __init__(self, stored: int) -> None:
+    def __init__(self, stored: int, *, resume_saved: bool = False) -> None:
         super().__init__(stored)
         self.stored = stored
+        self.resume_saved = resume_saved
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class SolveSettings:
     share_seconds: float | None = None  # normal play: how often to meet other solvers' facts
     reprove_roots: bool = True  # prove a root again even when the store holds its fact
     rcts: Any = None
+    resume: ResumeSlots | None = None  # normal play: where a search's resume record is kept
 
     def options(self) -> SolveOptions:
         """The solver options these settings ask for."""
@@ -102,6 +106,7 @@ class SolveReport:
                 "outcome": self.outcome,
                 "nimber": self.nimber,
                 "stored": self.stored,
+                "nodes": self.stats.nodes,
                 "seconds": round(self.seconds, 3),
                 "jobs": jobs,
             }
@@ -128,6 +133,7 @@ def normal_solver(game: Game, store: ProofStore, settings: SolveSettings) -> Nor
         options=settings.options(),
         search=settings.search,
         share_seconds=settings.share_seconds,
+        resume=settings.resume,
     )
 
 
@@ -210,7 +216,9 @@ class Solving:
         self.solver.flush()
         interrupted = kind is not None and issubclass(kind, KeyboardInterrupt)
         if interrupted and not isinstance(error, SolveInterrupted):
-            raise SolveInterrupted(self.stats.facts_stored) from None
+            raise SolveInterrupted(
+                self.stats.facts_stored, resume_saved=bool(self.stats.resume_saves)
+            ) from None
 
 
 def solve(

@@ -1,0 +1,226 @@
+"""A normal-play solve interrupted by Ctrl-C resumes where it stood (issue 31).
+
+The store keeps proven facts; the resume record beside it keeps the search's state (df-pn
+numbers, children lists, winning couples), so the rerun continues the same search instead
+of starting another. The record is a hint: a forged one may cost time, never an answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import zlib
+from pathlib import Path
+
+from cli_helpers import COMMAND, run_cli
+from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.server.store.errors import NotAStoreError
+from sproutsdb.server.store.resume_file import FileResumeSlots
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.search.dfpn import INFINITY
+from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.solver.search.progress import Progress
+from sproutsdb.solver.search.resume import MemoryResumeSlots, decode_state, encode_state
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.solver.sprouts.game import SproutsGame
+
+
+class Stop(KeyboardInterrupt):
+    """The tests' Ctrl-C, raised from a progress callback."""
+
+
+def stopping_at(nodes: int) -> SolveOptions:
+    def stop(progress: Progress) -> None:
+        if progress.nodes >= nodes:
+            raise Stop
+
+    return SolveOptions(progress=stop, progress_interval=0)
+
+
+def test_a_record_decodes_to_what_was_saved_and_nothing_else_decodes() -> None:
+    data = encode_state(
+        "nimber 0*9", {"0*9 *0": (3, 7), "a+b *2": (0, INFINITY + 5)}, {"0*8": {1, 3}}
+    )
+    state = decode_state("nimber 0*9", data)
+    assert state is not None
+    # numbers only steer: a 0 (which df-pn reads as decided) is never taken from a record
+    assert state.numbers == {"0*9 *0": (3, 7), "a+b *2": (1, INFINITY)}
+    assert state.exclusions == {"0*8": (1, 3)}
+    assert decode_state("nimber 0*10", data) is None  # another root's record
+    assert decode_state("nimber 0*9", data[:-3]) is None  # truncated
+    assert decode_state("nimber 0*9", b"garbage") is None
+    bad_line = zlib.compress(b"sproutsdb-resume 1\nroot\tnimber 0*9\nq\tx")
+    assert decode_state("nimber 0*9", bad_line) is None
+
+
+def test_an_interrupted_solve_resumes_exactly_in_process() -> None:
+    """0*11's nimber, stopped at a third of its node visits, then rerun on the same store
+    and record: the two runs visit as many nodes as one uninterrupted run (± a few)."""
+    fresh = NormalSolver(SproutsGame(), MemoryProofStore())
+    answer = fresh.nimber("0*11")
+    total = fresh.stats.nodes
+    store, slots = MemoryProofStore(), MemoryResumeSlots()
+    first = NormalSolver(SproutsGame(), store, options=stopping_at(total // 3), resume=slots)
+    try:
+        first.nimber("0*11")
+        raise AssertionError("the run was not stopped")
+    except Stop:
+        pass
+    assert slots.records, "an interrupted call saves its record"
+    again = NormalSolver(SproutsGame(), store, resume=slots)
+    assert again.nimber("0*11") == answer
+    stats = again.stats
+    assert stats.resumed_numbers > 0 and stats.resumed_exclusions > 0
+    assert first.stats.nodes + stats.nodes <= total * 1.02
+    assert not slots.records, "a finished call discards its record"
+
+
+def test_a_forged_record_cannot_change_an_answer_or_a_stored_fact() -> None:
+    """Every winning couple claimed (the true nimbers too), zero and huge numbers, children
+    lists naming other positions: the answers and stored facts are those of a clean run."""
+    game = SproutsGame()
+    clean = MemoryProofStore()
+    reference = NormalSolver(game, clean)
+    truth = {key: reference.nimber(key) for key in ("0*8", "0*7")}
+    facts = clean.get(FactKind.NIMBER, sorted(clean._facts[FactKind.NIMBER]))
+    lands = sorted(facts)
+    claims = {land: set(range(8)) for land in [*lands, "0*8", "0*7", "not a land", "A.A"]}
+    numbers = {f"{land} *{n}": (0, 0) for land in lands for n in range(4)}
+    numbers.update({"0*8 *0": (INFINITY, 1), "0*8 *1": (1, INFINITY)})
+    lists = {f"0*8 *{n}": [(f"{land} *{n}", 1) for land in lands[:20]] for n in range(4)}
+    lists["0*8 *0"].append(("0*2+0*2 *0", 1))  # the empty game: a loss, not a child of 0*8
+    for root in ("nimber 0*8", "nimber 0*7"):
+        slots = MemoryResumeSlots()
+        slots.save(root, encode_state(root, numbers, claims, lists, 10**9))
+        store = MemoryProofStore()
+        solver = NormalSolver(game, store, resume=slots)
+        key = root.split()[1]
+        assert solver.nimber(key) == truth[key]
+        stored = store.get(FactKind.NIMBER, sorted(store._facts[FactKind.NIMBER]))
+        assert all(facts.get(land, value) == value for land, value in stored.items())
+        assert solver.stats.resumed_exclusions > 0  # some claims were true, and re-derived
+    garbage = MemoryResumeSlots()
+    garbage.save("nimber 0*8", b"\x00not a record")
+    assert NormalSolver(game, MemoryProofStore(), resume=garbage).nimber("0*8") == truth["0*8"]
+
+
+# ----------------------------------------------------------------- the real command
+
+
+def stored_nimbers(store_dir: Path) -> int:
+    """Nimber facts committed so far (0 while the solver is still creating the store)."""
+    if not (store_dir / "data.mdb").exists():
+        return 0
+    try:
+        with LmdbProofStore.open(
+            store_dir, game="sprouts", canon_version=CANON_VERSION, create=False, readonly=True
+        ) as store:
+            return store.count(FactKind.NIMBER)
+    except NotAStoreError:
+        return 0
+
+
+def interrupt_after_first_commit(store_dir: Path, solve: list[str]) -> tuple[int, str]:
+    """Run `solve`, wait for its first commit (bounded), then stop it, send SIGINT and let
+    it go on: (exit status, stderr). A stopped process cannot end before the signal."""
+    env = {k: v for k, v in os.environ.items() if k != "SPROUTSDB_STORE"}
+    child = subprocess.Popen(
+        [*COMMAND, *solve, "--store", str(store_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and child.poll() is None:
+            if stored_nimbers(store_dir):
+                break
+            time.sleep(0.2)
+        time.sleep(1.0)  # some search past the first commit
+        assert child.poll() is None, "the run ended before it could be interrupted"
+        os.kill(child.pid, signal.SIGSTOP)
+        info = os.waitid(os.P_PID, child.pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
+        assert info is not None and info.si_code == os.CLD_STOPPED, "the run ended first"
+        child.send_signal(signal.SIGINT)
+        os.kill(child.pid, signal.SIGCONT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate(timeout=30)
+    return child.returncode, err
+
+
+def test_ctrl_c_says_what_was_kept_and_the_rerun_does_less_work(tmp_path: Path) -> None:
+    solve = ["solve", "--spots", "12", "--json", "--quiet", "--flush-seconds", "1"]
+    fresh = run_cli(*solve, "--store", str(tmp_path / "fresh"), timeout=600)
+    assert fresh.returncode == 0, fresh.stderr
+    baseline = json.loads(fresh.stdout)
+
+    store_dir = tmp_path / "store"
+    status, err = interrupt_after_first_commit(store_dir, solve)
+    assert status == 130, err
+    kept = stored_nimbers(store_dir)
+    assert kept > 0
+    assert f"{kept:,} new facts" in err and "with where the search stood" in err, err
+    assert "run the same command again to resume" in err, err
+    assert list((store_dir / "resume").glob("*.resume")), "no resume record was kept"
+
+    rerun = run_cli(*solve, "--store", str(store_dir), timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    report = json.loads(rerun.stdout)
+    assert (report["outcome"], report["nimber"]) == (baseline["outcome"], baseline["nimber"])
+    # the rerun continued the search: fewer node visits than a fresh run, and both runs
+    # proved about the facts of one (without a record: up to 1.5 times as many on 0*14)
+    assert report["nodes"] < baseline["nodes"]
+    assert kept + report["stored"] <= baseline["stored"] * 1.1
+    assert not list((store_dir / "resume").glob("*.resume")), "a finished solve keeps none"
+    check = run_cli("check", "--root", "0*12", "--quiet", "--store", str(store_dir), timeout=600)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_a_record_file_is_replaced_whole_and_a_failed_save_is_reported(tmp_path: Path) -> None:
+    slots = FileResumeSlots(tmp_path)
+    assert slots.load("nimber 0*5") is None
+    assert slots.save("nimber 0*5", b"one") and slots.save("nimber 0*5", b"two")
+    assert slots.load("nimber 0*5") == b"two"
+    assert [p.suffix for p in (tmp_path / "resume").iterdir()] == [".resume"]
+    slots.discard("nimber 0*5")
+    assert slots.load("nimber 0*5") is None
+    blocked = FileResumeSlots(tmp_path / "a-file")
+    (tmp_path / "a-file").write_text("not a directory")
+    assert not blocked.save("nimber 0*5", b"x") and blocked.error
+
+
+def test_the_command_gives_the_right_answer_whatever_record_lies_in_the_store(
+    tmp_path: Path,
+) -> None:
+    """A forged record file (every couple claimed winning, zero numbers) and a garbage one:
+    `solve` answers as on a clean store and its store passes `check`."""
+    clean = run_cli("solve", "--spots", "9", "--json", "--store", str(tmp_path / "clean"))
+    assert clean.returncode == 0, clean.stderr
+    truth = json.loads(clean.stdout)
+    lands = ["0*9", "0*8", "0*7", "0*6", "0*5", "0*4", "0*3", "0*2", "0"]
+    forged = encode_state(
+        "nimber 0*9",
+        {f"{land} *{n}": (0, 0) for land in lands for n in range(4)},
+        {land: set(range(6)) for land in lands},
+        {"0*9 *0": [("! *0", 1), ("0*2+0*2 *0", 1)]},
+        10**9,
+    )
+    for record in (forged, b"garbage"):
+        store_dir = tmp_path / f"store{len(record)}"
+        assert run_cli("solve", "--spots", "3", "--store", str(store_dir)).returncode == 0
+        assert FileResumeSlots(store_dir).save("nimber 0*9", record)
+        done = run_cli("solve", "--spots", "9", "--json", "--store", str(store_dir))
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert (report["outcome"], report["nimber"]) == (truth["outcome"], truth["nimber"])
+        assert FileResumeSlots(store_dir).load("nimber 0*9") is None  # done: discarded
+        check = run_cli("check", "--root", "0*9", "--quiet", "--store", str(store_dir))
+        assert check.returncode == 0, check.stdout + check.stderr
