@@ -50,6 +50,8 @@ def test_solve_and_describe_give_what_the_commands_give(tmp_path: Path) -> None:
     assert _untimed(report.to_json()) == _untimed(solved)
     assert (report.outcome, report.nimber) == ("L", 0)
     queried = _cli_json("query", "0*6", "--json", "--store", str(verb_store))
+    access = queried.pop("store")  # how the command opened its store: not a value
+    assert access["read_only"] and access["path"] == str(verb_store)
     assert described == queried
     reader = ops.open_proof_store(verb_store, readonly=True)
     try:
