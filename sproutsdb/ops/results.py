@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -37,7 +36,7 @@ from sproutsdb.ops.exchange import export_store, import_file, plan_import
 from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.ports.proofstore import FactKind
-from sproutsdb.trusted_tables import cache_dir, write_cached_mark
+from sproutsdb.trusted_tables import cache_dir, file_digest, write_cached_mark
 
 MANIFEST = "manifest.json"
 LITERATURE = "literature.json"
@@ -154,12 +153,7 @@ def certificate_name(position: str, play: str) -> str:
     return f"{play}-{slug}.spdbx"
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+sha256_of = file_digest  # a certificate's checksum, as the manifest gives it
 
 
 # --- checking and building ------------------------------------------------------------------
