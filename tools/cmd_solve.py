@@ -215,9 +215,9 @@ def _print_report(args: argparse.Namespace, report: SolveReport) -> None:
 
 
 def run_nimber(args: argparse.Namespace) -> int:
+    entry = game_of(args)  # the store's own game, read before this process opens it
     try:
-        with solving(args) as (store, progress):
-            entry = game_of(args)
+        with solving(args, entry) as (store, progress):
             with Solving(store, game=entry, settings=_settings(args, progress)) as session:
                 for text in positions_from(args.positions):
                     key = session.game.canonical(text)
