@@ -158,7 +158,14 @@ def value_from_pb(msg: pb.Value) -> FactValue | None:
 
 def provenance_to_pb(p: Provenance) -> pb.Provenance:
     return pb.Provenance(
-        who=p.who, tool=p.tool, version=p.version, when=p.when, comment=p.comment, token=p.token
+        who=p.who,
+        tool=p.tool,
+        version=p.version,
+        when=p.when,
+        comment=p.comment,
+        token=p.token,
+        check=p.check,
+        canon_version=p.canon_version,
     )
 
 
@@ -170,6 +177,8 @@ def provenance_from_pb(msg: pb.Provenance) -> Provenance:
         when=msg.when,
         comment=msg.comment,
         token=msg.token,
+        check=msg.check,
+        canon_version=msg.canon_version if msg.HasField("canon_version") else None,
     )
 
 

@@ -24,6 +24,7 @@ from sproutsdb.ops.results import (
     shipped_library,
     write_manifest,
 )
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 SMALL = 700  # facts: the certificates CI re-derives (0*0..0*13 in normal play)
 
@@ -174,6 +175,9 @@ def test_a_server_seeded_from_the_library_serves_verified_losses(tmp_path: Path)
         answer = json.loads(done.stdout)
         assert answer["nimber"] == 0 and answer["outcome"] == "L"
         assert answer["lands"][0]["status"] == "verified"
+        mark = answer["lands"][0]["verified_by"]  # which check set the mark, over the wire
+        assert (mark["check"], mark["tool"]) == ("check --root", "results library")
+        assert mark["canon_version"] == CANON_VERSION
         done = run_cli_apart("query", "0*7", "--server", server.address, "--json")
         seven_land = json.loads(done.stdout)["lands"][0]
         assert seven_land.get("nimber") is None and seven_land.get("status") != "verified"
