@@ -12,6 +12,8 @@ read back what it needs; only exclusions are lost, and they are re-proven if ask
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from sproutsdb.solver.ports.proofstore import ConflictError
 
 
@@ -68,9 +70,10 @@ class TranspositionTable:
         return None
 
     @property
-    def exclusions(self) -> dict[str, set[int]]:
-        """Component of unknown nimber -> the n proven ≠ it (a copy, made on each call)."""
-        return {key: _bits(mask) for key, mask in self._excluded.items()}
+    def exclusions(self) -> Mapping[str, set[int]]:
+        """Component of unknown nimber -> the n proven ≠ it: a live read-only view, whose
+        sets are made as they are read (a resume save reads them all once)."""
+        return _ExclusionView(self._excluded)
 
     def exclude(self, key: str, n: int) -> None:
         """Record a proven winning couple (key, n): nimber(key) ≠ n."""
@@ -113,6 +116,18 @@ class TranspositionTable:
         return f"the nimber {known} {how}"
 
 
-def _bits(mask: int) -> set[int]:
-    """The positions of the set bits of a non-negative int."""
-    return {n for n in range(mask.bit_length()) if (mask >> n) & 1}
+class _ExclusionView(Mapping[str, set[int]]):
+    """The table's exclusion masks read as sets of excluded values."""
+
+    def __init__(self, masks: dict[str, int]) -> None:
+        self._masks = masks
+
+    def __getitem__(self, key: str) -> set[int]:
+        mask = self._masks[key]
+        return {n for n in range(mask.bit_length()) if (mask >> n) & 1}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._masks)
+
+    def __len__(self) -> int:
+        return len(self._masks)
