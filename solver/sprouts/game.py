@@ -61,9 +61,9 @@ def python_land_children(component: str) -> tuple[tuple[str, ...], ...]:
 
 
 # Canonical strings the core's memo keeps before it is cleared: the core clears it only at
-# 10⁶ (~300 MB with its hash slots and shape pool, most of a 0*20 solve's peak RSS); 2¹⁶
-# keep ~20 MB and cost 3-5 % more CPU (0*16).
-CORE_MEMO_KEPT = 1 << 16
+# 10⁶ (~300 MB with its hash slots and shape pool, most of a 0*20 solve's peak RSS); 2¹⁵
+# keep ~10 MB and cost ~3 % more CPU (0*16).
+CORE_MEMO_KEPT = 1 << 15
 
 
 def land_children(component: str) -> tuple[tuple[str, ...], ...]:
