@@ -42,7 +42,7 @@ class NimberFacts:
         batch_size: int = 1000,
         flush_seconds: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
-        absent_capacity: int = 1 << 18,
+        absent_capacity: int = 1 << 16,  # ~3 MB of keys; 2¹⁸ held ~10 MB
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")

@@ -25,7 +25,14 @@ class MoveProfile(NamedTuple):
 class ComponentMeasures:
     """Children, lives (`game.size`) and move profiles of components, memoised."""
 
-    def __init__(self, game: Game, *, children_capacity: int = 4096, capacity: int = 1 << 18):
+    def __init__(
+        self,
+        game: Game,
+        *,
+        children_capacity: int = 4096,
+        capacity: int = 1 << 18,
+        lives_capacity: int = 1 << 15,
+    ):
         self.game = game
         self._children: OrderedDict[str, Children] = OrderedDict()
         self._children_capacity = children_capacity
@@ -34,6 +41,9 @@ class ComponentMeasures:
         self._children_held = 0
         self._children_held_capacity = children_capacity * 32
         self._capacity = capacity
+        # Lives are asked of every child land df-pn meets, and recomputed in a C call:
+        # a small dict keeps the hot lands (a 2¹⁸ one held ~20 MB of lands seen once).
+        self._lives_capacity = lives_capacity
         self._lives: dict[str, int] = {}
         self._profiles: dict[str, MoveProfile] = {}
 
@@ -58,7 +68,7 @@ class ComponentMeasures:
         """`game.size` of a component."""
         value = self._lives.get(component)
         if value is None:
-            if len(self._lives) >= self._capacity:
+            if len(self._lives) >= self._lives_capacity:
                 self._lives.clear()
             value = self._lives[component] = self.game.size(component)
         return value

@@ -26,8 +26,9 @@ not decode whole (truncated, another version, another root, a bad line) is ignor
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Protocol
 
 from sproutsdb.solver.search.dfpn import INFINITY
@@ -101,25 +102,45 @@ def _plain(text: str) -> bool:
 def encode_state(
     root: str,
     numbers: Mapping[str, tuple[int, int]],
-    exclusions: Mapping[str, frozenset[int] | set[int]],
+    exclusions: Mapping[str, Iterable[int]],
     lists: Mapping[str, Sequence[tuple[str, int]]] | None = None,
     lists_size: int = 0,
 ) -> bytes:
     """The record of a search of ``root`` (keys that cannot stand in a field are left out)."""
-    lines = [MAGIC, f"root\t{root}", f"s\t{lists_size}"]
-    for parent, children in (lists or {}).items():
+    return _deflate(_lines(root, numbers, exclusions, lists or {}, lists_size))
+
+
+def _lines(
+    root: str,
+    numbers: Mapping[str, tuple[int, int]],
+    exclusions: Mapping[str, Iterable[int]],
+    lists: Mapping[str, Sequence[tuple[str, int]]],
+    lists_size: int,
+) -> Iterator[str]:
+    """The record's lines, one at a time (a record of a large search is ~10⁵ lines)."""
+    yield from (MAGIC, f"root\t{root}", f"s\t{lists_size}")
+    for parent, children in lists.items():
         if _plain(parent):
-            lines.append(f"c\t{parent}")
-            lines.extend(f"k\t{delta}\t{key}" for key, delta in children if _plain(key))
-    lines.extend(
-        f"n\t{phi}\t{delta}\t{key}" for key, (phi, delta) in numbers.items() if _plain(key)
-    )
-    lines.extend(
-        f"x\t{','.join(map(str, sorted(ns)))}\t{land}"
-        for land, ns in exclusions.items()
-        if ns and _plain(land)
-    )
-    return zlib.compress("\n".join(lines).encode(), 1)
+            yield f"c\t{parent}"
+            yield from (f"k\t{delta}\t{key}" for key, delta in children if _plain(key))
+    yield from (f"n\t{phi}\t{delta}\t{key}" for key, (phi, delta) in numbers.items() if _plain(key))
+    for land, ns in exclusions.items():
+        values = sorted(ns)
+        if values and _plain(land):
+            yield f"x\t{','.join(map(str, values))}\t{land}"
+
+
+def _deflate(lines: Iterator[str], batch: int = 4096) -> bytes:
+    """zlib of the lines joined by newlines, compressed a batch at a time, so that a
+    save holds the compressed record and one batch, never the whole text at once."""
+    compressor = zlib.compressobj(1)
+    out: list[bytes] = []
+    separator = ""
+    while chunk := list(islice(lines, batch)):
+        out.append(compressor.compress((separator + "\n".join(chunk)).encode()))
+        separator = "\n"
+    out.append(compressor.flush())
+    return b"".join(out)
 
 
 def _inflate(data: bytes) -> str | None:

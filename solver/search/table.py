@@ -12,6 +12,8 @@ read back what it needs; only exclusions are lost, and they are re-proven if ask
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from sproutsdb.solver.ports.proofstore import ConflictError
 
 
@@ -28,7 +30,9 @@ class TranspositionTable:
 
     def __init__(self) -> None:
         self._nimbers: dict[str, int] = {}
-        self._excluded: dict[str, set[int]] = {}
+        # Component -> a bit mask of its excluded values (bit n: nimber ≠ n): one int is
+        # ~30 bytes where a set of ints was ~220, and the table holds ~10⁵ of them.
+        self._excluded: dict[str, int] = {}
         self._from_store: set[str] = set()
 
     def __len__(self) -> int:
@@ -54,23 +58,22 @@ class TranspositionTable:
         known = self._nimbers.get(key)
         if known is not None:
             return known != n
-        excluded = self._excluded.get(key)
-        return excluded is not None and n in excluded
+        return (self._excluded.get(key, 0) >> n) & 1 == 1
 
     def couple_value(self, key: str, n: int) -> bool | None:
         """True if (key, n) is a known losing couple, False a known winning one, else None."""
         known = self._nimbers.get(key)
         if known is not None:
             return known == n
-        excluded = self._excluded.get(key)
-        if excluded is not None and n in excluded:
+        if (self._excluded.get(key, 0) >> n) & 1:
             return False
         return None
 
     @property
-    def exclusions(self) -> dict[str, set[int]]:
-        """Component of unknown nimber -> the n proven ≠ it; read-only by convention."""
-        return self._excluded
+    def exclusions(self) -> Mapping[str, set[int]]:
+        """Component of unknown nimber -> the n proven ≠ it: a live read-only view, whose
+        sets are made as they are read (a resume save reads them all once)."""
+        return _ExclusionView(self._excluded)
 
     def exclude(self, key: str, n: int) -> None:
         """Record a proven winning couple (key, n): nimber(key) ≠ n."""
@@ -79,7 +82,7 @@ class TranspositionTable:
             if known == n:
                 raise InconsistentFactError(key, f"proven ≠ {n}", self._source(key, known))
             return
-        self._excluded.setdefault(key, set()).add(n)
+        self._excluded[key] = self._excluded.get(key, 0) | 1 << n
 
     def prove(self, key: str, n: int) -> None:
         """Record a proven losing couple (key, n): nimber(key) = n."""
@@ -102,8 +105,8 @@ class TranspositionTable:
             if known != n:
                 raise InconsistentFactError(key, f"{how} = {n}", self._source(key, known))
             return
-        excluded = self._excluded.pop(key, None)
-        if excluded is not None and n in excluded:
+        excluded = self._excluded.pop(key, 0)
+        if (excluded >> n) & 1:
             self._excluded[key] = excluded
             raise InconsistentFactError(key, f"{how} = {n}", f"a proof that it is ≠ {n}")
         self._nimbers[key] = n
@@ -111,3 +114,20 @@ class TranspositionTable:
     def _source(self, key: str, known: int) -> str:
         how = "read from the store" if key in self._from_store else "proven"
         return f"the nimber {known} {how}"
+
+
+class _ExclusionView(Mapping[str, set[int]]):
+    """The table's exclusion masks read as sets of excluded values."""
+
+    def __init__(self, masks: dict[str, int]) -> None:
+        self._masks = masks
+
+    def __getitem__(self, key: str) -> set[int]:
+        mask = self._masks[key]
+        return {n for n in range(mask.bit_length()) if (mask >> n) & 1}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._masks)
+
+    def __len__(self) -> int:
+        return len(self._masks)

@@ -60,11 +60,19 @@ def python_land_children(component: str) -> tuple[tuple[str, ...], ...]:
     return tuple(seen)
 
 
+# Canonical strings the core's memo keeps before it is cleared: the core clears it only at
+# 10⁶ (~300 MB with its hash slots and shape pool, most of a 0*20 solve's peak RSS); 2¹⁵
+# keep ~10 MB and cost ~3 % more CPU (0*16).
+CORE_MEMO_KEPT = 1 << 15
+
+
 def land_children(component: str) -> tuple[tuple[str, ...], ...]:
     """Children of a land by the active implementation. Text the core does not read
     (GLOP 1.x, sums, genus, invalid input) takes the Python path, which answers or raises
     the precise NotationError."""
     if _core is not None:
+        if _core.memo_size() > CORE_MEMO_KEPT:
+            _core.clear_memo()
         try:
             return _core.land_children(component)
         except _core.Unsupported:
