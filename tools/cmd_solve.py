@@ -217,16 +217,18 @@ def _print_report(args: argparse.Namespace, report: SolveReport) -> None:
 def run_nimber(args: argparse.Namespace) -> int:
     entry = game_of(args)  # the store's own game, read before this process opens it
     try:
-        with solving(args, entry) as (store, progress):
-            with Solving(store, game=entry, settings=_settings(args, progress)) as session:
-                for text in positions_from(args.positions):
-                    key = session.game.canonical(text)
-                    value = session.solver.nimber(key)
-                    if args.json:
-                        print(json.dumps({"position": key, "nimber": value}), flush=True)
-                    else:
-                        who = "loses" if value == 0 else "wins"
-                        print(f"{key}: nimber {value} (the player to move {who})", flush=True)
+        with (
+            solving(args, entry) as (store, progress),
+            Solving(store, game=entry, settings=_settings(args, progress)) as session,
+        ):
+            for text in positions_from(args.positions):
+                key = session.game.canonical(text)
+                value = session.solver.nimber(key)
+                if args.json:
+                    print(json.dumps({"position": key, "nimber": value}), flush=True)
+                else:
+                    who = "loses" if value == 0 else "wins"
+                    print(f"{key}: nimber {value} (the player to move {who})", flush=True)
     except ConflictError as error:
         return _conflict("nimber", error)
     return 0
