@@ -39,6 +39,9 @@ def _run(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProc
     )
 
 
+RESULTS = REPO / "sproutsdb" / "data" / "results"
+
+
 def _assert_wheel_holds_the_package(wheel: Path) -> None:
     """Every module reached through the sproutsdb/solver -> ../solver links (and server,
     client, tools) is a real file in the wheel, with the core, the stubs and the data."""
@@ -63,7 +66,13 @@ def _assert_wheel_holds_the_package(wheel: Path) -> None:
         "sproutsdb/server/web/index.html",
         "sproutsdb/server/web/app.js",
         "sproutsdb/server/web/style.css",
+        "sproutsdb/server/web/results.html",
+        "sproutsdb/data/literature.json",
+        "sproutsdb/data/results/manifest.json",
     } <= names
+    # every certificate of the results library travels with it
+    shipped = {f"sproutsdb/data/results/{p.name}" for p in RESULTS.glob("*.spdbx")}
+    assert len(shipped) >= 39 and shipped <= names
     assert any(n.startswith("sproutsdb/solver/sprouts/_core.") and n.endswith(".so") for n in names)
 
 
