@@ -9,6 +9,8 @@ The record is then cut into tasks by a division and scheduled greedily on P work
 (longest chain first); "S_P" is T1 / makespan, "Brent" the bound min(P, T1/T∞). Divisions:
   root      today's --jobs N: the root's options (and couples two tasks share)
   depth 2   the couples within two moves of the root
+  jobs split  --jobs N as built: root options, and the options of a handed-out couple near
+            the root (SPLIT_DEPTH) still undecided after 4 s (JOBS_BUDGET visits)
   budget B  a couple first entered B visits after its parent was (a running solve can)
   work W    the children of every couple whose subtree took ≥ W visits (hindsight)
   couple    every couple a task (the model's limit)
@@ -32,9 +34,12 @@ from sproutsdb.games import get_game
 from sproutsdb.ops.solve import SolveSettings, normal_solver
 from sproutsdb.solver.ports.proofstore import MemoryProofStore
 from sproutsdb.solver.search import workmodel
+from sproutsdb.tools.parallel_solve import SPLIT_DEPTH
 
 WORKERS = (2, 32, 1024)
 BUDGET = 64  # visits a couple runs before what it enters is handed out
+# `--jobs N` splits a couple after SPLIT_SECONDS (4 s): about this many visits on one core
+JOBS_BUDGET = 20_000
 
 
 def record(n: int) -> tuple[workmodel.WorkRecord, str, int, float]:
@@ -54,6 +59,7 @@ def divisions(budget: int, total: int) -> list[tuple[str, workmodel.Division]]:
     return [
         ("root", workmodel.root_options),
         ("depth 2", workmodel.by_depth(2)),
+        ("jobs split", workmodel.jobs_split(JOBS_BUDGET, SPLIT_DEPTH)),
         (f"budget {budget}", workmodel.by_budget(budget)),
         (f"budget {budget // 4}", workmodel.by_budget(max(budget // 4, 1))),
         (f"work {work}", workmodel.by_work(work)),

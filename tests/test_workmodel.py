@@ -42,6 +42,7 @@ def test_the_record_sums_to_the_solves_visits_and_its_figures_are_sane(n: int) -
         workmodel.root_options,
         workmodel.by_depth(2),
         workmodel.by_budget(16),
+        workmodel.jobs_split(50, 3),
         workmodel.by_work(10),
         workmodel.every_couple,
     ]

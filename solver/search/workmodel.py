@@ -19,6 +19,7 @@ task takes the visits it took in the sequential run.
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ __all__ = [
     "by_work",
     "every_couple",
     "install",
+    "jobs_split",
     "root_options",
     "speedups",
 ]
@@ -53,6 +55,7 @@ class WorkRecord:
     parent: list[int] = field(default_factory=list)  # first-visit parent, -1 for a root
     depth: list[int] = field(default_factory=list)
     first: list[int] = field(default_factory=list)  # visits of the solve before its first entry
+    trace: array[int] = field(default_factory=lambda: array("I"))  # the node of each visit
     roots: list[int] = field(default_factory=list)
     index: dict[str, int] = field(default_factory=dict)
     # the frames being searched: [node id, expanded yet]
@@ -89,6 +92,7 @@ class WorkRecord:
         else:
             (self.options if top[1] else self.subs)[top[0]].add(node)
         self.visits[node] += 1
+        self.trace.append(node)
         self._clock += 1
         stack.append([node, False])
 
@@ -215,17 +219,53 @@ def by_work(threshold: int) -> Division:
     return division
 
 
+def budget_heads(
+    record: WorkRecord, heads: set[int], budget: int, depth: int | None = None
+) -> set[int]:
+    """Replay the solve's visits as workers with a budget would split them: each visit
+    counts for the task of its nearest handed-out ancestor (first-visit tree); a task that
+    reaches ``budget`` visits hands out all its couple's options (heads at most ``depth``
+    below the root split). ``heads`` (and the roots) are handed out from the start."""
+    size = len(record)
+    parent, level = record.parent, record.depth
+    head = bytearray(size)
+    for node in heads | set(record.roots):
+        head[node] = 1
+    kids: list[list[int]] = [[] for _ in range(size)]
+    for node, up in enumerate(parent):
+        if up >= 0:
+            kids[up].append(node)
+    spent = [0] * size
+    done = bytearray(size)
+    for node in record.trace:
+        task = node
+        while not head[task]:
+            task = parent[task]
+        spent[task] += 1
+        if spent[task] >= budget and not done[task] and (depth is None or level[task] < depth):
+            done[task] = 1
+            for kid in kids[task]:
+                head[kid] = 1
+    return {node for node in range(size) if head[node]}
+
+
 def by_budget(budget: int) -> Division:
-    """Split on a budget, as a running solve could (no hindsight): a couple first entered
-    ≥ ``budget`` visits after its parent was is handed out (the parent had run that long)."""
+    """A task that ran ``budget`` visits hands out its options, as running workers could
+    (no hindsight; see `budget_heads`)."""
 
     def division(record: WorkRecord, _inclusive: Sequence[int]) -> set[int]:
-        parent, first = record.parent, record.first
-        return {
-            node
-            for node in range(len(record))
-            if parent[node] < 0 or first[node] - first[parent[node]] >= budget
-        }
+        return budget_heads(record, set(), budget)
+
+    return division
+
+
+def jobs_split(budget: int, depth: int) -> Division:
+    """`solve --jobs N` as built (tools/parallel_solve.py): the root's options from the
+    start; a task that ran ``budget`` visits less than ``depth`` moves below the root hands
+    out its options."""
+
+    def division(record: WorkRecord, inclusive: Sequence[int]) -> set[int]:
+        return budget_heads(record, root_options(record, inclusive), budget, depth)
 
     return division
 
