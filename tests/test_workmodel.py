@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,29 @@ def test_jobs_2_with_every_couple_split_gives_the_answer_of_jobs_1(tmp_path: Pat
         "check", "--store", str(store_path), "--root", position, "--json", timeout=300
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_fleet_split_hands_out_the_options_of_long_positions_with_the_same_answer(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("ray")
+    from service_support import ServerProcess
+
+    game = get_game().engine()
+    root = game.canonical("0*7")
+    expected = solve(root, MemoryProofStore())
+    with ServerProcess(tmp_path / "store", "--no-seed") as server:
+        done = run_cli(
+            "fleet", "solve", "--options-of", root, "--split", "0.01", "--split-depth", "1",
+            "--server", server.address, "--ray", "--jobs", "2", "--json", "--quiet",
+            timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["root"]["outcome"], report["root"]["nimber"]) == (
+        expected.outcome,
+        expected.nimber,
+    )
+    assert len(report["positions"]) == len(game.children(root))
+    assert report["handed_out"] > 0
+    assert not [r for r in report["positions"] if "error" in r]
