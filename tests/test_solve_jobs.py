@@ -9,7 +9,7 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.parallel_solve import first_tasks, root_options, split
+from sproutsdb.tools.parallel_solve import SPLIT_DEPTH, first_tasks, root_options, split
 
 
 @pytest.mark.parametrize("position", ["0*8", "0*9", "0*4+0.AB|AB"])
@@ -45,7 +45,7 @@ def test_helpers_start_from_the_other_end_and_split_a_long_couple_into_its_optio
     assert all(depth == 1 for _, _, depth in first)
     couple = (options[0][0], 2, 1)
     parts = split(game, couple)
-    assert parts[-1] == couple  # proven again once its options are known
+    assert parts[-1] == (couple[0], 2, SPLIT_DEPTH)  # proven whole once its options are
     assert [(key, n) for key, n, _ in parts[:-1]] == root_options(game, couple[0], 2)
     assert {(couple[0], 0), (couple[0], 1)} <= {(key, n) for key, n, _ in parts}
     assert all(depth == 2 for _, _, depth in parts[:-1])

@@ -94,14 +94,14 @@ def test_a_losing_couple_waits_on_every_option_a_winning_one_on_its_cheapest_pro
     assert graph.schedule(2) == 7 and graph.schedule(1) == 9
 
 
-def test_jobs_2_with_every_couple_split_gives_the_answer_of_jobs_1(tmp_path: Path) -> None:
+def test_jobs_3_with_every_couple_split_gives_the_answer_of_jobs_1(tmp_path: Path) -> None:
     position = "0*11"
     alone = solve(position, MemoryProofStore())
     store_path = tmp_path / "two"
     args = argparse.Namespace(server=None, store=str(store_path), search="dfpn")
     store = open_proof_store(str(store_path))
-    try:  # a zero budget: the helper splits every couple it takes near the root
-        with helpers_running(args, position, 2, split_seconds=0.0):
+    try:  # a zero budget: once one helper is idle, the other splits what it has
+        with helpers_running(args, position, 3, split_seconds=0.0):
             report = solve(position, store, settings=SolveSettings(share_seconds=0.5))
     finally:
         store.close()
