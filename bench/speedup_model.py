@@ -35,14 +35,29 @@ solve's, ~5 % over a plain one). T∞ and S_2 / S_32 / S_1024 (greedy) per divis
     19  L   171,892   42.9    35,995 31,791  369  129  114  2.0/4.8/5  2.0/5.4/5   2.0/32.0/466  2.0/32.0/1023
     20  L   241,996   60.1    32,974 29,799  538  188  168  2.0/7.3/7  2.0/8.1/8   2.0/32.0/450  2.0/32.0/1021
 
-So: the root's options feed 2 workers (the measured 1.6-2.1x of --jobs 2 is under the
-model's 1.9-2.0x) but never more than 2-9x, whatever P: one option's subtree is 20-40 % of
-the solve. The split --jobs N now does (4 s budget, 3 moves deep) only reaches 5-11x: its
-tasks are too coarse. A budget of 64 visits (~10-20 ms of one core) promises 450-550x on
-1 024 workers from 0*14 on (≥ 100x needs T1 ≳ 40 000 visits: 0*16 136x, 0*17 only 65x with
-24 297 visits in all), 16 visits 1 000x. The model charges nothing for handing a task
-out, so a real fleet needs tasks well above its own cost per task: see the report of the
-2026-11-25 branch `speedup` for the 256 / 1 024 budgets and the measured --jobs 2.
+Coarser budgets, 0*18 (`--n 18 18 --budgets 64 256 1024 4096`; ~3 600 visits per CPU s):
+budget 64: T∞ 495, 552x on 1 024; 256: T∞ 1 586, 172x; 1 024: T∞ 3 961, 69x; 4 096:
+T∞ 9 201, 29.7x (already at 32 workers).
+
+So: the root's options feed 2 workers (the measured 1.6-2.1x of --jobs 2 on an idle machine
+is under the model's 1.9-2.0x) but never more than 2-9x whatever P: the longest chain
+through them, T∞, is 11-44 % of the solve. The split --jobs N has now (4 CPU s budget, 3 moves deep) only
+reaches 5-11x: its tasks are too coarse for more. A budget of 64 visits (~20 ms of one
+core) promises 450-550x on 1 024 workers from 0*14 on, 256 visits (~70 ms) 172x at 0*18:
+≥ 100x needs tasks of at most a few hundred visits and T1 ≳ 40 000 visits (0*16 136x at
+64, but 0*17, 24 297 visits in all, only 65x). The model charges nothing for handing a task
+out: a real fleet must keep its cost per task well under those ~70 ms (a Ray task through
+gRPC costs more: `fleet solve --split` is for budgets of seconds).
+
+Measured on this machine, 2026-11-25, load 6-12 on 2 cores (other sessions and a
+background solve: the wall ratios are not those of an idle machine), 0*14, fresh LMDB
+store, back to back (wall s):
+  --jobs 1: 51.0, 48.4, 66.1, 46.4 (150 064 visits, 22.7-25.4 CPU s)
+  --jobs 2, before (root options only): 47.2, 43.0, 36.0, 41.6 (main 45 814-59 808 visits)
+  --jobs 2, split on demand (now): 40.8, 36.9 (main 53 340 / 47 804 visits)
+  --jobs 2, always splitting after 4 s (tried, dropped): 126.2 (main 215 193 visits)
+so 1.1-1.8x by wall on the loaded machine, model 1.9x; the total CPU of --jobs 2 (main and
+helper) was 18-23 s, under --jobs 1's.
 """
 
 from __future__ import annotations
