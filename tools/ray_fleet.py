@@ -8,7 +8,9 @@ only hands out positions and shows the whole fleet's progress (positions done, f
 the server). With a split budget, a position still unsolved after that many seconds hands
 out its options to the fleet and is solved again once they are (down to a depth below the
 positions given: each level multiplies the tasks by ~10-30, so a level pays only while
-the budget is well above a Ray task's own cost): the options of one root alone cannot feed many workers
+the budget is well above a Ray task's own cost). A position split costs the nimbers of all
+its options, more than the couples a df-pn search needs of them: at 0*14 on 2 loaded cores
+`--split 4` was slower than no split (bench/speedup_model.py); it is for many workers.: the options of one root alone cannot feed many workers
 (bench/speedup_model.py).
 """
 
