@@ -9,7 +9,7 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.parallel_solve import helper_share, root_options
+from sproutsdb.tools.parallel_solve import SPLIT_DEPTH, first_tasks, root_options, split
 
 
 @pytest.mark.parametrize("position", ["0*8", "0*9", "0*4+0.AB|AB"])
@@ -37,11 +37,18 @@ def test_jobs_give_the_same_answer_and_a_store_that_checks(tmp_path: Path, posit
     assert answers[0] == answers[1]
 
 
-def test_helpers_share_the_root_options_from_the_other_end() -> None:
-    options = root_options(SproutsGame(), "0*5", 0)
-    shares = [helper_share(options, index, 2) for index in range(2)]
-    assert sorted(shares[0] + shares[1]) == sorted(options)
-    assert shares[0][0] == options[-1]  # the main search starts from the small end
+def test_helpers_start_from_the_other_end_and_split_a_long_couple_into_its_options() -> None:
+    game = SproutsGame()
+    options = root_options(game, "0*5", 0)
+    first = first_tasks(game, "0*5", 0)
+    assert [(key, n) for key, n, _ in first] == options[::-1]  # the main starts small
+    assert all(depth == 1 for _, _, depth in first)
+    couple = (options[0][0], 2, 1)
+    parts = split(game, couple)
+    assert parts[-1] == (couple[0], 2, SPLIT_DEPTH)  # proven whole once its options are
+    assert [(key, n) for key, n, _ in parts[:-1]] == root_options(game, couple[0], 2)
+    assert {(couple[0], 0), (couple[0], 1)} <= {(key, n) for key, n, _ in parts}
+    assert all(depth == 2 for _, _, depth in parts[:-1])
 
 
 def test_jobs_must_be_positive(tmp_path: Path) -> None:

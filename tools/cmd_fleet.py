@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from sproutsdb.client import Client
 
 EXIT_CONFLICT = 3
+SPLIT_DEPTH = 1  # fleet solve --split: levels of options below the positions given
 
 
 def _positions(args: argparse.Namespace, game: Game) -> tuple[list[str], str | None]:
@@ -52,6 +53,10 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
         raise UsageError("--server HOST:PORT is required: the fleet shares one server")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs N needs N ≥ 1")
+    if args.split is not None and not args.split > 0:
+        raise UsageError(f"--split SECONDS needs SECONDS > 0, got {args.split}")
+    if args.split_depth < 1:
+        raise UsageError(f"--split-depth D needs D ≥ 1, got {args.split_depth}")
     game = get_game().engine()
     positions, root = _positions(args, game)
     from sproutsdb.ops.ray_session import ray_session
@@ -74,7 +79,10 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
             # Ray first: its daemons must be forked before this process has gRPC threads
             with ray_session(args.ray or None, num_cpus=args.jobs) as session:
                 remote_store_from_args(args).close()  # answering, same game and canon
-                results, workers = solve_fleet(
+                split = None
+                if args.split is not None:
+                    split = (args.split, game.children, args.split_depth)
+                results, workers, handed_out = solve_fleet(
                     session,
                     server,
                     positions,
@@ -82,6 +90,7 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
                     outcome_only=args.outcome_only,
                     workers=args.jobs,
                     progress=progress,
+                    split=split,
                 )
             root_result = None
             if root is not None and not any("error" in r for r in results):
@@ -93,13 +102,15 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
     finally:
         counter.close()
     seconds = time.perf_counter() - started
-    failed = [r for r in [*results, root_result] if r is not None and "error" in r]
-    stored = sum(r.get("stored", 0) for r in [*results, root_result] if r is not None)
+    every = [*results, *handed_out, root_result]
+    failed = [r for r in every if r is not None and "error" in r]
+    stored = sum(r.get("stored", 0) for r in every if r is not None)
     if args.json:
         report: dict[str, Any] = {
             "positions": results,
             "root": root_result,
             "stored": stored,
+            "handed_out": len(handed_out),
             "workers": workers,
             "seconds": round(seconds, 3),
         }
@@ -208,6 +219,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="workers (default: one per CPU of the cluster)",
     )
     p.add_argument(
+        "--split",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="a position still unsolved after SECONDS hands out its options to the fleet "
+        "and is solved again after them; default: never",
+    )
+    p.add_argument(
+        "--split-depth",
+        type=int,
+        default=SPLIT_DEPTH,
+        metavar="D",
+        help=f"with --split, options D levels below the positions given are solved whole "
+        f"(default {SPLIT_DEPTH})",
+    )
+    p.add_argument(
         "--outcome-only",
         action="store_true",
         help="for a single land, stop at W/L instead of finding the nimber",
@@ -216,7 +243,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--json",
         action="store_true",
-        help='print {"positions": [...], "root", "stored", "workers", "seconds"}',
+        help='print {"positions": [...], "root", "stored", "handed_out", "workers", "seconds"}',
     )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     add_client_options(

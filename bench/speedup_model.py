@@ -1,0 +1,176 @@
+"""The work model of `solve --jobs N` and beyond: ideal speed-ups on 2, 32 and 1 024 workers.
+
+Run on demand (not part of the test suite):
+    .venv/bin/python bench/speedup_model.py                  # 0*14 .. 0*18
+    .venv/bin/python bench/speedup_model.py --n 12 20 --save out.json --budgets 16 64
+Each 0*n is solved (outcome, df-pn, a store in memory) with a recorder in the search
+(solver.search.workmodel): every couple entered, its visits, its outcome, what it waits on
+(a losing couple: all its options; a winning one: its cheapest losing option; a sum: the
+nimbers it is reduced by). A division cuts the record into tasks, a couple each with the
+part of its first-visit subtree no other task has (a couple two tasks wait on is a task of
+its own: proven once, read from the store by both); the tasks are scheduled greedily on P
+workers (longest chain first). T1 = the solve's visits (the record sums to them exactly),
+T∞ = the longest chain of tasks, S_P = T1 / makespan (the bound min(P, T1/T∞) is met
+within 5 % in every row below, so it is not shown). Ideal: handing out costs nothing, a task
+takes the visits it took in the one-process run, and nothing is proven twice. Divisions:
+  root        today's --jobs N: the root's options (the "before")
+  depth 2     every couple within two moves of the root
+  jobs split  --jobs N as built now: the root's options, and a task near the root (less
+              than SPLIT_DEPTH moves) still undecided after 4 s (JOBS_BUDGET visits) hands
+              out its options
+  budget B    any task that ran B visits hands out its couple's options (the visit trace
+              replayed: what running workers could do, no hindsight; the "after")
+  work W      hindsight: the children of every couple whose subtree took ≥ W = T1/1000
+  couple      every couple a task (the model's limit)
+
+Figures of 2026-11-25 (`--n 14 20`, 2 shared cores at load 5-7; CPU s is the recorded
+solve's, ~5 % over a plain one). T∞ and S_2 / S_32 / S_1024 (greedy) per division:
+
+     n out   visits  CPU s  T∞: root   jobs  b64  b16 couple   root       jobs split  budget 64     budget 16
+    14  L   150,064   25.8    66,035 25,513  304  137  125  1.9/2.3/2  2.0/5.9/6   2.0/32.0/494  2.0/32.0/1021
+    15  W   212,922   57.2    54,489 24,854  399  212  187  2.0/3.9/4  2.0/8.6/9   2.0/32.0/534  2.0/32.0/1004
+    16  W    39,246    7.0     6,544  6,544  288  122  106  2.0/6.0/6  2.0/6.0/6   2.0/32.0/136  2.0/32.0/322
+    17  W    24,297    3.9     3,310  3,310  376  104   79  2.0/7.3/7  2.0/7.3/7   2.0/32.0/65   2.0/32.0/234
+    18  L   273,244   75.7    29,548 24,648  495  246  232  2.0/9.2/9  2.0/11.1/11 2.0/32.0/552  2.0/32.0/1023
+    19  L   171,892   42.9    35,995 31,791  369  129  114  2.0/4.8/5  2.0/5.4/5   2.0/32.0/466  2.0/32.0/1023
+    20  L   241,996   60.1    32,974 29,799  538  188  168  2.0/7.3/7  2.0/8.1/8   2.0/32.0/450  2.0/32.0/1021
+
+Coarser budgets, 0*18 (`--n 18 18 --budgets 64 256 1024 4096`; ~3 600 visits per CPU s):
+budget 64: T∞ 495, 552x on 1 024; 256: T∞ 1 586, 172x; 1 024: T∞ 3 961, 69x; 4 096:
+T∞ 9 201, 29.7x (already at 32 workers).
+
+So: the root's options feed 2 workers (the measured 1.6-2.1x of --jobs 2 on an idle machine
+is under the model's 1.9-2.0x) but never more than 2-9x whatever P: the longest chain
+through them, T∞, is 11-44 % of the solve. The split --jobs N has now (4 CPU s budget, 3 moves deep) only
+reaches 5-11x: its tasks are too coarse for more. A budget of 64 visits (~20 ms of one
+core) promises 450-550x on 1 024 workers from 0*14 on, 256 visits (~70 ms) 172x at 0*18:
+≥ 100x needs tasks of at most a few hundred visits and T1 ≳ 40 000 visits (0*16 136x at
+64, but 0*17, 24 297 visits in all, only 65x). The model charges nothing for handing a task
+out: a real fleet must keep its cost per task well under those ~70 ms (a Ray task through
+gRPC costs more: `fleet solve --split` is for budgets of seconds).
+
+Measured on this machine, 2026-11-25, load 6-12 on 2 cores (other sessions and a
+background solve: the wall ratios are not those of an idle machine), 0*14, fresh LMDB
+store, back to back (wall s):
+  --jobs 1: 51.0, 48.4, 66.1, 46.4 (150 064 visits, 22.7-25.4 CPU s)
+  --jobs 2, before (root options only): 47.2, 43.0, 36.0, 41.6 (main 45 814-59 808 visits)
+  --jobs 2, split on demand (now): 40.8, 36.9 (main 53 340 / 47 804 visits)
+  --jobs 2, always splitting after 4 s (tried, dropped): 126.2 (main 215 193 visits)
+so 1.1-1.8x by wall on the loaded machine, model 1.9x; the total CPU of --jobs 2 (main and
+helper) was 18-23 s, under --jobs 1's. The Ray fleet on the same machine, one local server,
+`fleet solve --options-of 0*14 --jobs 2`: 574 s wall (it proves each option's nimber, not
+just its outcome, every fact through gRPC; the largest option took 396 s), 0.09x of
+--jobs 1; with `--split 4` it had not ended after 900 s: a position split hands out the
+nimbers of all its options, far more work than the couples df-pn needs of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sproutsdb.games import get_game
+from sproutsdb.ops.solve import SolveSettings, normal_solver
+from sproutsdb.solver.ports.proofstore import MemoryProofStore
+from sproutsdb.solver.search import workmodel
+from sproutsdb.tools.parallel_solve import SPLIT_DEPTH
+
+WORKERS = (2, 32, 1024)
+BUDGETS = (16, 64, 256, 1024)  # visits a task runs before it hands out its options
+# `--jobs N` splits a couple after SPLIT_SECONDS (4 s): about this many visits on one core
+JOBS_BUDGET = 20_000
+
+
+def record(n: int) -> tuple[workmodel.WorkRecord, str, int, float]:
+    """Solve 0*n's outcome with a recorder: (record, outcome, solver visits, CPU seconds)."""
+    game = get_game().engine()
+    solver = normal_solver(game, MemoryProofStore(), SolveSettings())
+    work = workmodel.WorkRecord()
+    workmodel.install(solver, work)
+    started = time.process_time()
+    outcome = solver.outcome(game.canonical(f"0*{n}"))
+    return work, outcome, solver.stats.nodes, time.process_time() - started
+
+
+def divisions(budgets: list[int], total: int) -> list[tuple[str, workmodel.Division]]:
+    """The divisions the table compares, "before" first."""
+    work = max(total // 1000, 1)
+    return [
+        ("root", workmodel.root_options),
+        ("depth 2", workmodel.by_depth(2)),
+        ("jobs split", workmodel.jobs_split(JOBS_BUDGET, SPLIT_DEPTH)),
+        *((f"budget {b}", workmodel.by_budget(b)) for b in budgets),
+        (f"work {work}", workmodel.by_work(work)),
+        ("couple", workmodel.every_couple),
+    ]
+
+
+def model(n: int, budgets: list[int]) -> dict[str, Any]:
+    """One n's record and its figures under every division."""
+    work, outcome, visits, cpu = record(n)
+    rows = []
+    for name, division in divisions(budgets, work.total):
+        figures = workmodel.speedups(work, division, WORKERS)
+        rows.append(
+            {
+                "division": name,
+                "tasks": figures.tasks,
+                "t1": figures.total,
+                "tinf": figures.critical,
+                "largest": figures.largest,
+                "greedy": {p: round(s, 1) for p, s in figures.greedy.items()},
+                "brent": {p: round(s, 1) for p, s in figures.bound.items()},
+            }
+        )
+    return {
+        "n": n,
+        "outcome": outcome,
+        "visits": visits,
+        "recorded": work.total,
+        "couples": len(work),
+        "cpu": round(cpu, 1),
+        "rows": rows,
+    }
+
+
+def show(result: dict[str, Any]) -> None:
+    """Print one n's table."""
+    print(
+        f"0*{result['n']} {result['outcome']}: {result['visits']:,} visits "
+        f"(recorded {result['recorded']:,}), {result['couples']:,} couples, "
+        f"{result['cpu']} CPU s"
+    )
+    head = "  division      tasks        T1     T∞  largest     S_2    S_32  S_1024  Brent_1024"
+    print(head)
+    for row in result["rows"]:
+        g = row["greedy"]
+        print(
+            f"  {row['division']:<11} {row['tasks']:>7,} {row['t1']:>9,} {row['tinf']:>6,} "
+            f"{row['largest']:>8,} {g[2]:>7.1f} {g[32]:>7.1f} {g[1024]:>7.1f} "
+            f"{row['brent'][1024]:>11.1f}"
+        )
+    sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, nargs=2, default=(14, 18), metavar=("MIN", "MAX"))
+    parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
+    parser.add_argument("--save", type=Path, help="write the figures as JSON")
+    args = parser.parse_args()
+    results = []
+    for n in range(args.n[0], args.n[1] + 1):
+        results.append(model(n, args.budgets))
+        show(results[-1])
+    if args.save:
+        args.save.write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
