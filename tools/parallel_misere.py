@@ -26,7 +26,10 @@ from sproutsdb.solver.search.progress import Progress
 from sproutsdb.tools.stores import open_solve_store
 
 SHARE_SECONDS = 1.0  # how often the solvers of one run look for each other's facts
-_STOP_GRACE = 10.0  # seconds a helper has to flush and exit before it is terminated
+# Seconds a helper has to flush and exit before it is terminated: what it has not flushed
+# is only lost to sharing (the main search never waits on it), and a store transaction cut
+# short is rolled back, so a helper still starting is not waited for long.
+_STOP_GRACE = 2.0
 
 T = TypeVar("T")
 
@@ -77,6 +80,8 @@ def _helper_main(
         if stop.is_set() or os.getppid() != parent:
             raise _Stopped
 
+    if stop.is_set():  # the main search ended while this process was starting
+        return
     store = open_solve_store(args)
     try:
         settings = SolveSettings(
@@ -89,6 +94,8 @@ def _helper_main(
             share_seconds=SHARE_SECONDS,
             table_capacity=getattr(args, "table_capacity", None),
         )
+        if stop.is_set():
+            return
         with Solving(store, settings=settings) as session:
             solver = session.solver
             options = solver.ordered_children(solver.node(key))
