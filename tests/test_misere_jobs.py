@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import COMMAND, run_cli
+from service_support import ServerProcess
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.store.errors import NotAStoreError
@@ -214,3 +215,34 @@ def test_a_killed_misere_solve_resumes_to_the_same_answer_with_less_work(tmp_pat
         "check", "--misere", "--store", str(store_dir), "--root", "0*13", "--json", timeout=300
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_misere_jobs_2_on_a_server_and_the_fleet_give_the_lone_answers(tmp_path: Path) -> None:
+    """`solve --misere --jobs 2 --server` (helpers as clients of the server), then `fleet
+    solve --misere --options-of` on Ray: the outcomes of a lone search; the server's store
+    checks clean afterwards."""
+    ray = pytest.importorskip("ray")
+    del ray
+    game = SproutsGame()
+    lone = MisereSolver(game, MemoryProofStore(), _rcts())
+    store = tmp_path / "store"
+    with ServerProcess(store) as server:
+        done = run_cli(
+            "solve", "0*9", "--misere", "--jobs", "2", "--server", server.address,
+            "--json", "--quiet", timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["outcome"] == "L"
+        fleet = run_cli(
+            "fleet", "solve", "--misere", "--options-of", "0*10", "--server", server.address,
+            "--ray", "--jobs", "2", "--json", "--quiet", timeout=300,
+        )  # fmt: skip
+        assert fleet.returncode == 0, fleet.stderr
+        report = json.loads(fleet.stdout)
+    assert report["play"] == "misere" and report["workers"] == 2
+    got = {r["position"]: r["outcome"] for r in report["positions"]}
+    assert got == {p: lone.outcome(p) for p in game.children(game.canonical("0*10"))}
+    assert report["root"]["outcome"] == "W"  # A164950
+    for root in ("0*9", "0*10"):
+        checked = run_cli("check", "--misere", "--store", str(store), "--root", root, "--json")
+        assert checked.returncode == 0, checked.stdout + checked.stderr
