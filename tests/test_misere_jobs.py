@@ -221,8 +221,7 @@ def test_misere_jobs_2_on_a_server_and_the_fleet_give_the_lone_answers(tmp_path:
     """`solve --misere --jobs 2 --server` (helpers as clients of the server), then `fleet
     solve --misere --options-of` on Ray: the outcomes of a lone search; the server's store
     checks clean afterwards."""
-    ray = pytest.importorskip("ray")
-    del ray
+    pytest.importorskip("ray")
     game = SproutsGame()
     lone = MisereSolver(game, MemoryProofStore(), _rcts())
     store = tmp_path / "store"
