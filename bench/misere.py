@@ -55,6 +55,25 @@ the earlier δ = 1 + lives // 4):
 to 0.4 ms at 0*17, and the C core's children of new lands are 45-50 % of it at 0*12-0*14
 (each distinct land's children computed once: 14,528 lands at 0*12, 0.5 ms each on
 average, 2.3 ms at 30 lives), 30-36 % in live profiles of 0*16 and 0*17.
+
+`--jobs 1` against `--jobs 2` (2026-11-25, `--from N --to N --cycles 1 --jobs J`, one n
+after the other, both on LMDB; load average 7-11 on the 2 cores, and the kernel's
+autogroup scheduling gives this session's processes one share of the CPU, so the helper
+takes its CPU from the main search rather than from the other sessions: wall seconds here
+cannot show a speed-up; compare visits and the main's CPU seconds):
+
+      n  jobs   wall s  CPU s (main)  all CPU s   visits  stored L  proof L  check
+     12     1     52.0           9.2        9.2   44,908     1,159      452  clean
+     12     2     36.9           8.9       18.2   42,643     1,805      509  clean
+     13     1      5.3           2.7        2.7   17,380       384      247  clean
+     13     2     16.4           4.0        8.2   20,906       508      283  clean
+     14     1     19.3           9.9        9.9   46,306       861      532  clean
+     14     2     33.2          10.7       22.1   49,984     1,158      502  clean
+
+Other runs of `--jobs 2` on the same load: 0*12 37,344 visits (main 9.0 CPU s), 0*13
+13,137-18,080, 0*14 31,126-55,338 (a df-pn path moved by the helper's facts may be longer
+or shorter). The outcome and a clean check never change; the main search's visits move by
+-33 % to +20 %, and the helper's CPU is mostly spent on options the main search proves too.
 """
 
 from __future__ import annotations
