@@ -231,7 +231,7 @@ class MisereSolver:
 
     Trust model, as for the normal solver: facts read from the store are taken as proven,
     except the root's, which is proven again (a different stored outcome raises
-    ``MisereConflictError``). RCTs come from ``rcts`` (default: none), whose records were
+    ``MisereConflictError``) unless ``options.reprove_roots`` is off. RCTs come from ``rcts`` (default: none), whose records were
     re-derived when loaded.
 
     With ``share_seconds`` (other solvers, e.g. the helpers of ``solve --jobs``, write the
