@@ -1,11 +1,14 @@
 """Misère outcomes of 0*n on the S6 RCT table, each n in a process of its own: outcome,
 seconds (wall and CPU), df-pn visits, stored losing nodes, pruned proof size, peak RSS.
 
-    python bench/misere.py [--from 12] [--to 20] [--minutes 20] [--cycles 3] [--json]
+    python bench/misere.py [--from 12] [--to 20] [--minutes 20] [--cycles 3] [--jobs N] [--json]
 
 Each n gets a fresh in-memory store, the shipped table (data/s6.rcttable), and at most
 --minutes of df-pn search; a run that runs out of time is reported as such and the next
-n is tried (a larger n may be a quick win: 0*16 is W). A finished search is then checked
+n is tried (a larger n may be a quick win: 0*16 is W). With --jobs N the store is a fresh
+LMDB store in a temporary folder instead (for N = 1 too, so that the two compare), shared
+with N - 1 helper processes as `solve --misere --jobs N` runs them; "CPU s" is then the
+main process's and "all CPU s" adds the helpers'. A finished search is then checked
 as `check --misere --prune --cycles K` does: the checker re-derives the outcome from the
 stored losing nodes alone (it must be clean, with the same outcome) and "proof L" is the
 smallest proof it found, in losing nodes. Every outcome must equal OEIS A164950; the
@@ -52,6 +55,25 @@ the earlier δ = 1 + lives // 4):
 to 0.4 ms at 0*17, and the C core's children of new lands are 45-50 % of it at 0*12-0*14
 (each distinct land's children computed once: 14,528 lands at 0*12, 0.5 ms each on
 average, 2.3 ms at 30 lives), 30-36 % in live profiles of 0*16 and 0*17.
+
+`--jobs 1` against `--jobs 2` (2026-11-25, `--from N --to N --cycles 1 --jobs J`, one n
+after the other, both on LMDB; load average 7-11 on the 2 cores, and the kernel's
+autogroup scheduling gives this session's processes one share of the CPU, so the helper
+takes its CPU from the main search rather than from the other sessions: wall seconds here
+cannot show a speed-up; compare visits and the main's CPU seconds):
+
+      n  jobs   wall s  CPU s (main)  all CPU s   visits  stored L  proof L  check
+     12     1     52.0           9.2        9.2   44,908     1,159      452  clean
+     12     2     36.9           8.9       18.2   42,643     1,805      509  clean
+     13     1      5.3           2.7        2.7   17,380       384      247  clean
+     13     2     16.4           4.0        8.2   20,906       508      283  clean
+     14     1     19.3           9.9        9.9   46,306       861      532  clean
+     14     2     33.2          10.7       22.1   49,984     1,158      502  clean
+
+Other runs of `--jobs 2` on the same load: 0*12 37,344 visits (main 9.0 CPU s), 0*13
+13,137-18,080, 0*14 31,126-55,338 (a df-pn path moved by the helper's facts may be longer
+or shorter). The outcome and a clean check never change; the main search's visits move by
+-33 % to +20 %, and the helper's CPU is mostly spent on options the main search proves too.
 """
 
 from __future__ import annotations
@@ -63,6 +85,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -91,13 +114,23 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, object]:
-    """Solve and check misère 0*n in this process; one row of the table."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_one(
+    n: int, table_path: str, minutes: float, cycles: int, jobs: int | None = None
+) -> dict[str, object]:
+    """Solve and check misère 0*n in this process (and with `jobs`, its helpers); one row
+    of the table."""
+    import tempfile
+    from contextlib import ExitStack
+
     from sproutsdb.ops.solve import SolveSettings, Solving
-    from sproutsdb.solver.misere.check import check_misere_with_cycles
-    from sproutsdb.solver.misere.rct_trust import DerivedRcts
-    from sproutsdb.solver.misere.solver import MisereSolver, Progress, TableRcts
-    from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+    from sproutsdb.solver.misere.solver import Progress, TableRcts
+    from sproutsdb.solver.ports.proofstore import MemoryProofStore, ProofStore
+    from sproutsdb.tools.parallel_misere import SHARE_SECONDS, misere_helpers_running
     from sproutsdb.trusted_tables import verified_table
 
     table = verified_table(table_path)  # as every command: positions re-derived (or cached)
@@ -107,17 +140,62 @@ def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, o
         if time.monotonic() > deadline:
             raise OutOfTime
 
-    store = MemoryProofStore()
+    resources = ExitStack()
+    store: ProofStore
+    if jobs is None:
+        store = MemoryProofStore()
+    else:
+        from sproutsdb.ops.shipped_rcts import describe_source
+        from sproutsdb.ops.stores import open_proof_store
+
+        folder = resources.enter_context(tempfile.TemporaryDirectory(prefix="misere-bench-"))
+        store = open_proof_store(folder, game="sprouts")
+        resources.callback(store.close)
+        helpers = argparse.Namespace(
+            store=folder, server=None, rct_table=table_path, no_rct_table=False
+        )
+        source = describe_source("file", table_path)
     settings = SolveSettings(
-        misere=True, rcts=TableRcts(table), progress=check, progress_interval=1.0
+        misere=True,
+        rcts=TableRcts(table),
+        progress=check,
+        progress_interval=1.0,
+        share_seconds=SHARE_SECONDS if jobs is not None and jobs > 1 else None,
     )
-    wall, cpu = time.perf_counter(), _cpu()
-    with Solving(store, settings=settings) as session:  # flushed on leaving
-        try:
-            outcome: str | None = session.solve(f"0*{n}").outcome
-        except OutOfTime:
-            outcome = None
-    wall, cpu = time.perf_counter() - wall, _cpu() - cpu
+    wall, cpu, helpers_cpu = time.perf_counter(), _cpu(), _children_cpu()
+    with resources:
+        with ExitStack() as running:
+            if jobs is not None:
+                running.enter_context(misere_helpers_running(helpers, f"0*{n}", jobs, source))
+            with Solving(store, settings=settings) as session:  # flushed on leaving
+                try:
+                    outcome: str | None = session.solve(f"0*{n}").outcome
+                except OutOfTime:
+                    outcome = None
+        wall, cpu = time.perf_counter() - wall, _cpu() - cpu
+        helpers_cpu = _children_cpu() - helpers_cpu
+        row = _row(n, outcome, wall, cpu, session, store, table, cycles)
+    row.update(jobs=jobs or 1, all_cpu_seconds=round(cpu + helpers_cpu, 1))
+    row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    return row
+
+
+def _row(
+    n: int,
+    outcome: str | None,
+    wall: float,
+    cpu: float,
+    session: Any,
+    store: Any,
+    table: Any,
+    cycles: int,
+) -> dict[str, object]:
+    """The row of one n: the search's figures, then the check of what it stored."""
+    from sproutsdb.solver.misere.check import check_misere_with_cycles
+    from sproutsdb.solver.misere.rct_trust import DerivedRcts
+    from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
+    from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+
     game, stats = session.game, session.stats
     row: dict[str, object] = {
         "n": n,
@@ -143,7 +221,6 @@ def run_one(n: int, table_path: str, minutes: float, cycles: int) -> dict[str, o
             check_seconds=round(time.perf_counter() - check_wall, 1),
             check_cpu_seconds=round(_cpu() - check_cpu, 1),
         )
-    row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     return row
 
 
@@ -163,21 +240,31 @@ def main() -> int:
         default=3,
         help="random check cycles for the pruned proof (as check --cycles)",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="as solve --misere --jobs N, on an LMDB store (default: one process, in memory)",
+    )
     parser.add_argument("--table", default=str(ROOT / "data" / "s6.rcttable"))
     parser.add_argument("--json", action="store_true", help="one JSON object per n")
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one is not None:  # the child process of one n
-        print(json.dumps(run_one(args.one, args.table, args.minutes, args.cycles)), flush=True)
+        row = run_one(args.one, args.table, args.minutes, args.cycles, args.jobs)
+        print(json.dumps(row), flush=True)
         return 0
+    if args.jobs is not None and args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     print(
         f"# table {args.table}; at most {args.minutes:g} min of search per n; "
         f"check --misere --prune --cycles {args.cycles}",
         file=sys.stderr,
     )
     if not args.json:
+        jobs_head = f" {'jobs':>4} {'all CPU s':>9}" if args.jobs is not None else ""
         print(
-            f"{'n':>3} {'outcome':>8} {'A164950':>7} {'wall s':>8} {'CPU s':>8} "
+            f"{'n':>3} {'outcome':>8} {'A164950':>7} {'wall s':>8} {'CPU s':>8}{jobs_head} "
             f"{'visits':>10} {'stored L':>9} {'proof L':>8} {'paper pos.':>10} "
             f"{'check':>6} {'peak RSS':>9}"
         )
@@ -195,6 +282,7 @@ def main() -> int:
                 str(args.cycles),
                 "--table",
                 args.table,
+                *(["--jobs", str(args.jobs)] if args.jobs is not None else []),
             ],
             capture_output=True,
             text=True,
@@ -211,9 +299,10 @@ def main() -> int:
             proof = row.get("proof", "-")
             check = {True: "clean", False: "FAIL"}.get(row.get("check_ok"), "-")  # type: ignore[arg-type]
             paper = row["paper_positions"] if row["paper_positions"] is not None else "-"
+            jobs = f" {row['jobs']:>4} {row['all_cpu_seconds']:>9}" if args.jobs is not None else ""
             print(
                 f"{n:>3} {outcome:>8} {row['published'] or '-':>7} {row['seconds']:>8} "
-                f"{row['cpu_seconds']:>8} {row['visits']:>10,} {row['stored']:>9,} "
+                f"{row['cpu_seconds']:>8}{jobs} {row['visits']:>10,} {row['stored']:>9,} "
                 f"{proof:>8} {paper:>10} {check:>6} {row['peak_rss_mb']:>6} MB",
                 flush=True,
             )

@@ -49,6 +49,10 @@ def _positions(args: argparse.Namespace, game: Game) -> tuple[list[str], str | N
 
 
 def run_fleet_solve(args: argparse.Namespace) -> int:
+    if getattr(args, "misere", False):  # its own module: sproutsdb.tools.fleet_misere
+        from sproutsdb.tools.fleet_misere import run_fleet_solve_misere
+
+        return run_fleet_solve_misere(args)
     if args.server is None:
         raise UsageError("--server HOST:PORT is required: the fleet shares one server")
     if args.jobs is not None and args.jobs < 1:
@@ -240,6 +244,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="for a single land, stop at W/L instead of finding the nimber",
     )
     add_search_option(p)
+    p.add_argument("--misere", action="store_true", help="misère play, with the server's RCT table")
     p.add_argument(
         "--json",
         action="store_true",

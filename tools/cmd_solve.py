@@ -35,6 +35,8 @@ from sproutsdb.tools.cli import (
 )
 from sproutsdb.tools.deferred_interrupt import Deferred, deferred_interrupt
 from sproutsdb.tools.game_option import add_game_option, game_of, open_game_store
+from sproutsdb.tools.parallel_misere import SHARE_SECONDS as MISERE_SHARE_SECONDS
+from sproutsdb.tools.parallel_misere import misere_helpers_running
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.server_options import add_client_options, client_from_args
 from sproutsdb.tools.stores import open_store
@@ -162,6 +164,9 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
         raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
     if args.no_rct_table and args.rct_table:
         raise UsageError("give --rct-table FILE or --no-rct-table, not both")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    share = MISERE_SHARE_SECONDS if args.jobs > 1 else None
     try:
         with solving(args, tell_kept=False) as (store, progress):
             rcts, rct_source = misere_rct_source(
@@ -170,8 +175,12 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                 use_rcts=not args.no_rct_table,
                 notice=lambda message: print(message, file=sys.stderr),
             )
-            settings = _settings(args, progress, misere=True, grundy=args.grundy, rcts=rcts)
-            report = solve(key, store, settings=settings)
+            # the helpers start once the store is seeded, with the same RCTs
+            with misere_helpers_running(args, key, args.jobs, rct_source):
+                settings = _settings(
+                    args, progress, misere=True, grundy=args.grundy, rcts=rcts, share_seconds=share
+                )
+                report = solve(key, store, settings=settings)
             report.rct_source = rct_source
     except ConflictError as error:
         return _conflict("solve", error)
@@ -424,9 +433,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         default=1,
         metavar="N",
-        help="normal play: N processes on this machine, the N - 1 helpers proving "
-        "the root's options into the same store (or server) while the main "
-        "search runs; the answer is the same for every N (default 1)",
+        help="N processes on this machine, the N - 1 helpers proving "
+        "the root's options (normal or misère play) into the same store (or server) "
+        "while the main search runs; the answer is the same for every N (default 1)",
     )
     p.add_argument(
         "--table-capacity",
@@ -445,7 +454,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help='print {"position", "outcome", "nimber", "stored", "seconds", "jobs"}; with '
         '--misere {"position", "play", ["grundy",] "outcome", "stored", '
-        '"nodes", "seconds"}',
+        '"nodes", "seconds", "rct_table", "jobs"}',
     )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.add_argument(

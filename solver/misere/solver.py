@@ -84,6 +84,12 @@ class MisereConflictError(ConflictError):
     """The store's outcome of a node differs from the one just proven."""
 
 
+class _Restart(Exception):
+    """Raised between two node visits when the store told of a node on the search's path
+    (or a child of one) decided by another solver: the search starts again from its root
+    (keeping its proof numbers), so every frame on the way sees it at once."""
+
+
 # --------------------------------------------------------------------------- RCT sources
 
 
@@ -225,8 +231,13 @@ class MisereSolver:
 
     Trust model, as for the normal solver: facts read from the store are taken as proven,
     except the root's, which is proven again (a different stored outcome raises
-    ``MisereConflictError``). RCTs come from ``rcts`` (default: none), whose records were
+    ``MisereConflictError``) unless ``options.reprove_roots`` is off. RCTs come from ``rcts`` (default: none), whose records were
     re-derived when loaded.
+
+    With ``share_seconds`` (other solvers, e.g. the helpers of ``solve --jobs``, write the
+    same store), every that many seconds the keys found missing are asked again: the
+    cached children lists when next used, and at once the nodes on the search's path and
+    their children; a node there found decided restarts the search from its root.
     """
 
     def __init__(
@@ -239,6 +250,7 @@ class MisereSolver:
         node_cache: int = 8192,
         epsilon: float = 0.25,
         delta_divisor: int = 2,
+        share_seconds: float | None = None,
     ) -> None:
         children_cache = (
             DEFAULT_CHILDREN_CACHE if options.children_cache is None else options.children_cache
@@ -284,6 +296,12 @@ class MisereSolver:
         self._root = ""
         self._stack: list[Task] = []
         self._stats = SolverStats()
+        if share_seconds is not None and not share_seconds > 0:
+            raise ValueError("share_seconds must be positive")
+        self._share_seconds = share_seconds
+        self._next_share = time.monotonic() + (share_seconds or 0.0)
+        self._stale: set[str] = set()  # cached children lists to ask the store about again
+        self.restarts = 0  # searches started again from the root for another solver's fact
 
     # ----------------------------------------------------------------- public API
 
@@ -309,6 +327,12 @@ class MisereSolver:
             if self._call(self.add_nim(node, g)):
                 return g
         raise ValueError(f"no g ≤ {limit} makes {key} + *g a misère loss")
+
+    def ordered_children(self, node: NodeParts) -> list[Node]:
+        """The distinct children of a node in the order the search first tries them."""
+        kids = self._sized_children(node)
+        ordered = sorted((size, key) for key, (size, _) in kids.items())
+        return [Node._make(kids[key][1]) for _, key in ordered]
 
     def node(self, key: str) -> Node:
         """The node of a position (any notation): lands of known RCT replaced."""
@@ -677,12 +701,14 @@ class MisereSolver:
             self._root = root_key
             self._asked.discard(root_key)
             self._table.pop(root_key, None)
+        else:
+            self._fetch([root_key])  # a stored root is taken as proven, like any node
         try:
             known = self._table.get(root_key)
             if known is not None:
                 return known
             with rare_full_collections():
-                losing = self._drive(self._dfpn.solve(root, root_key)) is True
+                losing = self._search(root, root_key)
             if not losing and self._reprove_roots:
                 stored = self.store.get(FactKind.MISERE, [root_key]).get(root_key)
                 if stored is not None and stored != "W":
@@ -699,6 +725,15 @@ class MisereSolver:
                 self.flush()
             finally:
                 self._meter.tick(self._stats.nodes, self._stats.facts_stored, 0, force=True)
+
+    def _search(self, root: NodeParts, root_key: str) -> bool:
+        """df-pn from the root until it is decided, started again after a _Restart."""
+        while True:
+            self._dfpn.in_flight.clear()
+            try:
+                return self._drive(self._dfpn.solve(root, root_key)) is True
+            except _Restart:
+                self.restarts += 1
 
     def _drive(self, task: Task) -> bool | None:
         """Run a task and all its sub-tasks on the explicit stack."""
@@ -735,6 +770,9 @@ class MisereSolver:
         children = cache.get(key)
         if children is not None:
             cache.move_to_end(key)
+            if key in self._stale:
+                self._stale.discard(key)
+                self._fetch(self._open_keys(children))
             return children
         kids = self._sized_children(node)
         if not kids:
@@ -781,6 +819,34 @@ class MisereSolver:
         stats.nodes += 1
         if self._meter.active:
             self._meter.tick(stats.nodes, stats.facts_stored, len(self._stack))
+        if self._share_seconds is not None and time.monotonic() >= self._next_share:
+            self._share()
+
+    def _open_keys(self, children: Iterable[tuple[str, NodeParts, object]]) -> list[str]:
+        """The keys of the children not decided yet (a static one never is asked)."""
+        table, static = self._table, self._static
+        return [
+            key
+            for key, child, _ in children
+            if key not in table and (child[0] or static(child) is None)
+        ]
+
+    def _share(self) -> None:
+        """Meet the other solvers' facts: flush ours, forget which keys the store lacked
+        (cached children lists ask again when next used) and ask now about the nodes on
+        the path and their children; _Restart if one of them was decided meanwhile."""
+        self._next_share = time.monotonic() + cast(float, self._share_seconds)
+        self.flush()
+        self._asked.clear()
+        self._stale = set(self._expanded)
+        path = self._dfpn.in_flight
+        wanted = [key for key, _ in path[1:] if key not in self._table]
+        for _, children in path:
+            wanted.extend(self._open_keys(children))
+        before = len(self._table)
+        self._fetch(wanted)
+        if len(self._table) > before:
+            raise _Restart
 
     def _prove_losing(self, key: str) -> None:
         self._table[key] = True

@@ -58,7 +58,7 @@ class SolveSettings:
     flush_seconds: float = FLUSH_SECONDS
     progress: ProgressFn | None = None
     progress_interval: float | None = None
-    share_seconds: float | None = None  # normal play: how often to meet other solvers' facts
+    share_seconds: float | None = None  # how often to meet other solvers' facts (--jobs)
     reprove_roots: bool = True  # prove a root again even when the store holds its fact
     rcts: Any = None
     resume: ResumeSlots | None = None  # normal play: where a search's resume record is kept
@@ -119,6 +119,7 @@ class SolveReport:
             nodes=self.stats.nodes,
             seconds=round(self.seconds, 3),
             rct_table=self.rct_source,
+            jobs=jobs,
         )
         if self.rct_claims is not None:
             out["rct_claims"] = self.rct_claims.to_json()
@@ -164,7 +165,13 @@ class Solving:
             # of land children (about 15 kB a land of 0*12 and up) is only a second level,
             # bounded to about 2 GB on long runs
             self.game = entry.engine(cache_size=MISERE_LAND_CACHE)
-            self.solver = MisereSolver(self.game, store, settings.rcts, options=settings.options())
+            self.solver = MisereSolver(
+                self.game,
+                store,
+                settings.rcts,
+                options=settings.options(),
+                share_seconds=settings.share_seconds,
+            )
         else:
             self.game = entry.engine()
             self.solver = normal_solver(self.game, store, settings)

@@ -1,0 +1,147 @@
+"""`solve --misere --jobs N`: helper processes prove the misère outcomes of the root's options.
+
+The main process solves the root as `--jobs 1` would. Each of the N - 1 helpers opens the
+same store (or the same server), with the RCTs the main search uses, and proves the misère
+outcome of the root's options (nodes: lands, *1 parity, RCTs), taken from the end of the
+order the main search tries them in, so that the two ends of the tree are worked on at
+once. Only losing nodes are stored: an option proven losing is stored itself, one proven
+winning leaves its losing child in the store. Every `SHARE_SECONDS` each solver asks the
+store again about the nodes it had found missing (`MisereSolver(share_seconds=...)`), so
+the main search meets the helpers' facts instead of proving them. The answer is the main
+search's, the same for every N; the helpers change only how soon it comes. They stop when
+the main search ends or when their parent process is gone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from sproutsdb.ops.solve import SolveSettings, Solving, misere_rct_source
+from sproutsdb.solver.search.progress import Progress
+from sproutsdb.tools.stores import open_solve_store
+
+SHARE_SECONDS = 1.0  # how often the solvers of one run look for each other's facts
+# Seconds a helper has to flush and exit before it is terminated: what it has not flushed
+# is only lost to sharing (the main search never waits on it), and a store transaction cut
+# short is rolled back, so a helper still starting is not waited for long.
+_STOP_GRACE = 2.0
+
+T = TypeVar("T")
+
+
+class _Stopped(Exception):
+    """Raised from a helper's progress callback when its work is no longer wanted."""
+
+
+def helper_share(options: Sequence[T], index: int, helpers: int) -> list[T]:
+    """Helper `index`'s options (0-based among `helpers`): every helpers-th one, from the
+    end of the main search's order."""
+    return list(reversed(options))[index::helpers]
+
+
+def _helper_rcts(store: Any, args: argparse.Namespace, source: dict[str, str | None]) -> Any:
+    """The RCT source of a helper: the main search's. The shipped table is loaded as the
+    main one was (the main process seeded the store from it, but a store's RCT claims would
+    be re-derived, slower, to the same trees); any other source is found the same way."""
+    if source.get("source") == "shipped":
+        from sproutsdb.ops.shipped_rcts import shipped_rct_table
+        from sproutsdb.solver.misere.solver import TableRcts
+
+        shipped = shipped_rct_table()
+        if shipped is not None:
+            return TableRcts(shipped[0])
+    rcts, _ = misere_rct_source(
+        store,
+        table_file=args.rct_table,
+        use_rcts=not args.no_rct_table,
+        notice=lambda _message: None,  # the main process said it already
+        who="sproutsdb solve --jobs helper",
+    )
+    return rcts
+
+
+def _helper_main(
+    args: argparse.Namespace,
+    key: str,
+    source: dict[str, str | None],
+    index: int,
+    helpers: int,
+    stop: Any,
+) -> None:
+    """A helper process: prove its share of the root's options into the shared store."""
+    parent = os.getppid()
+
+    def keep_going(_progress: Progress) -> None:
+        if stop.is_set() or os.getppid() != parent:
+            raise _Stopped
+
+    if stop.is_set():  # the main search ended while this process was starting
+        return
+    store = open_solve_store(args)
+    try:
+        settings = SolveSettings(
+            misere=True,
+            rcts=_helper_rcts(store, args, source),
+            progress=keep_going,
+            progress_interval=0.2,
+            reprove_roots=False,  # an option the store has decided is not proven again
+            flush_seconds=SHARE_SECONDS,
+            share_seconds=SHARE_SECONDS,
+            table_capacity=getattr(args, "table_capacity", None),
+        )
+        if stop.is_set():
+            return
+        with Solving(store, settings=settings) as session:
+            solver = session.solver
+            options = solver.ordered_children(solver.node(key))
+            for option in helper_share(options, index, helpers):
+                if stop.is_set() or os.getppid() != parent:
+                    break
+                solver.node_outcome(option)
+    except (_Stopped, KeyboardInterrupt):
+        pass
+    finally:
+        store.close()
+
+
+@contextmanager
+def misere_helpers_running(
+    args: argparse.Namespace, key: str, jobs: int, source: dict[str, str | None]
+) -> Iterator[None]:
+    """Run `jobs - 1` helper processes on the misère options of `key` for the time of the
+    block; `source` is the main search's RCT source (`misere_rct_source`'s description),
+    found (and a store seeded) before the helpers start."""
+    if jobs <= 1:
+        yield
+        return
+    context = multiprocessing.get_context("spawn")
+    stop = context.Event()
+    helpers = jobs - 1
+    processes = [
+        context.Process(
+            target=_helper_main,
+            args=(args, key, source, index, helpers, stop),
+            name=f"sproutsdb-misere-helper-{index}",
+            daemon=True,
+        )
+        for index in range(helpers)
+    ]
+    for process in processes:
+        process.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for process in processes:
+            process.join(_STOP_GRACE)
+            if process.is_alive():
+                process.terminate()
+                process.join()
+
+
+__all__ = ["SHARE_SECONDS", "helper_share", "misere_helpers_running"]
