@@ -60,10 +60,11 @@ def python_land_children(component: str) -> tuple[tuple[str, ...], ...]:
     return tuple(seen)
 
 
-# Canonical strings the core's memo keeps before it is cleared: the core clears it only at
-# 10⁶ (~300 MB with its hash slots and shape pool, most of a 0*20 solve's peak RSS); 2¹⁵
-# keep ~10 MB and cost ~3 % more CPU (0*16).
-CORE_MEMO_KEPT = 1 << 15
+# Canonical strings the core's memo keeps at most: two generations of half as many (the old
+# one forgotten when the young one is full, a string met in the old one kept young again),
+# ~110 bytes each with its str (core_memo.c), so 2¹⁷ hold ~14 MB. The memo was a flat
+# table of ~275 bytes an entry, cleared whole: 2¹⁵ cost 0*20 8 % more CPU than 10⁶.
+CORE_MEMO_KEPT = 1 << 17
 
 
 def land_children(component: str) -> tuple[tuple[str, ...], ...]:
@@ -71,8 +72,7 @@ def land_children(component: str) -> tuple[tuple[str, ...], ...]:
     (GLOP 1.x, sums, genus, invalid input) takes the Python path, which answers or raises
     the precise NotationError."""
     if _core is not None:
-        if _core.memo_size() > CORE_MEMO_KEPT:
-            _core.clear_memo()
+        _core.set_memo_limit(CORE_MEMO_KEPT)  # free when unchanged; tests lower it
         try:
             return _core.land_children(component)
         except _core.Unsupported:
