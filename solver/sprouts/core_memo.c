@@ -145,7 +145,7 @@ static void gen_free(Gen *g)
 /* Room for one more entry of a key of n bytes; -1 with MemoryError set. */
 static int gen_reserve(Gen *g, size_t n)
 {
-    if (2 * (g->count + 1) > g->cap) {       /* the table, at most half full */
+    if (4 * (g->count + 1) > 3 * g->cap) {   /* the table, at most 3/4 full */
         size_t cap = g->cap ? 2 * g->cap : 1024;
         uint64_t *slots = calloc(cap, sizeof(uint64_t));
         if (slots == NULL)
@@ -166,6 +166,8 @@ static int gen_reserve(Gen *g, size_t n)
     }
     if (g->count == g->entry_cap) {
         size_t cap = g->entry_cap ? 2 * g->entry_cap : 512;
+        if (cap > gen_limit && gen_limit > g->count)
+            cap = gen_limit;                 /* a generation never holds more */
         PyObject **texts = realloc(g->texts, cap * sizeof(PyObject *));
         if (texts == NULL)
             goto nomem;
@@ -179,7 +181,7 @@ static int gen_reserve(Gen *g, size_t n)
     if (g->pool_cap - g->pool_used < n + 5) {
         size_t cap = g->pool_cap ? g->pool_cap : 1 << 14;
         while (cap - g->pool_used < n + 5)
-            cap *= 2;
+            cap += cap / 2;
         uint8_t *pool = realloc(g->pool, cap);
         if (pool == NULL)
             goto nomem;
