@@ -62,9 +62,11 @@ def python_land_children(component: str) -> tuple[tuple[str, ...], ...]:
 
 # Canonical strings the core's memo keeps at most: two generations of half as many (the old
 # one forgotten when the young one is full, a string met in the old one kept young again),
-# ~110 bytes each with its str (core_memo.c), so 2¹⁷ hold ~14 MB. The memo was a flat
-# table of ~275 bytes an entry, cleared whole: 2¹⁵ cost 0*20 8 % more CPU than 10⁶.
-CORE_MEMO_KEPT = 1 << 17
+# ~150 bytes each with its str (core_memo.c), so 2¹⁶ hold ~10 MB. The memo was a flat
+# table of ~275 bytes an entry, cleared whole at 2¹⁵. Paired, user CPU s and peak RSS,
+# flat 2¹⁵ -> generations 2¹⁷: 0*18 79.8 -> 76.1 s, 107 -> 104 MB; 0*20 57.2 -> 57.1 s,
+# 101 -> 102 MB. 2¹⁶ keeps 0*18 and 0*20 under 100 MB for ~2 % more CPU than 2¹⁷.
+CORE_MEMO_KEPT = 1 << 16
 
 
 def land_children(component: str) -> tuple[tuple[str, ...], ...]:
