@@ -28,6 +28,7 @@ CORE = Extension(
         "solver/sprouts/core_land.c",
         "solver/sprouts/core_boundary.c",
         "solver/sprouts/core_search.c",
+        "solver/sprouts/core_memo.c",
     ],
     depends=["solver/sprouts/core.h"],
     extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra"],

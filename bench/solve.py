@@ -39,6 +39,27 @@ visits and stored facts; `sproutsdb solve 0*n --outcome-only`, /usr/bin/time, be
 Most of it was the core's memo of canonical strings, cleared only at 10⁶ entries (~300 MB);
 it is now cleared past 2¹⁵ (sprouts.game.CORE_MEMO_KEPT: 2¹⁷ gives 0*20 126 MB, 4 % more CPU
 than before instead of 8 %).
+
+The compact memo of 2026-11-25, afternoon (core_memo.c: keys packed as bytes, 8-byte hash
+slots, two generations instead of one table cleared whole, ~150 B an entry with its str;
+smaller children caches; fewer young garbage collections). Paired runs, before (main at
+cbf7a55, memo 2¹⁵ cleared whole) then after (memo 2¹⁷), one n at a time, `sproutsdb solve
+0*n --outcome-only` on a fresh store, /usr/bin/time user CPU s and max RSS MB, 2-core VM at
+load 3-8 (user seconds are ~1.2x those of an idle machine), same outcomes and stored facts:
+
+      n   cpu s before -> after   RSS MB before -> after   cpu/SPOTS after
+     12        5.02 -> 4.60           68.9 -> 68.7            0.18-0.22
+     13        9.65 -> 8.95           76.1 -> 72.2            0.36
+     14       26.20 -> 25.94          85.1 -> 84.2            0.19
+     15       56.68 -> 55.25          96.3 -> 98.8            0.19
+     16        8.40 -> 7.77           74.3 -> 74.8            0.20
+     17        4.73 -> 4.78           71.8 -> 69.6            0.32
+     18       79.77 -> 76.09         107.5 -> 104.3           0.17
+     19       44.54 -> 38.34          91.3 -> 91.1            0.14
+     20       57.24 -> 57.14         100.9 -> 101.9           0.12
+With the memo at 2¹⁶ (the default, sprouts.game.CORE_MEMO_KEPT): 0*18 78.3 s, 95.3 MB (run
+alone); 0*20 paired again, 61.6 -> 60.4 s, 103.1 -> 92.8 MB. 0*21 was not measured (the
+loaded machine gave it a sixth of a core).
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@
  *   core_search.c    Search       canon._Search (greedy least encoding, branching on exact ties)
  *                    encode_land  canon.encode_land
  *   core_arena.c     Arena        memory for one call
- *   _core.c          the memo, canonical_lands, land_children, first_child, key_lives, init
+ *   core_memo.c      memo         canonical strings by shape, compact, in two generations
+ *   _core.c          canonical_lands, land_children, first_child, key_lives, init
  *
  * The canonical string is the identity of every stored fact, so this core must never
  * produce a different string than canon.py: it uses the same integer codes, compares
@@ -43,138 +44,10 @@ PyObject *Unsupported;         /* _core.Unsupported, a ValueError */
 /* ------------------------------------------------------------------ Python interface */
 
 /*
- * Memo of canonical strings by land shape (canon._shape / canon._MEMO): the land as
- * written, vertices numbered by first appearance (as normalize numbers them), packed as
- * int32 codes -- a region starts with -2 (-4 if collapsed), a boundary with -1, a corner
- * is 8 * vertex + tag (tag: spot code 0/1/2, 3 lowercase, 4 uppercase). The shape fixes
- * the land up to renaming, so it fixes the canonical string. Cleared when full.
- *
- * A C hash table (open addressing, linear probing) from the shape to the str, so that a
- * lookup builds no Python object: the shapes live in one growing pool of int32, each
- * slot holds the shape's hash, its place in the pool and a new reference to the str.
+ * The memo (core_memo.c) keys canonical strings by land shape (canon._shape / canon._MEMO):
+ * the land as written, vertices numbered by first appearance (as normalize numbers them),
+ * which fixes the land up to renaming, so it fixes the canonical string.
  */
-#define MEMO_LIMIT 1000000
-
-typedef struct {
-    uint64_t hash;             /* 0: an empty slot (shape_hash is never 0) */
-    size_t at;                 /* first code of the shape in the pool */
-    uint32_t len;              /* codes in the shape */
-    PyObject *text;            /* the canonical string (a new reference) */
-} MemoSlot;
-
-typedef struct {
-    MemoSlot *slots;
-    size_t cap;                /* a power of 2, or 0 before the first insert */
-    size_t count;
-    int32_t *pool;
-    size_t pool_used, pool_cap;
-} Memo;
-
-static Memo memo;
-
-static uint64_t shape_hash(const int32_t *shape, size_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)n;
-    size_t i = 0;
-    for (; i + 1 < n; i += 2) {        /* two codes a step */
-        uint64_t w = (uint32_t)shape[i] | (uint64_t)(uint32_t)shape[i + 1] << 32;
-        h = (h ^ w) * 0x9e3779b97f4a7c15u;
-        h ^= h >> 32;
-    }
-    if (i < n)
-        h = (h ^ (uint32_t)shape[i]) * 0x9e3779b97f4a7c15u;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9u;
-    h ^= h >> 32;
-    return h ? h : 1;
-}
-
-/* The slot holding the shape, or the empty slot where it would go. */
-static MemoSlot *memo_slot(const int32_t *shape, size_t n, uint64_t h)
-{
-    size_t mask = memo.cap - 1;
-    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
-        MemoSlot *s = &memo.slots[i];
-        if (s->hash == 0)
-            return s;
-        if (s->hash == h && s->len == n
-            && memcmp(memo.pool + s->at, shape, n * sizeof(int32_t)) == 0)
-            return s;
-    }
-}
-
-/* The memoised string of the shape (borrowed), or NULL. */
-static PyObject *memo_get(const int32_t *shape, size_t n, uint64_t h)
-{
-    if (memo.cap == 0)
-        return NULL;
-    return memo_slot(shape, n, h)->text;
-}
-
-static void memo_clear(void)
-{
-    for (size_t i = 0; i < memo.cap; i++)
-        if (memo.slots[i].hash != 0) {
-            Py_CLEAR(memo.slots[i].text);
-            memo.slots[i].hash = 0;
-        }
-    memo.count = 0;
-    memo.pool_used = 0;
-}
-
-/* Double the table (or make the first one); -1 with MemoryError set. */
-static int memo_grow(void)
-{
-    size_t cap = memo.cap ? 2 * memo.cap : 1024;
-    MemoSlot *slots = calloc(cap, sizeof(MemoSlot));
-    if (slots == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    MemoSlot *old = memo.slots;
-    size_t old_cap = memo.cap;
-    memo.slots = slots;
-    memo.cap = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].hash != 0) {
-            size_t j = (size_t)old[i].hash & (cap - 1);
-            while (slots[j].hash != 0)
-                j = (j + 1) & (cap - 1);
-            slots[j] = old[i];
-        }
-    free(old);
-    return 0;
-}
-
-/* Remember text (a new reference is taken) for the shape not yet in the memo. */
-static int memo_put(const int32_t *shape, size_t n, uint64_t h, PyObject *text)
-{
-    if (memo.count >= MEMO_LIMIT)
-        memo_clear();
-    if (2 * (memo.count + 1) > memo.cap && memo_grow() < 0)
-        return -1;
-    if (memo.pool_cap - memo.pool_used < n) {
-        size_t cap = memo.pool_cap ? memo.pool_cap : 1 << 16;
-        while (cap - memo.pool_used < n)
-            cap *= 2;
-        int32_t *pool = realloc(memo.pool, cap * sizeof(int32_t));
-        if (pool == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        memo.pool = pool;
-        memo.pool_cap = cap;
-    }
-    MemoSlot *s = memo_slot(shape, n, h);
-    memcpy(memo.pool + memo.pool_used, shape, n * sizeof(int32_t));
-    s->hash = h;
-    s->at = memo.pool_used;
-    s->len = (uint32_t)n;
-    s->text = Py_NewRef(text);
-    memo.pool_used += n;
-    memo.count++;
-    return 0;
-}
 
 /* canon.canonical_land: the canonical string of one land, through the memo. With
  * memo_only, a land not memoised is not searched: NULL with *missed set, no error. */
@@ -188,12 +61,14 @@ static PyObject *canonical_land(Arena *a, const Land *given, int memo_only, int 
     size_t n;
     if (shape == NULL || tidy_land(a, given, shape, &n) < 0)
         goto done;
-    uint64_t h = shape_hash(shape, n);
-    text = memo_get(shape, n, h);
-    if (text != NULL) {
-        Py_INCREF(text);
+    uint8_t *key = arena_alloc(a, 5 * n + 1);
+    if (key == NULL)
         goto done;
-    }
+    size_t kn = memo_key(shape, n, key);
+    uint64_t h = memo_hash(key, kn);
+    text = memo_get(key, kn, h);
+    if (text != NULL)
+        goto done;
     if (memo_only) {
         *missed = 1;
         goto done;
@@ -206,7 +81,7 @@ static PyObject *canonical_land(Arena *a, const Land *given, int memo_only, int 
     if (encode_land(a, L, &enc, &len) == 0)
         s = format_encoding(a, enc, len);
     text = s ? PyUnicode_FromString(s) : NULL;
-    if (text != NULL && memo_put(shape, n, h, text) < 0)
+    if (text != NULL && memo_put(key, kn, h, text) < 0)
         Py_CLEAR(text);
 done:
     arena_release(a, m0);
@@ -560,7 +435,34 @@ static PyObject *memo_size(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return PyLong_FromSize_t(memo.count);
+    return PyLong_FromSize_t(memo_count());
+}
+
+static PyObject *memo_bytes_py(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromSize_t(memo_bytes());
+}
+
+PyDoc_STRVAR(set_memo_limit_doc,
+"set_memo_limit(limit: int) -> int\n\n"
+"Keep at most limit canonical strings in the memo (at least 2), in two generations of\n"
+"limit // 2: when the young one is full the old one is forgotten, and a string met in the\n"
+"old one is kept young again. A new limit forgets the memo. Returns the limit in force.");
+
+static PyObject *set_memo_limit(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_ssize_t limit = PyLong_AsSsize_t(arg);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    if (limit < 2 || (size_t)limit > ((size_t)1 << 32)) {
+        PyErr_SetString(PyExc_ValueError, "the memo limit must be between 2 and 2**32");
+        return NULL;
+    }
+    memo_set_limit((size_t)limit);
+    return PyLong_FromSize_t(memo_limit());
 }
 
 static PyMethodDef core_methods[] = {
@@ -570,6 +472,9 @@ static PyMethodDef core_methods[] = {
     {"first_child", (PyCFunction)(void (*)(void))first_child, METH_FASTCALL, first_child_doc},
     {"clear_memo", clear_memo, METH_NOARGS, "Forget the memoised canonical strings."},
     {"memo_size", memo_size, METH_NOARGS, "Number of memoised canonical strings."},
+    {"memo_bytes", memo_bytes_py, METH_NOARGS,
+     "Bytes the memo holds: its tables, key pools and strings (an estimate of the strings)."},
+    {"set_memo_limit", set_memo_limit, METH_O, set_memo_limit_doc},
     {NULL, NULL, 0, NULL},
 };
 

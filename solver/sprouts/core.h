@@ -256,6 +256,20 @@ int compute_colours(Arena *a, Colouring *C);
 /* canon.encode_land: the least encoding of a land, into *enc (arena) of *len codes. */
 int encode_land(Arena *a, const Land *L, int **enc, int *len);
 
+/* ------------------------------------------------------------------ memo (core_memo.c) */
+
+/* The memo of canonical strings by shape: key bytes (memo_key: at most 5 bytes a code),
+ * their hash, a lookup (a new reference, or NULL without an error) and an insert. */
+size_t memo_key(const int32_t *shape, size_t n, uint8_t *out);
+uint64_t memo_hash(const uint8_t *key, size_t n);
+PyObject *memo_get(const uint8_t *key, size_t n, uint64_t h);
+int memo_put(const uint8_t *key, size_t n, uint64_t h, PyObject *text);
+void memo_clear(void);
+size_t memo_count(void);
+size_t memo_limit(void);
+void memo_set_limit(size_t limit);
+size_t memo_bytes(void);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

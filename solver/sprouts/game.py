@@ -60,10 +60,13 @@ def python_land_children(component: str) -> tuple[tuple[str, ...], ...]:
     return tuple(seen)
 
 
-# Canonical strings the core's memo keeps before it is cleared: the core clears it only at
-# 10⁶ (~300 MB with its hash slots and shape pool, most of a 0*20 solve's peak RSS); 2¹⁵
-# keep ~10 MB and cost ~3 % more CPU (0*16).
-CORE_MEMO_KEPT = 1 << 15
+# Canonical strings the core's memo keeps at most: two generations of half as many (the old
+# one forgotten when the young one is full, a string met in the old one kept young again),
+# ~150 bytes each with its str (core_memo.c), so 2¹⁶ hold ~10 MB. The memo was a flat
+# table of ~275 bytes an entry, cleared whole at 2¹⁵. Paired, user CPU s and peak RSS,
+# flat 2¹⁵ -> generations 2¹⁷: 0*18 79.8 -> 76.1 s, 107 -> 104 MB; 0*20 57.2 -> 57.1 s,
+# 101 -> 102 MB. 2¹⁶ keeps 0*18 and 0*20 under 100 MB for ~2 % more CPU than 2¹⁷.
+CORE_MEMO_KEPT = 1 << 16
 
 
 def land_children(component: str) -> tuple[tuple[str, ...], ...]:
@@ -71,8 +74,7 @@ def land_children(component: str) -> tuple[tuple[str, ...], ...]:
     (GLOP 1.x, sums, genus, invalid input) takes the Python path, which answers or raises
     the precise NotationError."""
     if _core is not None:
-        if _core.memo_size() > CORE_MEMO_KEPT:
-            _core.clear_memo()
+        _core.set_memo_limit(CORE_MEMO_KEPT)  # free when unchanged; tests lower it
         try:
             return _core.land_children(component)
         except _core.Unsupported:
@@ -106,9 +108,12 @@ class SproutsGame:
     terminal = TERMINAL
     canon_version = CANON_VERSION
 
-    def __init__(self, cache_size: int = 1 << 17) -> None:
+    def __init__(self, cache_size: int = 1 << 15) -> None:
         # The memo is bounded by the number of children it holds (a large land has hundreds,
-        # a small one a few), so its memory is bounded whatever the lands: ~30 MB at most.
+        # a small one a few), so its memory is bounded whatever the lands: ~8 MB at most.
+        # The normal solver keeps its own cache of the latest lands in front of this one,
+        # which then saves little: 2¹⁷ children made 0.4 % fewer core calls than none at
+        # 0*14, for ~5 MB of a solve's peak RSS.
         self._land_children: dict[str, tuple[tuple[str, ...], ...]] = {}
         self._cache_size = cache_size
         self._cached_children = 0
