@@ -243,6 +243,7 @@ DEFAULT_TABLE_CAPACITY = 1 << 22  # proven nodes kept in memory before the table
 RESUME_COST_SHARE = 50
 RESUME_PREFIX = "misere "  # a misère record's slot: never a normal-play record's name
 REDERIVE_BATCH = 4096  # claimed winning nodes re-derived per store read
+MAX_RESUMED_LANDS = 1 << 16  # lands a record names for their RCTs: more is not ours
 
 
 class MisereSolver:
@@ -899,7 +900,9 @@ class MisereSolver:
             self._take_up(state, root)
         # only now: a call stopped while taking up a record leaves that record as it was
         self._resume_root = root_key
-        self._resume_due = time.monotonic() + self._resume_every
+        # due at once: the first visit saves and flushes, and from then on each flush by
+        # time falls due with a save, so a kill finds the record of the last flush beside it
+        self._resume_due = time.monotonic()
 
     def _take_up(self, state: MisereState, root: NodeParts) -> None:
         """Install a decoded record: numbers as they are, winning nodes as far as they
@@ -911,6 +914,9 @@ class MisereSolver:
                 break
             numbers.setdefault(key, pair)
         self._stats.resumed_numbers += min(len(state.numbers), room)
+        # the trees the keys name, learnt from their lands through this run's own source
+        lives, root_lives = self._measure.lives, sum(self._measure.lives(x) for x in root[0])
+        self._rct_of(land for land in state.lands[:MAX_RESUMED_LANDS] if lives(land) <= root_lives)
         room = max(self._table_capacity // 2 - len(self._table), 0)
         wins = self._rederive_wins(state.wins[:room], root)
         self.resumed_wins += wins
@@ -952,21 +958,29 @@ class MisereSolver:
         return [k for k, child in kids.items() if self._decided(child, k) is None]
 
     def _save_resume(self, *, commit: bool = True) -> None:
-        """Commit what is proven (unless just done), then save the search state beside it:
-        the df-pn numbers as the table holds them (those of the nodes in flight as they were
-        when last left: updated from their children, they sent the rerun of 0*13 stopped
-        at 10 % down another path, 19 940 visits against 15 646) and the winning nodes."""
+        """Save the search state, then commit what is proven (unless just done): the df-pn
+        numbers as the table holds them (those of the nodes in flight as they were when
+        last left: updated from their children, they sent the rerun of 0*13 stopped at
+        10 % down another path, 19 940 visits against 15 646) and the winning nodes.
+
+        The record first: a kill between the two leaves numbers a little ahead of the
+        facts (the rerun proves the last batch again where they lead it) rather than
+        facts ahead of the numbers, which move df-pn's path (see the module's text)."""
         if self._resume is None or self._resume_root is None:
             return
         started = time.monotonic()
-        if commit:
-            self.flush()
         wins = [key for key, losing in self._table.items() if not losing]
-        data = encode_misere_state(self._resume_root, self._dfpn.numbers, wins)
+        lands: dict[int, str] = {}  # one land of each tree known as a land's RCT
+        for land, handle in self._land_rct.items():
+            if handle is not None and handle not in lands:
+                lands[handle] = land
+        data = encode_misere_state(self._resume_root, self._dfpn.numbers, wins, lands.values())
         if self._resume.save(RESUME_PREFIX + self._resume_root, data):
             self._stats.resume_saves += 1
         now = time.monotonic()
         self._resume_due = now + max(self._resume_every, RESUME_COST_SHARE * (now - started))
+        if commit:
+            self.flush()
 
     def _leave_resume(self, finished: bool) -> None:
         """A finished call needs no record; an interrupted one saves where it stood."""
@@ -987,7 +1001,10 @@ class MisereSolver:
             len(self._pending) >= self._batch_size
             or time.monotonic() - self._last_flush >= self._flush_seconds
         ):
-            self.flush()
+            if self._resume_root is not None and time.monotonic() >= self._resume_due:
+                self._save_resume()  # a flush that leaves the record beside what it commits
+            else:
+                self.flush()
 
 
 # --------------------------------------------------------------------------- reference

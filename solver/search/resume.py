@@ -26,7 +26,9 @@ A misère search keeps its own kind of record (`encode_misere_state`), under ano
 line, ``sproutsdb-misere-resume 1``, so that neither kind is ever read as the other: after
 ``root <node key>``, ``n <φ> <δ> <node key>`` lines (df-pn numbers, clamped as above) and
 ``w <node key>`` lines (nodes claimed winning, each re-derived before use from one stored
-losing child, `MisereSolver`).
+losing child, `MisereSolver`) and ``l <land>`` lines (lands whose RCTs the keys name: the
+rerun looks them up first, through its own re-deriving RCT source, so that it knows the
+trees a key names).
 """
 
 from __future__ import annotations
@@ -219,24 +221,32 @@ class MisereState:
 
     numbers: dict[str, tuple[int, int]] = field(default_factory=dict)  # node key -> (φ, δ)
     wins: list[str] = field(default_factory=list)  # node keys claimed winning
+    lands: list[str] = field(default_factory=list)  # lands of the RCTs the keys name
 
     def __len__(self) -> int:
         return len(self.numbers) + len(self.wins)
 
 
 def encode_misere_state(
-    root: str, numbers: Mapping[str, tuple[int, int]], wins: Iterable[str]
+    root: str,
+    numbers: Mapping[str, tuple[int, int]],
+    wins: Iterable[str],
+    lands: Iterable[str] = (),
 ) -> bytes:
     """The record of a misère search of the node ``root`` (keys that cannot stand in a
     field are left out)."""
-    return _deflate(_misere_lines(root, numbers, wins))
+    return _deflate(_misere_lines(root, numbers, wins, lands))
 
 
 def _misere_lines(
-    root: str, numbers: Mapping[str, tuple[int, int]], wins: Iterable[str]
+    root: str,
+    numbers: Mapping[str, tuple[int, int]],
+    wins: Iterable[str],
+    lands: Iterable[str],
 ) -> Iterator[str]:
     """The misère record's lines, one at a time."""
     yield from (MISERE_MAGIC, f"root\t{root}")
+    yield from (f"l\t{land}" for land in lands if land and _plain(land))
     yield from (f"n\t{phi}\t{delta}\t{key}" for key, (phi, delta) in numbers.items() if _plain(key))
     yield from (f"w\t{key}" for key in wins if key and _plain(key))
 
@@ -259,6 +269,8 @@ def decode_misere_state(root: str, data: bytes) -> MisereState | None:
                 state.numbers[key] = (_number(phi), _number(delta))
             elif kind == "w" and rest:
                 state.wins.append(rest)
+            elif kind == "l" and rest:
+                state.lands.append(rest)
             else:
                 return None
     except ValueError:
