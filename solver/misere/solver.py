@@ -916,7 +916,8 @@ class MisereSolver:
         self._stats.resumed_numbers += min(len(state.numbers), room)
         # the trees the keys name, learnt from their lands through this run's own source
         lives, root_lives = self._measure.lives, sum(self._measure.lives(x) for x in root[0])
-        self._rct_of(land for land in state.lands[:MAX_RESUMED_LANDS] if lives(land) <= root_lives)
+        lands = [x for x in state.lands[:MAX_RESUMED_LANDS] if lives(x) <= root_lives]
+        self._rct_of(x for x in lands if self._is_land(x))
         room = max(self._table_capacity // 2 - len(self._table), 0)
         wins = self._rederive_wins(state.wins[:room], root)
         self.resumed_wins += wins
@@ -945,6 +946,13 @@ class MisereSolver:
                     table[key] = False
                     recorded += 1
         return recorded
+
+    def _is_land(self, text: str) -> bool:
+        """Whether ``text`` is one canonical land (a record's claim, checked before use)."""
+        try:
+            return self.game.components(self.game.canonical(text)) == (text,)
+        except ValueError:
+            return False
 
     def _claimed_node(self, claim: str) -> NodeParts | None:
         """The node a record names (normalised), or None if the text is not a node key."""
