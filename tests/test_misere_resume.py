@@ -17,6 +17,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from cli_helpers import COMMAND, run_cli
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.server.store import LmdbProofStore
@@ -24,6 +26,7 @@ from sproutsdb.server.store.errors import NotAStoreError
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.search import resume
 from sproutsdb.solver.search.dfpn import INFINITY
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.progress import Progress
@@ -79,6 +82,16 @@ def test_a_misere_record_decodes_to_what_was_saved_and_never_as_the_other_kind()
     # the two kinds never mix, even under the same root text
     assert decode_state("0*9", data) is None
     assert decode_misere_state("0*9", encode_state("0*9", {"0*9": (1, 1)}, {})) is None
+
+
+def test_a_record_too_large_to_decode_keeps_what_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record is never saved larger than a decode takes: the last winning nodes are left
+    out, the rest still decodes."""
+    monkeypatch.setattr(resume, "MAX_RECORD_BYTES", 400)
+    wins = [f"0*{n}" for n in range(200)]
+    state = decode_misere_state("0*9", encode_misere_state("0*9", {"0*9": (2, 3)}, wins))
+    assert state is not None and state.numbers == {"0*9": (2, 3)}
+    assert 0 < len(state.wins) < len(wins) and state.wins == wins[: len(state.wins)]
 
 
 def test_an_interrupted_misere_solve_resumes_in_process() -> None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice
 from typing import Protocol
 
 from sproutsdb.solver.search.dfpn import INFINITY
@@ -244,11 +244,21 @@ def _misere_lines(
     wins: Iterable[str],
     lands: Iterable[str],
 ) -> Iterator[str]:
-    """The misère record's lines, one at a time."""
+    """The misère record's lines, one at a time, as many as decode (MAX_RECORD_BYTES): a
+    record too large to decode whole would be lost whole, so the last winning nodes (and
+    then numbers) are left out instead; they are only hints."""
+    budget = MAX_RECORD_BYTES - len(MISERE_MAGIC) - len(root.encode()) - 16
     yield from (MISERE_MAGIC, f"root\t{root}")
-    yield from (f"l\t{land}" for land in lands if land and _plain(land))
-    yield from (f"n\t{phi}\t{delta}\t{key}" for key, (phi, delta) in numbers.items() if _plain(key))
-    yield from (f"w\t{key}" for key in wins if key and _plain(key))
+    entries = chain(
+        (f"l\t{land}" for land in lands if land and _plain(land)),
+        (f"n\t{phi}\t{delta}\t{key}" for key, (phi, delta) in numbers.items() if _plain(key)),
+        (f"w\t{key}" for key in wins if key and _plain(key)),
+    )
+    for line in entries:
+        budget -= len(line.encode()) + 1
+        if budget < 0:
+            return
+        yield line
 
 
 def decode_misere_state(root: str, data: bytes) -> MisereState | None:
