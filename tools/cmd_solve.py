@@ -89,7 +89,7 @@ def _kept(args: argparse.Namespace, stop: SolveInterrupted) -> str:
 
 
 def _resume_slots(args: argparse.Namespace) -> FileResumeSlots | None:
-    """Where a normal-play solve on the embedded store keeps its resume records (not with
+    """Where a solve (either play) on the embedded store keeps its resume records (not with
     --server: the record is a file beside the store, never a fact)."""
     return None if args.server else FileResumeSlots(resolve_store_path(args.store))
 
@@ -178,7 +178,13 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
             # the helpers start once the store is seeded, with the same RCTs
             with misere_helpers_running(args, key, args.jobs, rct_source):
                 settings = _settings(
-                    args, progress, misere=True, grundy=args.grundy, rcts=rcts, share_seconds=share
+                    args,
+                    progress,
+                    misere=True,
+                    grundy=args.grundy,
+                    rcts=rcts,
+                    share_seconds=share,
+                    resume=_resume_slots(args),
                 )
                 report = solve(key, store, settings=settings)
             report.rct_source = rct_source

@@ -21,6 +21,14 @@ Byte format (version 1): a zlib stream of UTF-8 text lines, each field separated
 children the rerun's expansion takes the keys of, when they stand for the same couples,
 see `CoupleSpace.resume_lists`). A record that does
 not decode whole (truncated, another version, another root, a bad line) is ignored.
+
+A misère search keeps its own kind of record (`encode_misere_state`), under another first
+line, ``sproutsdb-misere-resume 1``, so that neither kind is ever read as the other: after
+``root <node key>``, ``n <φ> <δ> <node key>`` lines (df-pn numbers, clamped as above) and
+``w <node key>`` lines (nodes claimed winning, each re-derived before use from one stored
+losing child, `MisereSolver`) and ``l <land>`` lines (lands whose RCTs the keys name: the
+rerun looks them up first, through its own re-deriving RCT source, so that it knows the
+trees a key names).
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice
 from typing import Protocol
 
 from sproutsdb.solver.search.dfpn import INFINITY
@@ -36,13 +44,17 @@ from sproutsdb.solver.search.dfpn import INFINITY
 __all__ = [
     "MAX_RECORD_BYTES",
     "MemoryResumeSlots",
+    "MisereState",
     "ResumeSlots",
     "SearchState",
+    "decode_misere_state",
     "decode_state",
+    "encode_misere_state",
     "encode_state",
 ]
 
 MAGIC = "sproutsdb-resume 1"
+MISERE_MAGIC = "sproutsdb-misere-resume 1"
 MAX_RECORD_BYTES = 1 << 28  # decoded text of one record: more is not a record of ours
 MAX_NIM = 1 << 20  # a nim part beyond this is not one a search reached
 
@@ -196,6 +208,79 @@ def decode_state(root: str, data: bytes) -> SearchState | None:
                 if len(ns) != values.count(",") + 1 or max(ns) > MAX_NIM or not land:
                     return None
                 state.exclusions[land] = ns
+            else:
+                return None
+    except ValueError:
+        return None
+    return state
+
+
+@dataclass
+class MisereState:
+    """What a misère search knew beyond the store: steering numbers, claimed winning nodes."""
+
+    numbers: dict[str, tuple[int, int]] = field(default_factory=dict)  # node key -> (φ, δ)
+    wins: list[str] = field(default_factory=list)  # node keys claimed winning
+    lands: list[str] = field(default_factory=list)  # lands of the RCTs the keys name
+
+    def __len__(self) -> int:
+        return len(self.numbers) + len(self.wins)
+
+
+def encode_misere_state(
+    root: str,
+    numbers: Mapping[str, tuple[int, int]],
+    wins: Iterable[str],
+    lands: Iterable[str] = (),
+) -> bytes:
+    """The record of a misère search of the node ``root`` (keys that cannot stand in a
+    field are left out)."""
+    return _deflate(_misere_lines(root, numbers, wins, lands))
+
+
+def _misere_lines(
+    root: str,
+    numbers: Mapping[str, tuple[int, int]],
+    wins: Iterable[str],
+    lands: Iterable[str],
+) -> Iterator[str]:
+    """The misère record's lines, one at a time, as many as decode (MAX_RECORD_BYTES): a
+    record too large to decode whole would be lost whole, so the last winning nodes (and
+    then numbers) are left out instead; they are only hints."""
+    budget = MAX_RECORD_BYTES - len(MISERE_MAGIC) - len(root.encode()) - 16
+    yield from (MISERE_MAGIC, f"root\t{root}")
+    entries = chain(
+        (f"l\t{land}" for land in lands if land and _plain(land)),
+        (f"n\t{phi}\t{delta}\t{key}" for key, (phi, delta) in numbers.items() if _plain(key)),
+        (f"w\t{key}" for key in wins if key and _plain(key)),
+    )
+    for line in entries:
+        budget -= len(line.encode()) + 1
+        if budget < 0:
+            return
+        yield line
+
+
+def decode_misere_state(root: str, data: bytes) -> MisereState | None:
+    """The state a misère record keeps for the node ``root``; None if it is not a whole
+    misère record of it (a normal-play record never is one)."""
+    text = _inflate(data)
+    if text is None:
+        return None
+    lines = text.split("\n")
+    if len(lines) < 2 or lines[0] != MISERE_MAGIC or lines[1] != f"root\t{root}":
+        return None
+    state = MisereState()
+    try:
+        for line in lines[2:]:
+            kind, rest = line.split("\t", 1)
+            if kind == "n":
+                phi, delta, key = rest.split("\t", 2)
+                state.numbers[key] = (_number(phi), _number(delta))
+            elif kind == "w" and rest:
+                state.wins.append(rest)
+            elif kind == "l" and rest:
+                state.lands.append(rest)
             else:
                 return None
     except ValueError:

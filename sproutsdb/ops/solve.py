@@ -61,7 +61,7 @@ class SolveSettings:
     share_seconds: float | None = None  # how often to meet other solvers' facts (--jobs)
     reprove_roots: bool = True  # prove a root again even when the store holds its fact
     rcts: Any = None
-    resume: ResumeSlots | None = None  # normal play: where a search's resume record is kept
+    resume: ResumeSlots | None = None  # where a search's resume record is kept (either play)
 
     def options(self) -> SolveOptions:
         """The solver options these settings ask for."""
@@ -171,6 +171,7 @@ class Solving:
                 settings.rcts,
                 options=settings.options(),
                 share_seconds=settings.share_seconds,
+                resume=settings.resume,
             )
         else:
             self.game = entry.engine()
