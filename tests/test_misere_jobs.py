@@ -217,9 +217,9 @@ def _kill_when(
 def test_a_killed_misere_solve_resumes_to_the_same_answer_with_less_work(tmp_path: Path) -> None:
     """0*13 SIGKILLed once most of its proof is committed (it stores 384 losing nodes in
     all): a rerun on the same store gives a fresh run's answer in fewer visits, and its
-    certificate checks. (Killed early, a rerun may search more than a fresh run: measured
-    in process, the first half of the proof's losing nodes cost 18,229 visits against
-    17,380, the first 70 % 10,922: the facts move df-pn's path; see the report.)"""
+    certificate checks. (A kill early in the run is tests/test_misere_resume.py's: the
+    stored losing nodes alone once moved df-pn's path, 18,229 visits after half the proof
+    against 17,380 fresh; the misère resume record now keeps the search's path.)"""
     store_dir = tmp_path / "killed"
     kept, _ = _kill_when(store_dir, 1, lambda committed, _helpers: committed >= 280)
     assert kept >= 280
