@@ -62,6 +62,17 @@ helper) was 18-23 s, under --jobs 1's. The Ray fleet on the same machine, one lo
 just its outcome, every fact through gRPC; the largest option took 396 s), 0.09x of
 --jobs 1; with `--split 4` it had not ended after 900 s: a position split hands out the
 nimbers of all its options, far more work than the couples df-pn needs of them.
+
+Measured again on an idle machine, 2026-11-25 17:00 (load 0.3, nothing else running; `sproutsdb
+solve 0*n --outcome-only --jobs J` on a fresh store, wall s; --jobs 1 once: 0*14 23.4, 0*18
+86.4, 0*20 63.2):
+  --jobs 2, now (shared queue, split on demand): 0*14 17.3, 14.8, 16.6, 22.4 (1.04-1.58x);
+      0*18 41.7 (2.07x); 0*20 51.5, 31.8, 53.4 (1.18-1.99x)
+  --jobs 2, the root's options only (tools/parallel_solve.py of cbf7a55, same core):
+      0*14 15.4, 12.4, 22.1 (1.06-1.89x); 0*20 37.2, 33.3, 53.7 (1.18-1.90x)
+Both are bimodal, by whether the helper's facts reach the main search before it enters the
+same options: the 1.6x the issue asks to keep is met in about half the runs of either, so
+two workers are not a reliable 1.6x yet; every run gave the --jobs 1 outcome.
 """
 
 from __future__ import annotations
