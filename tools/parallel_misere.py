@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from sproutsdb.ops.solve import SolveSettings, Solving, misere_rct_source
 from sproutsdb.solver.search.progress import Progress
+from sproutsdb.tools.helper_processes import helpers_alive
 from sproutsdb.tools.stores import open_solve_store
 
 SHARE_SECONDS = 1.0  # how often the solvers of one run look for each other's facts
@@ -131,17 +132,8 @@ def misere_helpers_running(
         )
         for index in range(helpers)
     ]
-    for process in processes:
-        process.start()
-    try:
+    with helpers_alive(processes, stop, _STOP_GRACE):
         yield
-    finally:
-        stop.set()
-        for process in processes:
-            process.join(_STOP_GRACE)
-            if process.is_alive():
-                process.terminate()
-                process.join()
 
 
 __all__ = ["SHARE_SECONDS", "helper_share", "misere_helpers_running"]

@@ -30,6 +30,7 @@ from sproutsdb.games import get_game
 from sproutsdb.ops.solve import SolveSettings, normal_solver
 from sproutsdb.solver.normal.solver import Progress
 from sproutsdb.solver.ports.game import Game
+from sproutsdb.tools.helper_processes import helpers_alive
 
 SHARE_SECONDS = 1.0  # how often solvers of one --jobs run look for each other's facts
 SPLIT_SECONDS = 4.0  # CPU s after which a helper's couple may hand out its options
@@ -157,16 +158,9 @@ def helpers_running(
         )
         for index in range(jobs - 1)
     ]
-    for process in processes:
-        process.start()
     try:
-        yield
+        with helpers_alive(processes, stop, _STOP_GRACE):
+            yield
     finally:
-        stop.set()
-        for process in processes:
-            process.join(_STOP_GRACE)
-            if process.is_alive():
-                process.terminate()
-                process.join()
         tasks.cancel_join_thread()
         tasks.close()
