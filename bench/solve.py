@@ -60,6 +60,13 @@ load 3-8 (user seconds are ~1.2x those of an idle machine), same outcomes and st
 With the memo at 2¹⁶ (the default, sprouts.game.CORE_MEMO_KEPT): 0*18 78.3 s, 95.3 MB (run
 alone); 0*20 paired again, 61.6 -> 60.4 s, 103.1 -> 92.8 MB. 0*21 was not measured (the
 loaded machine gave it a sixth of a core).
+
+Final figures of 2026-11-25, 16:45-17:34 (memo 2¹⁶, the default), `sproutsdb solve 0*n
+--outcome-only` on a fresh store, one n at a time, load ~1-3 (0*21 alone on an idle machine),
+user CPU s / max RSS MB / cpu/SPOTS: 12 4.04 / 61.9 / 0.16-0.19; 13 8.01 / 65.6 / 0.32;
+14 23.84 / 77.2 / 0.18; 15 60.30 / 88.8 / 0.20; 16 7.07 / 65.9 / 0.19; 17 3.84 / 63.4 / 0.26;
+18 80.42 / 95.4 / 0.18; 19 39.55 / 83.8 / 0.14; 20 60.89 / 92.8 / 0.13; 21 631.6 / 228.5
+(1 606 053 visits, 44 455 facts; the goal of 600 s is missed by 5 %).
 """
 
 from __future__ import annotations
