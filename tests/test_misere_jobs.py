@@ -13,15 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import COMMAND, run_cli
+from cli_helpers import COMMAND, committed_facts, run_cli
 from service_support import ServerProcess
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.server.store.errors import NotAStoreError
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore
 from sproutsdb.solver.search.options import SolveOptions
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.parallel_misere import helper_share
 
@@ -134,15 +131,7 @@ def test_jobs_must_be_positive_in_misere_play(tmp_path: Path) -> None:
 
 def _losing_nodes(store_dir: Path) -> int:
     """Misère facts in the store (0 while the solver may still be creating it)."""
-    if not (store_dir / "data.mdb").exists():
-        return 0
-    try:
-        with LmdbProofStore.open(
-            store_dir, game="sprouts", canon_version=CANON_VERSION, create=False, readonly=True
-        ) as store:
-            return store.count(FactKind.MISERE)
-    except NotAStoreError:
-        return 0
+    return committed_facts(store_dir, FactKind.MISERE)
 
 
 def _children_of(pid: int) -> list[int]:

@@ -19,10 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import COMMAND, run_cli
+from cli_helpers import COMMAND, committed_facts, run_cli
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.server.store.errors import NotAStoreError
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
@@ -37,7 +35,6 @@ from sproutsdb.solver.search.resume import (
     encode_misere_state,
     encode_state,
 )
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 SLOT = "misere "  # a misère record's slot name: "misere <root node key>"
@@ -159,15 +156,7 @@ def test_a_forged_garbage_or_truncated_record_changes_no_answer() -> None:
 
 def _losing_nodes(store_dir: Path) -> int:
     """Misère facts committed so far (0 while the solver is still creating the store)."""
-    if not (store_dir / "data.mdb").exists():
-        return 0
-    try:
-        with LmdbProofStore.open(
-            store_dir, game="sprouts", canon_version=CANON_VERSION, create=False, readonly=True
-        ) as store:
-            return store.count(FactKind.MISERE)
-    except NotAStoreError:
-        return 0
+    return committed_facts(store_dir, FactKind.MISERE)
 
 
 def _kill_after_first_commit(store_dir: Path, solve: list[str]) -> int:

@@ -15,9 +15,7 @@ import time
 import zlib
 from pathlib import Path
 
-from cli_helpers import COMMAND, run_cli
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.server.store.errors import NotAStoreError
+from cli_helpers import COMMAND, committed_facts, run_cli
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
@@ -25,7 +23,6 @@ from sproutsdb.solver.search.dfpn import INFINITY
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.progress import Progress
 from sproutsdb.solver.search.resume import MemoryResumeSlots, decode_state, encode_state
-from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 
@@ -113,15 +110,7 @@ def test_a_forged_record_cannot_change_an_answer_or_a_stored_fact() -> None:
 
 def stored_nimbers(store_dir: Path) -> int:
     """Nimber facts committed so far (0 while the solver is still creating the store)."""
-    if not (store_dir / "data.mdb").exists():
-        return 0
-    try:
-        with LmdbProofStore.open(
-            store_dir, game="sprouts", canon_version=CANON_VERSION, create=False, readonly=True
-        ) as store:
-            return store.count(FactKind.NIMBER)
-    except NotAStoreError:
-        return 0
+    return committed_facts(store_dir, FactKind.NIMBER)
 
 
 def interrupt_after_first_commit(store_dir: Path, solve: list[str]) -> tuple[int, str]:
