@@ -7,19 +7,25 @@ from functools import cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sproutsdb.solver.search.dfpn import DfpnSearch
+from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch
 from sproutsdb.solver.search.driver import run_tasks
 
 
 class GraphSpace:
     """Nodes 0..n-1; edges go to higher numbers only (acyclic); no moves = a loss."""
 
-    def __init__(self, edges: list[list[int]], estimates: list[int], capacity: int) -> None:
+    def __init__(
+        self,
+        edges: list[list[int]],
+        estimates: list[int],
+        capacity: int,
+        busy: BusyMarks | None = None,
+    ) -> None:
         self.edges = edges
         self.estimates = estimates
         self.decisions: dict[str, bool] = {}
         self.visits = 0
-        self.search = DfpnSearch(self, capacity=capacity)
+        self.search = DfpnSearch(self, capacity=capacity, busy=busy)
 
     def expand(self, node: int, key: str) -> list[tuple[str, int, tuple[int, int]]]:
         return [(str(c), c, (1, self.estimates[c])) for c in self.edges[node]]
@@ -65,6 +71,45 @@ def test_dfpn_agrees_with_recursion(
     space = GraphSpace(edges, estimates, capacity)
     assert space.losing(0) == losing(0)
     assert all(value == losing(int(key)) for key, value in space.decisions.items())
+
+
+class BusyForever:
+    """Busy marks where other searches sit in some nodes for good; this search's own
+    marks must balance (each node entered is left)."""
+
+    def __init__(self, elsewhere: set[str]) -> None:
+        self.others = elsewhere
+        self.mine: dict[str, int] = {}
+
+    def enter(self, key: str) -> None:
+        self.mine[key] = self.mine.get(key, 0) + 1
+
+    def leave(self, key: str) -> None:
+        self.mine[key] -= 1
+
+    def elsewhere(self, key: str) -> bool:
+        return key in self.others
+
+
+@settings(max_examples=300, deadline=None)
+@given(graphs(), st.sampled_from([1 << 22, 3, 1]), st.data())
+def test_dfpn_leaving_busy_nodes_to_others_still_decides_right(
+    graph: tuple[list[list[int]], list[int]], capacity: int, data: st.DataObject
+) -> None:
+    """With nodes another search is in (here: forever), df-pn searches the others first
+    and still decides every node right, without looping, and leaves every node it entered."""
+    edges, estimates = graph
+    busy = BusyForever({str(node) for node in data.draw(st.sets(st.integers(0, len(edges))))})
+
+    @cache
+    def losing(node: int) -> bool:
+        return not any(losing(child) for child in edges[node])
+
+    space = GraphSpace(edges, estimates, capacity, busy)
+    space.visit = lambda: _count_visits(space)  # type: ignore[method-assign]
+    assert space.losing(0) == losing(0)
+    assert all(value == losing(int(key)) for key, value in space.decisions.items())
+    assert not any(busy.mine.values())
 
 
 def test_a_table_cleared_all_the_time_cannot_make_df_pn_loop() -> None:

@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.parallel_solve import SPLIT_DEPTH, first_tasks, root_options, split
+from sproutsdb.tools.parallel_solve import (
+    BUSY_SLOTS,
+    DONE,
+    HELPER,
+    MAIN,
+    SPLIT_DEPTH,
+    RootClaims,
+    SharedBusy,
+    _claim,
+    _left_by_main,
+    root_options,
+    split,
+)
 
 
 @pytest.mark.parametrize("position", ["0*8", "0*9", "0*4+0.AB|AB"])
@@ -37,18 +51,57 @@ def test_jobs_give_the_same_answer_and_a_store_that_checks(tmp_path: Path, posit
     assert answers[0] == answers[1]
 
 
-def test_helpers_start_from_the_other_end_and_split_a_long_couple_into_its_options() -> None:
+def test_the_root_is_offered_from_the_other_end_and_claimed_child_by_child() -> None:
+    context = multiprocessing.get_context("spawn")
+    tasks: Any = context.Queue()
+    claims: Any = context.Array("b", 8)
+    current: Any = context.Value("i", -1, lock=False)
+    share = RootClaims(tasks, claims, current)
+    children = [("a *0", (("a",), 0)), ("b+c *1", (("b", "c"), 1)), ("d *0", (("d",), 0))]
+    share.offer(children)
+    share.offer(children)  # once only
+    queued = [tasks.get(timeout=5) for _ in range(3)]
+    assert queued == [(2, "d", 0, 1), (1, "b+c", 1, 1), (0, "a", 0, 1)]  # the main starts small
+    assert tasks.empty()
+    share.entering("a *0")
+    assert claims[0] == MAIN and current.value == 0
+    # a helper leaves what the main search entered while it has other work, then takes it
+    assert _claim(claims, queued[2], deferred=False) == "defer"
+    assert _claim(claims, queued[0], deferred=False) == "take" and claims[2] == HELPER
+    assert _claim(claims, queued[0], deferred=False) == "skip"  # another helper's
+    share.entering("d *0")
+    assert claims[2] == HELPER  # the helper keeps its claim
+    share.decided("b+c *1")
+    assert claims[1] == DONE and _claim(claims, queued[1], deferred=False) == "skip"
+    # with nothing queued, a helper takes what the main search entered, not where it is now
+    deferred = [queued[2]]
+    current.value = 0
+    assert _left_by_main(deferred, claims, current) == queued[2]  # the only one left
+    tasks.close()
+
+
+def test_busy_marks_are_seen_by_the_other_processes_only() -> None:
+    context = multiprocessing.get_context("spawn")
+    tables = [context.Array("i", BUSY_SLOTS, lock=False) for _ in range(2)]
+    main, helper = SharedBusy(tables, 0), SharedBusy(tables, 1)
+    main.enter("a *0")
+    main.enter("a *0")  # the same node twice on one path (a nested search)
+    assert helper.elsewhere("a *0") and not main.elsewhere("a *0")
+    main.leave("a *0")
+    assert helper.elsewhere("a *0")
+    main.leave("a *0")
+    assert not helper.elsewhere("a *0") and not helper.elsewhere("b *0")
+
+
+def test_a_long_couple_splits_into_its_options_under_the_same_claim() -> None:
     game = SproutsGame()
     options = root_options(game, "0*5", 0)
-    first = first_tasks(game, "0*5", 0)
-    assert [(key, n) for key, n, _ in first] == options[::-1]  # the main starts small
-    assert all(depth == 1 for _, _, depth in first)
-    couple = (options[0][0], 2, 1)
+    couple = (4, options[0][0], 2, 1)
     parts = split(game, couple)
-    assert parts[-1] == (couple[0], 2, SPLIT_DEPTH)  # proven whole once its options are
-    assert [(key, n) for key, n, _ in parts[:-1]] == root_options(game, couple[0], 2)
-    assert {(couple[0], 0), (couple[0], 1)} <= {(key, n) for key, n, _ in parts}
-    assert all(depth == 2 for _, _, depth in parts[:-1])
+    assert parts[-1] == (4, couple[1], 2, SPLIT_DEPTH)  # proven whole once its options are
+    assert [(key, n) for _, key, n, _ in parts[:-1]] == root_options(game, couple[1], 2)
+    assert {(couple[1], 0), (couple[1], 1)} <= {(key, n) for _, key, n, _ in parts}
+    assert all(index == -1 and depth == 2 for index, _, _, depth in parts[:-1])
 
 
 def test_jobs_must_be_positive(tmp_path: Path) -> None:

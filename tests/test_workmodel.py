@@ -101,8 +101,11 @@ def test_jobs_3_with_every_couple_split_gives_the_answer_of_jobs_1(tmp_path: Pat
     args = argparse.Namespace(server=None, store=str(store_path), search="dfpn")
     store = open_proof_store(str(store_path))
     try:  # a zero budget: once one helper is idle, the other splits what it has
-        with helpers_running(args, position, 3, split_seconds=0.0):
-            report = solve(position, store, settings=SolveSettings(share_seconds=0.5))
+        with helpers_running(args, position, 3, split_seconds=0.0) as links:
+            settings = SolveSettings(
+                share_seconds=0.5, root_share=links.root_share, news=links.news
+            )
+            report = solve(position, store, settings=settings)
     finally:
         store.close()
     assert (report.outcome, report.nimber) == (alone.outcome, alone.nimber) == ("W", 1)

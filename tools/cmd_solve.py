@@ -141,13 +141,19 @@ def run_solve(args: argparse.Namespace) -> int:
         raise UsageError(f"--table-capacity must be at least 1, got {args.table_capacity}")
     share = SHARE_SECONDS if args.jobs > 1 else None
     try:
-        with solving(args, entry) as (store, progress), helpers_running(args, key, args.jobs):
+        with (
+            solving(args, entry) as (store, progress),
+            helpers_running(args, key, args.jobs) as links,
+        ):
             settings = _settings(
                 args,
                 progress,
                 outcome_only=args.outcome_only,
                 share_seconds=share,
                 resume=_resume_slots(args),
+                root_share=links.root_share,
+                news=links.news,
+                busy=links.busy,
             )
             report = solve(key, store, game=entry, settings=settings)
     except ConflictError as error:

@@ -22,12 +22,12 @@ from sproutsdb.solver.normal.dfpn import CoupleSpace, couple_key
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.couples import Couples
-from sproutsdb.solver.search.dfpn import DfpnSearch
+from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, RootShare
 from sproutsdb.solver.search.dfpn import Task as DfpnTask
 from sproutsdb.solver.search.driver import run_tasks
 from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
 from sproutsdb.solver.search.measures import ComponentMeasures
-from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.solver.search.options import FactNews, SolveOptions
 from sproutsdb.solver.search.ordering import Option, OrderFn, engine_order, fewest_lives_first
 from sproutsdb.solver.search.progress import Progress, ProgressFn, SolverStats
 from sproutsdb.solver.search.resume import ResumeSlots, SearchState, decode_state, encode_state
@@ -103,11 +103,17 @@ class NormalSolver:
         search: str = "dfpn",
         share_seconds: float | None = None,
         resume: ResumeSlots | None = None,
+        root_share: RootShare[tuple[tuple[str, ...], int]] | None = None,
+        news: FactNews | None = None,
+        busy: BusyMarks | None = None,
     ) -> None:
         self.game = game
         self._order = order
         self._facts = NimberFacts(
-            store, batch_size=options.batch_size, flush_seconds=options.flush_seconds
+            store,
+            batch_size=options.batch_size,
+            flush_seconds=options.flush_seconds,
+            on_put=news.published if news is not None else None,
         )
         self._table = TranspositionTable()
         self._meter = options.meter()
@@ -127,8 +133,11 @@ class NormalSolver:
         if search not in SEARCHES:
             raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
         self._table_capacity = table_capacity
-        # With other processes writing the same store (`solve --jobs`), what was looked up
-        # and found absent is asked again every `share_seconds`, so their facts are seen.
+        # With other processes writing the same store (`solve --jobs`), their facts are
+        # read every `share_seconds`: the keys `news` names, or else everything looked up
+        # and found absent (the kept children lists are dropped too, to be read again:
+        # that changes the search's path, and its visits by up to 2x either way).
+        self._news = news
         self._share_seconds = share_seconds
         self._next_share = time.monotonic() + (share_seconds or 0.0)
         self._space = (
@@ -137,7 +146,9 @@ class NormalSolver:
             else None
         )
         self._dfpn = (
-            DfpnSearch(self._space, capacity=table_capacity) if self._space is not None else None
+            DfpnSearch(self._space, capacity=table_capacity, share=root_share, busy=busy)
+            if self._space is not None
+            else None
         )
         # Where an interrupted call leaves its search state for a rerun (a hint, never a fact).
         self._resume = resume
@@ -417,9 +428,12 @@ class NormalSolver:
             self._stats.table_clears += 1
         if self._share_seconds is not None and time.monotonic() >= self._next_share:
             self._next_share = time.monotonic() + self._share_seconds
-            self._facts.forget_absent()
-            if self._space is not None:
-                self._space.forget_expanded()
+            if self._news is not None:
+                self._couples.refresh(self._news.news())
+            else:
+                self._facts.forget_absent()
+                if self._space is not None:
+                    self._space.forget_expanded()
         if self._resume_root is not None and time.monotonic() >= self._resume_due:
             self._save_resume()  # a killed run resumes from here
         if self._meter.active:

@@ -56,6 +56,13 @@ class Couples:
         for key, value in found.items():
             table.learn(key, value)
 
+    def refresh(self, keys: Iterable[str]) -> None:
+        """Read these keys from the store again, whatever was asked before: another
+        process has just put them (`solve --jobs`)."""
+        keys = list(keys)
+        self.facts.forget(keys)
+        self.fetch(keys)
+
     def rederive_exclusions(
         self, claims: Mapping[str, Iterable[int]], *, limit: int, chunk: int = 256
     ) -> int:

@@ -15,13 +15,14 @@ engine knows nothing of games; a ``Space`` expands nodes and records decisions.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
-from typing import Generic, Protocol, TypeVar
+from collections.abc import Generator, Sequence
+from typing import Generic, Protocol, TypeVar, cast
 
-__all__ = ["INFINITY", "DfpnSearch", "Space", "Task", "WaitingSpace"]
+__all__ = ["INFINITY", "BusyMarks", "DfpnSearch", "RootShare", "Space", "Task", "WaitingSpace"]
 
 INFINITY = 1 << 62  # a proof number that can never be reached: the node is decided
 Node = TypeVar("Node")
+SharedNode = TypeVar("SharedNode", contravariant=True)
 Child = tuple[str, Node, tuple[int, int]]  # key, node, initial (φ, δ) while unseen
 
 # A search task: a coroutine yielding sub-tasks, sent their results (True = losing node).
@@ -61,11 +62,63 @@ class WaitingSpace(Space[Node], Protocol[Node]):
         ...
 
 
+class RootShare(Protocol[SharedNode]):
+    """How one search shares its root's children with helper processes (`solve --jobs`).
+
+    The root's children are offered once; the search then says which child it enters
+    and which are decided, so that the helpers take the others first.
+    """
+
+    def offer(self, children: Sequence[tuple[str, SharedNode]]) -> None:
+        """The root's children (key, node) in the search's own order, once."""
+        ...
+
+    def entering(self, key: str) -> None:
+        """The search enters the root's child ``key``."""
+        ...
+
+    def decided(self, key: str) -> None:
+        """The root's child ``key`` is decided."""
+        ...
+
+
+class BusyMarks(Protocol):
+    """The nodes other searches of the same question are in now (`solve --jobs`): each
+    search marks the nodes on its path, and at a node that looks losing (δ ≤ φ: all its
+    children will be needed) leaves a child another search is in to that search while it
+    has another child to search, as ABDADA does in parallel alpha-beta; at a node that
+    looks winning, where one child will do, the searches go down the likeliest together.
+    Only the order of the search changes: every value still comes from the space."""
+
+    def enter(self, key: str) -> None:
+        """This search enters the node ``key``."""
+        ...
+
+    def leave(self, key: str) -> None:
+        """This search leaves the node ``key``."""
+        ...
+
+    def elsewhere(self, key: str) -> bool:
+        """Another search is in the node ``key`` now."""
+        ...
+
+
 class DfpnSearch(Generic[Node]):
-    """df-pn over a ``Space``; ``solve`` is a coroutine for an explicit-stack driver."""
+    """df-pn over a ``Space``; ``solve`` is a coroutine for an explicit-stack driver.
+
+    With a ``share``, the children of the first root ``solve`` is asked about are shared
+    with helpers (`RootShare`); with ``busy`` marks, at every node the search prefers the
+    children no other search is in (`BusyMarks`).
+    """
 
     def __init__(
-        self, space: Space[Node], *, epsilon: float = 0.25, capacity: int = 1 << 22
+        self,
+        space: Space[Node],
+        *,
+        epsilon: float = 0.25,
+        capacity: int = 1 << 22,
+        share: RootShare[Node] | None = None,
+        busy: BusyMarks | None = None,
     ) -> None:
         if epsilon < 0:
             raise ValueError("epsilon must be ≥ 0")
@@ -77,12 +130,18 @@ class DfpnSearch(Generic[Node]):
         # search stood (an exception leaves it as it was; the caller clears it).
         self.in_flight: list[tuple[str, list[Child[Node]]]] = []
         self._waiting = getattr(space, "waiting", None)
+        self.share = share
+        self._shared_root: str | None = None  # the root whose children are shared
+        self.busy = busy
+        self._descend = self._mid if busy is None else self._marked_mid
 
     def solve(self, root: Node, key: str) -> Task:
         """True iff ``root`` is a loss for the player to move (it must not be decided)."""
         space = self.space
+        if self.share is not None and self._shared_root is None:
+            self._shared_root = key
         while (value := space.decided(root, key)) is None:
-            yield self._mid(root, key, INFINITY, INFINITY)
+            yield self._descend(root, key, INFINITY, INFINITY)
         return value
 
     def _numbers(self, node: Node, key: str, initial: tuple[int, int]) -> tuple[int, int]:
@@ -121,7 +180,7 @@ class DfpnSearch(Generic[Node]):
                 # Search the sub-question until it is decided or both its numbers reach
                 # the limit: a number already past it is not a reason to stop.
                 limit = min(phi_limit, delta_limit) - later
-                yield self._mid(
+                yield self._descend(
                     sub,
                     sub_key,
                     limit if sub_phi < limit else INFINITY,
@@ -137,6 +196,9 @@ class DfpnSearch(Generic[Node]):
                 space.record(key, value)
                 return value
         children = space.expand(node, key)
+        share = self.share if key == self._shared_root else None
+        if share is not None:
+            share.offer([(child_key, child) for child_key, child, _ in children])
         in_flight = self.in_flight
         in_flight.append((key, children))
         decided, known, learnt_of = space.decided, numbers.get, learnt.get
@@ -173,6 +235,8 @@ class DfpnSearch(Generic[Node]):
                 in_flight.pop()
                 return losing
             for index in reversed(winning):  # decided for good: never look at them again
+                if share is not None:
+                    share.decided(children[index][0])
                 del children[index]
                 if index < best_index:
                     best_index -= 1
@@ -183,13 +247,61 @@ class DfpnSearch(Generic[Node]):
                 numbers[key] = (phi, delta)
                 in_flight.pop()
                 return None
+            # a node that looks losing needs every child: leave a busy one to its searcher;
+            # one that looks winning needs one child: search the likeliest with the others
+            if (
+                self.busy is not None
+                and delta <= phi
+                and self.busy.elsewhere(children[best_index][0])
+            ):
+                best_index, best_phi, second = self._free_child(
+                    children, learnt, phi_limit, (best_index, best_phi, second)
+                )
+            if share is not None:
+                share.entering(children[best_index][0])
             child_key, child, initial = children[best_index]
             widened = (
                 second
                 if second >= INFINITY
                 else max(second + 1, math.ceil(second * (1 + self.epsilon)))
             )
-            yield self._mid(
+            yield self._descend(
                 child, child_key, delta_limit - delta + best_phi, min(phi_limit, widened)
             )
             learnt[child_key] = self._numbers(child, child_key, learnt.get(child_key, initial))
+
+    def _marked_mid(self, node: Node, key: str, phi_limit: int, delta_limit: int) -> Task:
+        """`_mid` with the node marked busy while this search is in it."""
+        busy = cast(BusyMarks, self.busy)
+        busy.enter(key)
+        try:
+            return (yield from self._mid(node, key, phi_limit, delta_limit))
+        finally:
+            busy.leave(key)
+
+    def _free_child(
+        self,
+        children: list[Child[Node]],
+        learnt: dict[str, tuple[int, int]],
+        phi_limit: int,
+        best: tuple[int, int, int],
+    ) -> tuple[int, int, int]:
+        """The child to search next among those no other search is in and that can make
+        progress within this node's limit (δ under ``phi_limit``: one past it would come
+        straight back, again and again): the cheapest to show losing, its φ, and the
+        second-lowest δ among them; or ``best`` (its index, φ and second δ) if none."""
+        elsewhere = cast(BusyMarks, self.busy).elsewhere
+        pick, pick_phi = -1, 0
+        low = second = INFINITY
+        for index, (child_key, child, initial) in enumerate(children):
+            if elsewhere(child_key):
+                continue
+            child_phi, child_delta = self._numbers(child, child_key, learnt.get(child_key, initial))
+            if child_phi == 0 or child_delta >= phi_limit:
+                continue
+            if child_delta < low:
+                second, low = low, child_delta
+                pick, pick_phi = index, child_phi
+            elif child_delta < second:
+                second = child_delta
+        return best if pick < 0 else (pick, pick_phi, second)

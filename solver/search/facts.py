@@ -9,7 +9,7 @@ different stored value raises `NimberConflictError` at once.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, ProofStore
 
@@ -43,6 +43,7 @@ class NimberFacts:
         flush_seconds: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
         absent_capacity: int = 1 << 16,  # ~3 MB of keys; 2¹⁸ held ~10 MB
+        on_put: Callable[[Sequence[str]], None] | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
@@ -53,6 +54,7 @@ class NimberFacts:
         self._absent: set[str] = set()  # asked and not stored: not asked again (bounded)
         self._absent_capacity = absent_capacity
         self._pending: dict[str, int] = {}
+        self._on_put = on_put  # told the keys of each batch once it is durable
         self._last_flush = clock()
         self.reads = 0  # get batches sent
         self.hits = 0  # nimbers found in the store
@@ -95,6 +97,10 @@ class NimberFacts:
         """Ask the store again for keys it did not have (another process may have put them)."""
         self._absent.clear()
 
+    def forget(self, keys: Iterable[str]) -> None:
+        """Ask the store again for these keys (another process has just put them)."""
+        self._absent.difference_update(keys)
+
     @property
     def pending(self) -> int:
         """Facts proven but not yet put."""
@@ -118,6 +124,8 @@ class NimberFacts:
         self.inserted += result.inserted
         self.unchanged += result.unchanged
         self._store.flush()
+        if self._on_put is not None:
+            self._on_put(list(batch))
         if result.conflicts:
             first = result.conflicts[0]
             raise NimberConflictError(

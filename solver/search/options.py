@@ -7,9 +7,24 @@ bounds in one way for either play.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from sproutsdb.solver.search.progress import ProgressFn, ProgressMeter
+
+
+class FactNews(Protocol):
+    """What solvers of one store tell each other (`solve --jobs`): the keys each one put.
+    A key is news only: its value is read from the store, as any fact."""
+
+    def published(self, keys: Sequence[str]) -> None:
+        """This solver has just made these keys durable in the store."""
+        ...
+
+    def news(self) -> list[str]:
+        """Keys the other solvers have put since the last call."""
+        ...
 
 
 @dataclass(frozen=True)

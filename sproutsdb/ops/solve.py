@@ -62,6 +62,9 @@ class SolveSettings:
     reprove_roots: bool = True  # prove a root again even when the store holds its fact
     rcts: Any = None
     resume: ResumeSlots | None = None  # where a search's resume record is kept (either play)
+    root_share: Any = None  # normal play, --jobs: the root's children shared with helpers
+    news: Any = None  # normal play, --jobs: the keys the solvers of one store put (FactNews)
+    busy: Any = None  # normal play, --jobs: the nodes the other searches are in (BusyMarks)
 
     def options(self) -> SolveOptions:
         """The solver options these settings ask for."""
@@ -135,6 +138,9 @@ def normal_solver(game: Game, store: ProofStore, settings: SolveSettings) -> Nor
         search=settings.search,
         share_seconds=settings.share_seconds,
         resume=settings.resume,
+        root_share=settings.root_share,
+        news=settings.news,
+        busy=settings.busy,
     )
 
 
