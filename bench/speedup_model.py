@@ -21,7 +21,10 @@ takes the visits it took in the one-process run, and nothing is proven twice. Di
   budget B    any task that ran B visits hands out its couple's options (the visit trace
               replayed: what running workers could do, no hindsight; the "after")
   work W      hindsight: the children of every couple whose subtree took ≥ W = T1/1000
-  couple      every couple a task (the model's limit)
+  couple      every couple a task (the model's limit); --jobs N as built since 2026-11-26:
+              its busy marks let a search take any couple no other search is in, so what
+              the workers divide is this division (less the speculative work at winning
+              nodes, which no row here counts)
 
 Figures of 2026-11-25 (`--n 14 20`, 2 shared cores at load 5-7; CPU s is the recorded
 solve's, ~5 % over a plain one). T∞ and S_2 / S_32 / S_1024 (greedy) per division:
@@ -73,6 +76,21 @@ solve 0*n --outcome-only --jobs J` on a fresh store, wall s; --jobs 1 once: 0*14
 Both are bimodal, by whether the helper's facts reach the main search before it enters the
 same options: the 1.6x the issue asks to keep is met in about half the runs of either, so
 two workers are not a reliable 1.6x yet; every run gave the --jobs 1 outcome.
+
+The cause, found 2026-11-26: to meet the helpers' facts, the main search dropped its kept
+children lists every second, which alone changed its path (0*14 alone with that: 94 000 to
+277 000 visits by timing, against 150 064). Now the processes send each other the keys they
+store, busy marks divide any subtree two searches meet in (ABDADA's rule at nodes that look
+losing), and the main search offers its root's children. Measured on a slower machine of
+the same kind (0*14 --jobs 1: 45-54 s wall against 23.4 above), load 3-8 from another
+session's niced work, `sproutsdb solve 0*n --outcome-only --jobs J` on a fresh store:
+  0*14: --jobs 1 45.5 s; --jobs 2 29.6, 27.5, 23.8 s (1.54, 1.65, 1.91x)
+  0*18: --jobs 1 160.9 s; --jobs 2 90.9, 97.1, 98.3 s (1.77, 1.66, 1.64x)
+  0*20: --jobs 1 114.5 s; --jobs 2 65.8, 75.9, 53.0 s (1.74, 1.51, 2.16x)
+7 of 9 runs at ≥ 1.6x (before: about half), every outcome L as with --jobs 1; the main
+search's visits 52 000-162 000, and both processes' CPU 0.9-1.2x that of --jobs 1. What is
+left: the last root child (0*14's 0*12.1a1a, 0*18's 0*15.AB|0*2.AB) holds 1/3 to 2/3 of
+the wall time, and the two searches divide it by busy marks, not evenly.
 """
 
 from __future__ import annotations
