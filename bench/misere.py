@@ -79,6 +79,7 @@ or shorter). The outcome and a clean check never change; the main search's visit
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import resource
 import subprocess
@@ -166,7 +167,10 @@ def run_one(
     with resources:
         with ExitStack() as running:
             if jobs is not None:
-                running.enter_context(misere_helpers_running(helpers, f"0*{n}", jobs, source))
+                busy = running.enter_context(
+                    misere_helpers_running(helpers, f"0*{n}", jobs, source)
+                )
+                settings = dataclasses.replace(settings, busy=busy)
             with Solving(store, settings=settings) as session:  # flushed on leaving
                 try:
                     outcome: str | None = session.solve(f"0*{n}").outcome

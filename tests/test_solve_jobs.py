@@ -11,14 +11,13 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.busy_marks import BUSY_SLOTS, SharedBusy
 from sproutsdb.tools.parallel_solve import (
-    BUSY_SLOTS,
     DONE,
     HELPER,
     MAIN,
     SPLIT_DEPTH,
     RootClaims,
-    SharedBusy,
     _claim,
     _left_by_main,
     root_options,

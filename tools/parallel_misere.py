@@ -7,7 +7,9 @@ order the main search tries them in, so that the two ends of the tree are worked
 once. Only losing nodes are stored: an option proven losing is stored itself, one proven
 winning leaves its losing child in the store. Every `SHARE_SECONDS` each solver asks the
 store again about the nodes it had found missing (`MisereSolver(share_seconds=...)`), so
-the main search meets the helpers' facts instead of proving them. The answer is the main
+the main search meets the helpers' facts instead of proving them; and every search marks the
+nodes on its path (`busy_marks`), so that two searches that meet in a subtree divide it
+instead of proving the same nodes. The answer is the main
 search's, the same for every N; the helpers change only how soon it comes. They stop when
 the main search ends or when their parent process is gone.
 """
@@ -23,6 +25,7 @@ from typing import Any, TypeVar
 
 from sproutsdb.ops.solve import SolveSettings, Solving, misere_rct_source
 from sproutsdb.solver.search.progress import Progress
+from sproutsdb.tools.busy_marks import SharedBusy, busy_tables
 from sproutsdb.tools.helper_processes import helpers_alive
 from sproutsdb.tools.stores import open_solve_store
 
@@ -73,6 +76,7 @@ def _helper_main(
     index: int,
     helpers: int,
     stop: Any,
+    busy: SharedBusy,
 ) -> None:
     """A helper process: prove its share of the root's options into the shared store."""
     parent = os.getppid()
@@ -94,6 +98,7 @@ def _helper_main(
             flush_seconds=SHARE_SECONDS,
             share_seconds=SHARE_SECONDS,
             table_capacity=getattr(args, "table_capacity", None),
+            busy=busy,
         )
         if stop.is_set():
             return
@@ -113,27 +118,29 @@ def _helper_main(
 @contextmanager
 def misere_helpers_running(
     args: argparse.Namespace, key: str, jobs: int, source: dict[str, str | None]
-) -> Iterator[None]:
+) -> Iterator[SharedBusy | None]:
     """Run `jobs - 1` helper processes on the misère options of `key` for the time of the
-    block; `source` is the main search's RCT source (`misere_rct_source`'s description),
-    found (and a store seeded) before the helpers start."""
+    block, which is given the main search's busy marks (None for one job); `source` is the
+    main search's RCT source (`misere_rct_source`'s description), found (and a store
+    seeded) before the helpers start."""
     if jobs <= 1:
-        yield
+        yield None
         return
     context = multiprocessing.get_context("spawn")
     stop = context.Event()
     helpers = jobs - 1
+    busy = busy_tables(context, jobs)  # the main search's first
     processes = [
         context.Process(
             target=_helper_main,
-            args=(args, key, source, index, helpers, stop),
+            args=(args, key, source, index, helpers, stop, SharedBusy(busy, index + 1)),
             name=f"sproutsdb-misere-helper-{index}",
             daemon=True,
         )
         for index in range(helpers)
     ]
     with helpers_alive(processes, stop, _STOP_GRACE):
-        yield
+        yield SharedBusy(busy, 0)
 
 
 __all__ = ["SHARE_SECONDS", "helper_share", "misere_helpers_running"]

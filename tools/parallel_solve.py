@@ -26,7 +26,6 @@ import multiprocessing
 import os
 import queue
 import time
-import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -35,13 +34,13 @@ from sproutsdb.games import get_game
 from sproutsdb.ops.solve import SolveSettings, normal_solver
 from sproutsdb.solver.normal.solver import Progress
 from sproutsdb.solver.ports.game import Game
+from sproutsdb.tools.busy_marks import SharedBusy, busy_tables
 from sproutsdb.tools.helper_processes import helpers_alive
 
 SHARE_SECONDS = 1.0  # how often solvers of one --jobs run look for each other's facts
 SPLIT_SECONDS = 4.0  # CPU s after which a helper's couple may hand out its options
 SPLIT_DEPTH = 3  # couples this many moves below the root are proven whole, never split
 SHARED_CHILDREN = 4096  # root children with a claim byte (0*21 has 12; more go unclaimed)
-BUSY_SLOTS = 1 << 16  # slots of each process's busy marks (a path holds a few hundred nodes)
 _STOP_GRACE = 10.0  # seconds a helper has to flush and exit before it is terminated
 _IDLE_SECONDS = 0.5  # how long an idle helper waits for the queue before looking again
 
@@ -123,31 +122,6 @@ class Inboxes:
         """Let the process exit whatever its queues still hold (nobody's news any more)."""
         for inbox in self.queues:
             inbox.cancel_join_thread()
-
-
-class SharedBusy:
-    """df-pn's `BusyMarks` across the processes of one `--jobs` run: each process counts
-    the nodes on its path in a shared array of its own, by a hash of their key (a
-    collision only changes the order of a search), and reads the others'."""
-
-    def __init__(self, tables: Sequence[Any], me: int) -> None:
-        self.tables, self.me = list(tables), me
-        self._mine = self.tables[me]
-        self._others = [table for index, table in enumerate(self.tables) if index != me]
-
-    @staticmethod
-    def _slot(key: str) -> int:
-        return zlib.crc32(key.encode()) & (BUSY_SLOTS - 1)
-
-    def enter(self, key: str) -> None:
-        self._mine[self._slot(key)] += 1
-
-    def leave(self, key: str) -> None:
-        self._mine[self._slot(key)] -= 1
-
-    def elsewhere(self, key: str) -> bool:
-        slot = self._slot(key)
-        return any(table[slot] > 0 for table in self._others)
 
 
 class HelperLinks(NamedTuple):
@@ -311,7 +285,7 @@ def helpers_running(
     current: Any = context.Value("i", -1, lock=False)  # the root child the main search is in
     idle: Any = context.Value("i", 0)  # helpers waiting for work: they ask for splits
     inboxes = [context.Queue() for _ in range(jobs)]  # the main's first, then a helper's
-    busy = [context.Array("i", BUSY_SLOTS, lock=False) for _ in range(jobs)]  # the same
+    busy = busy_tables(context, jobs)  # the same
     processes = [
         context.Process(
             target=_helper_main,

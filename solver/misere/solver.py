@@ -45,7 +45,7 @@ from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, ProofStore, RctRecord
-from sproutsdb.solver.search.dfpn import DfpnSearch, Task
+from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, Task
 from sproutsdb.solver.search.driver import rare_full_collections, run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import SolveOptions
@@ -276,6 +276,7 @@ class MisereSolver:
         delta_divisor: int = 2,
         share_seconds: float | None = None,
         resume: ResumeSlots | None = None,
+        busy: BusyMarks | None = None,
     ) -> None:
         children_cache = (
             DEFAULT_CHILDREN_CACHE if options.children_cache is None else options.children_cache
@@ -300,7 +301,7 @@ class MisereSolver:
         self._delta_divisor = delta_divisor  # df-pn+: a child's δ is 1 + lives // this + RCTs
         self.table_clears = 0  # times the proven winning nodes were dropped (memory bound)
         self._dfpn: DfpnSearch[NodeParts] = DfpnSearch(
-            space, epsilon=epsilon, capacity=table_capacity
+            space, epsilon=epsilon, capacity=table_capacity, busy=busy
         )
         self.game = game
         self.store = store

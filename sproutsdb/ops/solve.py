@@ -64,7 +64,7 @@ class SolveSettings:
     resume: ResumeSlots | None = None  # where a search's resume record is kept (either play)
     root_share: Any = None  # normal play, --jobs: the root's children shared with helpers
     news: Any = None  # normal play, --jobs: the keys the solvers of one store put (FactNews)
-    busy: Any = None  # normal play, --jobs: the nodes the other searches are in (BusyMarks)
+    busy: Any = None  # --jobs (either play): the nodes the other searches are in (BusyMarks)
 
     def options(self) -> SolveOptions:
         """The solver options these settings ask for."""
@@ -178,6 +178,7 @@ class Solving:
                 options=settings.options(),
                 share_seconds=settings.share_seconds,
                 resume=settings.resume,
+                busy=settings.busy,
             )
         else:
             self.game = entry.engine()
