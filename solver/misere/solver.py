@@ -666,7 +666,7 @@ class MisereSolver:
             rest_lives = total_lives - lives(land)
             moves, moves_lives = self._land_moves(land)
             for move, move_lives in zip(moves, moves_lives):
-                if type(move) is str:  # one new land of unknown RCT (LandMoves)
+                if isinstance(move, str):  # one new land of unknown RCT (LandMoves)
                     child_lands = tuple(sorted((*rest, move))) if rest else (move,)
                     child_parity = parity
                     child_key = "+".join(child_lands) + suffix[parity]
@@ -681,7 +681,7 @@ class MisereSolver:
                     )
                     out[child_key] = (size, (child_lands, child_parity, child_rcts))
                     continue
-                kept, _, flip, handles, nimber, height = move  # type: ignore[misc]
+                kept, _, flip, handles, nimber, height = move
                 if not kept:
                     child_lands = rest
                 elif rest:
