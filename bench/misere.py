@@ -74,6 +74,13 @@ Other runs of `--jobs 2` on the same load: 0*12 37,344 visits (main 9.0 CPU s), 
 13,137-18,080, 0*14 31,126-55,338 (a df-pn path moved by the helper's facts may be longer
 or shorter). The outcome and a clean check never change; the main search's visits move by
 -33 % to +20 %, and the helper's CPU is mostly spent on options the main search proves too.
+
+Memory (2026-11-26, issue #28; in-process runs on an in-memory store, resident MB as the
+search goes; the same visits before and after): the keys asked of the store (4.2 M strings,
+~0.5 GB, at 0*15 before their clear at the table capacity), the land RCT memo (1.5 M lands,
+140 MB), the land moves LRU (207 MB) and the children lists (98 MB) held most of 0*15's
+1,098 MB peak. Now bounded or compacted (solver/misere/solver.py's constants): 0*14 331 ->
+212 MB peak; 0*15 at 75 k / 131 k / 201 k visits 348 / 489 / 655 MB -> 215 / 264 / 301 MB.
 """
 
 from __future__ import annotations

@@ -91,6 +91,39 @@ def test_a_tiny_table_capacity_changes_no_outcome(game: SproutsGame) -> None:
         MisereSolver(game, store, options=SolveOptions(table_capacity=0))
 
 
+def test_tiny_memory_bounds_change_no_visit(
+    game: SproutsGame, s4: RctTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caches bounded for memory (keys asked of the store, lands' RCTs, lands' moves,
+    children lists) only cost recomputation: at bounds of 2, 0*8 and 0*9 take the visits,
+    outcomes and stored losing nodes of the defaults, and what is stored checks."""
+    from sproutsdb.solver.misere import solver as module
+    from sproutsdb.solver.misere.check import check_misere_with_cycles
+
+    runs = []
+    for tiny in (False, True):
+        if tiny:
+            monkeypatch.setattr(module, "ASKED_CAPACITY", 2)
+            monkeypatch.setattr(module, "LAND_RCT_CAPACITY", 2)
+        store = MemoryProofStore()
+        solver = MisereSolver(
+            game,
+            store,
+            TableRcts(s4),
+            options=SolveOptions(children_cache=2 if tiny else None),
+            node_cache=2 if tiny else module.DEFAULT_NODE_CACHE,
+        )
+        outcomes = [solver.outcome(position) for position in ("0*8", "0*9")]
+        assert solver.stats.nodes > 100
+        runs.append((outcomes, solver.stats.nodes, store.get(FactKind.MISERE, [*solver._table])))
+        engine = MisereSolver(game, MemoryProofStore(), TableRcts(s4))
+        for position, outcome in zip(("0*8", "0*9"), outcomes, strict=True):
+            report, _ = check_misere_with_cycles(engine, store, position)
+            assert report.ok and report.outcome == outcome
+    assert runs[0] == runs[1]
+    assert runs[0][0] == ["L", "L"]  # OEIS A164950
+
+
 def test_cli_table_capacity(tmp_path: Path) -> None:
     """`solve --misere --table-capacity N` gives the same outcome; bad use is one line, exit 2
     (the flag bounds normal play's tables too)."""

@@ -94,6 +94,21 @@ Size = tuple[int, int, int, int]  # the move order of a node (``MisereSolver._si
 # the child lands sorted by content id, their normal-play nim-sum, their total height.
 LandMove = tuple[tuple[str, ...], int, int, tuple[int, ...], int, int]
 
+# The moves of a land as the moves LRU keeps them: the moves in the order of the land's
+# children, and their lives. A move that only adds one land of unknown RCT (8 in 10 of
+# them) is that land's string, not a LandMove: a LandMove and the 1-tuple in it took 136
+# bytes a move, 60 % of the LRU's memory (0*14: 465 k of 585 k moves in 16 k lands).
+LandMoves = tuple[tuple[str | LandMove, ...], Sequence[int]]
+
+
+class _Initials(dict[int, tuple[int, int]]):
+    """The initial numbers (1, δ) of unseen children, one shared tuple per δ: the cached
+    children lists held one each (56 bytes a child, ~15 % of those lists)."""
+
+    def __missing__(self, delta: int) -> tuple[int, int]:
+        pair = self[delta] = (1, delta)
+        return pair
+
 
 class MisereConflictError(ConflictError):
     """The store's outcome of a node differs from the one just proven."""
@@ -237,7 +252,18 @@ def _resting_on(records: Mapping[str, RctRecord], absent: set[str]) -> set[str]:
 # --------------------------------------------------------------------------- the solver
 
 
-DEFAULT_CHILDREN_CACHE = 1 << 15  # lands whose moves the misère search memoises
+DEFAULT_CHILDREN_CACHE = 1 << 15  # lands whose moves the misère search memoises (LandMoves)
+# Nodes whose children lists (~12 kB each at 0*15) are kept for re-visits: 2¹² instead of
+# 2¹³ re-expands 2 % more nodes at 0*14 (~0.5 % of its CPU), for half of ~100 MB.
+DEFAULT_NODE_CACHE = 1 << 12
+# Keys found missing in the store, remembered by hash so that none is asked twice, cleared
+# at 2¹⁸ (~18 MB). As strings, up to the table capacity, they were the largest holder of
+# 0*15 (4.2 M keys, ~440 MB, before the first clear); a clear only costs store reads of
+# keys asked again, which find nothing in a lone search.
+ASKED_CAPACITY = 1 << 18
+# Lands whose RCT (or its absence) the search remembers, cleared when full (the source is
+# asked again, a dict lookup for a table): 0*15 met 1.5 M distinct lands, ~140 MB kept.
+LAND_RCT_CAPACITY = 1 << 17
 DEFAULT_TABLE_CAPACITY = 1 << 22  # proven nodes kept in memory before the table is cleared
 # A resume record is saved at most once per flush interval, and less often when saving it
 # costs more than 1/RESUME_COST_SHARE of the time between saves (a large table).
@@ -271,7 +297,7 @@ class MisereSolver:
         rcts: RctSource | None = None,
         *,
         options: SolveOptions = SolveOptions(),
-        node_cache: int = 8192,
+        node_cache: int = DEFAULT_NODE_CACHE,
         epsilon: float = 0.25,
         delta_divisor: int = 2,
         share_seconds: float | None = None,
@@ -288,7 +314,8 @@ class MisereSolver:
             OrderedDict()
         )
         self._expanded_capacity = node_cache
-        self._moves: OrderedDict[str, tuple[LandMove, ...]] = OrderedDict()
+        self._initials = _Initials()
+        self._moves: OrderedDict[str, LandMoves] = OrderedDict()
         self._moves_capacity = children_cache
         space = SimpleNamespace(
             expand=self._expand, decided=self._decided, record=self._record, visit=self._visit
@@ -296,6 +323,7 @@ class MisereSolver:
         if table_capacity < 1:
             raise ValueError("table_capacity must be at least 1")
         self._table_capacity = table_capacity
+        self._asked_capacity = min(table_capacity, ASKED_CAPACITY)
         if delta_divisor < 1:
             raise ValueError("delta_divisor must be at least 1")
         self._delta_divisor = delta_divisor  # df-pn+: a child's δ is 1 + lives // this + RCTs
@@ -314,10 +342,13 @@ class MisereSolver:
         self._batch_size = options.batch_size
         self._flush_seconds = options.flush_seconds
         self._table: dict[str, bool] = {}  # node key -> losing?
-        self._asked: set[str] = set()  # keys already looked up in the store
+        # hashes of the keys already looked up in the store: two keys of one hash (about
+        # n²/2⁶⁵ at n keys) only make one of them unasked, and the search proves it itself
+        self._asked: set[int] = set()
         self._pending: dict[str, str] = {}
         self._last_flush = time.monotonic()
-        self._land_rct: dict[str, int | None] = {}
+        self._land_rct: dict[str, int | None] = {}  # bounded by LAND_RCT_CAPACITY
+        self._land_of: dict[int, str] = {}  # one land of each RCT met (for resume records)
         self._cid: dict[int, str] = {}
         self._root = ""
         self._stack: list[Task] = []
@@ -467,13 +498,22 @@ class MisereSolver:
     # ----------------------------------------------------------------- nodes
 
     def _rct_of(self, lands: Iterable[str]) -> dict[str, int | None]:
-        """Known RCT (or None) of each land, asking the source once for the new ones."""
+        """Known RCT (or None) of each land, asking the source once for the new ones: the
+        memo, which holds at least ``lands`` (it is cleared first when it would outgrow
+        LAND_RCT_CAPACITY, and the lands it held are asked again when next met)."""
         memo = self._land_rct
-        new = [land for land in dict.fromkeys(lands) if land not in memo]
+        wanted = dict.fromkeys(lands)
+        new = [land for land in wanted if land not in memo]
         if new:
+            if len(memo) + len(new) > LAND_RCT_CAPACITY:
+                memo.clear()
+                new = list(wanted)
             found = self.rcts.lookup(new)
+            land_of = self._land_of
             for land in new:
-                memo[land] = found.get(land)
+                handle = memo[land] = found.get(land)
+                if handle is not None and handle not in land_of:
+                    land_of[handle] = land
         return memo
 
     def _fold(self, added: Iterable[int]) -> tuple[int, list[int]]:
@@ -529,20 +569,20 @@ class MisereSolver:
         lands.sort()
         return tuple(lands), parity, tuple(handles)
 
-    def _land_moves(self, land: str) -> tuple[LandMove, ...]:
+    def _land_moves(self, land: str) -> LandMoves:
         """The moves in one land, each folded once into what it adds to a node (kept
-        lands, their lives, parity flip, RCTs and their nimber and height); distinct
-        effects only, in the order of the land's children; kept in a bounded LRU."""
+        lands, their lives, parity flip, RCTs and their nimber and height; a lone new
+        land as its string, see LandMoves); distinct effects only, in the order of the
+        land's children; kept in a bounded LRU."""
         cache = self._moves
-        moves = cache.get(land)
-        if moves is not None:
+        found = cache.get(land)
+        if found is not None:
             cache.move_to_end(land)
-            return moves
+            return found
         kids = self._measure.children(land)
         memo = self._land_rct
-        new = {part for kid in kids for part in kid if part not in memo}
-        if new:
-            self._rct_of(new)
+        if any(part not in memo for kid in kids for part in kid):
+            memo = self._rct_of(part for kid in kids for part in kid)
         lives = self._measure.lives
         algebra = self.algebra
         cid = self._cid
@@ -579,11 +619,19 @@ class MisereSolver:
                 nimber ^= algebra.nimber(handle)
                 height += algebra.height(handle)
             seen[effect] = (kept_lands, sum(map(lives, kept)), flip, handles, nimber, height)
-        moves = tuple(seen.values())
-        cache[land] = moves
+        moves = tuple(
+            move[0][0] if len(move[0]) == 1 and not move[2] and not move[3] else move
+            for move in seen.values()
+        )
+        move_lives = [move[1] for move in seen.values()]
+        try:
+            packed: Sequence[int] = bytes(move_lives)  # 1 byte a move (lives < 256)
+        except ValueError:
+            packed = tuple(move_lives)
+        cache[land] = found = (moves, packed)
         if len(cache) > self._moves_capacity:
             cache.popitem(last=False)
-        return moves
+        return found
 
     def _children(self, node: NodeParts) -> dict[str, NodeParts]:
         """Distinct children by key."""
@@ -617,8 +665,24 @@ class MisereSolver:
             previous = land
             rest = lands[:i] + lands[i + 1 :]
             rest_lives = total_lives - lives(land)
-            for move in self._land_moves(land):
-                kept, move_lives, flip, handles, nimber, height = move
+            moves, moves_lives = self._land_moves(land)
+            for move, move_lives in zip(moves, moves_lives):
+                if isinstance(move, str):  # one new land of unknown RCT (LandMoves)
+                    child_lands = tuple(sorted((*rest, move))) if rest else (move,)
+                    child_parity = parity
+                    child_key = "+".join(child_lands) + suffix[parity]
+                    child_rcts = rcts
+                    if child_key in out:
+                        continue
+                    size = (
+                        rest_lives + move_lives,
+                        -len(child_lands),
+                        1 if child_parity ^ rct_nimber else 0,
+                        child_parity + rct_height,
+                    )
+                    out[child_key] = (size, (child_lands, child_parity, child_rcts))
+                    continue
+                kept, _, flip, handles, nimber, height = move
                 if not kept:
                     child_lands = rest
                 elif rest:
@@ -731,7 +795,7 @@ class MisereSolver:
         root_key = self.key(root)
         if self._reprove_roots:
             self._root = root_key
-            self._asked.discard(root_key)
+            self._asked.discard(hash(root_key))
             self._table.pop(root_key, None)
         else:
             self._fetch([root_key])  # a stored root is taken as proven, like any node
@@ -781,12 +845,12 @@ class MisereSolver:
     def _fetch(self, keys: list[str]) -> None:
         """One store read for the keys never asked (never the root being re-proven)."""
         asked, table, root = self._asked, self._table, self._root
-        wanted = [k for k in keys if k not in asked and k not in table and k != root]
+        wanted = [k for k in keys if hash(k) not in asked and k not in table and k != root]
         if not wanted:
             return
-        if len(asked) >= self._table_capacity:
+        if len(asked) >= self._asked_capacity:
             asked.clear()
-        asked.update(wanted)
+        asked.update(map(hash, wanted))
         self._stats.store_reads += 1
         found = self.store.get(FactKind.MISERE, wanted)
         for k, v in found.items():
@@ -825,9 +889,9 @@ class MisereSolver:
         # Measured (visits): lives // 4 halved the nodes of 0*13 against δ = 1; lives // 2
         # gives 0*13 17 380 (// 4: 17 719; // 1: 30 300; // 8: 25 729; lives² // 32:
         # 19 277) and 0*14 46 306 (// 4: 57 543), with ε = 0.25 (0.5 and 1: 21 385, 19 710)
-        divisor = self._delta_divisor
+        divisor, initials = self._delta_divisor, self._initials
         children = [
-            (child_key, child, (1, 1 + size[0] // divisor + len(child[2])))
+            (child_key, child, initials[1 + size[0] // divisor + len(child[2])])
             for size, child_key, child in ordered
         ]
         cache[key] = children
@@ -850,7 +914,7 @@ class MisereSolver:
         self.flush()
         table = self._table
         self._table = {k: v for k, v in table.items() if v}
-        self._asked = set(self._table)
+        self._asked = set()  # (the losing nodes kept are never asked: they are known)
         self.table_clears += 1
 
     def _visit(self) -> None:
@@ -985,11 +1049,8 @@ class MisereSolver:
             return
         started = time.monotonic()
         wins = [key for key, losing in self._table.items() if not losing]
-        lands: dict[int, str] = {}  # one land of each tree known as a land's RCT
-        for land, handle in self._land_rct.items():
-            if handle is not None and handle not in lands:
-                lands[handle] = land
-        data = encode_misere_state(self._resume_root, self._dfpn.numbers, wins, lands.values())
+        lands = self._land_of.values()  # one land of each tree known as a land's RCT
+        data = encode_misere_state(self._resume_root, self._dfpn.numbers, wins, lands)
         if self._resume.save(RESUME_PREFIX + self._resume_root, data):
             self._stats.resume_saves += 1
         now = time.monotonic()
