@@ -81,6 +81,16 @@ search goes; the same visits before and after): the keys asked of the store (4.2
 140 MB), the land moves LRU (207 MB) and the children lists (98 MB) held most of 0*15's
 1,098 MB peak. Now bounded or compacted (solver/misere/solver.py's constants): 0*14 331 ->
 212 MB peak; 0*15 at 75 k / 131 k / 201 k visits 348 / 489 / 655 MB -> 215 / 264 / 301 MB.
+Whole solves through the CLI after it (`sproutsdb solve 0*n --misere` on a fresh LMDB store,
+/usr/bin/time, a machine ~1.7x slower than the one of the figures above, load 1-2):
+0*16 W, 879,565 visits, 464 CPU s, 465 MB peak (before: 1.55-1.63 GB); 0*17 W, 1,608,717
+visits, 552 CPU s, 532 MB peak (before: 1.69-1.81 GB); visits as before, outcomes as A164950.
+
+--jobs 2 with busy marks (tools/busy_marks.py; same machine, load ~3, wall s): 0*12 W
+--jobs 1 21.2, --jobs 2 25.4 and 24.4 (main 41,568 and 40,777 visits of 44,908); 0*13 L
+--jobs 1 11.1, --jobs 2 12.4 (main 15,548 of 17,380). Helpers that solve the root itself
+beside the main search (tried, not kept): 0*12 21.3 and 20.8, 0*13 13.3. Still no gain: the
+main search's visits hardly drop, so what the helpers prove is mostly what it proves too.
 """
 
 from __future__ import annotations
