@@ -85,6 +85,8 @@ Whole solves through the CLI after it (`sproutsdb solve 0*n --misere` on a fresh
 /usr/bin/time, a machine ~1.7x slower than the one of the figures above, load 1-2):
 0*16 W, 879,565 visits, 464 CPU s, 465 MB peak (before: 1.55-1.63 GB); 0*17 W, 1,608,717
 visits, 552 CPU s, 532 MB peak (before: 1.69-1.81 GB); visits as before, outcomes as A164950.
+With the land moves LRU at 2^14 lands instead of 2^15 (tried, not kept): 0*17 494 MB peak,
+the same visits, but 663 CPU s (+20 %: lands' moves computed again), so the default stays.
 
 --jobs 2 with busy marks (tools/busy_marks.py; same machine, load ~3, wall s): 0*12 W
 --jobs 1 21.2, --jobs 2 25.4 and 24.4 (main 41,568 and 40,777 visits of 44,908); 0*13 L
