@@ -164,12 +164,6 @@ class CoupleSpace:
         order.extend(child for index, child in enumerate(children) if index not in taken)
         children[:] = order
 
-    def forget_expanded(self) -> None:
-        """Drop the kept children lists, so that the next visits read the store again."""
-        self._expanded.clear()
-        self._resumed.clear()
-        self._expanded_size = 0
-
     def _expand(self, node: Node, key: str) -> list[Child[Node]]:
         """The children of a couple not expanded before: (C', n) for each child C' of C
         not known to be winning, then (C, k) for k < n; [_LOSS] if one is a known loss."""

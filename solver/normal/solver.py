@@ -133,10 +133,12 @@ class NormalSolver:
         if search not in SEARCHES:
             raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
         self._table_capacity = table_capacity
-        # With other processes writing the same store (`solve --jobs`), their facts are
-        # read every `share_seconds`: the keys `news` names, or else everything looked up
-        # and found absent (the kept children lists are dropped too, to be read again:
-        # that changes the search's path, and its visits by up to 2x either way).
+        # With other processes writing the same store (`solve --jobs`), the keys `news`
+        # names are read again every `share_seconds`; nothing else is dropped, so the
+        # search keeps its path (dropping the kept children lists changed its visits by up
+        # to 2x either way, by timing alone).
+        if share_seconds is not None and news is None:
+            raise ValueError("share_seconds needs news: the keys other processes stored")
         self._news = news
         self._share_seconds = share_seconds
         self._next_share = time.monotonic() + (share_seconds or 0.0)
@@ -430,10 +432,6 @@ class NormalSolver:
             self._next_share = time.monotonic() + self._share_seconds
             if self._news is not None:
                 self._couples.refresh(self._news.news())
-            else:
-                self._facts.forget_absent()
-                if self._space is not None:
-                    self._space.forget_expanded()
         if self._resume_root is not None and time.monotonic() >= self._resume_due:
             self._save_resume()  # a killed run resumes from here
         if self._meter.active:

@@ -93,10 +93,6 @@ class NimberFacts:
         ):
             self.flush()
 
-    def forget_absent(self) -> None:
-        """Ask the store again for keys it did not have (another process may have put them)."""
-        self._absent.clear()
-
     def forget(self, keys: Iterable[str]) -> None:
         """Ask the store again for these keys (another process has just put them)."""
         self._absent.difference_update(keys)
