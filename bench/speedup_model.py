@@ -91,6 +91,28 @@ session's niced work, `sproutsdb solve 0*n --outcome-only --jobs J` on a fresh s
 search's visits 52 000-162 000, and both processes' CPU 0.9-1.2x that of --jobs 1. What is
 left: the last root child (0*14's 0*12.1a1a, 0*18's 0*15.AB|0*2.AB) holds 1/3 to 2/3 of
 the wall time, and the two searches divide it by busy marks, not evenly.
+
+Measured on an idle machine, 2026-11-27 00:15-01:00 (nothing else of ours running, the
+kernel's autogroup off; a helper agent's niced work beside from 00:20, which takes ~1.5 % of
+a core against ours), same code, `sproutsdb solve 0*n --outcome-only --jobs J` on a fresh
+store, wall s (--jobs 1 once: 0*14 41.9, 0*18 155.7, 0*20 130.6, the same visits as ever;
+this machine is 1.75x slower than that of 2026-11-25 on 0*14):
+  busy marks (as built):  0*14 51.4, 57.4, 29.8, 20.5 (0.81, 0.73, 1.41, 2.04x)
+                          0*18 101.0, 100.6, 105.5, 82.8 (1.54, 1.55, 1.48, 1.88x)
+                          0*20 76.9, 101.0, 67.2, 80.5 (1.70, 1.29, 1.94, 1.62x)
+  no busy marks (fact news and shared root children only, tried):
+                          0*14 26.7, 48.3, 29.5, 57.0 (1.57, 0.87, 1.42, 0.73x)
+                          0*18 86.4, 98.5, 107.9 (1.80, 1.58, 1.44x)
+                          0*20 66.5, 66.5, 81.6 (1.96, 1.96, 1.60x)
+  no busy marks, and the main search told only of lands within two moves of the root
+  (tried, to keep its path that of --jobs 1 below them): 0*14 66.4, 50.0, 28.1 s
+So the 1.6x is not kept on an idle machine at 0*14 (4 of 4 ways of dividing give runs
+below 1.0x) and is met in 7 of 11 runs at 0*18 and 0*20. Every outcome was L. The main
+search's visits at 0*14 were 47 920-214 169 against --jobs 1's 150 064 in all three
+ways, even when it heard of nothing deeper than two moves: any change of what it knows
+moves df-pn's path on 0*14 by 3x either way, so the spread is the search's, not the
+division's (the model's rows assume the --jobs 1 path). Busy marks stay: at two workers
+neither way is better within this spread, and they are what divides work past two.
 """
 
 from __future__ import annotations
