@@ -93,6 +93,17 @@ the same visits, but 663 CPU s (+20 %: lands' moves computed again), so the defa
 --jobs 1 11.1, --jobs 2 12.4 (main 15,548 of 17,380). Helpers that solve the root itself
 beside the main search (tried, not kept): 0*12 21.3 and 20.8, 0*13 13.3. Still no gain: the
 main search's visits hardly drop, so what the helpers prove is mostly what it proves too.
+
+Again on an idle machine, 2026-11-27 01:30 (a niced helper agent beside, load ~4 counting
+its processes; wall s, --jobs 1 / --jobs 2): 0*12 W 28.5 / 28.3 (main 47,097 visits of
+44,908), 0*13 L 11.9 / 12.3 (15,580 of 17,380), 0*14 L 27.2 / 25.3 (39,990 of 46,306):
+1.0-1.08x. Every outcome as A164950.
+
+df-pn's widening factor ε (second-best numbers times 1 + ε, solver/search/dfpn.py), swept
+2026-11-27 on an in-memory store, visits of 0*12 / 0*13 / 0*14: ε = 0 80,823 / 36,963 /
+154,612; 0.25 (the default) 44,908 / 17,380 / 46,306; 0.5 44,769 / 21,385 / 59,805; 1.0
+54,094 / 19,710 / 74,651. The default is the best of these; normal play's sweep is in
+bench/solve.py.
 """
 
 from __future__ import annotations

@@ -67,6 +67,15 @@ user CPU s / max RSS MB / cpu/SPOTS: 12 4.04 / 61.9 / 0.16-0.19; 13 8.01 / 65.6 
 14 23.84 / 77.2 / 0.18; 15 60.30 / 88.8 / 0.20; 16 7.07 / 65.9 / 0.19; 17 3.84 / 63.4 / 0.26;
 18 80.42 / 95.4 / 0.18; 19 39.55 / 83.8 / 0.14; 20 60.89 / 92.8 / 0.13; 21 631.6 / 228.5
 (1 606 053 visits, 44 455 facts; the goal of 600 s is missed by 5 %).
+
+df-pn's widening factor ε (solver/search/dfpn.py), swept 2026-11-27 on an in-memory store
+(outcome of 0*n, visits at 12 / 13 / 14 / 15 / 16 / 17): ε = 0 29,988 / 49,851 / 367,026 /
+295,456 / 56,800 / 30,573; 0.25 (the default) 25,451 / 43,490 / 150,064 / 212,922 /
+39,246 / 24,297; 0.5 27,124 / 68,619 / 294,411 / 222,678 / 41,076 / 28,121; 1.0 47,179 at
+12 (stopped there). The default is the best at every n: not a lever for 0*21.
+On the same day, on this machine (1.75x slower than that of the figures above: 0*14 41.8
+user CPU s idle, against 23.84), the ratios to DESIGN §7's SPOTS seconds would read 1.75x
+higher (0*13 about 0.56): SPOTS was not re-measured here, so no new ratio is claimed.
 """
 
 from __future__ import annotations
