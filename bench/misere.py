@@ -97,7 +97,12 @@ main search's visits hardly drop, so what the helpers prove is mostly what it pr
 Again on an idle machine, 2026-11-27 01:30 (a niced helper agent beside, load ~4 counting
 its processes; wall s, --jobs 1 / --jobs 2): 0*12 W 28.5 / 28.3 (main 47,097 visits of
 44,908), 0*13 L 11.9 / 12.3 (15,580 of 17,380), 0*14 L 27.2 / 25.3 (39,990 of 46,306):
-1.0-1.08x. Every outcome as A164950.
+1.0-1.08x. Every outcome as A164950. Why: 0*14's last root child in the main search's
+order, 0*12.1a1a, holds 25,862 of its 46,306 visits (56 %; 0*13's 0*11.1a1a 34 %), and a
+helper takes it first, from the far end, but alone it takes 99,363 visits (47.5 CPU s;
+0*11.1a1a 13,014 against 5,835): inside the one search its siblings' losing nodes make it
+cheap. So the root's options cannot feed a second process here; the division has to be
+inside that child (the busy marks), and the helper's own proof of it mostly goes to waste.
 
 df-pn's widening factor ε (second-best numbers times 1 + ε, solver/search/dfpn.py), swept
 2026-11-27 on an in-memory store, visits of 0*12 / 0*13 / 0*14: ε = 0 80,823 / 36,963 /

@@ -113,6 +113,14 @@ ways, even when it heard of nothing deeper than two moves: any change of what it
 moves df-pn's path on 0*14 by 3x either way, so the spread is the search's, not the
 division's (the model's rows assume the --jobs 1 path). Busy marks stay: at two workers
 neither way is better within this spread, and they are what divides work past two.
+Helpers taking the root's children from the front instead of the far end (tried): 0*14
+73.7, 28.6, 22.0 s (0.57, 1.46, 1.90x; main 263,085 / 60,930 / 56,198 visits), the same.
+Why a child is a poor task by itself: 0*14's last root child, 0*12.1a1a (W), takes
+278,462 visits (80.5 CPU s) solved alone on an empty store, against 150,064 for the whole
+of 0*14 (siblings' nimbers make it cheap inside the --jobs 1 search); a helper that takes
+it first works on a far larger proof than the main search needs, and only its facts that
+happen to fall on the main search's path help. The model's tasks, which take the visits
+they took in the one-process run, do not see this.
 """
 
 from __future__ import annotations
