@@ -88,6 +88,31 @@ visits, 552 CPU s, 532 MB peak (before: 1.69-1.81 GB); visits as before, outcome
 With the land moves LRU at 2^14 lands instead of 2^15 (tried, not kept): 0*17 494 MB peak,
 the same visits, but 663 CPU s (+20 %: lands' moves computed again), so the default stays.
 
+The df-pn numbers (2026-11-27, issue #28): what still grew, by ~0.8 entries a visit, was the
+proof-number table (~0.4 a visit, undecided key -> (φ, δ); at 0*14 ~173 bytes an entry: a
+key string of ~92, a fresh tuple of ~59) and the proven-node table (~0.4, key -> losing?, a
+key string of ~100). The numbers' entries now share one tuple per (φ, δ) value (0*14: 2,687
+distinct pairs in 18,545 entries) and the misère search keys them by hash(key) (a 36-byte
+int instead of a string that only the table held once its parent's children list had left
+the LRU; a collision would only steer). The proven nodes stay keyed by the exact key. Paired
+runs, `sproutsdb solve 0*n --misere --store NEW --quiet --json` under /usr/bin/time, before
+(026f8c7) and after, both runs of a pair at once on the 2 cores, nice 19, beside another
+session's work; the same outcomes, visits and stored losing nodes:
+
+      n  outcome     visits  stored L  user CPU s before -> after  peak RSS before -> after
+     14        L     46,306       861           30.4 -> 30.5           230 -> 229 MB
+     15        L    479,475     7,807          323.0 -> 322.6          399 -> 389 MB
+     17        W  1,608,717    23,498          723.9 -> 720.2          552 -> 469 MB
+
+(0*17 before: 552 MB and 724 CPU s here against 532 MB and 552 s last session, the two runs
+sharing the cores. Resident as it ran, 0*17 before/after: 370/359 MB at 185 CPU s, 441/406
+at 365, 480/437 at 542, 517/456 at 660: the gap grows with the tables.) A misère resume
+record now names the numbers of the nodes in flight and in the kept children lists only:
+the table no longer holds the other keys (the in-process resume test of 0*13 still reruns
+with fewer visits than a fresh run). Not done: interning the land strings of the moves LRU
+(0*14: 293 k string objects for 231 k distinct texts, 4.5 of 22 MB to gain, less than the
+~7 MB, estimated, that the interned dict would take).
+
 --jobs 2 with busy marks (tools/busy_marks.py; same machine, load ~3, wall s): 0*12 W
 --jobs 1 21.2, --jobs 2 25.4 and 24.4 (main 41,568 and 40,777 visits of 44,908); 0*13 L
 --jobs 1 11.1, --jobs 2 12.4 (main 15,548 of 17,380). Helpers that solve the root itself

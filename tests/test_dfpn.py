@@ -20,12 +20,13 @@ class GraphSpace:
         estimates: list[int],
         capacity: int,
         busy: BusyMarks | None = None,
+        hashed: bool = False,
     ) -> None:
         self.edges = edges
         self.estimates = estimates
         self.decisions: dict[str, bool] = {}
         self.visits = 0
-        self.search = DfpnSearch(self, capacity=capacity, busy=busy)
+        self.search = DfpnSearch(self, capacity=capacity, busy=busy, hashed=hashed)
 
     def expand(self, node: int, key: str) -> list[tuple[str, int, tuple[int, int]]]:
         return [(str(c), c, (1, self.estimates[c])) for c in self.edges[node]]
@@ -56,21 +57,37 @@ def graphs(draw: st.DrawFn) -> tuple[list[list[int]], list[int]]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(graphs(), st.sampled_from([1 << 22, 3, 1]))
+@given(graphs(), st.sampled_from([1 << 22, 3, 1]), st.booleans())
 def test_dfpn_agrees_with_recursion(
-    graph: tuple[list[list[int]], list[int]], capacity: int
+    graph: tuple[list[list[int]], list[int]], capacity: int, hashed: bool
 ) -> None:
     """Every node df-pn decides (roots and everything on the way) is decided right, also
-    when its table of proof numbers is tiny and keeps being cleared."""
+    when its table of proof numbers is tiny and keeps being cleared, or keyed by hash."""
     edges, estimates = graph
 
     @cache
     def losing(node: int) -> bool:
         return not any(losing(child) for child in edges[node])
 
-    space = GraphSpace(edges, estimates, capacity)
+    space = GraphSpace(edges, estimates, capacity, hashed=hashed)
     assert space.losing(0) == losing(0)
     assert all(value == losing(int(key)) for key, value in space.decisions.items())
+
+
+@settings(max_examples=100, deadline=None)
+@given(graphs(), st.sampled_from([1 << 22, 3]))
+def test_a_table_keyed_by_hash_searches_as_one_keyed_by_key(
+    graph: tuple[list[list[int]], list[int]], capacity: int
+) -> None:
+    """Without a collision of hashes, the two kinds of table steer alike: the same visits
+    and the same decisions in the same order, and the same numbers for each key."""
+    runs = []
+    for hashed in (False, True):
+        space = GraphSpace(*graph, capacity, hashed=hashed)
+        space.losing(0)
+        numbers = {str(n): space.search.numbers_of(str(n)) for n in range(len(graph[0]))}
+        runs.append((space.visits, list(space.decisions.items()), numbers))
+    assert runs[0] == runs[1]
 
 
 class BusyForever:
@@ -136,10 +153,11 @@ def test_a_table_cleared_all_the_time_cannot_make_df_pn_loop() -> None:
         [],
     ]
     estimates = [5, 4, 6, 7, 5, 6, 8, 6, 3, 6, 6, 7, 4, 2, 1, 5, 1, 9]
-    space = GraphSpace(edges, estimates, capacity=3)
-    space.visit = lambda: _count_visits(space)  # type: ignore[method-assign]
-    assert space.losing(0) is True  # every move of 0 reaches a node that can move to a loss
-    assert space.visits < 1000
+    for hashed in (False, True):
+        space = GraphSpace(edges, estimates, capacity=3, hashed=hashed)
+        space.visit = lambda space=space: _count_visits(space)  # type: ignore[method-assign]
+        assert space.losing(0) is True  # every move of 0 reaches a node that can move to a loss
+        assert space.visits < 1000
 
 
 def _count_visits(space: GraphSpace) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from sproutsdb.formats.rcttable import RctTable, table_from_positions
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import MisereSolver, Node, TableRcts, brute_force_misere
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.search.dfpn import DfpnSearch
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts.game import SproutsGame
 
@@ -122,6 +124,29 @@ def test_tiny_memory_bounds_change_no_visit(
             assert report.ok and report.outcome == outcome
     assert runs[0] == runs[1]
     assert runs[0][0] == ["L", "L"]  # OEIS A164950
+
+
+def test_proof_numbers_by_hash_change_no_visit(
+    game: SproutsGame, s4: RctTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search keys its df-pn numbers by hash (memory): 0*8 and 0*9 take the visits,
+    outcomes and stored losing nodes of a table keyed by the node keys."""
+    from sproutsdb.solver.misere import solver as module
+
+    class ByKey(DfpnSearch[Any]):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **{**kwargs, "hashed": False})
+
+    runs = []
+    for hashed in (True, False):
+        if not hashed:
+            monkeypatch.setattr(module, "DfpnSearch", ByKey)
+        store = MemoryProofStore()
+        solver = MisereSolver(game, store, TableRcts(s4))
+        assert solver._dfpn.hashed is hashed
+        outcomes = [solver.outcome(position) for position in ("0*8", "0*9")]
+        runs.append((outcomes, solver.stats.nodes, store.get(FactKind.MISERE, [*solver._table])))
+    assert runs[0] == runs[1] and runs[0][1] > 100
 
 
 def test_cli_table_capacity(tmp_path: Path) -> None:

@@ -24,12 +24,12 @@ children in the move order of ``_size``, store reads batched per expansion and w
 batched through a write-behind buffer (an interrupted run keeps what it flushed).
 
 With ``resume`` slots, a search also leaves where it stood (``search.resume``'s misère
-record: df-pn numbers and the winning nodes, which the store never holds), saved at each
-flush interval and when interrupted, so that a rerun after a kill continues the same search
-instead of starting another one around the committed losing nodes (measured on 0*13: a
-rerun given only the first 10 % of the proof's losing nodes visited more nodes than a fresh
-run). A record is a hint: numbers are clamped so they only steer, and each winning node it
-names is used only once re-derived from a stored losing child.
+record: df-pn numbers of the nodes it can name and the winning nodes, which the store never
+holds), saved at each flush interval and when interrupted, so that a rerun after a kill
+continues the same search instead of starting another one around the committed losing nodes
+(measured on 0*13: a rerun given only the first 10 % of the proof's losing nodes visited
+more nodes than a fresh run). A record is a hint: numbers are clamped so they only steer,
+and each winning node it names is used only once re-derived from a stored losing child.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ import contextlib
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from types import SimpleNamespace
 from typing import NamedTuple, Protocol, cast
 
@@ -328,8 +329,10 @@ class MisereSolver:
             raise ValueError("delta_divisor must be at least 1")
         self._delta_divisor = delta_divisor  # df-pn+: a child's δ is 1 + lives // this + RCTs
         self.table_clears = 0  # times the proven winning nodes were dropped (memory bound)
+        # proof numbers by key hash (see DfpnSearch): their key strings were ~100 bytes of
+        # each of the ~0.4 entries a visit adds, the largest holder still growing (issue 28)
         self._dfpn: DfpnSearch[NodeParts] = DfpnSearch(
-            space, epsilon=epsilon, capacity=table_capacity, busy=busy
+            space, epsilon=epsilon, capacity=table_capacity, busy=busy, hashed=True
         )
         self.game = game
         self.store = store
@@ -973,12 +976,12 @@ class MisereSolver:
     def _take_up(self, state: MisereState, root: NodeParts) -> None:
         """Install a decoded record: numbers as they are, winning nodes as far as they
         re-derive, both within the tables' bounds."""
-        numbers = self._dfpn.numbers
-        room = max(self._dfpn.capacity - len(numbers), 0)
+        dfpn = self._dfpn
+        room = max(dfpn.capacity - len(dfpn.numbers), 0)
         for count, (key, pair) in enumerate(state.numbers.items()):
             if count >= room:
                 break
-            numbers.setdefault(key, pair)
+            dfpn.seed(key, pair)
         self._stats.resumed_numbers += min(len(state.numbers), room)
         # the trees the keys name, learnt from their lands through this run's own source
         lives, root_lives = self._measure.lives, sum(self._measure.lives(x) for x in root[0])
@@ -1038,9 +1041,10 @@ class MisereSolver:
 
     def _save_resume(self, *, commit: bool = True) -> None:
         """Save the search state, then commit what is proven (unless just done): the df-pn
-        numbers as the table holds them (those of the nodes in flight as they were when
-        last left: updated from their children, they sent the rerun of 0*13 stopped at
-        10 % down another path, 19 940 visits against 15 646) and the winning nodes.
+        numbers as the table holds them, of the nodes it can name (`_named_numbers`; those
+        of the nodes in flight as they were when last left: updated from their children,
+        they sent the rerun of 0*13 stopped at 10 % down another path, 19 940 visits
+        against 15 646) and the winning nodes.
 
         The record first: a kill between the two leaves numbers a little ahead of the
         facts (the rerun proves the last batch again where they lead it) rather than
@@ -1050,13 +1054,26 @@ class MisereSolver:
         started = time.monotonic()
         wins = [key for key, losing in self._table.items() if not losing]
         lands = self._land_of.values()  # one land of each tree known as a land's RCT
-        data = encode_misere_state(self._resume_root, self._dfpn.numbers, wins, lands)
+        data = encode_misere_state(self._resume_root, self._named_numbers(), wins, lands)
         if self._resume.save(RESUME_PREFIX + self._resume_root, data):
             self._stats.resume_saves += 1
         now = time.monotonic()
         self._resume_due = now + max(self._resume_every, RESUME_COST_SHARE * (now - started))
         if commit:
             self.flush()
+
+    def _named_numbers(self) -> dict[str, tuple[int, int]]:
+        """The df-pn numbers of the nodes the search can still name, for its record: those
+        of the nodes in flight and of the children lists kept (the table keys numbers by
+        hash; the nodes it holds numbers of beyond those are left out of the record)."""
+        numbers_of = self._dfpn.numbers_of
+        out: dict[str, tuple[int, int]] = {}
+        lists = chain(self._dfpn.in_flight, self._expanded.items())
+        for key, children in lists:
+            for name in chain((key,), (child_key for child_key, _, _ in children)):
+                if name not in out and (pair := numbers_of(name)) is not None:
+                    out[name] = pair
+        return out
 
     def _leave_resume(self, finished: bool) -> None:
         """A finished call needs no record; an interrupted one saves where it stood."""

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator, Sequence
-from typing import Generic, Protocol, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 __all__ = ["INFINITY", "BusyMarks", "DfpnSearch", "RootShare", "Space", "Task", "WaitingSpace"]
 
 INFINITY = 1 << 62  # a proof number that can never be reached: the node is decided
+# Distinct (φ, δ) pairs the table shares among its entries before it forgets them (a fresh
+# tuple per entry was 56 bytes and more: ~60 bytes an entry of 173 at misère 0*14, where
+# 18 545 entries held 2 687 distinct pairs).
+SHARED_PAIRS = 1 << 16
 Node = TypeVar("Node")
 SharedNode = TypeVar("SharedNode", contravariant=True)
 Child = tuple[str, Node, tuple[int, int]]  # key, node, initial (φ, δ) while unseen
@@ -109,6 +113,12 @@ class DfpnSearch(Generic[Node]):
     With a ``share``, the children of the first root ``solve`` is asked about are shared
     with helpers (`RootShare`); with ``busy`` marks, at every node the search prefers the
     children no other search is in (`BusyMarks`).
+
+    With ``hashed``, the table of proof numbers is keyed by each key's ``hash`` (a 36-byte
+    int) instead of the key (a string of ~100 bytes at misère 0*14, which once its parent's
+    children list is gone only the table holds): two keys of one hash (about n²/2⁶⁵ at n
+    entries) share numbers, which only steers the search. ``numbers`` is then keyed by
+    hashes: read and seed it through ``numbers_of`` and ``seed``.
     """
 
     def __init__(
@@ -119,13 +129,17 @@ class DfpnSearch(Generic[Node]):
         capacity: int = 1 << 22,
         share: RootShare[Node] | None = None,
         busy: BusyMarks | None = None,
+        hashed: bool = False,
     ) -> None:
         if epsilon < 0:
             raise ValueError("epsilon must be ≥ 0")
         self.space = space
         self.epsilon = epsilon
         self.capacity = capacity
-        self.numbers: dict[str, tuple[int, int]] = {}  # undecided key -> (φ, δ)
+        # undecided key (its hash if ``hashed``) -> (φ, δ)
+        self.numbers: dict[Any, tuple[int, int]] = {}
+        self.hashed = hashed
+        self._pairs: dict[tuple[int, int], tuple[int, int]] = {}  # see SHARED_PAIRS
         # The children lists of the nodes being searched, root first: where an interrupted
         # search stood (an exception leaves it as it was; the caller clears it).
         self.in_flight: list[tuple[str, list[Child[Node]]]] = []
@@ -144,12 +158,31 @@ class DfpnSearch(Generic[Node]):
             yield self._descend(root, key, INFINITY, INFINITY)
         return value
 
+    def numbers_of(self, key: str) -> tuple[int, int] | None:
+        """The table's (φ, δ) of the node ``key``, if it holds them."""
+        return self.numbers.get(hash(key) if self.hashed else key)
+
+    def seed(self, key: str, pair: tuple[int, int]) -> None:
+        """Give the node ``key`` the numbers ``pair`` unless the table has some (a resumed
+        search's hints)."""
+        self.numbers.setdefault(hash(key) if self.hashed else key, self._one_pair(pair))
+
+    def _one_pair(self, pair: tuple[int, int]) -> tuple[int, int]:
+        """``pair`` as the one tuple of its value the table's entries share."""
+        pairs = self._pairs
+        found = pairs.get(pair)
+        if found is None:
+            if len(pairs) >= SHARED_PAIRS:
+                pairs.clear()  # the entries keep their tuples: only sharing is lost
+            found = pairs[pair] = pair
+        return found
+
     def _numbers(self, node: Node, key: str, initial: tuple[int, int]) -> tuple[int, int]:
         """(φ, δ) of a child: decided, else the table's, else ``initial`` (which the caller
         sets to the child's last known numbers)."""
         value = self.space.decided(node, key)
         if value is None:
-            return self.numbers.get(key, initial)
+            return self.numbers.get(hash(key) if self.hashed else key, initial)
         return (INFINITY, 0) if value else (0, INFINITY)
 
     def _mid(self, node: Node, key: str, phi_limit: int, delta_limit: int) -> Task:
@@ -162,6 +195,8 @@ class DfpnSearch(Generic[Node]):
         """
         space, numbers = self.space, self.numbers
         space.visit()
+        plain = not self.hashed
+        entry = key if plain else hash(key)  # the node's key in the table
         learnt: dict[str, tuple[int, int]] = {}
         if self._waiting is not None:
             # A node that waits on sub-questions costs what the current one costs to
@@ -175,7 +210,7 @@ class DfpnSearch(Generic[Node]):
                 if cost >= phi_limit or cost >= delta_limit:
                     if len(numbers) >= self.capacity:
                         numbers.clear()
-                    numbers[key] = (cost, cost)
+                    numbers[entry] = self._one_pair((cost, cost))
                     return None
                 # Search the sub-question until it is decided or both its numbers reach
                 # the limit: a number already past it is not a reason to stop.
@@ -188,11 +223,11 @@ class DfpnSearch(Generic[Node]):
                 )
                 after = self._numbers(sub, sub_key, learnt.get(sub_key, initial))
                 if after == (sub_phi, sub_delta):  # no progress: give the parent its turn
-                    numbers[key] = (phi_limit, delta_limit)
+                    numbers[entry] = self._one_pair((phi_limit, delta_limit))
                     return None
                 learnt[sub_key] = after
             if (value := space.decided(node, key)) is not None:
-                numbers.pop(key, None)
+                numbers.pop(entry, None)
                 space.record(key, value)
                 return value
         children = space.expand(node, key)
@@ -211,7 +246,9 @@ class DfpnSearch(Generic[Node]):
                 # inlined self._numbers (this loop is the search's hottest)
                 value = decided(child, child_key)
                 if value is None:
-                    child_phi, child_delta = known(child_key) or learnt_of(child_key, initial)
+                    child_phi, child_delta = known(
+                        child_key if plain else hash(child_key)
+                    ) or learnt_of(child_key, initial)
                 elif value:
                     child_phi, child_delta = INFINITY, 0
                 else:
@@ -230,7 +267,7 @@ class DfpnSearch(Generic[Node]):
                     second = child_delta
             if phi == 0 or delta == 0:  # a losing child, or every child winning
                 losing = phi != 0
-                numbers.pop(key, None)
+                numbers.pop(entry, None)
                 space.record(key, losing)
                 in_flight.pop()
                 return losing
@@ -244,7 +281,7 @@ class DfpnSearch(Generic[Node]):
             if phi >= phi_limit or delta >= delta_limit:
                 if len(numbers) >= self.capacity:
                     numbers.clear()
-                numbers[key] = (phi, delta)
+                numbers[entry] = self._one_pair((phi, delta))
                 in_flight.pop()
                 return None
             # a node that looks losing needs every child: leave a busy one to its searcher;
