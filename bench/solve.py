@@ -73,6 +73,15 @@ df-pn's widening factor ε (solver/search/dfpn.py), swept 2026-11-27 on an in-me
 295,456 / 56,800 / 30,573; 0.25 (the default) 25,451 / 43,490 / 150,064 / 212,922 /
 39,246 / 24,297; 0.5 27,124 / 68,619 / 294,411 / 222,678 / 41,076 / 28,121; 1.0 47,179 at
 12 (stopped there). The default is the best at every n: not a lever for 0*21.
+A child's initial δ, 1 + lives // 4 (solver/normal/dfpn.py), with // 3 instead (tried, the
+same day and store; visits at 12..21): 30,244 / 47,398 / 101,431 / 214,108 / 38,148 /
+24,974 / 237,985 / 154,181 / 240,639 / 1,470,097 (0*21 W in 1,158 CPU s, 211 MB, on a
+machine where // 4 took 1,349 s and 1,606,053 visits): 8 % fewer visits summed, but 19 % and
+9 % more at 12 and 13, already the weakest ratios to SPOTS; // 6: 0*14 331,448. Not kept: a
+move of the path's luck, like ε, not a better estimate.
+After the misère memory merge of 2026-11-27 (df-pn's shared (φ, δ) tuples, hash keys for
+misère only), normal play's 0*14: 150,064 visits, 49.41 against 48.85 user CPU s in a
+paired run with the code before it (+1 %).
 On the same day, on this machine (1.75x slower than that of the figures above: 0*14 41.8
 user CPU s idle, against 23.84), the ratios to DESIGN §7's SPOTS seconds would read 1.75x
 higher (0*13 about 0.56): SPOTS was not re-measured here, so no new ratio is claimed.
