@@ -103,15 +103,15 @@ this machine is 1.75x slower than that of 2026-11-25 on 0*14):
   no busy marks (fact news and shared root children only, tried):
                           0*14 26.7, 48.3, 29.5, 57.0 (1.57, 0.87, 1.42, 0.73x)
                           0*18 86.4, 98.5, 107.9 (1.80, 1.58, 1.44x)
-                          0*20 66.5, 66.5, 81.6 (1.96, 1.96, 1.60x)
+                          0*20 66.5, 66.5, 81.6 (1.96, 1.97, 1.60x)
   no busy marks, and the main search told only of lands within two moves of the root
   (tried, to keep its path that of --jobs 1 below them): 0*14 66.4, 50.0, 28.1 s
-So the 1.6x is not kept on an idle machine at 0*14 (4 of 4 ways of dividing give runs
-below 1.0x) and is met in 7 of 11 runs at 0*18 and 0*20. Every outcome was L. The main
-search's visits at 0*14 were 47 920-214 169 against --jobs 1's 150 064 in all three
-ways, even when it heard of nothing deeper than two moves: any change of what it knows
-moves df-pn's path on 0*14 by 3x either way, so the spread is the search's, not the
-division's (the model's rows assume the --jobs 1 path). Busy marks stay: at two workers
+So the 1.6x is not kept on an idle machine at 0*14 (each way of dividing gives runs below
+1.0x, the one tried below too) and is met in 8 of 14 runs at 0*18 and 0*20 (4 of 8 as
+built). Every outcome was L. The main search's visits at 0*14 were 47 920-214 169
+against --jobs 1's 150 064 in all three ways, even when it heard of nothing deeper than
+two moves: any change of what it knows moves df-pn's path on 0*14 by 3x either way, so the
+spread is the search's, not the division's (the model's rows assume the --jobs 1 path). Busy marks stay: at two workers
 neither way is better within this spread, and they are what divides work past two.
 Helpers taking the root's children from the front instead of the far end (tried): 0*14
 73.7, 28.6, 22.0 s (0.57, 1.46, 1.90x; main 263,085 / 60,930 / 56,198 visits), the same.
