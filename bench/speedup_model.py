@@ -111,8 +111,9 @@ So the 1.6x is not kept on an idle machine at 0*14 (each way of dividing gives r
 built). Every outcome was L. The main search's visits at 0*14 were 47 920-214 169
 against --jobs 1's 150 064 in all three ways, even when it heard of nothing deeper than
 two moves: any change of what it knows moves df-pn's path on 0*14 by 3x either way, so the
-spread is the search's, not the division's (the model's rows assume the --jobs 1 path). Busy marks stay: at two workers
-neither way is better within this spread, and they are what divides work past two.
+spread is the search's, not the division's (the model's rows assume the --jobs 1 path).
+Busy marks stay: at two workers neither way is better within this spread, and they are
+what divides work past two.
 Helpers taking the root's children from the front instead of the far end (tried): 0*14
 73.7, 28.6, 22.0 s (0.57, 1.46, 1.90x; main 263,085 / 60,930 / 56,198 visits), the same.
 Why a child is a poor task by itself: 0*14's last root child, 0*12.1a1a (W), takes
