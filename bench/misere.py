@@ -141,7 +141,7 @@ RCTs, 47,997,222 bytes, 1,046.5 CPU s and 4.9 GB peak on this slower machine). L
 S6 2.0 CPU s / 142 MB, S7 99.6 CPU s / 2,589 MB. Visits (CPU s) with S6 -> S7: 0*10 W
 2,646 -> 1,604; 0*11 W 1,549 -> 1,542; 0*12 W 44,908 (18.8) -> 30,960 (12.9); 0*13 L
 17,380 (5.5) -> 11,100 (3.8); 0*14 L 46,306 (22.2) -> 61,732 (29.2). So S7 does not cost
-visits as a rule: it saves 31-39 % at 12 and 13 and costs 33 % at 14, within the ±30-200 %
+visits as a rule: it saves 31-39 % at 10, 12 and 13 and costs 33 % at 14, within the ±30-200 %
 that any change of df-pn's order moves them (the ε sweep above). What it costs for sure is
 the load: 98 CPU s more and 2.4 GB, which a compact table would have to remove first.
 """
