@@ -671,20 +671,7 @@ class MisereSolver:
             moves, moves_lives = self._land_moves(land)
             for move, move_lives in zip(moves, moves_lives):
                 if isinstance(move, str):  # one new land of unknown RCT (LandMoves)
-                    child_lands = tuple(sorted((*rest, move))) if rest else (move,)
-                    child_parity = parity
-                    child_key = "+".join(child_lands) + suffix[parity]
-                    child_rcts = rcts
-                    if child_key in out:
-                        continue
-                    size = (
-                        rest_lives + move_lives,
-                        -len(child_lands),
-                        1 if child_parity ^ rct_nimber else 0,
-                        child_parity + rct_height,
-                    )
-                    out[child_key] = (size, (child_lands, child_parity, child_rcts))
-                    continue
+                    move = ((move,), move_lives, 0, (), 0, 0)
                 kept, _, flip, handles, nimber, height = move
                 if not kept:
                     child_lands = rest
