@@ -9,6 +9,10 @@ so this re-derives every entry from the rules, by induction on lives). The S6 ta
 about 13 s; the verdict is remembered in a mark keyed by the SHA-256 of the file's bytes and
 the engine's canonical-form and tool versions, so an install verifies the shipped table once,
 not once per command. A mark is only ever written by this function, after a clean check.
+
+A search takes a large table (S7: 3.2 M positions) through ``verified_rcts`` instead: once
+verified, its body goes to an index file in the cache (formats.rctindex), whose digest the
+mark keeps, and later commands open that in place rather than loading the table whole.
 """
 
 from __future__ import annotations
@@ -23,13 +27,19 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb import __version__
+from sproutsdb.formats.rctindex import IndexedRcts, index_digest, write_index
 from sproutsdb.formats.rcttable import RctTable, RctTableError, load_table
 from sproutsdb.games import get_game
 from sproutsdb.solver.misere.rctsearch import check_positions
+from sproutsdb.solver.misere.solver import TableRcts
 
 CANON_VERSION = get_game().canon_version
 
 MARKS_FOLDER = "verified-tables"
+INDEX_FOLDER = "table-index"
+# Tables with more positions are opened in place by verified_rcts. S6 (146 k positions)
+# loads whole in 2 CPU s and 142 MB; S7 (3.2 M) took 99.6 CPU s and 2 589 MB that way.
+LAZY_FROM_POSITIONS = 1_000_000
 _verified: dict[str, RctTable] = {}  # sha256 -> table, re-derived in this process
 
 
@@ -99,6 +109,43 @@ def verified_table(
         table.header["verified"] = {"how": "re-derived now", **mark}
     _verified[digest] = table
     return table
+
+
+def verified_rcts(
+    path: str | Path,
+    *,
+    notice: Callable[[str], None] | None = None,
+    lazy_from: int = LAZY_FROM_POSITIONS,
+) -> TableRcts | IndexedRcts:
+    """The RCT source of a search from a table file: the table loaded whole (verified_table)
+    when it has at most ``lazy_from`` positions, else its index opened in place.
+
+    A large table is still re-derived whole the first time (no mark yet); its index is then
+    written beside the mark, and the mark keeps the index's digest, checked at every open.
+    """
+    digest = file_digest(path)
+    mark = read_mark(digest)
+    if mark is None or int(mark.get("positions", 0)) <= lazy_from:
+        table = verified_table(path, notice=notice)
+        mark = read_mark(digest)
+        if len(table.positions) <= lazy_from or mark is None:  # small, or no cache to index in
+            return TableRcts(table)
+        del table
+        _verified.pop(digest, None)  # the index serves it from now on
+    index = cache_dir() / INDEX_FOLDER / f"{digest}.idx"
+    wanted = mark.get("index_blake2b")
+    if wanted is None or not index.exists() or index_digest(index) != wanted:
+        if notice is not None:
+            notice(f"writing an index of the verified RCT table {path} (once, for this file)")
+        try:
+            mark = dict(mark, index_blake2b=write_index(path, index, digest))
+        except OSError:  # an unwritable cache: load the table whole, as for a small one
+            return TableRcts(verified_table(path, notice=notice))
+        _write_mark(digest, mark)
+    rcts = IndexedRcts(index)
+    if rcts.header.get("sha256") != digest or rcts.header.get("game") != "sprouts":
+        raise RctTableError(f"{index}: an index of another table; delete it")
+    return rcts
 
 
 def _mark_path(digest: str) -> Path:

@@ -274,14 +274,14 @@ def misere_rct_source(
     `table_file`, else the server's streamed table, else the store's RCTs, else the shipped
     S6 table (seeded into a local store first, so that every RCT its misère facts name is
     stored beside them); (None, none) with `use_rcts=False` or when there is none (said
-    through `notice`). A table file is re-derived whole before use
-    (sproutsdb.trusted_tables); the positions a server or a store maps to RCTs are claims,
+    through `notice`). A table file is re-derived whole before its first use, and a large
+    one is opened in place after that (sproutsdb.trusted_tables); the positions a server or a store maps to RCTs are claims,
     each re-derived before use (solver.misere.rct_trust)."""
     from sproutsdb.ops.shipped_rcts import describe_source, say_on_stderr, shipped_rct_table
     from sproutsdb.server.store import LmdbProofStore
     from sproutsdb.solver.misere.rct_trust import DerivedRcts
     from sproutsdb.solver.misere.solver import StoreRcts, TableRcts
-    from sproutsdb.trusted_tables import verified_table
+    from sproutsdb.trusted_tables import verified_rcts
 
     def rederived(claims: Any) -> DerivedRcts:
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
@@ -291,7 +291,7 @@ def misere_rct_source(
     if not use_rcts:
         return None, describe_source("none", None)
     if table_file:
-        rcts = TableRcts(verified_table(table_file, notice=say_on_stderr))  # all re-derived
+        rcts = verified_rcts(table_file, notice=say_on_stderr)  # all re-derived, once
         return rcts, describe_source("file", str(Path(table_file).resolve()))
     client = getattr(store, "client", None)  # a RemoteProofStore: its server's table
     if client is not None:

@@ -1,0 +1,71 @@
+"""A verified RCT table opened in place (formats.rctindex via trusted_tables.verified_rcts):
+the same RCT for every position as the table loaded whole, the same misère search, and an
+index that was changed after it was written is never used."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sproutsdb.formats.rctindex import IndexedRcts
+from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
+from sproutsdb.solver.misere.rctsearch import game_tree_rcts
+from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
+from sproutsdb.solver.ports.proofstore import MemoryProofStore
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.trusted_tables import INDEX_FOLDER, cache_dir, file_digest, verified_rcts
+
+
+@pytest.fixture(scope="module")
+def s4_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    game = SproutsGame()
+    search = game_tree_rcts(game, game.canonical("0*4"))
+    table = table_from_positions(search.algebra, search.positions())
+    path = tmp_path_factory.mktemp("index") / "s4.rcttable"
+    write_table(path, table, make_header(table, game="sprouts", root="0*4"))
+    return path
+
+
+def _index_of(table: Path) -> Path:
+    return cache_dir() / INDEX_FOLDER / f"{file_digest(table)}.idx"
+
+
+def test_every_position_has_the_rct_of_the_whole_table(s4_file: Path) -> None:
+    indexed = verified_rcts(s4_file, lazy_from=0)
+    assert isinstance(indexed, IndexedRcts)
+    whole = load_table(s4_file)
+    assert len(indexed) == len(whole.positions)
+    found = indexed.lookup(list(whole.positions))
+    assert found.keys() == whole.positions.keys()
+    for position, handle in found.items():
+        assert indexed.algebra.content_id(handle) == whole.rct_id_of(position)
+    assert indexed.lookup(["0*9", "0*4.0*4"]) == {}  # positions the table lacks
+    small = verified_rcts(s4_file)  # below the default threshold: loaded whole
+    assert isinstance(small, TableRcts)
+
+
+def test_a_misere_search_is_the_same_on_the_index(s4_file: Path) -> None:
+    game = SproutsGame()
+    results = []
+    for rcts in (verified_rcts(s4_file, lazy_from=0), verified_rcts(s4_file)):
+        solver = MisereSolver(game, MemoryProofStore(), rcts)
+        results.append((solver.outcome(game.canonical("0*8")), solver.stats.nodes))
+    assert results[0] == results[1]
+    assert results[0][0] == "L"  # A164950: 0*8 is a misère loss
+
+
+def test_a_changed_index_is_written_again_not_used(s4_file: Path) -> None:
+    verified_rcts(s4_file, lazy_from=0)
+    index = _index_of(s4_file)
+    data = bytearray(index.read_bytes())
+    at = data.rindex(b"\t0\n")  # a position line's RCT number: point it elsewhere
+    data[at + 1 : at + 2] = b"1"
+    index.write_bytes(bytes(data))
+    notices: list[str] = []
+    indexed = verified_rcts(s4_file, lazy_from=0, notice=notices.append)
+    assert any("writing an index" in notice for notice in notices)
+    assert index.read_bytes() != bytes(data)
+    whole = load_table(s4_file)
+    found = indexed.lookup(list(whole.positions))
+    assert all(indexed.algebra.content_id(h) == whole.rct_id_of(p) for p, h in found.items())
