@@ -1,9 +1,11 @@
-"""Misère outcomes of 0*n on the S6 RCT table, each n in a process of its own: outcome,
-seconds (wall and CPU), df-pn visits, stored losing nodes, pruned proof size, peak RSS.
+"""Misère outcomes of 0*n on an RCT table, each n in a process of its own: outcome,
+seconds (wall and CPU), df-pn visits, stored losing nodes, pruned proof size, peak RSS,
+and the CPU seconds of opening the table ("open s").
 
     python bench/misere.py [--from 12] [--to 20] [--minutes 20] [--cycles 3] [--jobs N] [--json]
 
-Each n gets a fresh in-memory store, the shipped table (data/s6.rcttable), and at most
+Each n gets a fresh in-memory store, the shipped S6 table (data/s6.rcttable) or --table
+FILE (opened as `solve --rct-table` opens it: S7 in place, from its index), and at most
 --minutes of df-pn search; a run that runs out of time is reported as such and the next
 n is tried (a larger n may be a quick win: 0*16 is W). With --jobs N the store is a fresh
 LMDB store in a temporary folder instead (for N = 1 too, so that the two compare), shared
@@ -199,12 +201,14 @@ def run_one(
     from contextlib import ExitStack
 
     from sproutsdb.ops.solve import SolveSettings, Solving
-    from sproutsdb.solver.misere.solver import Progress, TableRcts
+    from sproutsdb.solver.misere.solver import Progress
     from sproutsdb.solver.ports.proofstore import MemoryProofStore, ProofStore
     from sproutsdb.tools.parallel_misere import SHARE_SECONDS, misere_helpers_running
-    from sproutsdb.trusted_tables import verified_table
+    from sproutsdb.trusted_tables import verified_rcts
 
-    table = verified_table(table_path)  # as every command: positions re-derived (or cached)
+    opened_cpu = _cpu()
+    rcts = verified_rcts(table_path)  # as every command: re-derived (or cached), S7 in place
+    opened_cpu = _cpu() - opened_cpu
     deadline = time.monotonic() + minutes * 60
 
     def check(_: Progress) -> None:
@@ -228,7 +232,7 @@ def run_one(
         source = describe_source("file", table_path)
     settings = SolveSettings(
         misere=True,
-        rcts=TableRcts(table),
+        rcts=rcts,
         progress=check,
         progress_interval=1.0,
         share_seconds=SHARE_SECONDS if jobs is not None and jobs > 1 else None,
@@ -248,8 +252,9 @@ def run_one(
                     outcome = None
         wall, cpu = time.perf_counter() - wall, _cpu() - cpu
         helpers_cpu = _children_cpu() - helpers_cpu
-        row = _row(n, outcome, wall, cpu, session, store, table, cycles)
+        row = _row(n, outcome, wall, cpu, session, store, rcts, cycles)
     row.update(jobs=jobs or 1, all_cpu_seconds=round(cpu + helpers_cpu, 1))
+    row["table_open_cpu_seconds"] = round(opened_cpu, 1)
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     return row
 
@@ -261,13 +266,13 @@ def _row(
     cpu: float,
     session: Any,
     store: Any,
-    table: Any,
+    rcts: Any,
     cycles: int,
 ) -> dict[str, object]:
     """The row of one n: the search's figures, then the check of what it stored."""
     from sproutsdb.solver.misere.check import check_misere_with_cycles
     from sproutsdb.solver.misere.rct_trust import DerivedRcts
-    from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
+    from sproutsdb.solver.misere.solver import MisereSolver
     from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 
     game, stats = session.game, session.stats
@@ -285,7 +290,7 @@ def _row(
     if outcome is not None:
         check_wall, check_cpu = time.perf_counter(), _cpu()
         # as `check --misere --rct-table`: each land's RCT re-derived, here from the table
-        checked = DerivedRcts(game, TableRcts(table), trusted=table.rct_id_of)
+        checked = DerivedRcts(game, rcts, trusted=rcts.rct_id_of)
         engine = MisereSolver(game, MemoryProofStore(), checked)
         best, sizes = check_misere_with_cycles(engine, store, f"0*{n}", cycles=cycles, seed=n)
         row.update(
@@ -340,7 +345,7 @@ def main() -> int:
         print(
             f"{'n':>3} {'outcome':>8} {'A164950':>7} {'wall s':>8} {'CPU s':>8}{jobs_head} "
             f"{'visits':>10} {'stored L':>9} {'proof L':>8} {'paper pos.':>10} "
-            f"{'check':>6} {'peak RSS':>9}"
+            f"{'check':>6} {'peak RSS':>9} {'open s':>6}"
         )
     status = 0
     for n in range(args.first, args.last + 1):
@@ -377,7 +382,8 @@ def main() -> int:
             print(
                 f"{n:>3} {outcome:>8} {row['published'] or '-':>7} {row['seconds']:>8} "
                 f"{row['cpu_seconds']:>8}{jobs} {row['visits']:>10,} {row['stored']:>9,} "
-                f"{proof:>8} {paper:>10} {check:>6} {row['peak_rss_mb']:>6} MB",
+                f"{proof:>8} {paper:>10} {check:>6} {row['peak_rss_mb']:>6} MB "
+                f"{row['table_open_cpu_seconds']:>6}",
                 flush=True,
             )
         if row["outcome"] is not None and row["outcome"] != row["published"]:

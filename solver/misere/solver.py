@@ -165,6 +165,11 @@ class TableRcts:
         positions = self._positions
         return {land: positions[land] for land in lands if land in positions}
 
+    def rct_id_of(self, position: str) -> str | None:
+        """Content id of the RCT of a position of the table, or None if absent."""
+        handle = self._positions.get(position)
+        return None if handle is None else self.algebra.content_id(handle)
+
     def __len__(self) -> int:
         return len(self._positions)
 

@@ -153,6 +153,11 @@ class IndexedRcts:
                 out[land] = handle
         return out
 
+    def rct_id_of(self, position: str) -> str | None:
+        """Content id of the RCT of a position of the table, or None if absent."""
+        handle = self.lookup([position]).get(position)
+        return None if handle is None else self.algebra.content_id(handle)
+
     def _load(self, line: int) -> int:
         """The handle of the RCT on body line ``1 + line``, loading its tree first."""
         done = self._handle_of_line.get(line)

@@ -422,17 +422,17 @@ def misere_rct_source(
     store: LmdbProofStore, rct_table: str | Path | None, derive_rct_lives: int
 ) -> tuple[DerivedRcts | None, str]:
     """The RCTs a misère check may use, every one re-derived before use, and where the
-    claims come from: `rct_table` (the table re-derived whole, or its cached mark), the
+    claims come from: `rct_table` (re-derived whole, or its cached mark and index), the
     store's `pos_rct` facts (each land re-derived from its children, up to
     `derive_rct_lives` lives), or none."""
     from sproutsdb.ops.shipped_rcts import say_on_stderr, shipped_rct_table
-    from sproutsdb.solver.misere.solver import StoreRcts, TableRcts
-    from sproutsdb.trusted_tables import verified_table
+    from sproutsdb.solver.misere.solver import StoreRcts
+    from sproutsdb.trusted_tables import verified_rcts
 
     game = get_game().engine()
     if rct_table:
-        table = verified_table(rct_table, notice=say_on_stderr)
-        return DerivedRcts(game, TableRcts(table), trusted=table.rct_id_of), "file"
+        rcts = verified_rcts(rct_table, notice=say_on_stderr)  # a large one: in place
+        return DerivedRcts(game, rcts, trusted=rcts.rct_id_of), "file"
     if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
         trusted = shipped[0].rct_id_of if shipped is not None else None
