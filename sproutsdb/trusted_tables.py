@@ -11,8 +11,9 @@ the engine's canonical-form and tool versions, so an install verifies the shippe
 not once per command. A mark is only ever written by this function, after a clean check.
 
 A search takes a large table (S7: 3.2 M positions) through ``verified_rcts`` instead: once
-verified, its body goes to an index file in the cache (formats.rctindex), whose digest the
-mark keeps, and later commands open that in place rather than loading the table whole.
+verified, its positions go to a memory-mapped index in the cache and its trees to a snapshot
+of their algebra (formats.rctindex), whose digests the mark keeps; later commands open those
+rather than loading and re-deriving the table whole.
 """
 
 from __future__ import annotations
@@ -27,7 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from sproutsdb import __version__
-from sproutsdb.formats.rctindex import IndexedRcts, index_digest, write_index
+from sproutsdb.formats.rctindex import (
+    IndexedRcts,
+    index_digest,
+    read_trees,
+    write_index,
+    write_trees,
+)
 from sproutsdb.formats.rcttable import RctTable, RctTableError, load_table
 from sproutsdb.games import get_game
 from sproutsdb.solver.misere.rctsearch import check_positions
@@ -120,32 +127,50 @@ def verified_rcts(
     """The RCT source of a search from a table file: the table loaded whole (verified_table)
     when it has at most ``lazy_from`` positions, else its index opened in place.
 
-    A large table is still re-derived whole the first time (no mark yet); its index is then
-    written beside the mark, and the mark keeps the index's digest, checked at every open.
+    A large table is re-derived whole the first time (no mark yet); then its index (the
+    positions, memory-mapped) and a snapshot of its algebra (every tree, taken back without
+    re-deriving) are written beside the mark, which keeps both digests, checked at every open.
     """
     digest = file_digest(path)
     mark = read_mark(digest)
+    table: RctTable | None = None
     if mark is None or int(mark.get("positions", 0)) <= lazy_from:
         table = verified_table(path, notice=notice)
         mark = read_mark(digest)
         if len(table.positions) <= lazy_from or mark is None:  # small, or no cache to index in
             return TableRcts(table)
-        del table
-        _verified.pop(digest, None)  # the index serves it from now on
-    index = cache_dir() / INDEX_FOLDER / f"{digest}.idx"
-    wanted = mark.get("index_blake2b")
-    if wanted is None or not index.exists() or index_digest(index) != wanted:
+    folder = cache_dir() / INDEX_FOLDER
+    index, trees = folder / f"{digest}.idx", folder / f"{digest}.trees"
+    wanted_index, wanted_trees = mark.get("index_blake2b"), mark.get("trees_blake2b")
+    if (
+        wanted_index is None  # no index yet (absent files have no digest either)
+        or _digest_or_none(index) != wanted_index
+        or _digest_or_none(trees) != wanted_trees
+    ):
         if notice is not None:
             notice(f"writing an index of the verified RCT table {path} (once, for this file)")
+        if table is None:
+            table = verified_table(path, notice=notice)  # the mark holds: loaded, not checked
         try:
-            mark = dict(mark, index_blake2b=write_index(path, index, digest))
-        except OSError:  # an unwritable cache: load the table whole, as for a small one
-            return TableRcts(verified_table(path, notice=notice))
-        _write_mark(digest, mark)
-    rcts = IndexedRcts(index)
+            wanted_index = write_index(path, index, digest)
+            wanted_trees = write_trees(trees, table.algebra.snapshot())
+        except OSError:  # an unwritable cache: use the table whole, as a small one
+            return TableRcts(table)
+        _write_mark(digest, dict(mark, index_blake2b=wanted_index, trees_blake2b=wanted_trees))
+    del table
+    _verified.pop(digest, None)  # the index serves it from now on
+    rcts = IndexedRcts(index, read_trees(trees, str(wanted_trees)))
     if rcts.header.get("sha256") != digest or rcts.header.get("game") != "sprouts":
         raise RctTableError(f"{index}: an index of another table; delete it")
     return rcts
+
+
+def _digest_or_none(path: Path) -> str | None:
+    """blake2b-256 of a cache file, or None when it cannot be read."""
+    try:
+        return index_digest(path)
+    except OSError:
+        return None
 
 
 def _mark_path(digest: str) -> Path:

@@ -10,6 +10,7 @@ import pytest
 
 from sproutsdb.formats.rctindex import IndexedRcts
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
+from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import MemoryProofStore
@@ -69,3 +70,34 @@ def test_a_changed_index_is_written_again_not_used(s4_file: Path) -> None:
     whole = load_table(s4_file)
     found = indexed.lookup(list(whole.positions))
     assert all(indexed.algebra.content_id(h) == whole.rct_id_of(p) for p, h in found.items())
+
+
+def test_a_changed_snapshot_is_written_again_not_used(s4_file: Path) -> None:
+    verified_rcts(s4_file, lazy_from=0)
+    trees = _index_of(s4_file).with_suffix(".trees")
+    data = bytearray(trees.read_bytes())
+    data[-1] ^= 1
+    trees.write_bytes(bytes(data))
+    notices: list[str] = []
+    indexed = verified_rcts(s4_file, lazy_from=0, notice=notices.append)
+    assert any("writing an index" in notice for notice in notices)
+    whole = load_table(s4_file)
+    found = indexed.lookup(list(whole.positions))
+    assert all(indexed.algebra.content_id(h) == whole.rct_id_of(p) for p, h in found.items())
+
+
+def test_an_algebra_snapshot_gives_back_the_same_trees_and_sums(s4_file: Path) -> None:
+    whole = load_table(s4_file)
+    again = Algebra.from_snapshot(whole.algebra.snapshot())
+    assert list(again.records()) == list(whole.algebra.records())
+    assert [again.label(h) for h in again.handles()] == [
+        whole.algebra.label(h) for h in whole.algebra.handles()
+    ]
+    handles = sorted(set(whole.positions.values()))[:40]
+    for a in handles[:8]:
+        for b in handles:
+            assert again.content_id(again.add(a, b)) == whole.algebra.content_id(
+                whole.algebra.add(a, b)
+            )
+    with pytest.raises(ValueError, match="not an algebra snapshot"):
+        Algebra.from_snapshot(b"\x00junk")

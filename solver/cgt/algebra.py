@@ -8,6 +8,7 @@ names that survive a run (``content_id``/``handle``, ``records``/``from_records`
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Iterable, Iterator, Mapping
 
 from sproutsdb.solver.cgt import labels, notation, records
@@ -17,7 +18,13 @@ from sproutsdb.solver.cgt.sums import Sums
 from sproutsdb.solver.cgt.table import ZERO, TreeTable
 from sproutsdb.solver.ports.proofstore import RctRecord
 
-ONE = 1  # handle of *1: interned second by every Algebra
+ONE = 1
+# The TreeTable lists a snapshot holds, in this order (by_children and by_cid are rebuilt).
+_SNAPSHOT_LISTS = (
+    "children", "height", "win", "nimber", "nim", "partner", "factor_of", "serial", "cid",
+    "heaps",
+)  # fmt: skip
+SNAPSHOT_VERSION = 1  # handle of *1: interned second by every Algebra
 
 
 class Algebra:
@@ -179,6 +186,38 @@ class Algebra:
     ) -> list[int]:
         """Intern trees from records, re-deriving each; RctRecordError on any mismatch."""
         return records.load(self, items)
+
+    def snapshot(self) -> bytes:
+        """Every tree of the algebra as bytes (marshal), for ``from_snapshot`` to take back
+        without re-deriving anything: only for trees re-derived already (a verified table)."""
+        table = self.table
+        lists = tuple(tuple(getattr(table, name)) for name in _SNAPSHOT_LISTS)
+        return marshal.dumps((SNAPSHOT_VERSION, lists, dict(table._per_height)))
+
+    @classmethod
+    def from_snapshot(cls, data: bytes) -> Algebra:
+        """The algebra a ``snapshot`` was taken of, trusted as it stands (its records are not
+        re-derived: the caller vouches for the bytes, e.g. by a digest kept in a verified
+        mark). ValueError when the bytes are not a snapshot of this version."""
+        try:
+            version, lists, per_height = marshal.loads(data)
+        except (EOFError, TypeError, ValueError) as error:
+            raise ValueError(f"not an algebra snapshot: {error}") from None
+        if version != SNAPSHOT_VERSION or len(lists) != len(_SNAPSHOT_LISTS):
+            raise ValueError(f"algebra snapshot of version {version}, not {SNAPSHOT_VERSION}")
+        sizes = {len(values) for name, values in zip(_SNAPSHOT_LISTS, lists) if name != "heaps"}
+        algebra = cls()
+        table = algebra.table
+        if len(sizes) != 1 or lists[-1][:2] != tuple(table.heaps[:2]):
+            raise ValueError("algebra snapshot with lists of different lengths")
+        for name, values in zip(_SNAPSHOT_LISTS, lists, strict=True):
+            getattr(table, name)[:] = values  # in place: the sums hold the table
+        table.by_children.update((kids, h) for h, kids in enumerate(table.children))
+        table.by_cid.update((cid, h) for h, cid in enumerate(table.cid))
+        table._per_height.clear()
+        table._per_height.update(per_height)
+        algebra._memo.update(table.by_children)
+        return algebra
 
     @classmethod
     def from_records(

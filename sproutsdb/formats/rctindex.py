@@ -41,7 +41,7 @@ _OFFSET = 8  # bytes per line offset (u64 little-endian)
 
 
 def index_digest(path: str | Path) -> str:
-    """blake2b-256 of an index file (hex): what the table's verified mark remembers."""
+    """blake2b-256 of an index or snapshot file (hex): what the table's mark remembers."""
     digest = hashlib.blake2b(digest_size=32)
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
@@ -50,8 +50,8 @@ def index_digest(path: str | Path) -> str:
 
 
 def write_index(table_path: str | Path, index_path: str | Path, sha256: str) -> str:
-    """Write the index of a table file (atomically: temporary file, fsync, rename) and
-    return its digest. The caller has re-derived the table; this only re-frames its body."""
+    """Write the index of a table file atomically and return its digest. The caller has
+    re-derived the table; this only re-frames its body."""
     header, packed = read_header(table_path)
     raw_bytes = int(header["body"]["raw_bytes"])
     body = zstandard.ZstdDecompressor().decompress(packed, max_output_size=raw_bytes)
@@ -69,22 +69,51 @@ def write_index(table_path: str | Path, index_path: str | Path, sha256: str) -> 
         "lines": len(lines),
     }
     head_bytes = json.dumps(head, sort_keys=True).encode()
-    target = Path(index_path)
+    return _write_atomically(
+        Path(index_path),
+        [
+            _PREFIX.pack(INDEX_MAGIC, len(head_bytes)),
+            head_bytes,
+            struct.pack(f"<{len(starts)}Q", *starts),
+            body,
+        ],
+    )
+
+
+def write_trees(path: str | Path, snapshot: bytes) -> str:
+    """Write an algebra's snapshot (``Algebra.snapshot`` of a verified table) atomically;
+    returns its digest, for the mark."""
+    return _write_atomically(Path(path), [snapshot])
+
+
+def read_trees(path: str | Path, digest: str) -> Algebra:
+    """The algebra of a snapshot file whose digest is ``digest`` (RctTableError otherwise)."""
+    data = Path(path).read_bytes()
+    if hashlib.blake2b(data, digest_size=32).hexdigest() != digest:
+        raise RctTableError(f"{path}: the snapshot differs from the one verified")
+    try:
+        return Algebra.from_snapshot(data)
+    except ValueError as error:
+        raise RctTableError(f"{path}: {error}") from None
+
+
+def _write_atomically(target: Path, chunks: list[bytes]) -> str:
+    """Write ``chunks`` to ``target`` (temporary file, fsync, rename); its blake2b-256."""
     target.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.blake2b(digest_size=32)
     fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(_PREFIX.pack(INDEX_MAGIC, len(head_bytes)))
-            out.write(head_bytes)
-            out.write(struct.pack(f"<{len(starts)}Q", *starts))
-            out.write(body)
+            for chunk in chunks:
+                out.write(chunk)
+                digest.update(chunk)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return index_digest(target)
+    return digest.hexdigest()
 
 
 class IndexedRcts:
@@ -164,6 +193,7 @@ class IndexedRcts:
         if done is not None:
             return done
         parsed: dict[int, tuple[str, int, str, str, str, list[int]]] = {}
+        by_cid = self.algebra.table.by_cid
         todo = [line]
         while todo:
             number = todo.pop()
@@ -173,6 +203,10 @@ class IndexedRcts:
                 raise RctTableError(f"index: RCT line {number} is out of range")
             try:
                 cid, height, outcome, nim, base, kids = self._line(1 + number).decode().split("\t")
+                known = by_cid.get(cid)
+                if known is not None:  # from the verified snapshot, or loaded before
+                    self._handle_of_line[number] = known
+                    continue
                 children = [int(k) for k in kids.split(",")] if kids else []
                 parsed[number] = (cid, int(height), outcome, nim, base, children)
             except ValueError as error:
