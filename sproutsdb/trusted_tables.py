@@ -143,7 +143,8 @@ def verified_rcts(
     index, trees = folder / f"{digest}.idx", folder / f"{digest}.trees"
     wanted_index, wanted_trees = mark.get("index_blake2b"), mark.get("trees_blake2b")
     if (
-        wanted_index is None  # no index yet (absent files have no digest either)
+        not isinstance(wanted_index, str)  # none yet (an absent file has no digest either)
+        or not isinstance(wanted_trees, str)
         or _digest_or_none(index) != wanted_index
         or _digest_or_none(trees) != wanted_trees
     ):
@@ -159,7 +160,7 @@ def verified_rcts(
         _write_mark(digest, dict(mark, index_blake2b=wanted_index, trees_blake2b=wanted_trees))
     del table
     _verified.pop(digest, None)  # the index serves it from now on
-    rcts = IndexedRcts(index, read_trees(trees, str(wanted_trees)))
+    rcts = IndexedRcts(index, read_trees(trees, wanted_trees))
     if rcts.header.get("sha256") != digest or rcts.header.get("game") != "sprouts":
         raise RctTableError(f"{index}: an index of another table; delete it")
     return rcts

@@ -15,7 +15,15 @@ from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.trusted_tables import INDEX_FOLDER, cache_dir, file_digest, verified_rcts
+from sproutsdb.trusted_tables import (
+    INDEX_FOLDER,
+    MARKS_FOLDER,
+    cache_dir,
+    file_digest,
+    read_mark,
+    verified_rcts,
+    write_cached_mark,
+)
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +109,18 @@ def test_an_algebra_snapshot_gives_back_the_same_trees_and_sums(s4_file: Path) -
             )
     with pytest.raises(ValueError, match="not an algebra snapshot"):
         Algebra.from_snapshot(b"\x00junk")
+
+
+def test_a_mark_naming_no_snapshot_gets_one(s4_file: Path) -> None:
+    """A mark written before snapshots existed (index digest only) is completed, not trusted
+    to mean an absent snapshot is fine."""
+    verified_rcts(s4_file, lazy_from=0)
+    digest = file_digest(s4_file)
+    mark = read_mark(digest)
+    assert mark is not None
+    del mark["trees_blake2b"]
+    write_cached_mark(cache_dir() / MARKS_FOLDER / f"{digest}.json", mark)
+    _index_of(s4_file).with_suffix(".trees").unlink()
+    indexed = verified_rcts(s4_file, lazy_from=0)
+    assert isinstance(indexed, IndexedRcts)
+    assert "trees_blake2b" in (read_mark(digest) or {})
