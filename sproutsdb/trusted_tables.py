@@ -8,7 +8,8 @@ reduction of the RCTs its children have in the table (a whole game tree is close
 so this re-derives every entry from the rules, by induction on lives). The S6 table takes
 about 13 s; the verdict is remembered in a mark keyed by the SHA-256 of the file's bytes and
 the engine's canonical-form and tool versions, so an install verifies the shipped table once,
-not once per command. A mark is only ever written by this function, after a clean check.
+not once per command. A mark is only ever written by this function, after a clean check, or
+by ``remember_built`` in the process that built the table from the rules and read it back.
 
 A search takes a large table (S7: 3.2 M positions) through ``verified_rcts`` instead: once
 verified, its positions go to a memory-mapped index in the cache and its trees to a snapshot
@@ -116,6 +117,34 @@ def verified_table(
         table.header["verified"] = {"how": "re-derived now", **mark}
     _verified[digest] = table
     return table
+
+
+def remember_built(path: str | Path, table: RctTable, cpu_seconds: float) -> None:
+    """Mark a table file this process has just built from the rules and read back the same
+    (``rct-table build``): the build derived every entry from its children, so the whole
+    check would only repeat it (17 CPU minutes for S7). A large table gets its index and
+    snapshot now too, from the algebra read back from the file."""
+    digest = file_digest(path)
+    mark: dict[str, Any] = {
+        "sha256": digest,
+        "tool_version": __version__,
+        "canon_version": CANON_VERSION,
+        "positions": len(table.positions),
+        "rcts": len(table.algebra),
+        "cpu_seconds": round(cpu_seconds, 2),
+        "verified_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "derived_by": "rct-table build (the file read back the same)",
+    }
+    if len(table.positions) > LAZY_FROM_POSITIONS:
+        folder = cache_dir() / INDEX_FOLDER
+        try:
+            mark["index_blake2b"] = write_index(path, folder / f"{digest}.idx", digest)
+            mark["trees_blake2b"] = write_trees(
+                folder / f"{digest}.trees", table.algebra.snapshot()
+            )
+        except OSError:  # an unwritable cache: the first search will write them
+            pass
+    _write_mark(digest, mark)
 
 
 def verified_rcts(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import run_cli
 from sproutsdb.formats.rctindex import IndexedRcts
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
 from sproutsdb.solver.cgt import Algebra
@@ -22,6 +23,7 @@ from sproutsdb.trusted_tables import (
     file_digest,
     read_mark,
     verified_rcts,
+    verified_table,
     write_cached_mark,
 )
 
@@ -124,3 +126,17 @@ def test_a_mark_naming_no_snapshot_gets_one(s4_file: Path) -> None:
     indexed = verified_rcts(s4_file, lazy_from=0)
     assert isinstance(indexed, IndexedRcts)
     assert "trees_blake2b" in (read_mark(digest) or {})
+
+
+def test_a_table_built_here_needs_no_check_on_first_use(tmp_path: Path) -> None:
+    """`rct-table build` derives every entry from the rules and reads the file back, so it
+    leaves the verified mark itself: the first command that uses the table does not spend
+    the whole check again (17 CPU minutes for S7)."""
+    built = tmp_path / "s3.rcttable"
+    done = run_cli("rct-table", "build", "0*3", "--out", str(built), "--quiet")
+    assert done.returncode == 0, done.stderr
+    mark = read_mark(file_digest(built))
+    assert mark is not None and mark["derived_by"].startswith("rct-table build")
+    notices: list[str] = []
+    table = verified_table(built, notice=notices.append)
+    assert notices == [] and table.header["verified"]["how"] == "cached mark"

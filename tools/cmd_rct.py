@@ -23,6 +23,7 @@ from sproutsdb.progress import counter_bar
 from sproutsdb.solver.cgt import Algebra, FormatLimitError
 from sproutsdb.solver.misere.rctsearch import RctSearch, check_positions, game_tree_rcts
 from sproutsdb.tools.cli import positions_from
+from sproutsdb.trusted_tables import remember_built
 
 # docs/architecture.md §9: GLOP 2.2 built the S6 table in about 1 740 s CPU
 GLOP_S6_CPU_SECONDS = 1740.0
@@ -114,6 +115,7 @@ def run_table_build(args: argparse.Namespace) -> int:
             p: search.algebra.content_id(h) for p, h in search.positions().items()
         }:
             raise RuntimeError(f"{out}: the written table does not read back the same")
+        remember_built(out, again, cpu)  # derived from the rules here: no check on first use
     counts = header["counts"]
     print(
         f"{out}: {counts['positions']} positions, {counts['rcts']} RCTs, {size} bytes, "
