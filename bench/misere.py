@@ -146,6 +146,33 @@ S6 2.0 CPU s / 142 MB, S7 99.6 CPU s / 2,589 MB. Visits (CPU s) with S6 -> S7: 0
 visits as a rule: it saves 31-39 % at 10, 12 and 13 and costs 33 % at 14, within the ±30-200 %
 that any change of df-pn's order moves them (the ε sweep above). What it costs for sure is
 the load: 98 CPU s more and 2.4 GB, which a compact table would have to remove first.
+
+S7 opened in place, 2026-11-27 (later): `rct-table build 0*7` again, 1,142.6 CPU s, 5.05 GB
+peak, the same 47,997,222 bytes; its first use re-derived every position (1,023.8 CPU s,
+2,635 MB; a build now leaves that mark itself) and wrote an index of its positions (203 MB,
+memory-mapped) and a snapshot of its trees (101 MB). Opening it since: 6.6 CPU s and 1,164 MB
+(whole: 99.6 s and 2,589 MB; the trees' children sets, 11.3 M entries in 598,685 frozensets,
+are 753 MB of it). Loading trees one by one as a search meets them does not work: the RCT of
+0*7 alone reaches 596,195 of the 598,685 trees (91.7 CPU s). `--table S7 --from 13 --to 17
+--cycles 1` (0*13-0*16 loading trees one by one, so their CPU s include ~90 s of loading;
+0*17 from the snapshot; three CPU-bound processes on the 2 cores, two 0*18 runs beside):
+
+      n  outcome A164950   wall s    CPU s     visits  stored L  proof L  paper pos.  check  peak RSS  open s
+     13        L       L     95.0     93.5     11,100       310      198       1,082  clean   1678 MB     0.4
+     14        L       L    123.7    122.0     61,732     1,063      543       3,517  clean   1681 MB     0.4
+     15        L       L    215.6    212.2    243,165     3,976    1,997       6,906  clean   1979 MB     0.4
+     16        W       W    739.0    546.6    823,146    14,446    3,846       8,981  clean   2086 MB     0.3
+     17        W       W   1111.9    709.7  1,246,777    19,299    8,031      17,583  clean   1998 MB     7.0
+
+Visits S6 -> S7: 13 -36 %, 14 +33 %, 15 -49 %, 16 -6 %, 17 -22 %; 13-17 together 3,031,443 ->
+2,385,920 (-21 %). Pruned proofs S6 -> S7: 247 -> 198, 532 -> 543, 2,958 -> 1,997, 3,769 ->
+3,846, 8,344 -> 8,031 losing nodes. S7 is the better base for visits at 15 and 17, but not
+the default: (1) it costs 1.2 GB and 6.6 s to open against S6's 142 MB and 2 s; (2) CPU per
+visit could not be compared in the same hour (0*17: 0.56 ms a visit here, three processes
+on two cores, against 0.41 ms with S6 at load 1); (3) a proof keyed by S7's trees needs S7 to
+be checked (its lands of 19-21 lives are beyond what a check re-derives land by land), which
+is 20 CPU minutes and 5 GB to build, so the shipped certificates stay on S6. With
+`solve --misere --rct-table S7` it is one option away.
 """
 
 from __future__ import annotations
