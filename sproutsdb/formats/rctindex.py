@@ -21,9 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import mmap
-import os
 import struct
-import tempfile
 from collections.abc import Sequence
 from itertools import accumulate
 from pathlib import Path
@@ -31,7 +29,7 @@ from typing import Any
 
 import zstandard
 
-from sproutsdb.formats.rcttable import RctTableError, read_header
+from sproutsdb.formats.rcttable import RctTableError, read_header, write_atomically
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.ports.proofstore import RctRecord
 
@@ -69,7 +67,7 @@ def write_index(table_path: str | Path, index_path: str | Path, sha256: str) -> 
         "lines": len(lines),
     }
     head_bytes = json.dumps(head, sort_keys=True).encode()
-    return _write_atomically(
+    return _written(
         Path(index_path),
         [
             _PREFIX.pack(INDEX_MAGIC, len(head_bytes)),
@@ -83,7 +81,13 @@ def write_index(table_path: str | Path, index_path: str | Path, sha256: str) -> 
 def write_trees(path: str | Path, snapshot: bytes) -> str:
     """Write an algebra's snapshot (``Algebra.snapshot`` of a verified table) atomically;
     returns its digest, for the mark."""
-    return _write_atomically(Path(path), [snapshot])
+    return _written(Path(path), [snapshot])
+
+
+def _written(target: Path, chunks: list[bytes]) -> str:
+    """Write a cache file atomically, its folder made if need be; its digest."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return write_atomically(target, chunks)
 
 
 def read_trees(path: str | Path, digest: str) -> Algebra:
@@ -95,25 +99,6 @@ def read_trees(path: str | Path, digest: str) -> Algebra:
         return Algebra.from_snapshot(data)
     except ValueError as error:
         raise RctTableError(f"{path}: {error}") from None
-
-
-def _write_atomically(target: Path, chunks: list[bytes]) -> str:
-    """Write ``chunks`` to ``target`` (temporary file, fsync, rename); its blake2b-256."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.blake2b(digest_size=32)
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for chunk in chunks:
-                out.write(chunk)
-                digest.update(chunk)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return digest.hexdigest()
 
 
 class IndexedRcts:

@@ -193,18 +193,27 @@ def encode(table: RctTable, header: Mapping[str, Any]) -> bytes:
 def write_table(path: str | Path, table: RctTable, header: Mapping[str, Any]) -> int:
     """Write the table atomically (temporary file, fsync, rename); returns its size."""
     data = encode(table, header)
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
+    write_atomically(Path(path), [data])
+    return len(data)
+
+
+def write_atomically(target: Path, chunks: Iterable[bytes]) -> str:
+    """Write ``chunks`` to ``target`` through a temporary file in its folder, fsync and rename
+    (a reader never sees half a file); returns the blake2b-256 of what was written (hex)."""
+    digest = hashlib.blake2b(digest_size=32)
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(data)
+            for chunk in chunks:
+                out.write(chunk)
+                digest.update(chunk)
             out.flush()
             os.fsync(out.fileno())
-        os.replace(tmp, target)
+        os.replace(temporary, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        Path(temporary).unlink(missing_ok=True)
         raise
-    return len(data)
+    return digest.hexdigest()
 
 
 # -- reading -------------------------------------------------------------------------------
