@@ -45,7 +45,7 @@ CANON_VERSION = get_game().canon_version
 
 MARKS_FOLDER = "verified-tables"
 INDEX_FOLDER = "table-index"
-# Tables with more positions are opened in place by verified_rcts. S6 (146 k positions)
+# Tables with more positions are opened in place by verified_rcts. S6 (226 809 positions)
 # loads whole in 2 CPU s and 142 MB; S7 (3.2 M) took 99.6 CPU s and 2 589 MB that way.
 LAZY_FROM_POSITIONS = 1_000_000
 _verified: dict[str, RctTable] = {}  # sha256 -> table, re-derived in this process
@@ -171,12 +171,17 @@ def verified_rcts(
     folder = cache_dir() / INDEX_FOLDER
     index, trees = folder / f"{digest}.idx", folder / f"{digest}.trees"
     wanted_index, wanted_trees = mark.get("index_blake2b"), mark.get("trees_blake2b")
+    algebra = None
     if (
-        not isinstance(wanted_index, str)  # none yet (an absent file has no digest either)
-        or not isinstance(wanted_trees, str)
-        or _digest_or_none(index) != wanted_index
-        or _digest_or_none(trees) != wanted_trees
+        isinstance(wanted_index, str)
+        and isinstance(wanted_trees, str)
+        and _digest_or_none(index) == wanted_index
     ):
+        try:
+            algebra = read_trees(trees, wanted_trees)  # refused unless it has that digest
+        except (OSError, RctTableError):
+            algebra = None
+    if algebra is None:  # none yet, or a file that differs: write both again
         if notice is not None:
             notice(f"writing an index of the verified RCT table {path} (once, for this file)")
         if table is None:
@@ -187,9 +192,10 @@ def verified_rcts(
         except OSError:  # an unwritable cache: use the table whole, as a small one
             return TableRcts(table)
         _write_mark(digest, dict(mark, index_blake2b=wanted_index, trees_blake2b=wanted_trees))
+        algebra = read_trees(trees, wanted_trees)
     del table
     _verified.pop(digest, None)  # the index serves it from now on
-    rcts = IndexedRcts(index, read_trees(trees, wanted_trees))
+    rcts = IndexedRcts(index, algebra)
     if rcts.header.get("sha256") != digest or rcts.header.get("game") != "sprouts":
         raise RctTableError(f"{index}: an index of another table; delete it")
     return rcts

@@ -128,7 +128,6 @@ class IndexedRcts:
         self._first_position = self.rcts + 2
         self.algebra = Algebra() if algebra is None else algebra
         self._handle_of_line: dict[int, int] = {}
-        self._known: dict[str, int | None] = {}
 
     def __len__(self) -> int:
         return self.positions
@@ -156,15 +155,12 @@ class IndexedRcts:
         return None
 
     def lookup(self, lands: Sequence[str]) -> dict[str, int]:
-        known = self._known
+        # No memo of lands here: the solver keeps its own (bounded); a search costs ~22 slices.
         out: dict[str, int] = {}
         for land in lands:
-            if land not in known:
-                line = self._find(land.encode())
-                known[land] = None if line is None else self._load(line)
-            handle = known[land]
-            if handle is not None:
-                out[land] = handle
+            line = self._find(land.encode())
+            if line is not None:
+                out[land] = self._load(line)
         return out
 
     def rct_id_of(self, position: str) -> str | None:
