@@ -11,6 +11,7 @@ import pytest
 from cli_helpers import run_cli
 from sproutsdb.formats.rctindex import IndexedRcts
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
+from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
@@ -140,3 +141,17 @@ def test_a_table_built_here_needs_no_check_on_first_use(tmp_path: Path) -> None:
     notices: list[str] = []
     table = verified_table(built, notice=notices.append)
     assert notices == [] and table.header["verified"]["how"] == "cached mark"
+
+
+def test_a_check_without_the_solves_table_says_which_option_it_lacks(tmp_path: Path) -> None:
+    """A store solved with --rct-table FILE holds no RCTs of its own: its check without the
+    table cannot read its nodes, and says that the same --rct-table is wanted."""
+    table = str(shipped_table())
+    store = str(tmp_path / "store")
+    assert (
+        run_cli("solve", "0*7", "--misere", "--rct-table", table, "--store", store).returncode == 0
+    )
+    bare = run_cli("check", "--misere", "--root", "0*7", "--store", store)
+    assert bare.returncode == 1 and "the same --rct-table FILE" in bare.stdout
+    again = run_cli("check", "--misere", "--root", "0*7", "--store", store, "--rct-table", table)
+    assert again.returncode == 0, again.stdout + again.stderr

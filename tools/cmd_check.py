@@ -300,6 +300,11 @@ def _print_text(data: dict[str, Any]) -> None:
                 f"  not used: {claims['not_derived']:,} RCT claim(s) on lands too large to "
                 f"re-derive (--derive-rct-lives): {', '.join(claims['not_derived_first'])}"
             )
+    if data.get("play") == "misere" and data.get("rct_source") == "none" and data["missing"]:
+        print(
+            "  no RCT table was used (the store holds no RCTs): losing nodes proven with "
+            "`solve --misere --rct-table FILE` are checked with the same --rct-table FILE"
+        )
     if data.get("pruned"):
         print(f"  pruned proof written to {data['pruned']}")
 
