@@ -22,6 +22,7 @@ import hashlib
 import json
 import mmap
 import struct
+import sys
 from collections.abc import Sequence
 from itertools import accumulate
 from pathlib import Path
@@ -108,6 +109,8 @@ class IndexedRcts:
 
     def __init__(self, index_path: str | Path, algebra: Algebra | None = None) -> None:
         name = str(index_path)
+        if sys.byteorder != "little":  # the offsets are mapped as native u64
+            raise RctTableError(f"{name}: table indexes are read on little-endian machines only")
         with open(index_path, "rb") as handle:
             self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         data = self._map
