@@ -198,7 +198,8 @@ class Algebra:
     def from_snapshot(cls, data: bytes) -> Algebra:
         """The algebra a ``snapshot`` was taken of, trusted as it stands (its records are not
         re-derived: the caller vouches for the bytes, e.g. by a digest kept in a verified
-        mark). ValueError when the bytes are not a snapshot of this version."""
+        mark, checked first, as marshal is not safe on arbitrary bytes). ValueError when the
+        bytes are not a snapshot of this version."""
         try:
             version, lists, per_height = marshal.loads(data)
         except (EOFError, TypeError, ValueError) as error:
