@@ -173,6 +173,20 @@ on two cores, against 0.41 ms with S6 at load 1); (3) a proof keyed by S7's tree
 be checked (its lands of 19-21 lives are beyond what a check re-derives land by land), which
 is 20 CPU minutes and 5 GB to build, so the shipped certificates stay on S6. With
 `solve --misere --rct-table S7` it is one option away.
+
+0*18, 2026-11-27, `sproutsdb solve 0*18 --misere --store NEW --json` (S6) and the same with
+`--rct-table S7` (opened from its snapshot), --jobs 1, one core each (the other core busy all
+along), both paused 855 s for the test suite, then stopped with Ctrl-C (both resume):
+
+      base    ran wall s  user CPU s      visits  stored L  peak RSS  outcome
+      S6           7,913       7,065   9,774,590   122,998   1543 MB  undecided
+      S7           4,587       3,973   5,762,494    77,401   3288 MB  undecided
+
+S6 had 2.57 M visits at 30 minutes of wall time: the 30-minute goal is missed by more than
+4x (0*17 took 1.61 M visits; 0*18 is an L, every option refuted). CPU per visit measured
+side by side, the two runs alone on the two cores, in four windows of ~9.5 minutes: S6 0.69,
+0.69, 0.71, 0.84 ms; S7 0.88, 0.72, 0.56, 0.65 ms; over the 37.5 minutes S6 0.727 and S7
+0.684 ms. So S7 does not cost CPU per visit; what it costs is memory (3.3 GB peak here).
 """
 
 from __future__ import annotations
