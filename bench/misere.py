@@ -167,9 +167,9 @@ are 753 MB of it). Loading trees one by one as a search meets them does not work
 Visits S6 -> S7: 13 -36 %, 14 +33 %, 15 -49 %, 16 -6 %, 17 -22 %; 13-17 together 3,031,443 ->
 2,385,920 (-21 %). Pruned proofs S6 -> S7: 247 -> 198, 532 -> 543, 2,958 -> 1,997, 3,769 ->
 3,846, 8,344 -> 8,031 losing nodes. S7 is the better base for visits at 15 and 17, but not
-the default: (1) it costs 1.2 GB and 6.6 s to open against S6's 142 MB and 2 s; (2) CPU per
-visit could not be compared in the same hour (0*17: 0.56 ms a visit here, three processes
-on two cores, against 0.41 ms with S6 at load 1); (3) a proof keyed by S7's trees needs S7 to
+the default: (1) it costs 1.2 GB and 6.6 s to open against S6's 142 MB and 2 s (CPU per
+visit is the same: measured side by side at 0*18 below; here, with three processes on two
+cores, 0*17 spent 0.56 ms a visit); (2) a proof keyed by S7's trees needs S7 to
 be checked (its lands of 19-21 lives are beyond what a check re-derives land by land), which
 is 20 CPU minutes and 5 GB to build, so the shipped certificates stay on S6. With
 `solve --misere --rct-table S7` it is one option away.
