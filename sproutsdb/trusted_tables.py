@@ -62,11 +62,8 @@ def cache_dir() -> Path:
 
 def file_digest(path: str | Path) -> str:
     """SHA-256 of a file's bytes (hex)."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def verified_table(

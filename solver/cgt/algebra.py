@@ -209,8 +209,10 @@ class Algebra:
         sizes = {len(values) for name, values in zip(_SNAPSHOT_LISTS, lists) if name != "heaps"}
         algebra = cls()
         table = algebra.table
-        if len(sizes) != 1 or lists[-1][:2] != tuple(table.heaps[:2]):
+        if len(sizes) != 1:
             raise ValueError("algebra snapshot with lists of different lengths")
+        if lists[-1][:2] != tuple(table.heaps[:2]):
+            raise ValueError("algebra snapshot that does not start with 0 and *1")
         for name, values in zip(_SNAPSHOT_LISTS, lists, strict=True):
             getattr(table, name)[:] = values  # in place: the sums hold the table
         table.by_children.update((kids, h) for h, kids in enumerate(table.children))

@@ -41,11 +41,8 @@ _OFFSET = 8  # bytes per line offset (u64 little-endian)
 
 def index_digest(path: str | Path) -> str:
     """blake2b-256 of an index or snapshot file (hex): what the table's mark remembers."""
-    digest = hashlib.blake2b(digest_size=32)
     with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, lambda: hashlib.blake2b(digest_size=32)).hexdigest()
 
 
 def write_index(table_path: str | Path, index_path: str | Path, sha256: str) -> str:
