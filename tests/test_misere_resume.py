@@ -22,7 +22,6 @@ import pytest
 from cli_helpers import COMMAND, committed_facts, run_cli
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.server.store.resume_file import FileResumeSlots
-from sproutsdb.solver.misere import solver as misere_solver
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.search import resume
@@ -114,37 +113,6 @@ def test_an_interrupted_misere_solve_resumes_in_process() -> None:
         assert again.stats.nodes < total
         assert first.stats.nodes + again.stats.nodes <= total * 1.2
         assert not slots.records, "a finished call discards its record"
-
-
-def test_taking_up_a_record_reports_progress_and_stops_there_leaving_it_whole(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Re-deriving a large record's winning nodes takes minutes before the first visit
-    (0*18's: 2 M claims), so the take-up reports how far it got, and a Ctrl-C there (taken
-    in the progress callback) stops it with the record left as it was."""
-    monkeypatch.setattr(misere_solver, "REDERIVE_BATCH", 256)
-    store, slots = MemoryProofStore(), MemoryResumeSlots()
-    first = _solver(store, slots, stop_at=6_000)
-    with pytest.raises(Stop):
-        first.outcome("0*13")
-    saved = slots.records[SLOT + "0*13"]
-    claims = decode_misere_state("0*13", saved)
-    assert claims is not None and len(claims.wins) > 256  # more than one batch
-    seen: list[tuple[int, int]] = []
-
-    def stop_in_take_up(progress: Progress) -> None:
-        if progress.resuming is not None:
-            seen.append(progress.resuming)
-            if len(seen) == 2:
-                raise Stop
-
-    options = SolveOptions(progress=stop_in_take_up, progress_interval=0)
-    again = MisereSolver(SproutsGame(), store, _rcts(), options=options, resume=slots)
-    with pytest.raises(Stop):
-        again.outcome("0*13")
-    assert seen == [(0, len(claims.wins)), (256, len(claims.wins))]
-    assert again.stats.nodes == 0
-    assert slots.records[SLOT + "0*13"] == saved, "a stop in the take-up keeps the record"
 
 
 def test_a_forged_garbage_or_truncated_record_changes_no_answer() -> None:

@@ -51,13 +51,6 @@ def _progress(line: Any, ctrl_c: Deferred | None = None) -> ProgressFn:
     def report(p: Progress) -> None:
         if ctrl_c is not None:
             ctrl_c.check()
-        if p.resuming is not None:
-            done, claims = p.resuming
-            line.show(
-                f"resuming: {done:,} of {claims:,} claims of the last run re-derived  "
-                f"{p.seconds:,.0f} s"
-            )
-            return
         line.show(
             f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
             f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s"

@@ -994,9 +994,7 @@ class MisereSolver:
         root_lives = sum(lives(land) for land in root[0])
         table, root_key = self._table, self.key(root)
         recorded = 0
-        stats, meter = self._stats, self._meter
         for start in range(0, len(claims), REDERIVE_BATCH):
-            meter.resuming(start, len(claims), stats.nodes, stats.facts_stored)
             found: dict[str, dict[str, NodeParts]] = {}
             for claim in claims[start : start + REDERIVE_BATCH]:
                 node = self._claimed_node(claim)

@@ -16,8 +16,6 @@ class Progress:
     depth: int  # current depth of the explicit search stack
     nodes_per_second: float  # expansion rate since the previous report
     seconds: float  # time spent searching in this call
-    # while a resume record is taken up, before the search: (claims re-derived, claims)
-    resuming: tuple[int, int] | None = None
 
 
 ProgressFn = Callable[[Progress], None]
@@ -82,14 +80,3 @@ class ProgressMeter:
         rate = done / elapsed if elapsed > 0 else 0.0
         self._last, self._last_nodes = now, nodes
         self._callback(Progress(nodes, stored, depth, rate, now - self._start))
-
-    def resuming(self, done: int, claims: int, nodes: int, stored: int) -> None:
-        """Report how far the take-up of a resume record got (at most once per interval):
-        re-deriving its claims can take minutes before the first visit."""
-        if self._callback is None:
-            return
-        now = self._clock()
-        if now - self._last < self._interval:
-            return
-        self._last = now
-        self._callback(Progress(nodes, stored, 0, 0.0, now - self._start, (done, claims)))
