@@ -141,14 +141,22 @@ def test_a_forged_garbage_or_truncated_record_changes_no_answer() -> None:
                     losing = clean.node_outcome(clean.parse_node(key)) == "L"
                 assert losing, f"the winning node {key!r} was stored as losing"
             assert not slots.records
-        # the forged record's true claims were re-derived and used, its false ones not
+        # the forged record's true claims are used as the search meets them, its false
+        # ones never: each claim met is re-derived from its children, and then dropped
         store, slots = MemoryProofStore(), MemoryResumeSlots()
         slots.save(SLOT + root, forged)
         solver = _solver(store, slots)
         solver._resume_from(solver.node(position), root)
-        wins = {key for key, losing in solver._table.items() if not losing}
-        assert wins and all(decided.get(key) is False for key in wins)
-        assert root not in wins
+        assert root not in solver._claims and not solver._table  # nothing taken on trust
+        settled = []
+        for key in decided:
+            node = solver.parse_node(key)
+            if key in solver._claims:
+                settled.append((key, solver._decided(node, key)))
+                assert key not in solver._claims, "a claim is checked once"
+        assert any(verdict is False for _, verdict in settled), "true claims are used"
+        for key, verdict in settled:
+            assert verdict is None or decided[key] is False, f"false claim {key!r} used"
 
 
 # ----------------------------------------------------------------- the real command

@@ -29,7 +29,8 @@ holds), saved at each flush interval and when interrupted, so that a rerun after
 continues the same search instead of starting another one around the committed losing nodes
 (measured on 0*13: a rerun given only the first 10 % of the proof's losing nodes visited
 more nodes than a fresh run). A record is a hint: numbers are clamped so they only steer,
-and each winning node it names is used only once re-derived from a stored losing child.
+and a winning node it names is used only when the search meets it, and only once
+re-derived then from a losing child known by the rules, the table or the store.
 """
 
 from __future__ import annotations
@@ -275,7 +276,6 @@ DEFAULT_TABLE_CAPACITY = 1 << 22  # proven nodes kept in memory before the table
 # costs more than 1/RESUME_COST_SHARE of the time between saves (a large table).
 RESUME_COST_SHARE = 50
 RESUME_PREFIX = "misere "  # a misère record's slot: never a normal-play record's name
-REDERIVE_BATCH = 4096  # claimed winning nodes re-derived per store read
 MAX_RESUMED_LANDS = 1 << 16  # lands a record names for their RCTs: more is not ours
 
 
@@ -373,6 +373,9 @@ class MisereSolver:
         self._resume_every = options.flush_seconds
         self._resume_due = 0.0
         self.resumed_wins = 0  # winning nodes of resume records re-derived and used
+        # winning nodes a resume record claims, each re-derived when the search meets it:
+        # re-deriving 0*18's 2 M claims up front took its rerun 1 050 s before a visit
+        self._claims: set[str] = set()
 
     # ----------------------------------------------------------------- public API
 
@@ -855,11 +858,37 @@ class MisereSolver:
         self._stats.store_hits += len(found)
 
     def _decided(self, node: NodeParts, key: str) -> bool | None:
-        """Losing? if known without search: statically, or proven (here or in the store)."""
+        """Losing? if known without search: statically, proven (here or in the store), or
+        a resume record's claim of a win, re-derived now."""
+        value = self._known(node, key)
+        if value is None and key in self._claims:
+            return self._settle_claim(node, key)
+        return value
+
+    def _known(self, node: NodeParts, key: str) -> bool | None:
+        """Losing? if decided statically or proven (here or in the store)."""
         if node[0]:  # a node with lands is never decided statically
             return self._table.get(key)
         value = self._static(node)
         return self._table.get(key) if value is None else value
+
+    def _settle_claim(self, node: NodeParts, key: str) -> bool | None:
+        """A record's claim that ``node`` wins, checked once: False (winning, recorded) if
+        a child is known losing, by the rules or in the table or the store; else None
+        (the claim is dropped and the search decides the node)."""
+        self._claims.discard(key)
+        try:
+            kids = self._children(node)
+        except ValueError:  # a land the game cannot read (NotationError): no claim of ours
+            return None
+        known = self._known
+        self._fetch([k for k, child in kids.items() if known(child, k) is None])
+        if not any(known(child, k) is True for k, child in kids.items()):
+            return None
+        self._record(key, False)
+        self.resumed_wins += 1
+        self._stats.resumed_exclusions += 1  # the misère kind of a re-derived win
+        return False
 
     def _expand(self, node: NodeParts, key: str) -> list[tuple[str, NodeParts, tuple[int, int]]]:
         """Children in move order with df-pn's initial proof numbers, kept in a small LRU
@@ -966,8 +995,8 @@ class MisereSolver:
         self._resume_due = time.monotonic()
 
     def _take_up(self, state: MisereState, root: NodeParts) -> None:
-        """Install a decoded record: numbers as they are, winning nodes as far as they
-        re-derive, both within the tables' bounds."""
+        """Install a decoded record: numbers as they are, winning nodes as claims to check
+        when met (`_settle_claim`), both within the tables' bounds."""
         dfpn = self._dfpn
         room = max(dfpn.capacity - len(dfpn.numbers), 0)
         for count, (key, pair) in enumerate(state.numbers.items()):
@@ -982,54 +1011,10 @@ class MisereSolver:
         with contextlib.suppress(ValueError):  # a source refusing a text: only hints lost
             self._rct_of(lands)
         room = max(self._table_capacity // 2 - len(self._table), 0)
-        wins = self._rederive_wins(state.wins[:room], root)
-        self.resumed_wins += wins
-        self._stats.resumed_exclusions += wins  # the misère kind of a re-derived win
-
-    def _rederive_wins(self, claims: Sequence[str], root: NodeParts) -> int:
-        """Record as winning each claimed node that has a losing child by the rules or in
-        the store (read in batches); a claim that does not parse, is no smaller than the
-        root or has no such child is dropped. How many were recorded."""
-        lives = self._measure.lives
-        root_lives = sum(lives(land) for land in root[0])
-        table, root_key = self._table, self.key(root)
-        recorded = 0
-        for start in range(0, len(claims), REDERIVE_BATCH):
-            found: dict[str, dict[str, NodeParts]] = {}
-            for claim in claims[start : start + REDERIVE_BATCH]:
-                node = self._claimed_node(claim)
-                if node is None or sum(lives(land) for land in node[0]) > root_lives:
-                    continue
-                key = self.key(node)
-                if key == root_key or key in table or self._static(node) is not None:
-                    continue
-                try:
-                    found[key] = self._children(node)
-                except ValueError:  # a text that is not a land (NotationError)
-                    continue
-            self._fetch([k for kids in found.values() for k in self._open_keys_of(kids)])
-            for key, kids in found.items():
-                if any(self._decided(child, k) is True for k, child in kids.items()):
-                    table[key] = False
-                    recorded += 1
-        return recorded
-
-    def _claimed_node(self, claim: str) -> NodeParts | None:
-        """The node a record names (normalised), or None if the text is not a node key.
-
-        Its lands are taken as written, not canonicalised (that cost a rerun of 0*13 more
-        than its re-derivations): a land that is not canonical only gives a key that no
-        search computes, and a text that is not a land fails when its moves are asked."""
-        try:
-            position, parity, cids = split_node_key(claim)
-            handles = [self.algebra.handle(cid) for cid in cids]
-        except (ValueError, KeyError):
-            return None
-        return self._make((), self.game.components(position), parity, (), handles)
-
-    def _open_keys_of(self, kids: Mapping[str, NodeParts]) -> list[str]:
-        """The keys of children not decided by the rules nor known yet."""
-        return [k for k, child in kids.items() if self._decided(child, k) is None]
+        # (a claim is met by its exact key: one not written as the search writes keys,
+        # the root's among them, is never met)
+        self._claims = set(state.wins[:room])
+        self._claims.discard(self.key(root))
 
     def _save_resume(self, *, commit: bool = True) -> None:
         """Save the search state, then commit what is proven (unless just done): the df-pn
@@ -1045,6 +1030,7 @@ class MisereSolver:
             return
         started = time.monotonic()
         wins = [key for key, losing in self._table.items() if not losing]
+        wins.extend(self._claims)  # not met yet: still claims for the next rerun
         lands = self._land_of.values()  # one land of each tree known as a land's RCT
         data = encode_misere_state(self._resume_root, self._named_numbers(), wins, lands)
         if self._resume.save(RESUME_PREFIX + self._resume_root, data):
