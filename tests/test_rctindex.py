@@ -4,6 +4,7 @@ index that was changed after it was written is never used."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,11 +12,14 @@ import pytest
 from cli_helpers import run_cli
 from sproutsdb.formats.rctindex import IndexedRcts
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
+from sproutsdb.ops.stores import open_local_store
+from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
-from sproutsdb.solver.ports.proofstore import MemoryProofStore
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.trusted_tables import (
     INDEX_FOLDER,
@@ -145,13 +149,27 @@ def test_a_table_built_here_needs_no_check_on_first_use(tmp_path: Path) -> None:
 
 def test_a_check_without_the_solves_table_says_which_option_it_lacks(tmp_path: Path) -> None:
     """A store solved with --rct-table FILE holds no RCTs of its own: its check without the
-    table cannot read its nodes, and says that the same --rct-table is wanted."""
+    table cannot read its nodes, and names the file the solve used (its provenance does);
+    a store that names none gets the general hint."""
     table = str(shipped_table())
     store = str(tmp_path / "store")
     assert (
         run_cli("solve", "0*7", "--misere", "--rct-table", table, "--store", store).returncode == 0
     )
     bare = run_cli("check", "--misere", "--root", "0*7", "--store", store)
-    assert bare.returncode == 1 and "the same --rct-table FILE" in bare.stdout
+    named = f"proven on s6.rcttable (sha256 {file_digest(table)}): check with --rct-table"
+    assert bare.returncode == 1 and named in bare.stdout
+    as_json = run_cli("check", "--misere", "--root", "0*7", "--store", store, "--json")
+    assert json.loads(as_json.stdout)["solved_on_tables"] == [
+        f"s6.rcttable (sha256 {file_digest(table)})"
+    ]
+    unnamed = str(tmp_path / "unnamed")
+    with (
+        LmdbProofStore.open(unnamed, game="sprouts", canon_version=CANON_VERSION) as copy,
+        open_local_store(store, readonly=True) as solved,
+    ):
+        copy.put(FactKind.MISERE, dict(solved.iter_facts(FactKind.MISERE)))
+    general = run_cli("check", "--misere", "--root", "0*7", "--store", unnamed)
+    assert general.returncode == 1 and "the same --rct-table FILE" in general.stdout
     again = run_cli("check", "--misere", "--root", "0*7", "--store", store, "--rct-table", table)
     assert again.returncode == 0, again.stdout + again.stderr

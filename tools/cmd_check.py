@@ -301,10 +301,17 @@ def _print_text(data: dict[str, Any]) -> None:
                 f"re-derive (--derive-rct-lives): {', '.join(claims['not_derived_first'])}"
             )
     if data.get("play") == "misere" and data.get("rct_source") == "none" and data["missing"]:
-        print(
-            "  no RCT table was used (the store holds no RCTs): losing nodes proven with "
-            "`solve --misere --rct-table FILE` are checked with the same --rct-table FILE"
-        )
+        tables = data.get("solved_on_tables")
+        if tables:
+            print(
+                "  no RCT table was used (the store holds no RCTs), but its losing nodes were "
+                f"proven on {' and on '.join(tables)}: check with --rct-table that file"
+            )
+        else:
+            print(
+                "  no RCT table was used (the store holds no RCTs): losing nodes proven with "
+                "`solve --misere --rct-table FILE` are checked with the same --rct-table FILE"
+            )
     if data.get("pruned"):
         print(f"  pruned proof written to {data['pruned']}")
 

@@ -30,6 +30,7 @@ from sproutsdb.ops.parallel_check import (
     lives_order,
     new_checker,
 )
+from sproutsdb.ops.solve import SOLVED_ON_TABLE
 from sproutsdb.progress import counter_bar
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
@@ -381,9 +382,19 @@ def check_misere_root(
     ):
         _mark_rcts_rederived(rcts, store)
     extra: dict[str, Any] = {"rct_source": table_source}
+    if rcts is None:
+        extra["solved_on_tables"] = tables_solved_on(store)
     if rcts is not None:
         extra["rct_claims"] = rcts.report.to_json()
     return RootCheck(report, sizes, play="misere", rcts=rcts, extra=extra)
+
+
+def tables_solved_on(store: LmdbProofStore) -> list[str]:
+    """The RCT table files (name and SHA-256) that misère solves on this store named in
+    the provenance of what they stored: a check of those losing nodes needs them."""
+    prefix = SOLVED_ON_TABLE + " "
+    comments = (record.comment for record in store.provenance_records().values())
+    return sorted({text[len(prefix) :] for text in comments if text.startswith(prefix)})
 
 
 def _mark(store: LmdbProofStore, kind: FactKind, keys: list[str], check: str) -> None:

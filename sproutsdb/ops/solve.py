@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,9 @@ from sproutsdb.solver.search.resume import ResumeSlots
 FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every 1 000)
 MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in a misère solve
 GRUNDY_LIMIT = 64  # a misère Grundy search tries P + *g for g up to this
+# The provenance comment of what a misère solve on an RCT table file stores: its losing
+# nodes name that table's trees, so a check needs the same file (ops.check reads it).
+SOLVED_ON_TABLE = "misère solve on the RCT table"
 
 
 class SolveInterrupted(KeyboardInterrupt):
@@ -281,7 +284,7 @@ def misere_rct_source(
     from sproutsdb.server.store import LmdbProofStore
     from sproutsdb.solver.misere.rct_trust import DerivedRcts
     from sproutsdb.solver.misere.solver import StoreRcts, TableRcts
-    from sproutsdb.trusted_tables import verified_rcts
+    from sproutsdb.trusted_tables import file_digest, verified_rcts
 
     def rederived(claims: Any) -> DerivedRcts:
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
@@ -292,6 +295,12 @@ def misere_rct_source(
         return None, describe_source("none", None)
     if table_file:
         rcts = verified_rcts(table_file, notice=say_on_stderr)  # all re-derived, once
+        if isinstance(store, LmdbProofStore) and not store.readonly:
+            store.provenance = replace(
+                store.provenance,
+                comment=f"{SOLVED_ON_TABLE} {Path(table_file).name} "
+                f"(sha256 {file_digest(table_file)})",
+            )
         return rcts, describe_source("file", str(Path(table_file).resolve()))
     client = getattr(store, "client", None)  # a RemoteProofStore: its server's table
     if client is not None:
@@ -323,6 +332,7 @@ __all__ = [
     "FLUSH_SECONDS",
     "GRUNDY_LIMIT",
     "MISERE_LAND_CACHE",
+    "SOLVED_ON_TABLE",
     "SolveInterrupted",
     "SolveReport",
     "SolveSettings",
