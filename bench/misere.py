@@ -187,6 +187,26 @@ S6 had 2.57 M visits at 30 minutes of wall time: the 30-minute goal is missed by
 side by side, the two runs alone on the two cores, in four windows of ~9.5 minutes: S6 0.69,
 0.69, 0.71, 0.84 ms; S7 0.88, 0.72, 0.56, 0.65 ms; over the 37.5 minutes S6 0.727 and S7
 0.684 ms. So S7 does not cost CPU per visit; what it costs is memory (3.3 GB peak here).
+
+Where a visit's CPU goes, 2026-11-27 (S6, in-memory store, one core with 0*18 on the
+other): 0*15 takes 230 CPU s for 479,475 visits; the C core's children of new lands are
+84 s of it (130,339 calls, 0.64 ms each; 112,920 distinct lands, so an unbounded land LRU
+would save 13 % of the calls and no CPU measured), the rest Python spread over the expansion
+(_sized_children 9 % self at 0*14, df-pn's _mid 6 %, _land_moves 6 %, _expand 7 %, store
+reads and writes 8 %). The core's memo of canonical lands at 2²⁰ instead of 2¹⁶ makes a
+pass over 0*14's 16,211 lands 15 % faster (7.05 against 8.29 s), not a lever at this size.
+The canonical form itself (tidy_land, the boundary and region searches) is the floor.
+df-pn's table of proof numbers fills at 4 M entries (about 0.36 per visit: 0*15 ends at
+171,627), so past ~11 M visits: 0*18's first run ended near it. Emptying it whole then,
+as until now, costs visits; dropping its older half costs few. Squeezed tables (visits,
+whole / older half; never full: 17,380, 46,306, 479,475): 0*13 at 2,048 entries 27,480 /
+23,875; 0*14 at 4,096 102,382 / 76,647, at 8,192 59,361 / 58,290; 0*15 at 65,536 614,553 /
+484,819. (Normal play, same squeeze at 2¹⁵ entries: 0*18 207,845 / 213,608, 0*20 226,113 /
+214,768 against 273,244 and 241,996 never full: even, the path's luck either way.)
+
+0*18 resumed, 2026-11-27: the record the first run left (2,097,152 winning nodes claimed,
+26.8 MB) took the rerun 1,055 s to re-derive before its first visit; they are now
+re-derived as the search meets them (bench/resume.py), 2.9 CPU s of take-up.
 """
 
 from __future__ import annotations
