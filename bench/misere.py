@@ -183,7 +183,7 @@ along), both paused 855 s for the test suite, then stopped with Ctrl-C (both res
       S7           4,587       3,973   5,762,494    77,401   3288 MB  undecided
 
 S6 had 2.57 M visits at 30 minutes of wall time: the 30-minute goal is missed by more than
-4x (0*17 took 1.61 M visits; 0*18 is an L, every option refuted). CPU per visit measured
+4x (0*17 took 1.61 M visits; the resumed run below decided it, W, at 11.3 M). CPU per visit measured
 side by side, the two runs alone on the two cores, in four windows of ~9.5 minutes: S6 0.69,
 0.69, 0.71, 0.84 ms; S7 0.88, 0.72, 0.56, 0.65 ms; over the 37.5 minutes S6 0.727 and S7
 0.684 ms. So S7 does not cost CPU per visit; what it costs is memory (3.3 GB peak here).
@@ -204,9 +204,15 @@ whole / older half; never full: 17,380, 46,306, 479,475): 0*13 at 2,048 entries 
 484,819. (Normal play, same squeeze at 2¹⁵ entries: 0*18 207,845 / 213,608, 0*20 226,113 /
 214,768 against 273,244 and 241,996 never full: even, the path's luck either way.)
 
-0*18 resumed, 2026-11-27: the record the first run left (2,097,152 winning nodes claimed,
-26.8 MB) took the rerun 1,055 s to re-derive before its first visit; they are now
-re-derived as the search meets them (bench/resume.py), 2.9 CPU s of take-up.
+0*18 resumed, 2026-11-27: the same command on the S6 run's store decided it, W (A164950),
+after 1,543,936 more visits (14,383 more losing nodes), 2,843 s wall, 2,575 user CPU s and
+2,411 MB peak. 1,055 s of those went to re-deriving the 2,097,152 winning nodes the first
+run's record claimed (26.8 MB) before the first visit; they are now re-derived as the search
+meets them (bench/resume.py), 2.9 CPU s of take-up. Both runs: 11,318,526 visits, 137,381
+stored losing nodes, 9,657 CPU s (user + system), 10,756 s of running wall time (3.0 h):
+the 30-minute goal missed 6x. Certificate (`bench/build_results.py --from DIR --misere 18`):
+4 cycles of 46,460 / 43,168 / 42,109 / 41,715 losing nodes, tightened to 41,581 beyond S6
+that its check alone verifies (misere-0x18.spdbx, 230 kB), in 1,686 CPU s and 1.49 GB.
 """
 
 from __future__ import annotations
