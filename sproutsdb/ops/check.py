@@ -11,6 +11,7 @@ any other door call these.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -391,10 +392,21 @@ def check_misere_root(
 
 def tables_solved_on(store: LmdbProofStore) -> list[str]:
     """The RCT table files (name and SHA-256) that misère solves on this store named in
-    the provenance of what they stored: a check of those losing nodes needs them."""
+    the provenance of what they stored: a check of those losing nodes needs them. Only a
+    hint for the reader, so only text of the form a solve writes is repeated (a copied
+    store's provenance is anyone's text)."""
     prefix = SOLVED_ON_TABLE + " "
+    named = re.compile(r"[^\s/]{1,255} \(sha256 [0-9a-f]{64}\)")
     comments = (record.comment for record in store.provenance_records().values())
-    return sorted({text[len(prefix) :] for text in comments if text.startswith(prefix)})
+    return sorted(
+        {
+            text[len(prefix) :]
+            for text in comments
+            if text.startswith(prefix)
+            and named.fullmatch(text[len(prefix) :])
+            and text.isprintable()
+        }
+    )
 
 
 def _mark(store: LmdbProofStore, kind: FactKind, keys: list[str], check: str) -> None:
