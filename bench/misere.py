@@ -213,6 +213,12 @@ stored losing nodes, 9,657 CPU s (user + system), 10,756 s of running wall time 
 the 30-minute goal missed 6x. Certificate (`bench/build_results.py --from DIR --misere 18`):
 4 cycles of 46,460 / 43,168 / 42,109 / 41,715 losing nodes, tightened to 41,581 beyond S6
 that its check alone verifies (misere-0x18.spdbx, 230 kB), in 1,686 CPU s and 1.49 GB.
+
+0*19 (A164950: L), 2026-11-27, `sproutsdb solve 0*19 --misere --store NEW --json` (S6),
+one core, stopped with Ctrl-C and resumed once (take-up of its 13.6 MB record: ~6 s), then
+stopped again (it resumes): 4,008,253 visits (2,339,498 + 1,668,755), 37,302 stored losing
+nodes, 3,282 user CPU s, 3,311 s of running wall time (55 min), peak RSS 623 MB and then
+1,826 MB. Undecided: the 60-minute goal is not met.
 """
 
 from __future__ import annotations
