@@ -385,7 +385,7 @@ def check_misere_root(
     extra: dict[str, Any] = {"rct_source": table_source}
     if rcts is None:
         extra["solved_on_tables"] = tables_solved_on(store)
-    if rcts is not None:
+    else:
         extra["rct_claims"] = rcts.report.to_json()
     return RootCheck(report, sizes, play="misere", rcts=rcts, extra=extra)
 
@@ -398,15 +398,8 @@ def tables_solved_on(store: LmdbProofStore) -> list[str]:
     prefix = SOLVED_ON_TABLE + " "
     named = re.compile(r"[^\s/]{1,255} \(sha256 [0-9a-f]{64}\)")
     comments = (record.comment for record in store.provenance_records().values())
-    return sorted(
-        {
-            text[len(prefix) :]
-            for text in comments
-            if text.startswith(prefix)
-            and named.fullmatch(text[len(prefix) :])
-            and text.isprintable()
-        }
-    )
+    named_files = (text.removeprefix(prefix) for text in comments if text.startswith(prefix))
+    return sorted({text for text in named_files if named.fullmatch(text) and text.isprintable()})
 
 
 def _mark(store: LmdbProofStore, kind: FactKind, keys: list[str], check: str) -> None:
