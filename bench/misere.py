@@ -218,7 +218,17 @@ that its check alone verifies (misere-0x18.spdbx, 230 kB), in 1,686 CPU s and 1.
 one core, stopped with Ctrl-C and resumed once (take-up of its 13.6 MB record: ~6 s), then
 stopped again (it resumes): 4,008,253 visits (2,339,498 + 1,668,755), 37,302 stored losing
 nodes, 3,282 user CPU s, 3,311 s of running wall time (55 min), peak RSS 623 MB and then
-1,826 MB. Undecided: the 60-minute goal is not met.
+1,826 MB. Then resumed a second time, 2026-11-27 (same command, same store, beside other
+runs: load 2-3): decided, L, as A164950 says, after 1,152,983 more visits and 12,389 more
+stored losing nodes, 1,318 user CPU s, 1,606 s wall, 1,824 MB peak. All three runs:
+5,161,236 visits, 49,691 stored losing nodes, 4,611 CPU s (user + system), 4,917 s of
+running wall time (82 min): the 60-minute goal missed by 1.37x (0*18: 11.3 M visits,
+3.0 h).
+
+0*17 within 500 MB, checked again 2026-11-27 at 3c90f31 (after the lazy resume claims and
+df-pn's half-dropping table): `sproutsdb solve 0*17 --misere --store NEW --quiet --json`
+under /usr/bin/time, beside the 0*19 run (load 2-3 on 2 cores): W, 1,608,717 visits,
+23,498 stored losing nodes (as ever), 789.5 user CPU s, 915 s wall, peak RSS 467 MiB.
 """
 
 from __future__ import annotations
