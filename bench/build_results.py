@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--from", dest="from_dir", type=Path, help="folder of solved stores")
     source.add_argument("--work", type=Path, help="solve from scratch into this folder")
     parser.add_argument("--normal", default="0-21", help="n of normal play (default 0-21)")
-    parser.add_argument("--misere", default="1-18", help="n of misère play (default 1-18)")
+    parser.add_argument("--misere", default="1-19", help="n of misère play (default 1-19)")
     parser.add_argument("--nimber-up-to", type=int, default=NIMBER_UP_TO, metavar="N")
     parser.add_argument("--cycles", type=int, default=DEFAULT_CYCLES, metavar="K")
     parser.add_argument("--out", type=Path, default=None, help="default: the package's library")

@@ -72,7 +72,7 @@ def test_the_library_ships_the_normal_outcomes_and_small_nimbers() -> None:
     for n in range(11):  # the nimber as far as the solver reaches it in the library
         assert "nimber" in entries[("normal", f"0*{n}")].statement
     assert entries[("normal", "0*20")].statement == {"nimber": 0}
-    misere = "WLLLWWLLLWWWLLLWWW"  # OEIS A164950, n = 1..18
+    misere = "WLLLWWLLLWWWLLLWWWL"  # OEIS A164950, n = 1..19
     for n, outcome in enumerate(misere, start=1):
         entry = entries[("misere", f"0*{n}")]
         assert entry.statement == {"outcome": outcome} and entry.requires is not None
