@@ -85,6 +85,20 @@ paired run with the code before it (+1 %).
 On the same day, on this machine (1.75x slower than that of the figures above: 0*14 41.8
 user CPU s idle, against 23.84), the ratios to DESIGN §7's SPOTS seconds would read 1.75x
 higher (0*13 about 0.56): SPOTS was not re-measured here, so no new ratio is claimed.
+
+The core's memo for large roots (2026-11-27, the same slower machine; sprouts.game
+LARGE_LAND_LIVES): once a land of 63 lives or more is asked (0*21 and up), the memo keeps
+2²⁰ canonical strings instead of 2¹⁶ for the rest of the process. In-process outcome on an
+in-memory store (`Solving(MemoryProofStore(), settings=SolveSettings(outcome_only=True))`,
+sprouts.game.CORE_MEMO_KEPT set), the two of a pair at once on the 2 cores beside a third
+process (load ~3), user CPU s and peak RSS:
+  0*21 (W, 1,640,936 visits both): 2¹⁶ 1,271.4 s, 185 MB; 2²⁰ 1,182.3 s, 354 MB (-7.0 %)
+  0*18 (L, 273,244 visits): 2¹⁶ / 2¹⁸ / 2²⁰ 170.9 / 156.4 / 145.7 s, 84 / 115 / 222 MB
+0*12..0*20 keep 2¹⁶ (their lands have at most 60 lives) and the ≤ 100 MB of the figures
+above. The children LRU at 16,384 lands instead of 2,048 beside the large memo (tried):
+0*18 144.1 against 148.8 s (-3 %), 254 against 223 MB; not kept. Against the goal of 600
+CPU s: -7 % of the 631.6 s of 2026-11-25 would be ~587 s, an estimate across machines, not a
+measurement (0*21 was not run on that machine again).
 """
 
 from __future__ import annotations

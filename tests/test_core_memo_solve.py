@@ -23,6 +23,7 @@ def test_published_visits_and_facts_under_any_memo_limit(
     if core is not None:
         core.clear_memo()
     monkeypatch.setattr(sprouts_game, "CORE_MEMO_KEPT", kept)
+    monkeypatch.setattr(sprouts_game, "_memo_kept_at_least", 0)  # no large land before
     store = MemoryProofStore()
     solver = NormalSolver(SproutsGame(), store)
     try:
@@ -34,6 +35,20 @@ def test_published_visits_and_facts_under_any_memo_limit(
     if core is not None:
         assert core.memo_size() <= max(kept, 1 << 17)
     assert store.get(FactKind.NIMBER, ["0*8"]) == {"0*8": 0}
+
+
+def test_a_land_of_a_large_solve_raises_the_memo_for_the_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """0*20 (60 lives) keeps the small memo, 0*21 (63) raises it, and it stays raised for
+    every engine of the process, so that two engines never clear it at every turn."""
+    monkeypatch.setattr(sprouts_game, "_memo_kept_at_least", 0)
+    SproutsGame().component_children("0*20")
+    assert sprouts_game.core_memo_kept() == sprouts_game.CORE_MEMO_KEPT
+    SproutsGame().component_children("0*21")
+    assert sprouts_game.core_memo_kept() == sprouts_game.CORE_MEMO_KEPT_LARGE
+    assert SproutsGame().component_children("0*3") == sprouts_game.python_land_children("0*3")
+    assert sprouts_game.core_memo_kept() == sprouts_game.CORE_MEMO_KEPT_LARGE
 
 
 def test_a_solve_gives_back_the_collector_s_thresholds() -> None:

@@ -60,6 +60,7 @@ def test_the_core_memo_is_bounded_and_changes_no_children(
     if core is None:
         pytest.skip("the compiled core is not built")
     monkeypatch.setattr(sprouts_game, "CORE_MEMO_KEPT", 16)
+    monkeypatch.setattr(sprouts_game, "_memo_kept_at_least", 0)  # no large land before
     core.clear_memo()
     lands = ["0*7", "0*5", "0*6", "0*7"]
     lands += sorted({land for child in core.land_children("0*6") for land in child})[:6]

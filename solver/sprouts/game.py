@@ -67,6 +67,26 @@ def python_land_children(component: str) -> tuple[tuple[str, ...], ...]:
 # flat 2¹⁵ -> generations 2¹⁷: 0*18 79.8 -> 76.1 s, 107 -> 104 MB; 0*20 57.2 -> 57.1 s,
 # 101 -> 102 MB. 2¹⁶ keeps 0*18 and 0*20 under 100 MB for ~2 % more CPU than 2¹⁷.
 CORE_MEMO_KEPT = 1 << 16
+# Once a land of LARGE_LAND_LIVES lives or more is asked (the root of 0*21 and up, solves of
+# tens of CPU minutes), the memo keeps CORE_MEMO_KEPT_LARGE strings (~150 MB) for the rest
+# of the process: 0*18 paired, 2¹⁶ / 2¹⁸ / 2²⁰: 170.9 / 156.4 / 145.7 CPU s, 84 / 115 /
+# 222 MB (bench/solve.py has 0*21). It never shrinks back: one process, one C memo, and a
+# new limit forgets it, so engines of two sizes would clear it at every turn.
+CORE_MEMO_KEPT_LARGE = 1 << 20
+LARGE_LAND_LIVES = 63
+_memo_kept_at_least = 0  # raised to CORE_MEMO_KEPT_LARGE by the first large land
+
+
+def core_memo_kept() -> int:
+    """The canonical strings the core's memo keeps now."""
+    return max(CORE_MEMO_KEPT, _memo_kept_at_least)
+
+
+def keep_a_larger_memo_for(component: str) -> None:
+    """Raise the core's memo for good if `component` is a land of a large solve."""
+    global _memo_kept_at_least
+    if _memo_kept_at_least < CORE_MEMO_KEPT_LARGE and text_lives(component) >= LARGE_LAND_LIVES:
+        _memo_kept_at_least = CORE_MEMO_KEPT_LARGE
 
 
 def land_children(component: str) -> tuple[tuple[str, ...], ...]:
@@ -74,7 +94,7 @@ def land_children(component: str) -> tuple[tuple[str, ...], ...]:
     (GLOP 1.x, sums, genus, invalid input) takes the Python path, which answers or raises
     the precise NotationError."""
     if _core is not None:
-        _core.set_memo_limit(CORE_MEMO_KEPT)  # free when unchanged; tests lower it
+        _core.set_memo_limit(core_memo_kept())  # free when unchanged; tests lower it
         try:
             return _core.land_children(component)
         except _core.Unsupported:
@@ -148,6 +168,7 @@ class SproutsGame:
         if cached is not None:
             return cached
         result = land_children(component)
+        keep_a_larger_memo_for(component)  # after: a text it refuses has refused already
         self._cached_children += len(result) + 1
         if self._cached_children > self._cache_size:
             self._land_children.clear()
