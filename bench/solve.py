@@ -94,6 +94,12 @@ sprouts.game.CORE_MEMO_KEPT set), the two of a pair at once on the 2 cores besid
 process (load ~3), user CPU s and peak RSS:
   0*21 (W, 1,640,936 visits both): 2¹⁶ 1,271.4 s, 185 MB; 2²⁰ 1,182.3 s, 354 MB (-7.0 %)
   0*18 (L, 273,244 visits): 2¹⁶ / 2¹⁸ / 2²⁰ 170.9 / 156.4 / 145.7 s, 84 / 115 / 222 MB
+  0*21 again with 2²⁰, paired with the table capacity at 2²¹ instead of 2¹⁹ (load 2):
+  2¹⁹ (one clear of the nimber table) 1,142.3 s, 355 MB, 1,640,936 visits; 2²¹ (never
+  cleared) 1,343.6 s, 405 MB, 1,877,103 visits: a larger table moves the path, here to a
+  longer one; not a lever. (0*21's 1,640,936 visits, against 1,606,053 in the CLI run of
+  2026-11-25 on LMDB, were not traced to a change; one candidate: df-pn's table, full at
+  0*21 with 2¹⁹ entries, drops its older half since 2026-11-27 instead of emptying.)
 0*12..0*20 keep 2¹⁶ (their lands have at most 60 lives) and the ≤ 100 MB of the figures
 above. The children LRU at 16,384 lands instead of 2,048 beside the large memo (tried):
 0*18 144.1 against 148.8 s (-3 %), 254 against 223 MB; not kept. Against the goal of 600
