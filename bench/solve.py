@@ -103,8 +103,12 @@ process (load ~3), user CPU s and peak RSS:
 0*12..0*20 keep 2¹⁶ (their lands have at most 60 lives) and the ≤ 100 MB of the figures
 above. The children LRU at 16,384 lands instead of 2,048 beside the large memo (tried):
 0*18 144.1 against 148.8 s (-3 %), 254 against 223 MB; not kept. Against the goal of 600
-CPU s: -7 % of the 631.6 s of 2026-11-25 would be ~587 s, an estimate across machines, not a
-measurement (0*21 was not run on that machine again).
+CPU s: through the CLI at this commit, `sproutsdb solve 0*21 --outcome-only --store NEW`
+beside a misère run (load 2): W, 1,640,936 visits, 46,507 facts, 1,284.5 user CPU s, 1,333 s
+wall, 373 MiB peak; 0.78 ms a visit against 0.84 for the 1,349 s of 1,606,053 visits here
+before. So on this machine the goal is missed by 2.1x. -7 % of the 631.6 s of 2026-11-25
+would be ~587 s, but this machine's 0*21 takes 2.1x that machine's (0*14: 1.75x), so that
+is a guess, not a measurement: 0*21 was not run on the faster machine again.
 """
 
 from __future__ import annotations
