@@ -229,6 +229,11 @@ running wall time (82 min): the 60-minute goal missed by 1.37x (0*18: 11.3 M vis
 df-pn's half-dropping table): `sproutsdb solve 0*17 --misere --store NEW --quiet --json`
 under /usr/bin/time, beside the 0*19 run (load 2-3 on 2 cores): W, 1,608,717 visits,
 23,498 stored losing nodes (as ever), 789.5 user CPU s, 915 s wall, peak RSS 467 MiB.
+
+0*20 (A164950: L), started 2026-11-27, `sproutsdb solve 0*20 --misere --store NEW --json`
+(S6), one core beside other runs, paused during a test run, stopped with Ctrl-C (it
+resumes with the same command): 3,025,959 visits, 23,645 stored losing nodes, 2,233 user
+CPU s, ~2,290 s of running wall time, peak RSS 691 MiB. Undecided.
 """
 
 from __future__ import annotations
