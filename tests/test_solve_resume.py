@@ -15,6 +15,8 @@ import time
 import zlib
 from pathlib import Path
 
+import pytest
+
 from cli_helpers import COMMAND, committed_facts, run_cli
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.normal.solver import NormalSolver
@@ -54,14 +56,20 @@ def test_a_record_decodes_to_what_was_saved_and_nothing_else_decodes() -> None:
     assert decode_state("nimber 0*9", bad_line) is None
 
 
-def test_an_interrupted_solve_resumes_exactly_in_process() -> None:
-    """0*11's nimber, stopped at a third of its node visits, then rerun on the same store
-    and record: the two runs visit as many nodes as one uninterrupted run (± a few)."""
-    fresh = NormalSolver(SproutsGame(), MemoryProofStore())
+@pytest.mark.parametrize("part", [50, 3])
+def test_an_interrupted_solve_resumes_exactly_in_process(part: int) -> None:
+    """0*11's nimber, stopped after 1/part of its node visits, then rerun on the same store
+    and record: the two runs visit as many nodes as one uninterrupted run (± a few).
+
+    At 1/50 the search is deep in the reduction of a sum, where a kept children list has
+    two keys for one couple (expanded before a nimber was known): a rerun that merged them
+    took 1.12 times the visits and proved 1.26 times the facts."""
+    fresh_store = MemoryProofStore()
+    fresh = NormalSolver(SproutsGame(), fresh_store)
     answer = fresh.nimber("0*11")
     total = fresh.stats.nodes
     store, slots = MemoryProofStore(), MemoryResumeSlots()
-    first = NormalSolver(SproutsGame(), store, options=stopping_at(total // 3), resume=slots)
+    first = NormalSolver(SproutsGame(), store, options=stopping_at(total // part), resume=slots)
     try:
         first.nimber("0*11")
         raise AssertionError("the run was not stopped")
@@ -73,6 +81,7 @@ def test_an_interrupted_solve_resumes_exactly_in_process() -> None:
     stats = again.stats
     assert stats.resumed_numbers > 0 and stats.resumed_exclusions > 0
     assert first.stats.nodes + stats.nodes <= total * 1.02
+    assert store._facts[FactKind.NIMBER] == fresh_store._facts[FactKind.NIMBER]
     assert not slots.records, "a finished call discards its record"
 
 
