@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from cli_helpers import run_cli
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.tools.busy_marks import BUSY_SLOTS, SharedBusy
 from sproutsdb.tools.parallel_solve import (
@@ -107,3 +109,42 @@ def test_jobs_must_be_positive(tmp_path: Path) -> None:
     done = run_cli("solve", "0*3", "--jobs", "0", "--store", str(tmp_path / "s"))
     assert done.returncode == 2
     assert "--jobs must be at least 1" in done.stderr
+
+
+class FactsArriving:
+    """`FactNews` of another process that proves everything at once: at the `after`-th
+    look, every fact of `proven` lands in `store`, and their keys are the news."""
+
+    def __init__(self, proven: Any, store: Any, after: int) -> None:
+        self.proven, self.store, self.after, self.looks = proven, store, after, 0
+
+    def published(self, keys: Any) -> None:
+        pass
+
+    def news(self) -> list[str]:
+        self.looks += 1
+        if self.looks != self.after:
+            return []
+        facts = self.proven._facts[FactKind.NIMBER]
+        self.store.put(FactKind.NIMBER, dict(facts))
+        return list(facts)
+
+
+def test_another_process_deciding_a_node_on_the_path_restarts_the_search_from_its_root() -> None:
+    """Another process's facts that decide a child of a node on df-pn's path make the
+    search start again from its root, keeping its answer and the stored facts those of a
+    lone search. (Here every fact arrives at once, so the frames would see them anyway;
+    on 0*14 --jobs 2 a frame deep in a root option went on for 45 s after a helper had
+    proved that option.)"""
+    game = SproutsGame()
+    proven = MemoryProofStore()
+    alone = NormalSolver(game, proven)
+    answer = alone.outcome("0*11")
+    store = MemoryProofStore()
+    news = FactsArriving(proven, store, after=200)
+    solver = NormalSolver(game, store, share_seconds=0.0, news=news)
+    assert solver.outcome("0*11") == answer
+    stats = solver.stats
+    assert news.looks >= 200 and stats.restarts >= 1
+    assert stats.nodes < alone.stats.nodes
+    assert store._facts[FactKind.NIMBER] == proven._facts[FactKind.NIMBER]

@@ -39,6 +39,7 @@ class SolverStats:
     resumed_numbers: int = 0  # df-pn numbers taken from a resume record
     resumed_exclusions: int = 0  # winning couples of a resume record, re-derived and used
     resume_saves: int = 0  # resume records saved (periodically and when interrupted)
+    restarts: int = 0  # searches started again from the root for another process's fact
 
 
 class ProgressMeter:
