@@ -122,6 +122,24 @@ of 0*14 (siblings' nimbers make it cheap inside the --jobs 1 search); a helper t
 it first works on a far larger proof than the main search needs, and only its facts that
 happen to fall on the main search's path help. The model's tasks, which take the visits
 they took in the one-process run, do not see this.
+
+With the restart (2026-11-27, 13:30-13:50, this machine idle: the misère run beside it
+stopped with SIGSTOP; `sproutsdb solve 0*n --outcome-only --jobs J` on a fresh store, wall s
+under /usr/bin/time): when the facts another process stored decide a child of a node on a
+search's path, the search starts again from its root. Traced before it (0*14, debug prints,
+3 processes on the 2 cores): the helper proved the last root option, 0*12.1a1a, at 30 s and
+the main search, deep inside that option, went on alone to 75 s. After it:
+  0*14: --jobs 1 45.8, 49.0; --jobs 2 24.5, 21.4, 23.5, 16.6, 27.7, 24.0, 20.4, 24.2
+        (1.94, 2.21, 2.02, 2.86, 1.71, 1.98, 2.32, 1.96x against their mean, 47.4)
+  0*18: --jobs 1 172.7; --jobs 2 87.8, 98.0, 87.7 (1.97, 1.76, 1.97x)
+  0*20: --jobs 1 121.1; --jobs 2 71.3, 79.5, 105.8 (1.70, 1.52, 1.14x)
+12 of 14 runs at ≥ 1.6x (before, idle: 8 of 14 at 0*18 and 0*20, 2 of 4 at 0*14), every
+outcome L as with --jobs 1; the main search's visits 52,103-95,962 at 0*14, 136,271-165,446
+at 0*18, 140,435-183,978 at 0*20. 0*20 is not kept at 1.6x. What is left is the spread of
+the helper's own proof of its option: with the main search waiting at its root instead of
+entering that option (tried, not kept), 0*14 took 24-29 s in 4 runs of 8 and 73-77 s in the
+other 4 (3 processes on 2 cores), the helper's proof of 0*12.1a1a alone moving between about
+65,000 and 170,000 visits with the timing of the main search's facts.
 """
 
 from __future__ import annotations
