@@ -133,7 +133,7 @@ the main search, deep inside that option, went on alone to 75 s. After it:
         (1.94, 2.21, 2.02, 2.86, 1.71, 1.98, 2.32, 1.96x against their mean, 47.4)
   0*18: --jobs 1 172.7; --jobs 2 87.8, 98.0, 87.7 (1.97, 1.76, 1.97x)
   0*20: --jobs 1 121.1; --jobs 2 71.3, 79.5, 105.8 (1.70, 1.52, 1.14x)
-12 of 14 runs at ≥ 1.6x (before, idle: 8 of 14 at 0*18 and 0*20, 2 of 4 at 0*14), every
+12 of 14 runs at ≥ 1.6x (before, idle, as built: 0*14 1 of 4, 0*18 1 of 4, 0*20 3 of 4), every
 outcome L as with --jobs 1; the main search's visits 52,103-95,962 at 0*14, 136,271-165,446
 at 0*18, 140,435-183,978 at 0*20. 0*20 is not kept at 1.6x. What is left is the spread of
 the helper's own proof of its option: with the main search waiting at its root instead of
