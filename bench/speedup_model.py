@@ -139,7 +139,11 @@ at 0*18, 140,435-183,978 at 0*20. 0*20 is not kept at 1.6x. What is left is the 
 the helper's own proof of its option: with the main search waiting at its root instead of
 entering that option (tried, not kept), 0*14 took 24-29 s in 4 runs of 8 and 73-77 s in the
 other 4 (3 processes on 2 cores), the helper's proof of 0*12.1a1a alone moving between about
-65,000 and 170,000 visits with the timing of the main search's facts.
+65,000 and 170,000 visits with the timing of the main search's facts. At 0*20 (traced once,
+3 processes on the 2 cores) the helper took the last of the root's 11 options, 0*18.1a1a,
+and proved it in 161,346 visits while the main search proved the other 10 in 170,869: the
+two halves even, but together 1.37x the 241,996 visits of --jobs 1, where each option's
+proof uses its siblings' nimbers. 1.6x there needs both halves under ~150,000 visits.
 """
 
 from __future__ import annotations
