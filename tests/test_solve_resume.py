@@ -114,6 +114,27 @@ def test_a_forged_record_cannot_change_an_answer_or_a_stored_fact() -> None:
     assert NormalSolver(game, MemoryProofStore(), resume=garbage).nimber("0*8") == truth["0*8"]
 
 
+def test_a_forged_children_list_cannot_multiply_a_child() -> None:
+    """A kept list may name a couple under several keys (a rerun keeps them all, as the
+    interrupted run had them), but ``C+X+X *n`` is ``C *n`` for every X: a record naming
+    a hundred such keys gives the couple 8, and adds and drops no couple."""
+    solver = NormalSolver(SproutsGame(), MemoryProofStore())
+    space = solver._space
+    assert space is not None
+    children = space.expand((("0*3",), 0), "0*3 *0")
+    before = [(key, node) for key, node, _ in children]
+    single = next(key for key, _ in before if "+" not in key)
+    land, nim = single.rsplit(" *", 1)
+    forged = [(f"{land}+x{i}+x{i} *{nim}", 1) for i in range(100)]
+    space._renamed(children, forged)
+    keys = [key for key, _, _ in children]
+    assert len(keys) == len(before) - 1 + 8
+    assert keys[:8] == [key for key, _ in forged[:8]]
+    assert [key for key in keys[8:]] == [key for key, _ in before if key != single]
+    fold = space.couples.fold
+    assert {fold(*node) for _, node, _ in children} == {fold(*node) for _, node in before}
+
+
 # ----------------------------------------------------------------- the real command
 
 

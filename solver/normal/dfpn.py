@@ -23,6 +23,8 @@ Node = tuple[tuple[str, ...], int]  # (components of unknown nimber, nim part)
 # A child that is a known loss for the player to move (the empty sum): its parent is a win.
 _LOSS: Child[Node] = ("! *0", ((), 0), (1, 1))
 _REDUCTIONS_KEPT = 1 << 18
+# Recorded keys of a children list kept for one couple (`CoupleSpace._renamed`).
+_KEYS_PER_COUPLE = 8
 # The initial numbers (1, δ) of unseen children, made once: a kept children list holds
 # ~6·10⁴ children, and a tuple of its own each was 56 bytes of them.
 _INITIAL = tuple((1, delta) for delta in range(256))
@@ -152,14 +154,16 @@ class CoupleSpace:
         once nimber(B) = nimber(C) = 1 is known) and kept one child per key, each with its
         own numbers. Each such key stays a child here too, so that the numbers df-pn sums
         are those of the interrupted run (with one child per couple, a rerun of 0*12
-        stopped at 5 % of its visits took 1.28 times the visits of one whole run).
+        stopped at 5 % of its visits took 1.28 times the visits of one whole run), up to
+        `_KEYS_PER_COUPLE` of them: a forged record could name any number (``C+X+X *n``
+        is ``C *n`` for every X).
         """
         fold = self.couples.fold
         by_couple: dict[Node, int] = {}
         for index, (_, child, _) in enumerate(children):
             by_couple.setdefault(fold(*child), index)
         order: list[Child[Node]] = []
-        taken: set[int] = set()
+        keys_of: dict[int, int] = {}  # child index -> recorded keys standing for it
         keys: set[str] = set()
         for key, delta in recorded:
             if key in keys:
@@ -169,12 +173,12 @@ class CoupleSpace:
             except ValueError:
                 continue
             index = by_couple.get(fold(*node), -1)
-            if index < 0:
+            if index < 0 or keys_of.get(index, 0) >= _KEYS_PER_COUPLE:
                 continue
             keys.add(key)
-            taken.add(index)
+            keys_of[index] = keys_of.get(index, 0) + 1
             order.append((key, node, (1, max(delta, 1))))
-        order.extend(child for index, child in enumerate(children) if index not in taken)
+        order.extend(child for index, child in enumerate(children) if index not in keys_of)
         children[:] = order
 
     def _expand(self, node: Node, key: str) -> list[Child[Node]]:
