@@ -130,7 +130,7 @@ def test_a_forged_children_list_cannot_multiply_a_child() -> None:
     keys = [key for key, _, _ in children]
     assert len(keys) == len(before) - 1 + 8
     assert keys[:8] == [key for key, _ in forged[:8]]
-    assert [key for key in keys[8:]] == [key for key, _ in before if key != single]
+    assert keys[8:] == [key for key, _ in before if key != single]
     fold = space.couples.fold
     assert {fold(*node) for _, node, _ in children} == {fold(*node) for _, node in before}
 
