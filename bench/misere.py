@@ -233,7 +233,17 @@ under /usr/bin/time, beside the 0*19 run (load 2-3 on 2 cores): W, 1,608,717 vis
 0*20 (A164950: L), started 2026-11-27, `sproutsdb solve 0*20 --misere --store NEW --json`
 (S6), one core beside other runs, paused during a test run, stopped with Ctrl-C (it
 resumes with the same command): 3,025,959 visits, 23,645 stored losing nodes, 2,233 user
-CPU s, ~2,290 s of running wall time, peak RSS 691 MiB. Undecided.
+CPU s, ~2,290 s of running wall time, peak RSS 691 MiB. Undecided. Resumed 2026-11-27
+12:40-15:09 (same command, same store; one core beside other work, stopped with SIGSTOP
+for about 35 minutes of measurements and tests, then Ctrl-C): 6,475,508 more visits,
+59,150 more stored losing nodes, 5,291 user CPU s, peak RSS 3.53 GB, record 36 MB. Both
+runs: 9,501,467 visits, 82,795 stored losing nodes, 7,524 user CPU s (2.1 CPU hours):
+still undecided, the 2-hour goal passed (0*18 needed 11.3 M visits).
+
+0*21 (conjectured L), started 2026-11-27 14:32, `sproutsdb solve 0*21 --misere --store NEW
+--json` (S6), one core beside the 0*20 run, stopped with Ctrl-C after 36 min: 2,779,606
+visits, 9,221 stored losing nodes, 2,167 user CPU s, peak RSS 753 MB, record 3.5 MB.
+Undecided; it resumes with the same command.
 """
 
 from __future__ import annotations
