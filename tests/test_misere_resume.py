@@ -115,6 +115,32 @@ def test_an_interrupted_misere_solve_resumes_in_process() -> None:
         assert not slots.records, "a finished call discards its record"
 
 
+def test_a_stopped_search_says_which_of_its_roots_options_are_settled() -> None:
+    """0*13 (L: every option wins) stopped at half its visits: each option is "W" only
+    where a losing child of it is proven, and a fresh solver reading the same store alone
+    says the same; a finished search has every option "W"."""
+    fresh = _solver(MemoryProofStore(), None)
+    assert fresh.outcome("0*13") == "L"  # A164950
+    done = fresh.settled_options("0*13")
+    assert done and all(outcome == "W" for _, outcome in done)
+
+    store = MemoryProofStore()
+    stopped = _solver(store, None, stop_at=fresh.stats.nodes // 2)
+    try:
+        stopped.outcome("0*13")
+        raise AssertionError("the run was not stopped")
+    except Stop:
+        stopped.flush()
+    settled = stopped.settled_options("0*13")
+    assert [key for key, _ in settled] == [key for key, _ in done]  # the search's order
+    assert {outcome for _, outcome in settled} == {"W", None}  # some settled, some open
+    assert _solver(store, None).settled_options("0*13") == settled  # from the store alone
+    for key, outcome in settled:
+        if outcome == "W":  # the proof is there: a stored losing child
+            kids = [stopped.key(child) for child in stopped.children(stopped.node(key))]
+            assert any(store.get(FactKind.MISERE, kids).values())
+
+
 def test_a_forged_garbage_or_truncated_record_changes_no_answer() -> None:
     """Every node a clean run decided claimed winning (its losing nodes and the root too),
     zero and huge numbers, lands that are not lands: the answers and the stored facts are
@@ -225,6 +251,39 @@ def test_a_misere_solve_killed_early_reruns_with_fewer_visits_than_a_fresh_run(
         "check", "--misere", "--root", "0*13", "--json", "--store", str(store_dir), timeout=300
     )
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_ctrl_c_says_which_of_the_roots_options_are_settled(tmp_path: Path) -> None:
+    """`solve 0*13 --misere` stopped by Ctrl-C after its first commit: the last line says
+    how many losing nodes were kept and how many of the root's options are settled."""
+    store_dir = tmp_path / "store"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPROUTSDB_")}
+    solve = [*COMMAND, "solve", "0*13", "--misere", "--quiet", "--flush-seconds", "1"]
+    child = subprocess.Popen(
+        [*solve, "--store", str(store_dir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and child.poll() is None:
+            if _losing_nodes(store_dir):
+                break
+            time.sleep(0.05)
+        assert child.poll() is None, "the run ended before it could be stopped"
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=30)
+    assert child.returncode == 130, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("sproutsdb solve: interrupted: "), last
+    assert "new losing nodes proven so far are stored in" in last
+    assert "of the root's " in last and " open; run the same command again" in last
 
 
 def test_the_command_ignores_a_garbage_misere_record(tmp_path: Path) -> None:

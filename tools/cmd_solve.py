@@ -61,31 +61,43 @@ def _progress(line: Any, ctrl_c: Deferred | None = None) -> ProgressFn:
 
 @contextmanager
 def solving(
-    args: argparse.Namespace, entry: GameEntry | None = None, *, tell_kept: bool = True
+    args: argparse.Namespace, entry: GameEntry | None = None
 ) -> Iterator[tuple[ProofStore, ProgressFn]]:
     """The store a solve works on (embedded, or the --server's) and its progress line,
-    closed on every exit; the solver flushed before (Ctrl-C loses nothing proven, and with
-    `tell_kept` the message says how many new facts were kept)."""
+    closed on every exit; the solver flushed before (Ctrl-C loses nothing proven, and the
+    message says how many new facts were kept)."""
     store = open_game_store(args, entry or game_of(args))
     with status_line(enabled=not args.quiet) as line, deferred_interrupt() as ctrl_c:
         try:
             yield store, _progress(line, ctrl_c)
         except SolveInterrupted as stop:
-            if not tell_kept:
-                raise
             raise Interrupted(_kept(args, stop)) from None
         finally:
             store.close()
 
 
 def _kept(args: argparse.Namespace, stop: SolveInterrupted) -> str:
-    """What Ctrl-C kept of a normal-play solve, and that a rerun resumes from it."""
+    """What Ctrl-C kept of a solve (misère: with how far its root's options are settled),
+    and that a rerun resumes from it."""
     where = f"server {args.server}" if args.server else str(resolve_store_path(args.store))
     search = " with where the search stood" if stop.resume_saved else ""
+    facts = "new losing nodes" if getattr(args, "misere", False) else "new facts"
     return (
-        f"{stop.stored:,} new facts proven so far are stored in {where}{search}; run "
-        "the same command again to resume from there"
+        f"{stop.stored:,} {facts} proven so far are stored in {where}{search}"
+        f"{_settled_note(stop.root_options)}; run the same command again to resume from there"
     )
+
+
+def _settled_note(options: list[tuple[str, str | None]] | None) -> str:
+    """How many of a misère root's options are settled, for the Ctrl-C message."""
+    if options is None:
+        return ""
+    won = sum(outcome == "W" for _, outcome in options)
+    lost = sum(outcome == "L" for _, outcome in options)
+    note = f"; of the root's {len(options)} options, {won} are proven winning"
+    if lost:
+        note += f" and {lost} losing (the root wins)"
+    return f"{note}, {len(options) - won - lost} open"
 
 
 def _resume_slots(args: argparse.Namespace) -> FileResumeSlots | None:
@@ -174,7 +186,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
         raise UsageError("--jobs must be at least 1")
     share = MISERE_SHARE_SECONDS if args.jobs > 1 else None
     try:
-        with solving(args, tell_kept=False) as (store, progress):
+        with solving(args) as (store, progress):
             rcts, rct_source = misere_rct_source(
                 store,
                 table_file=args.rct_table,

@@ -451,6 +451,41 @@ class MisereSolver:
             value = self._table.get(self.key(node))
         return None if value is None else ("L" if value else "W")
 
+    def settled_options(self, key: str) -> list[tuple[str, str | None]]:
+        """How far an undecided search of ``key`` got: the root's options in the search's
+        order, each "L" (proven losing: the root wins), "W" (one of its children proven
+        losing) or None (open), read from this solver's table and the store, no search."""
+        root = self.node(key)
+        options = {self.key(child): child for child in self.ordered_children(root)}
+        losing = self._losing_now(options)
+        settled: list[tuple[str, str | None]] = []
+        for option_key, option in options.items():
+            if option_key in losing:
+                settled.append((option_key, "L"))
+            elif self._known(option, option_key) is False or self._losing_now(
+                self._children(option)
+            ):
+                settled.append((option_key, "W"))
+            else:
+                settled.append((option_key, None))
+        return settled
+
+    def _losing_now(self, nodes: Mapping[str, NodeParts]) -> set[str]:
+        """The keys of ``nodes`` known losing now: by the rules, in the table, or in the
+        store, read afresh (another process may have stored them since they were asked)."""
+        losing: set[str] = set()
+        unknown: list[str] = []
+        for node_key, node in nodes.items():
+            value = self._known(node, node_key)
+            if value:
+                losing.add(node_key)
+            elif value is None:
+                unknown.append(node_key)
+        if unknown:
+            found = self.store.get(FactKind.MISERE, unknown)
+            losing.update(node_key for node_key, value in found.items() if value == "L")
+        return losing
+
     def proof_size(self, key: str) -> int:
         """Losing nodes a proof of the outcome of ``key`` needs, as the paper's check
         algorithm counts them: from a losing node every child, from a winning node one

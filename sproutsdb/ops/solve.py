@@ -42,10 +42,18 @@ class SolveInterrupted(KeyboardInterrupt):
     in the store (and, with `resume_saved`, a resume record of where the search stood), and
     the same solve run again resumes from them."""
 
-    def __init__(self, stored: int, *, resume_saved: bool = False) -> None:
+    def __init__(
+        self,
+        stored: int,
+        *,
+        resume_saved: bool = False,
+        root_options: list[tuple[str, str | None]] | None = None,
+    ) -> None:
         super().__init__(stored)
         self.stored = stored
         self.resume_saved = resume_saved
+        # misère: the root's options, each "L", "W" or None (open), as the store has them
+        self.root_options = root_options
 
 
 @dataclass(frozen=True)
@@ -164,6 +172,7 @@ class Solving:
         if capacity is not None and capacity < 1:
             raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
         self.entry, self.settings = entry, settings
+        self._asked: str | None = None  # the position of the last `solve`
         self.solver: Any
         if settings.misere:
             from sproutsdb.solver.misere.solver import MisereSolver
@@ -197,6 +206,7 @@ class Solving:
         key = self.game.canonical(position)
         started = time.perf_counter()
         settings = self.settings
+        self._asked = key
         if settings.misere:
             grundy = _misere_grundy(self.solver, key) if settings.grundy else None
             # P + *0 is P: the search for g has decided the outcome already
@@ -235,8 +245,20 @@ class Solving:
         interrupted = kind is not None and issubclass(kind, KeyboardInterrupt)
         if interrupted and not isinstance(error, SolveInterrupted):
             raise SolveInterrupted(
-                self.stats.facts_stored, resume_saved=bool(self.stats.resume_saves)
+                self.stats.facts_stored,
+                resume_saved=bool(self.stats.resume_saves),
+                root_options=self._settled_options(),
             ) from None
+
+    def _settled_options(self) -> list[tuple[str, str | None]] | None:
+        """Misère, after Ctrl-C: what the store settles of the asked position's options
+        (None in normal play, without a position, or on a second Ctrl-C meanwhile)."""
+        if not self.settings.misere or self._asked is None:
+            return None
+        try:
+            return self.solver.settled_options(self._asked)  # type: ignore[no-any-return]
+        except KeyboardInterrupt:
+            return None
 
 
 def solve(
