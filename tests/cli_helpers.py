@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +55,44 @@ def committed_facts(store_dir: Path, kind: Any) -> int:
             return int(store.count(kind))
     except NotAStoreError:
         return 0
+
+
+def signal_after_first_commit(
+    store_dir: Path,
+    solve: list[str],
+    kind: Any,
+    sign: signal.Signals = signal.SIGINT,
+    *,
+    later: float = 0.0,
+) -> subprocess.CompletedProcess[str]:
+    """Run `sproutsdb SOLVE… --store STORE_DIR`, wait (bounded) for its first commit of
+    facts of `kind` and `later` seconds more, stop it (so that it cannot end before the
+    signal), send `sign` and let it go on: the finished process, its output captured
+    (never left running)."""
+    env = {k: v for k, v in os.environ.items() if k != "SPROUTSDB_STORE"}
+    child = subprocess.Popen(
+        [*COMMAND, *solve, "--store", str(store_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and child.poll() is None:
+            if committed_facts(store_dir, kind):
+                break
+            time.sleep(0.05)
+        time.sleep(later)
+        assert child.poll() is None, "the run ended before the signal"
+        os.kill(child.pid, signal.SIGSTOP)
+        info = os.waitid(os.P_PID, child.pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
+        assert info is not None and info.si_code == os.CLD_STOPPED, "the run ended first"
+        child.send_signal(sign)
+        os.kill(child.pid, signal.SIGCONT)
+        out, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate(timeout=30)
+    return subprocess.CompletedProcess(child.args, child.returncode, out, err)

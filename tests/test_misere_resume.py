@@ -11,15 +11,12 @@ The record is a hint: a forged, garbage or truncated one may cost time, never an
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from cli_helpers import COMMAND, committed_facts, run_cli
+from cli_helpers import committed_facts, run_cli, signal_after_first_commit
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
@@ -193,36 +190,6 @@ def _losing_nodes(store_dir: Path) -> int:
     return committed_facts(store_dir, FactKind.MISERE)
 
 
-def _kill_after_first_commit(store_dir: Path, solve: list[str]) -> int:
-    """Run `solve`, SIGKILL it (stopped first, so it cannot end between the look and the
-    kill) as soon as it committed its first losing nodes: what was committed."""
-    env = {k: v for k, v in os.environ.items() if k != "SPROUTSDB_STORE"}
-    child = subprocess.Popen(
-        [*COMMAND, *solve, "--store", str(store_dir)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
-    try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and child.poll() is None:
-            if _losing_nodes(store_dir):
-                break
-            time.sleep(0.05)
-        assert child.poll() is None, "the run ended before it could be killed"
-        os.kill(child.pid, signal.SIGSTOP)
-        info = os.waitid(os.P_PID, child.pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
-        assert info is not None and info.si_code == os.CLD_STOPPED, "the run ended first"
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=30)
-    assert child.returncode == -signal.SIGKILL
-    return _losing_nodes(store_dir)
-
-
 def test_a_misere_solve_killed_early_reruns_with_fewer_visits_than_a_fresh_run(
     tmp_path: Path,
 ) -> None:
@@ -235,7 +202,9 @@ def test_a_misere_solve_killed_early_reruns_with_fewer_visits_than_a_fresh_run(
     baseline = json.loads(fresh.stdout)
 
     store_dir = tmp_path / "killed"
-    kept = _kill_after_first_commit(store_dir, solve)
+    killed = signal_after_first_commit(store_dir, solve, FactKind.MISERE, signal.SIGKILL)
+    assert killed.returncode == -signal.SIGKILL
+    kept = _losing_nodes(store_dir)
     assert 0 < kept < baseline["stored"]
     record = FileResumeSlots(store_dir).load(SLOT + "0*13")
     assert record is not None and decode_misere_state("0*13", record), "no record was kept"
@@ -254,36 +223,24 @@ def test_a_misere_solve_killed_early_reruns_with_fewer_visits_than_a_fresh_run(
 
 
 def test_ctrl_c_says_which_of_the_roots_options_are_settled(tmp_path: Path) -> None:
-    """`solve 0*13 --misere` stopped by Ctrl-C after its first commit: the last line says
-    how many losing nodes were kept and how many of the root's options are settled."""
-    store_dir = tmp_path / "store"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SPROUTSDB_")}
-    solve = [*COMMAND, "solve", "0*13", "--misere", "--quiet", "--flush-seconds", "1"]
-    child = subprocess.Popen(
-        [*solve, "--store", str(store_dir)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and child.poll() is None:
-            if _losing_nodes(store_dir):
-                break
-            time.sleep(0.05)
-        assert child.poll() is None, "the run ended before it could be stopped"
-        child.send_signal(signal.SIGINT)
-        _, err = child.communicate(timeout=120)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=30)
-    assert child.returncode == 130, err
+    """`solve 0*13 --misere --json` stopped by Ctrl-C after its first commit: the last line
+    says how many losing nodes were kept and how many of the root's options are settled,
+    and stdout has the report with outcome null and each option's status."""
+    solve = ["solve", "0*13", "--misere", "--quiet", "--json", "--flush-seconds", "1"]
+    stopped = signal_after_first_commit(tmp_path / "store", solve, FactKind.MISERE)
+    out, err = stopped.stdout, stopped.stderr
+    assert stopped.returncode == 130, err
     last = err.strip().splitlines()[-1]
     assert last.startswith("sproutsdb solve: interrupted: "), last
     assert "new losing nodes proven so far are stored in" in last
     assert "of the root's " in last and " open; run the same command again" in last
+    report = json.loads(out)
+    assert report["outcome"] is None and report["interrupted"] is True
+    assert report["position"] == "0*13" and report["play"] == "misere"
+    assert report["stored"] > 0 and report["nodes"] > 0 and report["resume_saved"]
+    options = report["root_options"]
+    won = sum(option["outcome"] == "W" for option in options)
+    assert f"of the root's {len(options)} options, {won} are proven winning" in last
 
 
 def test_the_command_ignores_a_garbage_misere_record(tmp_path: Path) -> None:

@@ -8,16 +8,12 @@ of starting another. The record is a hint: a forged one may cost time, never an 
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import time
 import zlib
 from pathlib import Path
 
 import pytest
 
-from cli_helpers import COMMAND, committed_facts, run_cli
+from cli_helpers import committed_facts, run_cli, signal_after_first_commit
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
@@ -143,38 +139,6 @@ def stored_nimbers(store_dir: Path) -> int:
     return committed_facts(store_dir, FactKind.NIMBER)
 
 
-def interrupt_after_first_commit(store_dir: Path, solve: list[str]) -> tuple[int, str]:
-    """Run `solve`, wait for its first commit (bounded), then stop it, send SIGINT and let
-    it go on: (exit status, stderr). A stopped process cannot end before the signal."""
-    env = {k: v for k, v in os.environ.items() if k != "SPROUTSDB_STORE"}
-    child = subprocess.Popen(
-        [*COMMAND, *solve, "--store", str(store_dir)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and child.poll() is None:
-            if stored_nimbers(store_dir):
-                break
-            time.sleep(0.2)
-        time.sleep(1.0)  # some search past the first commit
-        assert child.poll() is None, "the run ended before it could be interrupted"
-        os.kill(child.pid, signal.SIGSTOP)
-        info = os.waitid(os.P_PID, child.pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
-        assert info is not None and info.si_code == os.CLD_STOPPED, "the run ended first"
-        child.send_signal(signal.SIGINT)
-        os.kill(child.pid, signal.SIGCONT)
-        _, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.communicate(timeout=30)
-    return child.returncode, err
-
-
 def test_ctrl_c_says_what_was_kept_and_the_rerun_does_less_work(tmp_path: Path) -> None:
     solve = ["solve", "--spots", "12", "--json", "--quiet", "--flush-seconds", "1"]
     fresh = run_cli(*solve, "--store", str(tmp_path / "fresh"), timeout=600)
@@ -182,12 +146,17 @@ def test_ctrl_c_says_what_was_kept_and_the_rerun_does_less_work(tmp_path: Path) 
     baseline = json.loads(fresh.stdout)
 
     store_dir = tmp_path / "store"
-    status, err = interrupt_after_first_commit(store_dir, solve)
-    assert status == 130, err
+    # some search past the first commit
+    stopped = signal_after_first_commit(store_dir, solve, FactKind.NIMBER, later=1.0)
+    err = stopped.stderr
+    assert stopped.returncode == 130, err
     kept = stored_nimbers(store_dir)
     assert kept > 0
     assert f"{kept:,} new facts" in err and "with where the search stood" in err, err
     assert "run the same command again to resume" in err, err
+    report = json.loads(stopped.stdout)  # --json: the report of a stopped solve
+    assert report["outcome"] is None and report["interrupted"] and report["stored"] == kept
+    assert report["play"] == "normal" and "root_options" not in report
     assert list((store_dir / "resume").glob("*.resume")), "no resume record was kept"
 
     rerun = run_cli(*solve, "--store", str(store_dir), timeout=600)

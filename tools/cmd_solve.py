@@ -61,16 +61,19 @@ def _progress(line: Any, ctrl_c: Deferred | None = None) -> ProgressFn:
 
 @contextmanager
 def solving(
-    args: argparse.Namespace, entry: GameEntry | None = None
+    args: argparse.Namespace, entry: GameEntry | None = None, *, json_report: bool = False
 ) -> Iterator[tuple[ProofStore, ProgressFn]]:
     """The store a solve works on (embedded, or the --server's) and its progress line,
     closed on every exit; the solver flushed before (Ctrl-C loses nothing proven, and the
-    message says how many new facts were kept)."""
+    message says how many new facts were kept; with `json_report`, stdout has the report
+    with outcome null)."""
     store = open_game_store(args, entry or game_of(args))
     with status_line(enabled=not args.quiet) as line, deferred_interrupt() as ctrl_c:
         try:
             yield store, _progress(line, ctrl_c)
         except SolveInterrupted as stop:
+            if json_report:
+                print(json.dumps(stop.to_json()), flush=True)
             raise Interrupted(_kept(args, stop)) from None
         finally:
             store.close()
@@ -154,7 +157,7 @@ def run_solve(args: argparse.Namespace) -> int:
     share = SHARE_SECONDS if args.jobs > 1 else None
     try:
         with (
-            solving(args, entry) as (store, progress),
+            solving(args, entry, json_report=args.json) as (store, progress),
             helpers_running(args, key, args.jobs) as links,
         ):
             settings = _settings(
@@ -186,7 +189,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
         raise UsageError("--jobs must be at least 1")
     share = MISERE_SHARE_SECONDS if args.jobs > 1 else None
     try:
-        with solving(args) as (store, progress):
+        with solving(args, json_report=args.json) as (store, progress):
             rcts, rct_source = misere_rct_source(
                 store,
                 table_file=args.rct_table,
@@ -479,7 +482,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help='print {"position", "outcome", "nimber", "stored", "seconds", "jobs"}; with '
         '--misere {"position", "play", ["grundy",] "outcome", "stored", '
-        '"nodes", "seconds", "rct_table", "jobs"}',
+        '"nodes", "seconds", "rct_table", "jobs"}; stopped by Ctrl-C, {"position", '
+        '"play", "outcome": null, "interrupted": true, "stored", "nodes", "seconds", '
+        '"resume_saved"} and with --misere "root_options" [{"position", "outcome"}]',
     )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.add_argument(

@@ -48,12 +48,35 @@ class SolveInterrupted(KeyboardInterrupt):
         *,
         resume_saved: bool = False,
         root_options: list[tuple[str, str | None]] | None = None,
+        position: str | None = None,
+        play: str = "normal",
+        nodes: int = 0,
+        seconds: float = 0.0,
     ) -> None:
         super().__init__(stored)
         self.stored = stored
         self.resume_saved = resume_saved
         # misère: the root's options, each "L", "W" or None (open), as the store has them
         self.root_options = root_options
+        self.position, self.play, self.nodes, self.seconds = position, play, nodes, seconds
+
+    def to_json(self) -> dict[str, Any]:
+        """What `solve --json` prints when stopped: the report's fields, outcome null."""
+        out: dict[str, Any] = {
+            "position": self.position,
+            "play": self.play,
+            "outcome": None,
+            "interrupted": True,
+            "stored": self.stored,
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 3),
+            "resume_saved": self.resume_saved,
+        }
+        if self.root_options is not None:
+            out["root_options"] = [
+                {"position": key, "outcome": outcome} for key, outcome in self.root_options
+            ]
+        return out
 
 
 @dataclass(frozen=True)
@@ -172,7 +195,8 @@ class Solving:
         if capacity is not None and capacity < 1:
             raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
         self.entry, self.settings = entry, settings
-        self._asked: str | None = None  # the position of the last `solve`
+        self._asked: str | None = None  # the position of the last `solve`, and when
+        self._started = time.perf_counter()
         self.solver: Any
         if settings.misere:
             from sproutsdb.solver.misere.solver import MisereSolver
@@ -206,7 +230,7 @@ class Solving:
         key = self.game.canonical(position)
         started = time.perf_counter()
         settings = self.settings
-        self._asked = key
+        self._asked, self._started = key, started
         if settings.misere:
             grundy = _misere_grundy(self.solver, key) if settings.grundy else None
             # P + *0 is P: the search for g has decided the outcome already
@@ -248,6 +272,10 @@ class Solving:
                 self.stats.facts_stored,
                 resume_saved=bool(self.stats.resume_saves),
                 root_options=self._settled_options(),
+                position=self._asked,
+                play="misere" if self.settings.misere else "normal",
+                nodes=self.stats.nodes,
+                seconds=time.perf_counter() - self._started,
             ) from None
 
     def _settled_options(self) -> list[tuple[str, str | None]] | None:
