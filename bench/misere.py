@@ -240,6 +240,17 @@ for about 35 minutes of measurements and tests, then Ctrl-C): 6,475,508 more vis
 runs: 9,501,467 visits, 82,795 stored losing nodes, 7,524 user CPU s (2.1 CPU hours):
 still undecided, the 2-hour goal passed (0*18 needed 11.3 M visits).
 
+The garbage collector paused during a search (2026-11-27, solver/search/driver.py's
+QuietCollector; a full collection every 10 minutes at most): a live py-spy profile of the
+0*20 run (60 s, 9.6 M visits in, 1.1 GB resident) had 11.7 % of its samples in
+gc_collect_main; an in-process 0*15 timed by gc.callbacks spent 21.6 s in 12,477 young and
+20.0 s in 1,134 middle collections (wall, 3 processes on the 2 cores) of 226.7 CPU s, and
+a young threshold of 50,000 (normal play's until now) changed little (33.5 s). With the
+collector off all along, a full collection at the end freed 0 objects (misère 0*13, normal
+0*14). Paired, both at once on the 2 cores beside the 0*20 run, in-process on an in-memory
+store, before (young 700, oldest x100) -> after: 0*15 L, 479,475 visits both, 262.8 -> 230.8
+CPU s (-12.2 %), 373 -> 365 MB peak.
+
 0*21 (conjectured L), started 2026-11-27 14:32, `sproutsdb solve 0*21 --misere --store NEW
 --json` (S6), one core beside the 0*20 run, stopped with Ctrl-C after 36 min: 2,779,606
 visits, 9,221 stored losing nodes, 2,167 user CPU s, peak RSS 753 MB, record 3.5 MB.

@@ -109,6 +109,12 @@ wall, 373 MiB peak; 0.78 ms a visit against 0.84 for the 1,349 s of 1,606,053 vi
 before. So on this machine the goal is missed by 2.1x. -7 % of the 631.6 s of 2026-11-25
 would be ~587 s, but this machine's 0*21 takes 2.1x that machine's (0*14: 1.75x), so that
 is a guess, not a measurement: 0*21 was not run on the faster machine again.
+The garbage collector paused during a search (2026-11-27, solver/search/driver.py's
+QuietCollector, instead of a young threshold of 50,000): 0*21's first 7 minutes under py-spy
+had 4.6 % of their samples in gc_collect_main. Paired, both at once on the 2 cores beside a
+misère run, in-process on an in-memory store, before -> after: 0*18 L, 273,244 visits both,
+156.3 -> 150.1 CPU s (-4.0 %), 86 -> 84 MB peak. (The same profile: 55 % of 0*21's CPU in the C
+core's children of lands, 31 % of it in canonical_land's boundary search.)
 """
 
 from __future__ import annotations

@@ -198,29 +198,39 @@ def test_initial_delta_steers_the_search_only(
         MisereSolver(game, MemoryProofStore(), delta_divisor=0)
 
 
-def test_full_collections_are_rarer_only_while_searching(game: SproutsGame) -> None:
-    """The search raises the oldest generation's threshold for its own duration: the
-    process's thresholds are back after a solve (and after one that raises), an off
-    collector stays off, and the outcome is the reference's."""
+def test_the_collector_is_paused_only_while_searching(
+    game: SproutsGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search pauses the cyclic garbage collector for its own duration, but for one full
+    collection every FULL_COLLECTION_SECONDS: the collector is on again after a solve (and
+    after one that raises), an off collector stays off, and the outcome is the reference's."""
     import gc
 
-    from sproutsdb.solver.search.driver import rare_full_collections
+    from sproutsdb.solver.search import driver
 
-    before = gc.get_threshold()
-    seen: list[tuple[int, int, int]] = []
-    options = SolveOptions(
-        progress=lambda _: seen.append(gc.get_threshold()), progress_interval=0.0
-    )
+    assert gc.isenabled()
+    seen: list[bool] = []
+    options = SolveOptions(progress=lambda _: seen.append(gc.isenabled()), progress_interval=0.0)
     solver = MisereSolver(game, MemoryProofStore(), options=options)
     assert solver.outcome("0*4") == brute_force_misere(game, "0*4")
-    assert len(seen) > 1 and all(t[2] == before[2] * 100 for t in seen[:-1])  # the last: after
-    assert gc.get_threshold() == before
-    with pytest.raises(RuntimeError), rare_full_collections():
+    assert len(seen) > 1 and not any(seen[:-1])  # the last report comes after the search
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), driver.QuietCollector().paused():
         raise RuntimeError
-    assert gc.get_threshold() == before
-    gc.set_threshold(0)
+    assert gc.isenabled()
+    gc.disable()
     try:
-        with rare_full_collections():
-            assert gc.get_threshold()[0] == 0
+        with driver.QuietCollector().paused():
+            pass
+        assert not gc.isenabled()
     finally:
-        gc.set_threshold(*before)
+        gc.enable()
+    monkeypatch.setattr(driver, "FULL_COLLECTION_SECONDS", 0.0)  # a collection at every visit
+    collecting = MisereSolver(game, MemoryProofStore())
+    assert collecting.outcome("0*4") == brute_force_misere(game, "0*4")
+    assert collecting._collector.collections == collecting.stats.nodes
+    quiet = driver.QuietCollector(every=3600.0)
+    quiet.tick()  # outside `paused`, never
+    with quiet.paused():
+        quiet.tick()  # not due yet
+    assert quiet.collections == 0

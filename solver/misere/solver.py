@@ -48,7 +48,7 @@ from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN, split_nod
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, ProofStore, RctRecord
 from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, Task
-from sproutsdb.solver.search.driver import rare_full_collections, run_tasks
+from sproutsdb.solver.search.driver import QuietCollector, run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.progress import Progress, SolverStats
@@ -361,6 +361,7 @@ class MisereSolver:
         self._root = ""
         self._stack: list[Task] = []
         self._stats = SolverStats()
+        self._collector = QuietCollector()
         if share_seconds is not None and not share_seconds > 0:
             raise ValueError("share_seconds must be positive")
         self._share_seconds = share_seconds
@@ -839,7 +840,7 @@ class MisereSolver:
                 finished = True
                 return known
             self._resume_from(root, root_key)
-            with rare_full_collections():
+            with self._collector.paused():
                 losing = self._search(root, root_key)
             finished = True
             if not losing and self._reprove_roots:
@@ -985,6 +986,7 @@ class MisereSolver:
             self._share()
         if self._resume_root is not None and time.monotonic() >= self._resume_due:
             self._save_resume()  # a killed run resumes from here
+        self._collector.tick()
 
     def _open_keys(self, children: Iterable[tuple[str, NodeParts, object]]) -> list[str]:
         """The keys of the children not decided yet (a static one never is asked)."""

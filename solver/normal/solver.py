@@ -11,10 +11,8 @@ components are stored (`FactKind.NIMBER`: component -> n), as in the paper's pro
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Generator, Iterable
 from typing import TypeVar, cast
 
 from sproutsdb.solver.cgt.nimarith import mex
@@ -24,7 +22,7 @@ from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.couples import Couples
 from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, RootShare
 from sproutsdb.solver.search.dfpn import Task as DfpnTask
-from sproutsdb.solver.search.driver import run_tasks
+from sproutsdb.solver.search.driver import QuietCollector, run_tasks
 from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import FactNews, SolveOptions
@@ -61,10 +59,6 @@ SEARCHES = ("dfs", "dfpn")  # depth-first in move order; proof-number search ove
 # costs more than 1/RESUME_COST_SHARE of the time between saves (a large table).
 RESUME_COST_SHARE = 50
 
-# Allocations between two young collections of the cyclic garbage collector while a call
-# runs (Python's default is 700): a search makes millions of short-lived tuples and
-# collections took ~6 % of a 0*13 solve; they create no cycles, so nothing piles up.
-GC_YOUNG_THRESHOLD = 50_000
 
 # A search task is a coroutine: it yields sub-tasks to the driver, is sent their results
 # and returns its own (True = "this couple is losing" for couples, the nimber for nimbers).
@@ -77,17 +71,6 @@ class _Restart(Exception):
     """Raised between two node visits when another process's facts decided a child of a
     node on df-pn's path: the call's search starts again from its root (keeping its proof
     numbers and table), so that every frame on the way sees the fact at once."""
-
-
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Raise the young-generation threshold of the garbage collector for the block."""
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], GC_YOUNG_THRESHOLD), before[1], before[2])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 class NormalSolver:
@@ -136,6 +119,7 @@ class NormalSolver:
         self._couples = Couples(self._table, self._facts, self._measure)
         self._stack: list[Task] = []
         self._stats = SolverStats()
+        self._collector = QuietCollector()
         if search not in SEARCHES:
             raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
         self._table_capacity = table_capacity
@@ -232,7 +216,7 @@ class NormalSolver:
         try:
             self._couples.fetch(components)
             self._resume_from(f"{query} {canonical}")
-            with _fewer_collections():
+            with self._collector.paused():
                 result = self._restarting(run, components)
             finished = True
             return result
@@ -478,6 +462,7 @@ class NormalSolver:
                 self._meet_news(self._news.news())
         if self._resume_root is not None and time.monotonic() >= self._resume_due:
             self._save_resume()  # a killed run resumes from here
+        self._collector.tick()
         if self._meter.active:
             self._meter.tick(self._stats.nodes, self._facts.inserted, len(self._stack))
 

@@ -7,13 +7,15 @@ goes to the task below it. Depth is bounded by memory, not by Python's recursion
 from __future__ import annotations
 
 import gc
+import math
+import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from sproutsdb.solver.search.progress import SolverStats
 
-__all__ = ["rare_full_collections", "run_tasks"]
+__all__ = ["QuietCollector", "run_tasks"]
 
 
 def run_tasks(
@@ -44,22 +46,44 @@ def run_tasks(
             stats.max_depth = max(stats.max_depth, deepest)
 
 
-@contextmanager
-def rare_full_collections(factor: int = 100) -> Iterator[None]:
-    """Within the block, the garbage collector walks its oldest generation ``factor`` times
-    less often (the young ones as usual); the thresholds are restored after.
+# How often a search whose collector is paused still runs a full collection (at a flush).
+FULL_COLLECTION_SECONDS = 600.0
 
-    A search keeps few objects the collector tracks but large containers it walks in full
-    every time (asked keys, proof numbers, the caches): once the search's nodes became
-    plain tuples, a full collection came after every ~70 k allocations and those walks
-    were 10-15 % of a misère solve's CPU, to free almost nothing (the search makes
-    next to no reference cycles: 0*13's peak RSS is the same with the collector off).
+
+class QuietCollector:
+    """The cyclic garbage collector paused while a search runs, with a full collection at
+    most every ``every`` seconds (``tick``, called at the search's flushes), so that any
+    reference cycles made meanwhile are freed all the same.
+
+    A search makes next to no cycles (a full collection after misère 0*13, or normal-play
+    0*14, with the collector off all along freed 0 objects), but the collector walked every
+    long-lived container it keeps (tables, caches, children lists) once young and once
+    middle-aged, whatever the thresholds: at misère 0*15 that was 7 % of the CPU (227 ->
+    212 s with it off), and 12 % of the samples of a live 0*20 (issue 28).
     """
-    young, middle, old = gc.get_threshold()
-    if young:  # 0: the collector is off, leave it so
-        gc.set_threshold(young, middle, old * factor)
-    try:
-        yield
-    finally:
-        if young:
-            gc.set_threshold(young, middle, old)
+
+    def __init__(self, every: float | None = None) -> None:
+        self.every = FULL_COLLECTION_SECONDS if every is None else every
+        self._due = math.inf
+        self.collections = 0  # full collections run by ``tick``
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Within the block the collector runs only when ``tick`` finds a collection due;
+        it is on again after (unless it was off before)."""
+        was_on = gc.isenabled()
+        gc.disable()
+        self._due = time.monotonic() + self.every
+        try:
+            yield
+        finally:
+            self._due = math.inf
+            if was_on:
+                gc.enable()
+
+    def tick(self) -> None:
+        """A full collection if one is due (never outside ``paused``)."""
+        if time.monotonic() >= self._due:
+            gc.collect()
+            self.collections += 1
+            self._due = time.monotonic() + self.every

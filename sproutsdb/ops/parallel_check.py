@@ -44,7 +44,7 @@ from sproutsdb.server.store import LmdbProofStore, Mark, open_store
 from sproutsdb.server.store.opening import peek_identity
 from sproutsdb.solver.normal.check import Checker
 from sproutsdb.solver.ports.proofstore import FactKind
-from sproutsdb.solver.search.driver import rare_full_collections
+from sproutsdb.solver.search.driver import QuietCollector
 
 SHOWN = 20  # holes and inconsistencies listed in a report (the smallest keys)
 
@@ -121,14 +121,15 @@ def new_checker(
 
 
 def check_batch(checker: Checker, lands: list[str]) -> BatchDigest:
-    """Check the stored facts of `lands` with one memo, then drop the memo (full garbage
-    collections made rare: they walked the memo to free nothing, 3 % of a check).
+    """Check the stored facts of `lands` with one memo, then drop the memo (the garbage
+    collector paused meanwhile: full collections walked the memo to free nothing, 3 % of a
+    check; a batch is bounded, and the collector is on again after it).
 
     Batches come in lives order, each after every batch of fewer lives is marked
     (`level_batches`, `dispatch_in_order`): the values and marks the checker read stay
     true, so it keeps them for the next batch (`Checker.forget`), with this batch's
     verified facts, which its caller marks, as trusted."""
-    with rare_full_collections():
+    with QuietCollector().paused():
         report = checker.check_facts(lands)
     checker.trust(report.verified)
     checker.forget(keep_read=True)
