@@ -65,7 +65,7 @@ def test_a_solver_meets_facts_stored_while_it_searches(position: str) -> None:
     assert shared.outcome(position) == expected
     assert late.reads > 20, "the facts were stored before the search ended"
     assert shared.stats.nodes < alone.stats.nodes
-    assert shared.restarts >= 1
+    assert shared.stats.restarts >= 1
 
 
 def test_a_helper_takes_a_stored_option_as_proven() -> None:

@@ -47,7 +47,7 @@ from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, ProofStore, RctRecord
-from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, Task
+from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, RestartSearch, Task
 from sproutsdb.solver.search.driver import QuietCollector, run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import SolveOptions
@@ -114,12 +114,6 @@ class _Initials(dict[int, tuple[int, int]]):
 
 class MisereConflictError(ConflictError):
     """The store's outcome of a node differs from the one just proven."""
-
-
-class _Restart(Exception):
-    """Raised between two node visits when the store told of a node on the search's path
-    (or a child of one) decided by another solver: the search starts again from its root
-    (keeping its proof numbers), so every frame on the way sees it at once."""
 
 
 # --------------------------------------------------------------------------- RCT sources
@@ -367,7 +361,6 @@ class MisereSolver:
         self._share_seconds = share_seconds
         self._next_share = time.monotonic() + (share_seconds or 0.0)
         self._stale: set[str] = set()  # cached children lists to ask the store about again
-        self.restarts = 0  # searches started again from the root for another solver's fact
         # Where an interrupted call leaves its search state for a rerun (a hint, never a fact).
         self._resume = resume
         self._resume_root: str | None = None  # the root key whose state is saved, while it runs
@@ -864,13 +857,13 @@ class MisereSolver:
                     self._meter.tick(self._stats.nodes, self._stats.facts_stored, 0, force=True)
 
     def _search(self, root: NodeParts, root_key: str) -> bool:
-        """df-pn from the root until it is decided, started again after a _Restart."""
+        """df-pn from the root until it is decided, started again after a RestartSearch."""
         while True:
             self._dfpn.in_flight.clear()
             try:
                 return self._drive(self._dfpn.solve(root, root_key)) is True
-            except _Restart:
-                self.restarts += 1
+            except RestartSearch:
+                self._stats.restarts += 1
 
     def _drive(self, task: Task) -> bool | None:
         """Run a task and all its sub-tasks on the explicit stack."""
@@ -1000,7 +993,7 @@ class MisereSolver:
     def _share(self) -> None:
         """Meet the other solvers' facts: flush ours, forget which keys the store lacked
         (cached children lists ask again when next used) and ask now about the nodes on
-        the path and their children; _Restart if one of them was decided meanwhile."""
+        the path and their children; RestartSearch if one of them was decided meanwhile."""
         self._next_share = time.monotonic() + cast(float, self._share_seconds)
         self.flush()
         self._asked.clear()
@@ -1012,7 +1005,7 @@ class MisereSolver:
         before = len(self._table)
         self._fetch(wanted)
         if len(self._table) > before:
-            raise _Restart
+            raise RestartSearch
 
     # ----------------------------------------------------------------- resume records
 

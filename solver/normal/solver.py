@@ -20,7 +20,7 @@ from sproutsdb.solver.normal.dfpn import CoupleSpace, couple_key
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.couples import Couples
-from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, RootShare
+from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, RestartSearch, RootShare
 from sproutsdb.solver.search.dfpn import Task as DfpnTask
 from sproutsdb.solver.search.driver import QuietCollector, run_tasks
 from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
@@ -65,12 +65,6 @@ RESUME_COST_SHARE = 50
 # With search="dfpn" a couple's task yields a df-pn task, whose result may be None.
 Task = Generator["Task | DfpnTask", bool | int | None, bool | int]
 Result = TypeVar("Result")
-
-
-class _Restart(Exception):
-    """Raised between two node visits when another process's facts decided a child of a
-    node on df-pn's path: the call's search starts again from its root (keeping its proof
-    numbers and table), so that every frame on the way sees the fact at once."""
 
 
 class NormalSolver:
@@ -240,14 +234,14 @@ class NormalSolver:
         while True:
             try:
                 return run(components)
-            except _Restart:
+            except RestartSearch:
                 self._stats.restarts += 1
                 self._stack = []
                 if self._dfpn is not None:
                     self._dfpn.in_flight.clear()
 
     def _meet_news(self, keys: list[str]) -> None:
-        """Read the facts other processes stored (`solve --jobs`); _Restart if they decide
+        """Read the facts other processes stored (`solve --jobs`); RestartSearch if they decide
         a child of a node on df-pn's path.
 
         Without it a frame sees such a child only when the search comes back up to it: a
@@ -268,7 +262,7 @@ class NormalSolver:
         ]
         self._couples.refresh(keys)
         if any(decided(child, key) is not None for child, key in open_children):
-            raise _Restart
+            raise RestartSearch
 
     # ----------------------------------------------------------------- resume records
 

@@ -19,7 +19,16 @@ from collections.abc import Generator, Sequence
 from itertools import islice
 from typing import Any, Generic, Protocol, TypeVar, cast
 
-__all__ = ["INFINITY", "BusyMarks", "DfpnSearch", "RootShare", "Space", "Task", "WaitingSpace"]
+__all__ = [
+    "INFINITY",
+    "BusyMarks",
+    "DfpnSearch",
+    "RestartSearch",
+    "RootShare",
+    "Space",
+    "Task",
+    "WaitingSpace",
+]
 
 INFINITY = 1 << 62  # a proof number that can never be reached: the node is decided
 # Distinct (φ, δ) pairs the table shares among its entries before it forgets them (a fresh
@@ -32,6 +41,12 @@ Child = tuple[str, Node, tuple[int, int]]  # key, node, initial (φ, δ) while u
 
 # A search task: a coroutine yielding sub-tasks, sent their results (True = losing node).
 Task = Generator["Task", "bool | None", "bool | None"]
+
+
+class RestartSearch(Exception):
+    """Raised between two node visits when facts another solver stored decide a node on
+    df-pn's path (or a child of one): the search starts again from its root, keeping its
+    proof numbers and table, so that every frame on the way sees them at once (`--jobs`)."""
 
 
 class Space(Protocol[Node]):
