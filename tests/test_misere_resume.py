@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from cli_helpers import committed_facts, run_cli, signal_after_first_commit
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
+from sproutsdb.ops.solve import SolveInterrupted, SolveSettings, Solving
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
-from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore
 from sproutsdb.solver.search import resume
 from sproutsdb.solver.search.dfpn import INFINITY
 from sproutsdb.solver.search.options import SolveOptions
@@ -136,6 +138,32 @@ def test_a_stopped_search_says_which_of_its_roots_options_are_settled() -> None:
         if outcome == "W":  # the proof is there: a stored losing child
             kids = [stopped.key(child) for child in stopped.children(stopped.node(key))]
             assert any(store.get(FactKind.MISERE, kids).values())
+
+
+def test_ctrl_c_reports_what_was_kept_even_when_the_store_cannot_be_read_after() -> None:
+    """The options' report is read after Ctrl-C; a store that fails then (a server gone)
+    leaves it out, and the interruption still says what was kept."""
+
+    class GoneAfterStop(MemoryProofStore):
+        gone = False
+
+        def get(self, kind: FactKind, keys: Sequence[str]) -> dict[str, FactValue]:
+            if self.gone:
+                raise OSError("the store went away")
+            return super().get(kind, keys)
+
+    store = GoneAfterStop()
+
+    def stop(progress: Progress) -> None:
+        if progress.nodes >= 300:
+            store.gone = True
+            raise Stop
+
+    settings = SolveSettings(misere=True, rcts=_rcts(), progress=stop, progress_interval=0)
+    with pytest.raises(SolveInterrupted) as caught, Solving(store, settings=settings) as solving:
+        solving.solve("0*12")
+    assert caught.value.root_options is None and caught.value.play == "misere"
+    assert caught.value.stored == store.count(FactKind.MISERE) > 0
 
 
 def test_a_forged_garbage_or_truncated_record_changes_no_answer() -> None:

@@ -280,12 +280,13 @@ class Solving:
 
     def _settled_options(self) -> list[tuple[str, str | None]] | None:
         """Misère, after Ctrl-C: what the store settles of the asked position's options
-        (None in normal play, without a position, or on a second Ctrl-C meanwhile)."""
+        (None in normal play, without a position, on a second Ctrl-C meanwhile, or when
+        the store cannot be read: the report of what was kept must come all the same)."""
         if not self.settings.misere or self._asked is None:
             return None
         try:
             return self.solver.settled_options(self._asked)  # type: ignore[no-any-return]
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Exception):  # noqa: BLE001 - a report, never the error
             return None
 
 
