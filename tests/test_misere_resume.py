@@ -140,6 +140,24 @@ def test_a_stopped_search_says_which_of_its_roots_options_are_settled() -> None:
             assert any(store.get(FactKind.MISERE, kids).values())
 
 
+def test_progress_reports_count_the_roots_options_settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each progress report of a misère search carries the root's options proven winning
+    and losing so far: 0*13 (L) goes from none to most of them, never back, never a loss."""
+    from sproutsdb.solver.misere import solver as misere
+
+    monkeypatch.setattr(misere, "ROOT_HEADWAY_SECONDS", 0.01)
+    reports: list[Progress] = []
+    options = SolveOptions(progress=reports.append, progress_interval=0)
+    found = MisereSolver(SproutsGame(), MemoryProofStore(), _rcts(), options=options)
+    assert found.outcome("0*13") == "L"
+    counts = [p.root_options for p in reports if p.root_options is not None]
+    total = len(found.settled_options("0*13"))
+    assert counts and {c[2] for c in counts} == {total} and {c[1] for c in counts} == {0}
+    won = [c[0] for c in counts]
+    assert won == sorted(won) and won[0] == 0 and won[-1] >= total - 1
+    assert reports[-1].root_options is None  # the final report: the outcome says it all
+
+
 def test_ctrl_c_reports_what_was_kept_even_when_the_store_cannot_be_read_after() -> None:
     """The options' report is read after Ctrl-C; a store that fails then (a server gone)
     leaves it out, and the interruption still says what was kept."""

@@ -51,9 +51,13 @@ def _progress(line: Any, ctrl_c: Deferred | None = None) -> ProgressFn:
     def report(p: Progress) -> None:
         if ctrl_c is not None:
             ctrl_c.check()
+        root = ""
+        if p.root_options is not None:  # misère: the root's options settled so far
+            won, lost, options = p.root_options
+            root = f"  root options {won} W {lost} L of {options}"
         line.show(
             f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
-            f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s"
+            f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s{root}"
         )
 
     return report

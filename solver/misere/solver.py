@@ -269,6 +269,8 @@ DEFAULT_TABLE_CAPACITY = 1 << 22  # proven nodes kept in memory before the table
 # A resume record is saved at most once per flush interval, and less often when saving it
 # costs more than 1/RESUME_COST_SHARE of the time between saves (a large table).
 RESUME_COST_SHARE = 50
+# How often a progress report counts the root's options settled (a few ms at 0*21).
+ROOT_HEADWAY_SECONDS = 10.0
 RESUME_PREFIX = "misere "  # a misère record's slot: never a normal-play record's name
 MAX_RESUMED_LANDS = 1 << 16  # lands a record names for their RCTs: more is not ours
 
@@ -356,6 +358,9 @@ class MisereSolver:
         self._stack: list[Task] = []
         self._stats = SolverStats()
         self._collector = QuietCollector()
+        self._root_node: NodeParts | None = None  # the root of the call running
+        self._headway: tuple[int, int, int] | None = None  # see _root_headway
+        self._headway_due = 0.0
         if share_seconds is not None and not share_seconds > 0:
             raise ValueError("share_seconds must be positive")
         self._share_seconds = share_seconds
@@ -449,7 +454,11 @@ class MisereSolver:
         """How far an undecided search of ``key`` got: the root's options in the search's
         order, each "L" (proven losing: the root wins), "W" (one of its children proven
         losing) or None (open), read from this solver's table and the store, no search."""
-        root = self.node(key)
+        return self._settled(self.node(key))
+
+    def _settled(self, root: NodeParts) -> list[tuple[str, str | None]]:
+        """``settled_options`` of a node (a few ms at 0*21: the options' children are
+        those the search keeps)."""
         options = {self.key(child): child for child in self.ordered_children(root)}
         losing = self._losing_now(options)
         settled: list[tuple[str, str | None]] = []
@@ -816,6 +825,7 @@ class MisereSolver:
     def _call(self, root: NodeParts) -> bool:
         started = time.perf_counter()
         self._meter.start(self._stats.nodes)
+        self._root_node, self._headway_due = root, 0.0
         value = self._static(root)
         if value is not None:
             return value
@@ -845,7 +855,7 @@ class MisereSolver:
                     )
             return losing
         finally:
-            self._root = ""
+            self._root, self._root_node, self._headway = "", None, None
             self._stack = []
             self._stats.seconds += time.perf_counter() - started
             try:
@@ -973,13 +983,30 @@ class MisereSolver:
     def _visit(self) -> None:
         stats = self._stats
         stats.nodes += 1
-        if self._meter.active:
-            self._meter.tick(stats.nodes, stats.facts_stored, len(self._stack))
         if self._share_seconds is not None and time.monotonic() >= self._next_share:
             self._share()
         if self._resume_root is not None and time.monotonic() >= self._resume_due:
             self._save_resume()  # a killed run resumes from here
         self._collector.tick()
+        if self._meter.active:
+            self._meter.tick(
+                stats.nodes,
+                stats.facts_stored,
+                len(self._stack),
+                root_options=self._root_headway(),
+            )
+
+    def _root_headway(self) -> tuple[int, int, int] | None:
+        """The root's options proven winning and losing, and their number, for progress
+        reports: counted afresh every ROOT_HEADWAY_SECONDS."""
+        if self._root_node is None:
+            return None
+        now = time.monotonic()
+        if now >= self._headway_due:
+            settled = [outcome for _, outcome in self._settled(self._root_node)]
+            self._headway = (settled.count("W"), settled.count("L"), len(settled))
+            self._headway_due = now + ROOT_HEADWAY_SECONDS
+        return self._headway
 
     def _open_keys(self, children: Iterable[tuple[str, NodeParts, object]]) -> list[str]:
         """The keys of the children not decided yet (a static one never is asked)."""

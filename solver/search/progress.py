@@ -16,6 +16,9 @@ class Progress:
     depth: int  # current depth of the explicit search stack
     nodes_per_second: float  # expansion rate since the previous report
     seconds: float  # time spent searching in this call
+    # misère: the root's options proven winning and losing, and their number (a long
+    # search's headway: every option of a losing root must be shown winning)
+    root_options: tuple[int, int, int] | None = None
 
 
 ProgressFn = Callable[[Progress], None]
@@ -66,7 +69,15 @@ class ProgressMeter:
         self._start = self._last = self._clock()
         self._start_nodes = self._last_nodes = nodes
 
-    def tick(self, nodes: int, stored: int, depth: int, *, force: bool = False) -> None:
+    def tick(
+        self,
+        nodes: int,
+        stored: int,
+        depth: int,
+        *,
+        force: bool = False,
+        root_options: tuple[int, int, int] | None = None,
+    ) -> None:
         """Report if the interval has passed (or if forced, for the final report)."""
         if self._callback is None:
             return
@@ -80,4 +91,4 @@ class ProgressMeter:
             done = nodes - self._last_nodes
         rate = done / elapsed if elapsed > 0 else 0.0
         self._last, self._last_nodes = now, nodes
-        self._callback(Progress(nodes, stored, depth, rate, now - self._start))
+        self._callback(Progress(nodes, stored, depth, rate, now - self._start, root_options))
