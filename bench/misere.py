@@ -251,6 +251,16 @@ collector off all along, a full collection at the end freed 0 objects (misère 0
 store, before (young 700, oldest x100) -> after: 0*15 L, 479,475 visits both, 262.8 -> 230.8
 CPU s (-12.2 %), 373 -> 365 MB peak.
 
+A lone search reads its store whole (2026-11-27, solver/misere/solver.py READ_ALL_LIMIT):
+the same live 0*20 profile, after the collector change, had 8.5 % of its samples in
+_fetch's filter of new children's keys and 7.6 % in LmdbProofStore.get, asking about
+hundreds of children per expansion of which the store had none (a search that is the only
+writer of its store finds there only what its table has, once the store's facts are read
+at the start: 95 k losing nodes at 0*20). Paired as above, but on a fresh LMDB store each
+(`Solving` on `open_local_store`), before (key by key) -> after: 0*12 W 44,908 visits,
+19.6 -> 18.5 CPU s, 33,603 -> 0 store reads; 0*15 L 479,475 visits and 7,807 stored both,
+210.7 -> 185.4 CPU s (-12.0 %), 397,978 -> 0 store reads, 371 -> 358 MB peak.
+
 0*21 (conjectured L), started 2026-11-27 14:32, `sproutsdb solve 0*21 --misere --store NEW
 --json` (S6), one core beside the 0*20 run, stopped with Ctrl-C after 36 min: 2,779,606
 visits, 9,221 stored losing nodes, 2,167 user CPU s, peak RSS 753 MB, record 3.5 MB.

@@ -234,3 +234,42 @@ def test_the_collector_is_paused_only_while_searching(
     with quiet.paused():
         quiet.tick()  # not due yet
     assert quiet.collections == 0
+
+
+def test_a_lone_search_reads_the_store_whole_once(
+    game: SproutsGame, s4: RctTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search that is its store's only writer reads every misère fact once instead of
+    asking key by key; a search that meets other solvers (share_seconds), or a store over
+    the limit, asks key by key. Either way the stored facts are used and the answer holds,
+    and a value that is not an outcome is refused as a key-by-key read refuses it."""
+    from sproutsdb.solver.misere import solver as misere
+    from sproutsdb.solver.misere.solver import MisereConflictError
+
+    first_store = MemoryProofStore()
+    first = MisereSolver(game, first_store, TableRcts(s4))
+    expected = first.outcome("0*8")
+    assert first.stats.store_reads == 0  # an empty store, read whole: nothing to ask
+
+    def rerun(store: MemoryProofStore, **kwargs: Any) -> MisereSolver:
+        solver = MisereSolver(game, store, TableRcts(s4), **kwargs)
+        assert solver.outcome("0*8") == expected
+        return solver
+
+    def copy() -> MemoryProofStore:
+        store = MemoryProofStore()
+        store.put(FactKind.MISERE, dict(first_store.iter_facts(FactKind.MISERE)))
+        return store
+
+    whole = rerun(copy())
+    assert whole.stats.store_reads == 0 and whole.stats.nodes < first.stats.nodes
+    shared = rerun(copy(), share_seconds=3600.0)
+    assert shared.stats.store_reads > 0 and shared.stats.nodes == whole.stats.nodes
+    monkeypatch.setattr(misere, "READ_ALL_LIMIT", 0)
+    asked = rerun(copy())
+    assert asked.stats.store_reads > 0 and asked.stats.nodes == whole.stats.nodes
+    monkeypatch.undo()
+    forged = copy()
+    forged.put(FactKind.MISERE, {"0*7": "5"})
+    with pytest.raises(MisereConflictError, match="is '5'"):
+        rerun(forged)

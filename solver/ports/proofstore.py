@@ -9,7 +9,7 @@ writer and never an overwrite.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -81,6 +81,20 @@ class ProofStore(Protocol):
         ...
 
 
+@runtime_checkable
+class ListedProofStore(ProofStore, Protocol):
+    """A ProofStore that also counts and lists its facts (a local one; a server's does not):
+    a search that is its only writer may read them all once instead of key by key."""
+
+    def count(self, kind: FactKind) -> int:
+        """Number of facts of a kind."""
+        ...
+
+    def iter_facts(self, kind: FactKind) -> Iterator[tuple[str, FactValue]]:
+        """Every (key, value) of a kind."""
+        ...
+
+
 class MemoryProofStore:
     """A ProofStore in a dict: for unit tests of searches and for throw-away runs."""
 
@@ -108,6 +122,10 @@ class MemoryProofStore:
     def count(self, kind: FactKind) -> int:
         """Number of facts of a kind (for tests and reports)."""
         return len(self._facts[kind])
+
+    def iter_facts(self, kind: FactKind) -> Iterator[tuple[str, FactValue]]:
+        """Every (key, value) of a kind, in the order they were put."""
+        return iter(list(self._facts[kind].items()))
 
     def flush(self) -> None:
         pass
