@@ -12,6 +12,7 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.formats.rcttable import RctTable, table_from_positions
+from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import MisereSolver, Node, TableRcts, brute_force_misere
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
@@ -269,6 +270,9 @@ def test_a_lone_search_reads_the_store_whole_once(
     asked = rerun(copy())
     assert asked.stats.store_reads > 0 and asked.stats.nodes == whole.stats.nodes
     monkeypatch.undo()
+    lying = MemoryProofStore()  # a "fact" against the rules, on a node they decide: unused
+    lying.put(FactKind.MISERE, {f"{EMPTY_POSITION} {PARITY_TOKEN}": "W"})
+    assert MisereSolver(game, lying, TableRcts(s4)).outcome("0*9") == "L"  # (taken: W)
     forged = copy()
     forged.put(FactKind.MISERE, {"0*7": "5"})
     with pytest.raises(MisereConflictError, match="is '5'"):
