@@ -265,6 +265,18 @@ at the start: 95 k losing nodes at 0*20). Paired as above, but on a fresh LMDB s
 --json` (S6), one core beside the 0*20 run, stopped with Ctrl-C after 36 min: 2,779,606
 visits, 9,221 stored losing nodes, 2,167 user CPU s, peak RSS 753 MB, record 3.5 MB.
 Undecided; it resumes with the same command.
+
+Both resumed again, 2026-11-27 15:25-18:05 (same commands and stores, one core each, paused
+with SIGSTOP for paired measurements and a test run; each stopped and resumed three times to
+take up the session's changes; visits of the first two stops from their last progress line):
+  0*20: +7,694,524 visits, +50,246 stored losing nodes, +7,038 user CPU s, peak RSS 3.75 GB.
+        All runs: ~17.2 M visits, 133,041 stored, 14,562 user CPU s (4.0 CPU hours);
+        undecided. Its root's options proven winning: 8 of 11 at 16:05, 10 of 11 from 16:25
+        on; the one open is 0*18.1a1a. Last run ~1,090 visits/s against ~830 before the
+        collector and whole-store changes (same conditions: the 0*21 run on the other core).
+  0*21: +7,027,780 visits, +35,622 stored, +4,130 user CPU s, peak RSS 2.27 GB. All runs:
+        ~9.8 M visits, 44,843 stored, 6,297 user CPU s (1.75 CPU hours); undecided, none of
+        its root's 12 options proven winning yet.
 """
 
 from __future__ import annotations
