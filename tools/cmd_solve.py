@@ -99,12 +99,13 @@ def _settled_note(options: list[tuple[str, str | None]] | None) -> str:
     """How many of a misère root's options are settled, for the Ctrl-C message."""
     if options is None:
         return ""
-    won = sum(outcome == "W" for _, outcome in options)
-    lost = sum(outcome == "L" for _, outcome in options)
-    note = f"; of the root's {len(options)} options, {won} are proven winning"
+    from sproutsdb.solver.misere.solver import settled_counts
+
+    won, lost, total = settled_counts(options)
+    note = f"; of the root's {total} options, {won} are proven winning"
     if lost:
         note += f" and {lost} losing (the root wins)"
-    return f"{note}, {len(options) - won - lost} open"
+    return f"{note}, {total - won - lost} open"
 
 
 def _resume_slots(args: argparse.Namespace) -> FileResumeSlots | None:

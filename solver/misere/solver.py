@@ -287,6 +287,12 @@ RESUME_PREFIX = "misere "  # a misère record's slot: never a normal-play record
 MAX_RESUMED_LANDS = 1 << 16  # lands a record names for their RCTs: more is not ours
 
 
+def settled_counts(options: Sequence[tuple[str, str | None]]) -> tuple[int, int, int]:
+    """(options proven winning, proven losing, all) of a ``settled_options`` list."""
+    outcomes = [outcome for _, outcome in options]
+    return outcomes.count("W"), outcomes.count("L"), len(outcomes)
+
+
 class MisereSolver:
     """Proves misère outcomes of positions of a splittable game, storing losing nodes.
 
@@ -1039,8 +1045,7 @@ class MisereSolver:
             return None
         now = time.monotonic()
         if now >= self._headway_due:
-            settled = [outcome for _, outcome in self._settled(self._root_node)]
-            self._headway = (settled.count("W"), settled.count("L"), len(settled))
+            self._headway = settled_counts(self._settled(self._root_node))
             self._headway_due = now + ROOT_HEADWAY_SECONDS
         return self._headway
 

@@ -46,13 +46,13 @@ def run_tasks(
             stats.max_depth = max(stats.max_depth, deepest)
 
 
-# How often a search whose collector is paused still runs a full collection (at a flush).
+# How often a search whose collector is paused still runs a full collection (at a visit).
 FULL_COLLECTION_SECONDS = 600.0
 
 
 class QuietCollector:
     """The cyclic garbage collector paused while a search runs, with a full collection at
-    most every ``every`` seconds (``tick``, called at the search's flushes), so that any
+    most every ``every`` seconds (``tick``, called at each of the search's visits), so that any
     reference cycles made meanwhile are freed all the same.
 
     A search makes next to no cycles (a full collection after misère 0*13, or normal-play
