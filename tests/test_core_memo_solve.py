@@ -1,5 +1,6 @@
 """A solve under any memo limit, and with fewer garbage collections, visits the same nodes
-and stores the same facts: the memo and the collector steer nothing."""
+and stores the same facts: the memo and the collector steer nothing. Large solves raise
+the memo for the rest of the process."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ import gc
 
 import pytest
 
+from sproutsdb.solver.misere import solver as misere_solver
+from sproutsdb.solver.misere.solver import MisereSolver
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts import game as sprouts_game
 from sproutsdb.solver.sprouts.game import SproutsGame
 
@@ -59,3 +63,16 @@ def test_a_solve_gives_back_the_collector_s_thresholds() -> None:
         assert gc.get_threshold() == (123, 7, 9)
     finally:
         gc.set_threshold(*before)
+
+
+def test_a_large_misere_root_reserves_a_larger_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A misère root of 54 lives or more (0*18) makes the game keep MISERE_LARGE_MEMO forms,
+    before its search starts (here the store answers it); 0*17 (51 lives) does not."""
+    monkeypatch.setattr(sprouts_game, "_memo_kept_at_least", 0)
+    store = MemoryProofStore()
+    store.put(FactKind.MISERE, {"0*17": "W", "0*18": "W"})
+    solver = MisereSolver(SproutsGame(), store, options=SolveOptions(reprove_roots=False))
+    assert solver.outcome("0*17") == "W"
+    assert sprouts_game.core_memo_kept() == sprouts_game.CORE_MEMO_KEPT
+    assert solver.outcome("0*18") == "W"
+    assert sprouts_game.core_memo_kept() == misere_solver.MISERE_LARGE_MEMO

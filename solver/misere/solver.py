@@ -45,7 +45,7 @@ from typing import NamedTuple, Protocol, cast
 
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
-from sproutsdb.solver.ports.game import Game
+from sproutsdb.solver.ports.game import Game, MemoHolder
 from sproutsdb.solver.ports.proofstore import (
     ConflictError,
     FactKind,
@@ -283,6 +283,14 @@ ROOT_HEADWAY_SECONDS = 10.0
 # (Another process writing the same store meanwhile is not met: `--jobs` is how solvers of
 # one store share, and it keeps asking.)
 READ_ALL_LIMIT = 1 << 20
+# A root of this many lives or more (0*18 and up: millions of visits, tables of GBs) lets
+# the game keep MISERE_LARGE_MEMO canonical forms (ports.game.MemoHolder; Sprouts: the C
+# core's memo, ~180 bytes a form): its children of new lands, half of a live 0*20's CPU,
+# were three parts in four canonical searches of lands the default 2¹⁶ had forgotten.
+# Paired on 0*18.1a1a (0*20's last open option), 400 s wall each beside a third process:
+# 2¹⁶ 1,327 visits per CPU s, 391 MB peak; 2²¹ 1,434 (+8 %), 628 MB (1.1 M forms kept).
+MISERE_LARGE_ROOT_LIVES = 54
+MISERE_LARGE_MEMO = 1 << 21
 RESUME_PREFIX = "misere "  # a misère record's slot: never a normal-play record's name
 MAX_RESUMED_LANDS = 1 << 16  # lands a record names for their RCTs: more is not ours
 
@@ -850,6 +858,7 @@ class MisereSolver:
             return value
         root_key = self.key(root)
         self._read_store()
+        self._reserve_memo_for(root)
         if self._reprove_roots:
             self._root = root_key
             self._asked.discard(hash(root_key))
@@ -885,6 +894,14 @@ class MisereSolver:
                     self._leave_resume(finished)
                 finally:
                     self._meter.tick(self._stats.nodes, self._stats.facts_stored, 0, force=True)
+
+    def _reserve_memo_for(self, root: NodeParts) -> None:
+        """A large root's search keeps more canonical forms, if the game can."""
+        game = self.game
+        if isinstance(game, MemoHolder):
+            lives = sum(self._measure.lives(land) for land in root[0])
+            if lives >= MISERE_LARGE_ROOT_LIVES:
+                game.reserve_memo(MISERE_LARGE_MEMO)
 
     def _search(self, root: NodeParts, root_key: str) -> bool:
         """df-pn from the root until it is decided, started again after a RestartSearch."""

@@ -53,6 +53,16 @@ class Game(Protocol):
         ...
 
 
+@runtime_checkable
+class MemoHolder(Protocol):
+    """A game whose engine memoises canonical forms under a bound chosen for small solves,
+    which a long search may raise: more memory for fewer canonical searches."""
+
+    def reserve_memo(self, entries: int) -> None:
+        """Keep at least this many canonical forms from now on (the bound never shrinks)."""
+        ...
+
+
 def sum_children(
     game: Game, key: str, component_children: Callable[[str], Iterable[tuple[str, ...]]]
 ) -> list[str]:

@@ -74,7 +74,7 @@ CORE_MEMO_KEPT = 1 << 16
 # new limit forgets it, so engines of two sizes would clear it at every turn.
 CORE_MEMO_KEPT_LARGE = 1 << 20
 LARGE_LAND_LIVES = 63
-_memo_kept_at_least = 0  # raised to CORE_MEMO_KEPT_LARGE by the first large land
+_memo_kept_at_least = 0  # raised by the first large land, or a long search (reserve_core_memo)
 
 
 def core_memo_kept() -> int:
@@ -82,11 +82,16 @@ def core_memo_kept() -> int:
     return max(CORE_MEMO_KEPT, _memo_kept_at_least)
 
 
+def reserve_core_memo(entries: int) -> None:
+    """Let the core's memo keep at least `entries` canonical strings for good."""
+    global _memo_kept_at_least
+    _memo_kept_at_least = max(_memo_kept_at_least, entries)
+
+
 def keep_a_larger_memo_for(component: str) -> None:
     """Raise the core's memo for good if `component` is a land of a large solve."""
-    global _memo_kept_at_least
     if _memo_kept_at_least < CORE_MEMO_KEPT_LARGE and text_lives(component) >= LARGE_LAND_LIVES:
-        _memo_kept_at_least = CORE_MEMO_KEPT_LARGE
+        reserve_core_memo(CORE_MEMO_KEPT_LARGE)
 
 
 def land_children(component: str) -> tuple[tuple[str, ...], ...]:
@@ -161,6 +166,10 @@ class SproutsGame:
 
     def size(self, key: str) -> int:
         return 0 if key == TERMINAL else text_lives(key)
+
+    def reserve_memo(self, entries: int) -> None:
+        """ports.game.MemoHolder: the C core's memo of canonical strings (one per process)."""
+        reserve_core_memo(entries)
 
     # -- moves ----------------------------------------------------------------
     def component_children(self, component: str) -> Sequence[tuple[str, ...]]:
