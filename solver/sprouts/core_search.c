@@ -40,6 +40,8 @@ typedef struct {
     const Colouring *C;
     int *order;                /* regions by (size of their colour class, colour), stable */
     unsigned char *region_used, *bnd_used;   /* bnd_used: per boundary as written */
+    int *by_form;              /* per view o, region r: its boundaries b by (form, b), at
+                                * by_form[o * nb + rb[r] ..] (least_left) */
     int regions_left;
     int *name_of;              /* uppercase vertex -> index, or -1 */
     int nnames;
@@ -58,6 +60,10 @@ typedef struct {
     int jump;                  /* depth to return to, or NO_JUMP */
     int nauts;
     Aut auts[MAX_AUTS];        /* each owns one malloc'ed block (freed by search_free) */
+    /* Per automorphism, what orbit_skip has learnt of the path: it fixes the first
+     * fixed[i] choices, and (moved[i]) not the next one; forgotten as the path shrinks. */
+    int fixed[MAX_AUTS];
+    unsigned char moved[MAX_AUTS];
 } Search;
 
 static void search_free(Search *S)
@@ -82,6 +88,17 @@ static void push_choice(Search *S, int is_bnd, int id, int c)
     S->path_id[S->depth] = id;
     S->path_c[S->depth] = c;
     S->depth++;
+}
+
+/* Drop the last choice, and what the automorphisms were found to do with it. */
+static void pop_choice(Search *S)
+{
+    int d = --S->depth;
+    for (int i = 0; i < S->nauts; i++)
+        if (S->fixed[i] >= d) {
+            S->fixed[i] = d;
+            S->moved[i] = 0;
+        }
 }
 
 /* After a child returns at a node of depth d: 1 to return at once (a jump above d). */
@@ -153,6 +170,8 @@ static int add_aut(Search *S)
     names_of_leaf(S, S->names);
     for (int t = 0; t < S->nnames; t++)
         g->vertex[S->ref_names[t]] = S->names[t];
+    S->fixed[S->nauts - 1] = 0;
+    S->moved[S->nauts - 1] = 0;
     return 0;
 }
 
@@ -287,11 +306,17 @@ static int orbits_init(Search *S, Orbits *O, int is_bnd, const int *ids, const i
 static int orbit_skip(Search *S, Orbits *O, int i)
 {
     while (O->seen < S->nauts) {
-        const Aut *g = &S->auts[O->seen++];
-        int fixes = 1;
-        for (int j = 0; j < S->depth && fixes; j++)
-            fixes = aut_fixes(S, g, S->path_b[j], S->path_id[j], S->path_c[j]);
-        if (!fixes)
+        int a = O->seen++;
+        const Aut *g = &S->auts[a];
+        int j = S->fixed[a];               /* choices known fixed; ask about the others */
+        while (j < S->depth && !S->moved[a]) {
+            if (aut_fixes(S, g, S->path_b[j], S->path_id[j], S->path_c[j]))
+                j++;
+            else
+                S->moved[a] = 1;
+        }
+        S->fixed[a] = j;
+        if (j < S->depth)                  /* g moves a choice of the path */
             continue;
         for (int o = 0; o < O->m; o++) {
             int k = aut_image(S, g, O, o);
@@ -315,12 +340,32 @@ static int orbit_skip(Search *S, Orbits *O, int i)
 static int least_left(const Search *S, int r, int o)
 {
     const Land *L = S->L;
-    int least = -1;
-    for (int b = L->rb[r]; b < L->rb[r + 1]; b++)
-        if (!S->bnd_used[b]
-            && (least < 0 || form_cmp(&S->bnd[o * L->nb + b], &S->bnd[least]) < 0))
-            least = o * L->nb + b;
-    return least;
+    const int *sorted = S->by_form + o * L->nb;
+    for (int k = L->rb[r]; k < L->rb[r + 1]; k++)
+        if (!S->bnd_used[sorted[k]])
+            return o * L->nb + sorted[k];
+    return -1;
+}
+
+/* S->by_form: each region's boundaries by form, then as written (insertion sort: a region
+ * has few boundaries). */
+static void sort_by_form(Search *S)
+{
+    const Land *L = S->L;
+    int nb = L->nb;
+    for (int o = 0; o < 2; o++) {
+        int *sorted = S->by_form + o * nb;
+        const Bnd *views = S->bnd + o * nb;
+        for (int r = 0; r < L->nr; r++)
+            for (int k = L->rb[r]; k < L->rb[r + 1]; k++) {
+                int b = k, y = k;
+                while (y > L->rb[r] && form_cmp(&views[sorted[y - 1]], &views[b]) > 0) {
+                    sorted[y] = sorted[y - 1];
+                    y--;
+                }
+                sorted[y] = b;
+            }
+    }
 }
 
 /* _Search._first_chunk: the codes region r starts with in view o when placed now (into
@@ -452,7 +497,7 @@ static int search_regions(Search *S, int len)
         S->regions_left--;
         push_choice(S, 0, r, views[i]);
         int rc = search_boundaries(S, r, views[i], len);
-        S->depth--;
+        pop_choice(S);
         S->region_used[r] = 0;
         S->regions_left++;
         if (rc < 0)
@@ -488,7 +533,7 @@ static int search_boundaries(Search *S, int r, int o, int len)
         S->bnd_used[least % nb] = 1;
         push_choice(S, 1, least, -1);
         int rc = search_boundaries(S, r, o, len + n + 1);
-        S->depth--;
+        pop_choice(S);
         S->bnd_used[least % nb] = 0;
         if (rc == 0)
             jumped_over(S, depth);
@@ -557,7 +602,7 @@ static int search_boundaries(Search *S, int r, int o, int len)
         S->bnd_used[owner[x] % nb] = 1;
         push_choice(S, 1, owner[x], cidx[x]);
         int rc = search_boundaries(S, r, o, len + n + 1);
-        S->depth--;
+        pop_choice(S);
         S->bnd_used[owner[x] % nb] = 0;
         S->nnames -= nnew[x];
         for (int t = 0; t < nnew[x]; t++)
@@ -615,6 +660,7 @@ int encode_land(Arena *a, const Land *L, int **enc, int *len)
     S.order = new_ints(a, L->nr);
     S.region_used = arena_alloc(a, (size_t)L->nr + 1);
     S.bnd_used = arena_alloc(a, (size_t)L->nb + 1);
+    S.by_form = new_ints(a, 2L * nb + 1);
     S.name_of = new_ints_filled(a, L->nv, -1);
     S.out = new_ints(a, (long)L->nc + L->nb + L->nr);
     int maxdepth = L->nr + L->nb + 1;
@@ -626,13 +672,15 @@ int encode_land(Arena *a, const Land *L, int **enc, int *len)
     S.ref_c = new_ints(a, maxdepth);
     S.ref_names = new_ints(a, L->nv + 1);
     S.names = new_ints(a, L->nv + 1);
-    if (S.order == NULL || S.region_used == NULL || S.bnd_used == NULL || S.name_of == NULL
+    if (S.order == NULL || S.region_used == NULL || S.bnd_used == NULL || S.by_form == NULL
+        || S.name_of == NULL
         || S.out == NULL || S.path_b == NULL || S.path_id == NULL || S.path_c == NULL
         || S.ref_b == NULL || S.ref_id == NULL || S.ref_c == NULL || S.ref_names == NULL
         || S.names == NULL)
         goto done;
     memset(S.region_used, 0, (size_t)L->nr + 1);
     memset(S.bnd_used, 0, (size_t)L->nb + 1);
+    sort_by_form(&S);
     /* sorted(range(R), key=(size of the colour class, colour)): stable */
     for (int r = 0; r < L->nr; r++)
         size[S.colour[r]]++;
