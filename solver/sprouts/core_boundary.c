@@ -93,9 +93,13 @@ static inline int other_colour(const Land *L, const int *colour, int v, int r)
 static int rot_cmp(const int *codes, int n, int i, int j)
 {
     for (int t = 0; t < n; t++) {
-        int x = codes[(i + t) % n], y = codes[(j + t) % n];
+        int x = codes[i], y = codes[j];
         if (x != y)
             return x < y ? -1 : 1;
+        if (++i == n)
+            i = 0;
+        if (++j == n)
+            j = 0;
     }
     return 0;
 }

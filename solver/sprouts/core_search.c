@@ -40,8 +40,8 @@ typedef struct {
     const Colouring *C;
     int *order;                /* regions by (size of their colour class, colour), stable */
     unsigned char *region_used, *bnd_used;   /* bnd_used: per boundary as written */
-    int *by_form;              /* per view o, region r: its boundaries b by (form, b), at
-                                * by_form[o * nb + rb[r] ..] (least_left) */
+    const int *by_form;        /* per view o, region r: its boundary views by (form, b),
+                                * at by_form[o * nb + rb[r] ..] (Colouring.sorted_b) */
     int regions_left;
     int *name_of;              /* uppercase vertex -> index, or -1 */
     int nnames;
@@ -340,32 +340,12 @@ static int orbit_skip(Search *S, Orbits *O, int i)
 static int least_left(const Search *S, int r, int o)
 {
     const Land *L = S->L;
-    const int *sorted = S->by_form + o * L->nb;
+    int view0 = o * L->nb;             /* view o of boundary b is view0 + b */
+    const int *sorted = S->by_form + view0;
     for (int k = L->rb[r]; k < L->rb[r + 1]; k++)
-        if (!S->bnd_used[sorted[k]])
-            return o * L->nb + sorted[k];
+        if (!S->bnd_used[sorted[k] - view0])
+            return sorted[k];
     return -1;
-}
-
-/* S->by_form: each region's boundaries by form, then as written (insertion sort: a region
- * has few boundaries). */
-static void sort_by_form(Search *S)
-{
-    const Land *L = S->L;
-    int nb = L->nb;
-    for (int o = 0; o < 2; o++) {
-        int *sorted = S->by_form + o * nb;
-        const Bnd *views = S->bnd + o * nb;
-        for (int r = 0; r < L->nr; r++)
-            for (int k = L->rb[r]; k < L->rb[r + 1]; k++) {
-                int b = k, y = k;
-                while (y > L->rb[r] && form_cmp(&views[sorted[y - 1]], &views[b]) > 0) {
-                    sorted[y] = sorted[y - 1];
-                    y--;
-                }
-                sorted[y] = b;
-            }
-    }
 }
 
 /* _Search._first_chunk: the codes region r starts with in view o when placed now (into
@@ -660,7 +640,7 @@ int encode_land(Arena *a, const Land *L, int **enc, int *len)
     S.order = new_ints(a, L->nr);
     S.region_used = arena_alloc(a, (size_t)L->nr + 1);
     S.bnd_used = arena_alloc(a, (size_t)L->nb + 1);
-    S.by_form = new_ints(a, 2L * nb + 1);
+    S.by_form = C.sorted_b;
     S.name_of = new_ints_filled(a, L->nv, -1);
     S.out = new_ints(a, (long)L->nc + L->nb + L->nr);
     int maxdepth = L->nr + L->nb + 1;
@@ -672,15 +652,13 @@ int encode_land(Arena *a, const Land *L, int **enc, int *len)
     S.ref_c = new_ints(a, maxdepth);
     S.ref_names = new_ints(a, L->nv + 1);
     S.names = new_ints(a, L->nv + 1);
-    if (S.order == NULL || S.region_used == NULL || S.bnd_used == NULL || S.by_form == NULL
-        || S.name_of == NULL
+    if (S.order == NULL || S.region_used == NULL || S.bnd_used == NULL || S.name_of == NULL
         || S.out == NULL || S.path_b == NULL || S.path_id == NULL || S.path_c == NULL
         || S.ref_b == NULL || S.ref_id == NULL || S.ref_c == NULL || S.ref_names == NULL
         || S.names == NULL)
         goto done;
     memset(S.region_used, 0, (size_t)L->nr + 1);
     memset(S.bnd_used, 0, (size_t)L->nb + 1);
-    sort_by_form(&S);
     /* sorted(range(R), key=(size of the colour class, colour)): stable */
     for (int r = 0; r < L->nr; r++)
         size[S.colour[r]]++;
