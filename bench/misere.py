@@ -277,6 +277,26 @@ take up the session's changes; visits of the first two stops from their last pro
   0*21: +7,027,780 visits, +35,622 stored, +4,130 user CPU s, peak RSS 2.27 GB. All runs:
         ~9.8 M visits, 44,843 stored, 6,297 user CPU s (1.75 CPU hours); undecided, none of
         its root's 12 options proven winning yet.
+
+Canonical searches (2026-11-27, evening): a live perf and py-spy profile of the 0*20 run,
+down to its open option 0*18.1a1a, had 45-47 % of its CPU in the C core's children of new
+lands. Of that, three parts in four were canonical searches: of 3,000 lands sampled from
+the search, 119,137 child shapes for 110,577 distinct canonical lands, so the memo's key
+(the tidied shape) is not what misses; a canonical land is searched again once the memo
+has forgotten it. callgrind on 400 of those lands: 5.8 leaves, 4.6 automorphisms and 568
+automorphism tests a search. Two levers, each paired on 0*18.1a1a (in-process, in-memory
+store; the two runs at once beside the record run; rates per CPU second):
+  - a misère root of 54 lives or more (0*18 and up) keeps 2^21 canonical forms instead of
+    2^16 (solver/misere/solver.py MISERE_LARGE_ROOT_LIVES): 1,327 -> 1,434 visits/s (+8 %),
+    391 -> 628 MB peak, 400 s wall each (2^22: +7 % over 2^20, ~700 MB when full);
+  - the canonical search learns once per path choice which automorphisms fix it (instead of
+    testing every automorphism against the whole path at each branching node), and reads
+    each region's boundaries by form from the colouring: the children of the 400 lands
+    3.37 -> 2.77 G instructions (-17.7 %), the same canonical strings for 3,400 lands and
+    their 149,923 children; 1,428 -> 1,543 visits/s (+8.1 %), 300 s wall each.
+Tried, not kept: the land moves LRU at 2^17 lands instead of 2^15 (12 % of the core's
+children calls of a 180 s run were lands met before): 1,646 -> 1,676 visits/s (+1.8 %) for
+624 -> 960 MB peak, 500 s wall each.
 """
 
 from __future__ import annotations
