@@ -118,6 +118,15 @@ core's children of lands, 31 % of it in canonical_land's boundary search.) Then 
 CLI, `sproutsdb solve 0*21 --outcome-only --store NEW --json` beside a misère run (load 2):
 W, 1,640,936 visits, 46,507 facts (as before), 1,179.2 user CPU s (before: 1,284.5), 1,191 s
 wall, 373 MiB peak: 0.72 ms a visit. The goal of 600 CPU s is missed by 1.97x on this machine.
+A cheaper canonical search (2026-11-27, evening; the C core learns once per path choice which
+automorphisms fix it, and reads each region's boundaries by form from the colouring: the same
+canonical strings, -17.7 % instructions for the children of 400 lands of misère 0*20; see
+bench/misere.py). Paired, both at once beside a misère run, in-process on an in-memory store:
+0*18 L, 273,244 visits and 8,649 facts both, 152.9 -> 142.1 CPU s (-7.1 %), 86 MB both. Then
+`sproutsdb solve 0*21 --outcome-only --store NEW --json` under /usr/bin/time, beside the misère
+0*20 run and paired measurements (load 2-4; not paired with the old core): W, 1,640,936
+visits, 46,507 facts (as before), 921.9 user CPU s (1,179.2 the last time), 1,409 s wall,
+374 MiB peak: 0.56 ms a visit. The goal of 600 CPU s is missed by 1.54x on this machine.
 """
 
 from __future__ import annotations

@@ -144,6 +144,18 @@ other 4 (3 processes on 2 cores), the helper's proof of 0*12.1a1a alone moving b
 and proved it in 161,346 visits while the main search proved the other 10 in 170,869: the
 two halves even, but together 1.37x the 241,996 visits of --jobs 1, where each option's
 proof uses its siblings' nimbers. 1.6x there needs both halves under ~150,000 visits.
+
+Again with the cheaper canonical search (2026-11-27, 19:50-20:08, this machine idle: the
+misère 0*20 run stopped with SIGSTOP, nothing else of ours running; `sproutsdb solve 0*n
+--outcome-only --jobs J --quiet --json` on a fresh store, wall s; --jobs 1 once each, the same
+visits as ever):
+  0*14: --jobs 1 36.7; --jobs 2 21.6, 44.1, 44.4 (1.70, 0.83, 0.83x)
+  0*18: --jobs 1 130.6; --jobs 2 88.6, 72.6, 78.1 (1.47, 1.80, 1.67x)
+  0*20: --jobs 1 118.4; --jobs 2 81.7, 72.0, 68.6 (1.45, 1.65, 1.73x)
+5 of 9 runs at ≥ 1.6x, every outcome L as with --jobs 1. The two slow 0*14 runs had the main
+search at 156,603 and 144,897 visits (--jobs 1: 150,064) and still 20 % slower than alone:
+the helper's facts did not shorten its path, and sharing the store and marks cost it time.
+1.6x is not kept reliably at two workers.
 """
 
 from __future__ import annotations
