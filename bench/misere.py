@@ -297,6 +297,17 @@ store; the two runs at once beside the record run; rates per CPU second):
 Tried, not kept: the land moves LRU at 2^17 lands instead of 2^15 (12 % of the core's
 children calls of a 180 s run were lands met before): 1,646 -> 1,676 visits/s (+1.8 %) for
 624 -> 960 MB peak, 500 s wall each.
+
+Both resumed again, 2026-11-27 18:35-21:12 (same commands and stores; 0*21 paused or stopped
+for most of the session, to leave its core to measurements; 0*20 stopped with SIGSTOP during
+an idle --jobs 2 measurement and two test runs, and restarted twice to take up the changes
+above; each restart spends its first ~25 minutes mostly checking the resume record's claims
+of wins, 24.7 % of a live profile's samples 25 minutes in):
+  0*20: +5,150,521 visits, +20,691 stored losing nodes, +5,658 user CPU s, peak RSS 4.05 GiB.
+        All runs: ~22.4 M visits, 153,732 stored, ~20,220 user CPU s (5.6 CPU hours);
+        undecided, 10 of its 11 root options proven winning, 0*18.1a1a still open.
+  0*21: +169,230 visits, +346 stored, +183 user CPU s. All runs: ~10.0 M visits, 45,189
+        stored, ~6,480 user CPU s; undecided, none of its 12 root options proven winning.
 """
 
 from __future__ import annotations
