@@ -135,3 +135,41 @@ def test_cli_export_import(source: Path, tmp_path: Path) -> None:
     assert done.returncode == 0 and json.loads(done.stdout)["conflicts"] == 0
     assert all_facts(tmp_path / "t") == all_facts(source)
     assert not list(tmp_path.glob("*.partial"))
+
+
+def test_cli_export_of_one_kind_carries_a_misere_run_into_a_new_store(tmp_path: Path) -> None:
+    """`export --kind misere` writes the losing nodes alone (the seeded RCT table stays
+    behind); imported into a new store, they spare a rerun the search they record."""
+    first = tmp_path / "first"
+    done = run_cli("solve", "0*9", "--misere", "--store", str(first), "--json", "--quiet")
+    assert done.returncode == 0, done.stderr
+    fresh = json.loads(done.stdout)
+    out = tmp_path / "losing.spdbx"
+    done = run_cli("export", "--store", str(first), "--kind", "misere", "--out", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout)["counts"]
+    assert counts == {"nimber": 0, "misere": fresh["stored"], "rct": 0, "pos_rct": 0}
+    second = tmp_path / "second"
+    assert run_cli("import", str(out), "--store", str(second), "--quiet").returncode == 0
+    done = run_cli("solve", "0*9", "--misere", "--store", str(second), "--json", "--quiet")
+    rerun = json.loads(done.stdout)
+    assert rerun["outcome"] == fresh["outcome"] == "L"  # A164950
+    assert rerun["stored"] == 0 and rerun["nodes"] < fresh["nodes"]
+
+
+def test_cli_export_kind_is_refused_with_root(source: Path, tmp_path: Path) -> None:
+    out = tmp_path / "x.spdbx"
+    args = (
+        "export",
+        "--store",
+        str(source),
+        "--kind",
+        "misere",
+        "--root",
+        "0*2",
+        "--out",
+        str(out),
+    )
+    done = run_cli(*args)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--kind" in done.stderr
+    assert not out.exists()

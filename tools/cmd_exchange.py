@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.formats.exchange import KINDS
 from sproutsdb.formats.spr import DIALECTS
 from sproutsdb.ops.exchange import (
     conflict_json,
@@ -24,6 +25,7 @@ from sproutsdb.ops.exchange import (
     import_into,
 )
 from sproutsdb.ops.rekey import KeyClash
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.stores import open_existing
 
@@ -45,6 +47,8 @@ def run_export(args: argparse.Namespace) -> int:
         raise UsageError("--misere is for --root: give the position whose misère proof to write")
     if args.cycles < 1:
         raise UsageError("--cycles must be at least 1")
+    if args.kind and (args.root is not None or args.format == "spr"):
+        raise UsageError("--kind is for a whole-store native export, not --root or .spr")
     out = _new_file(args.out)
     started = time.perf_counter()
     spr = args.format == "spr" or (args.format == "auto" and out.suffix == ".spr")
@@ -68,7 +72,8 @@ def run_export(args: argparse.Namespace) -> int:
         elif spr:
             counts = export_spr(store, out)
         else:
-            counts = export_store(store, out, quiet=args.quiet)
+            kinds = [FactKind(k) for k in args.kind] if args.kind else list(KINDS)
+            counts = export_store(store, out, kinds=kinds, quiet=args.quiet)
     seconds = time.perf_counter() - started
     total = sum(counts.values())
     report = {
@@ -178,7 +183,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=(
             "examples:\n  sproutsdb export --store data --out sprouts.spdbx\n"
             "  sproutsdb export --root 0*12 --out 0x12.spdbx        # one proof, pruned\n"
-            "  sproutsdb export --root 0*12 --misere --out 0x12m.spdbx"
+            "  sproutsdb export --root 0*12 --misere --out 0x12m.spdbx\n"
+            "  sproutsdb export --kind misere --out 0x20m-partial.spdbx  # a long run's losing\n"
+            "      # nodes so far: import them into a new store and the run goes on from them"
         ),
     )
     add_store_option(p)
@@ -191,6 +198,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "pruned as `check --prune` does, then written (nothing written if incomplete: exit 1)",
     )
     p.add_argument("--misere", action="store_true", help="with --root: its misère proof")
+    p.add_argument(
+        "--kind",
+        action="append",
+        choices=[kind.value for kind in KINDS],
+        default=[],
+        help="only facts of this kind (repeatable; default: every kind). `--kind misere` "
+        "leaves out the RCT table the store was seeded with, which a new store gets anyway",
+    )
     p.add_argument(
         "--cycles",
         type=int,

@@ -63,14 +63,21 @@ GAME = "sprouts"
 SHOWN_CONFLICTS = 10
 
 
-def export_store(store: LmdbProofStore, out: Path, *, quiet: bool = True) -> dict[str, int]:
-    """Write every fact of `store` to `out` (atomically: a temp file renamed at the end)."""
+def export_store(
+    store: LmdbProofStore,
+    out: Path,
+    *,
+    kinds: Sequence[FactKind] = KINDS,
+    quiet: bool = True,
+) -> dict[str, int]:
+    """Write every fact of `store` of the given kinds (all by default) to `out`
+    (atomically: a temp file renamed at the end)."""
     identity = store.identity
     header = {
         "schema": identity.schema_version,
         "game": identity.game,
         "canon_version": identity.canon_version,
-        "counts": {kind.value: store.count(kind) for kind in KINDS},
+        "counts": {kind.value: store.count(kind) if kind in kinds else 0 for kind in KINDS},
         "provenance": {
             "exported_by": asdict(Provenance(tool="sproutsdb export")),
             "store_created": identity.created,
@@ -82,7 +89,7 @@ def export_store(store: LmdbProofStore, out: Path, *, quiet: bool = True) -> dic
         with open(partial, "wb") as handle, counter_bar("facts", enabled=not quiet) as bar:
             writer = ExportWriter(handle, header)
             done = 0
-            for kind in KINDS:
+            for kind in [k for k in KINDS if k in kinds]:
 
                 def counted(kind: FactKind = kind) -> Any:
                     nonlocal done
