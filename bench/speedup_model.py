@@ -156,6 +156,25 @@ visits as ever):
 search at 156,603 and 144,897 visits (--jobs 1: 150,064) and still 20 % slower than alone:
 the helper's facts did not shorten its path, and sharing the store and marks cost it time.
 1.6x is not kept reliably at two workers.
+
+The main search's last root child goes last in the helpers' queue (2026-11-27, 22:00-22:20,
+a new machine of the same kind, idle: the misère 0*20 run stopped with SIGSTOP; the same
+command, wall s). Traced (the main search's root children and the helper's couples, logged
+from outside the code): as built, in all 5 runs of 0*14 the helper took 0*12.1a1a first and
+proved it, without its siblings' facts, for the whole run (17.8-66.0 CPU s), while the main
+search proved the 7 siblings in 11-17 s and then entered 0*12.1a1a too. Now a helper takes
+the siblings from the far end first and the main search is in that child beside their facts:
+  0*14: --jobs 1 47.6; as built 40.3, 69.7, 31.3, 36.2, 36.3 (1.18, 0.68, 1.52, 1.31, 1.31x);
+        last child last 20.6, 28.1, 19.9, 45.9, 30.8 (2.31, 1.69, 2.39, 1.04, 1.55x)
+  0*18: --jobs 1 163.8; as built 75.1, 90.7 (2.18, 1.81x); last child last 79.2, 75.8, 82.8
+        (2.07, 2.16, 1.98x)
+  0*20: --jobs 1 115.9; as built 94.9, 85.1, 89.8 (1.22, 1.36, 1.29x); last child last 76.1,
+        78.6, 87.1 (1.52, 1.47, 1.33x)
+As built 2 of 10 runs at ≥ 1.6x on this machine, last child last 6 of 11 (medians: 0*14
+1.31 -> 1.69x, 0*20 1.29 -> 1.47x); every outcome L as with --jobs 1. 0*20 is where it
+still falls short: the helper's 10 siblings took it 73 s (0*16.AB|0*3.AB 26 s, 0*19.AB|AB
+20 s) and the main search's 0*18.1a1a 41-47 CPU s, but the main search also spent ~30 CPU s
+in siblings the helper then proved. So 1.6x is still not kept at every run.
 """
 
 from __future__ import annotations

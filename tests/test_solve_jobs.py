@@ -52,7 +52,7 @@ def test_jobs_give_the_same_answer_and_a_store_that_checks(tmp_path: Path, posit
     assert answers[0] == answers[1]
 
 
-def test_the_root_is_offered_from_the_other_end_and_claimed_child_by_child() -> None:
+def test_the_root_is_offered_from_the_other_end_its_last_child_last() -> None:
     context = multiprocessing.get_context("spawn")
     tasks: Any = context.Queue()
     claims: Any = context.Array("b", 8)
@@ -62,22 +62,24 @@ def test_the_root_is_offered_from_the_other_end_and_claimed_child_by_child() -> 
     share.offer(children)
     share.offer(children)  # once only
     queued = [tasks.get(timeout=5) for _ in range(3)]
-    assert queued == [(2, "d", 0, 1), (1, "b+c", 1, 1), (0, "a", 0, 1)]  # the main starts small
+    # the main search starts from the front; its last child, proven best beside the others'
+    # facts, goes last: a helper takes the others from the far end first
+    assert queued == [(1, "b+c", 1, 1), (0, "a", 0, 1), (2, "d", 0, 1)]
     assert tasks.empty()
     share.entering("a *0")
     assert claims[0] == MAIN and current.value == 0
     # a helper leaves what the main search entered while it has other work, then takes it
-    assert _claim(claims, queued[2], deferred=False) == "defer"
-    assert _claim(claims, queued[0], deferred=False) == "take" and claims[2] == HELPER
-    assert _claim(claims, queued[0], deferred=False) == "skip"  # another helper's
+    assert _claim(claims, queued[1], deferred=False) == "defer"
+    assert _claim(claims, queued[2], deferred=False) == "take" and claims[2] == HELPER
+    assert _claim(claims, queued[2], deferred=False) == "skip"  # another helper's
     share.entering("d *0")
     assert claims[2] == HELPER  # the helper keeps its claim
     share.decided("b+c *1")
-    assert claims[1] == DONE and _claim(claims, queued[1], deferred=False) == "skip"
+    assert claims[1] == DONE and _claim(claims, queued[0], deferred=False) == "skip"
     # with nothing queued, a helper takes what the main search entered, not where it is now
-    deferred = [queued[2]]
+    deferred = [queued[1]]
     current.value = 0
-    assert _left_by_main(deferred, claims, current) == queued[2]  # the only one left
+    assert _left_by_main(deferred, claims, current) == queued[1]  # the only one left
     tasks.close()
 
 
