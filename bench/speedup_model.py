@@ -175,6 +175,20 @@ As built 2 of 10 runs at ≥ 1.6x on this machine, last child last 6 of 11 (medi
 still falls short: the helper's 10 siblings took it 73 s (0*16.AB|0*3.AB 26 s, 0*19.AB|AB
 20 s) and the main search's 0*18.1a1a 41-47 CPU s, but the main search also spent ~30 CPU s
 in siblings the helper then proved. So 1.6x is still not kept at every run.
+
+Then the main search also stays in that child (tools/parallel_solve.py's `MainBusy`: while it
+is undecided, the main search counts the other root children as busy, so df-pn's rule for a
+node that looks losing leaves them to the helpers). Traced at 0*20 --jobs 1 first (97.8 CPU
+s): 0*18.1a1a 34.3 of them, the 10 siblings 63.5 (0*16.AB|0*3.AB 15.4, 0*18.AB|0.AB 12.0,
+0*19.AB|AB 11.1, 0*15.AB|0*4.AB 10.1). Same machine and conditions, minutes later:
+  0*14: 19.3, 21.9, 29.9, 33.3, 22.2, 25.3 (2.47, 2.17, 1.59, 1.43, 2.14, 1.88x)
+  0*18: 76.1, 63.5, 79.5 (2.15, 2.58, 2.06x)
+  0*20: 59.0, 54.2, 48.9 (1.97, 2.14, 2.37x)
+10 of 12 runs at ≥ 1.6x (before these two changes, 2 of 10 on this machine), every outcome L
+as with --jobs 1. Traced, the main search now spends its CPU in the held-back child only
+(0*14's slowest run: 32.2 CPU s in 0*12.1a1a, 0.0 in the 7 siblings the helper proved in
+21 s; the helper then proved 0*12.1a1a too, in 11 s, first). What is left at 0*14 is the
+spread of that one child's proof: 1.6x there is kept in 4 of 6 runs.
 """
 
 from __future__ import annotations

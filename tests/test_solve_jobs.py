@@ -19,6 +19,7 @@ from sproutsdb.tools.parallel_solve import (
     HELPER,
     MAIN,
     SPLIT_DEPTH,
+    MainBusy,
     RootClaims,
     _claim,
     _left_by_main,
@@ -80,6 +81,28 @@ def test_the_root_is_offered_from_the_other_end_its_last_child_last() -> None:
     deferred = [queued[1]]
     current.value = 0
     assert _left_by_main(deferred, claims, current) == queued[1]  # the only one left
+    tasks.close()
+
+
+def test_the_main_search_leaves_the_other_root_children_to_the_helpers_until_its_own_is_done() -> (
+    None
+):
+    context = multiprocessing.get_context("spawn")
+    tasks: Any = context.Queue()
+    claims: Any = context.Array("b", 8)
+    share = RootClaims(tasks, claims, context.Value("i", -1, lock=False))
+    tables = [context.Array("i", BUSY_SLOTS, lock=False) for _ in range(2)]
+    main = MainBusy(tables, share)
+    assert not main.elsewhere("a *0")  # nothing offered yet: marks only
+    share.offer([("a *0", (("a",), 0)), ("b *0", (("b",), 0)), ("c *0", (("c",), 0))])
+    assert main.elsewhere("a *0") and main.elsewhere("b *0")
+    assert not main.elsewhere("c *0") and not main.elsewhere("d *0")  # its own; not a child
+    share.decided("a *0")
+    assert not main.elsewhere("a *0") and main.elsewhere("b *0")
+    share.decided("c *0")  # its own child done: the others are free to it again
+    assert not main.elsewhere("b *0")
+    SharedBusy(tables, 1).enter("b *0")  # but not where a helper is
+    assert main.elsewhere("b *0")
     tasks.close()
 
 
