@@ -278,6 +278,21 @@ take up the session's changes; visits of the first two stops from their last pro
         ~9.8 M visits, 44,843 stored, 6,297 user CPU s (1.75 CPU hours); undecided, none of
         its root's 12 options proven winning yet.
 
+The helpers' last option last, and the main search kept in it (2026-11-27, 22:40-22:56, a
+new machine of the same kind, the record runs stopped with SIGSTOP; `sproutsdb solve 0*n
+--misere --jobs J --store NEW --json --quiet`, wall s, main visits): as normal play's
+--jobs (bench/speedup_model.py), a helper now proves the root's options from the far end
+but for the main search's last one, which it takes last, and the main search counts the
+others as busy until that one is decided (tools/busy_marks.py's `HeldBackRoot`, `MainBusy`).
+  0*12 W: --jobs 1 19.6 (44,908); as built 26.6, 28.8 (40,937, 41,412); now 28.6, 24.8,
+          28.8 (49,849, 40,471, 57,760)
+  0*13 L: --jobs 1 9.4 (17,380); now 14.2, 13.3, 14.1 (19,553, 18,476, 16,974)
+  0*14 L: --jobs 1 26.6 (46,306); as built 26.6, 36.8 (53,777, 66,933); now 21.9, 24.0,
+          24.1 (28,281, 35,533, 38,044): 1.1-1.2x, the main search's visits down 18-39 %
+Every outcome as A164950. Still no gain at 0*12-0*13, where a helper's start (the S6 table
+loaded again, ~2-4 s) is a large part of the run; the --jobs 2 rows for 0*18-0*21 are not
+measured.
+
 Canonical searches (2026-11-27, evening): a live perf and py-spy profile of the 0*20 run,
 down to its open option 0*18.1a1a, had 45-47 % of its CPU in the C core's children of new
 lands. Of that, three parts in four were canonical searches: of 3,000 lands sampled from
@@ -403,10 +418,12 @@ def run_one(
     with resources:
         with ExitStack() as running:
             if jobs is not None:
-                busy = running.enter_context(
+                links = running.enter_context(
                     misere_helpers_running(helpers, f"0*{n}", jobs, source)
                 )
-                settings = dataclasses.replace(settings, busy=busy)
+                settings = dataclasses.replace(
+                    settings, busy=links.busy, root_share=links.root_share
+                )
             with Solving(store, settings=settings) as session:  # flushed on leaving
                 try:
                     outcome: str | None = session.solve(f"0*{n}").outcome

@@ -20,6 +20,7 @@ from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.tools.busy_marks import HeldBackRoot
 from sproutsdb.tools.parallel_misere import helper_share
 
 
@@ -81,11 +82,24 @@ def test_a_helper_takes_a_stored_option_as_proven() -> None:
     assert helper.stats.nodes == 0
 
 
-def test_helpers_share_the_options_from_the_other_end() -> None:
+def test_helpers_share_the_options_from_the_other_end_the_last_one_last() -> None:
     options = list(range(7))
     shares = [helper_share(options, index, 2) for index in range(2)]
     assert sorted(shares[0] + shares[1]) == options
-    assert shares[0][0] == options[-1]  # the main search starts from the small end
+    assert shares[0][0] == options[-2]  # the main search starts from the small end
+    assert helper_share(options, 0, 1) == [5, 4, 3, 2, 1, 0, 6]  # its last one is its own
+
+
+def test_the_main_search_leaves_its_other_options_to_the_helpers_until_its_own_is_done() -> None:
+    root = HeldBackRoot()
+    assert not root.for_helpers("a")  # nothing offered yet
+    root.offer([("a", None), ("b", None), ("c", None)])
+    root.offer([("c", None)])  # once only
+    assert root.for_helpers("a") and root.for_helpers("b") and not root.for_helpers("c")
+    root.decided("a")
+    assert not root.for_helpers("a") and root.for_helpers("b")
+    root.decided("c")  # its own option decided: the others are free to it again
+    assert not root.for_helpers("b")
 
 
 def _solve(store: Path, position: str, jobs: int) -> dict[str, object]:

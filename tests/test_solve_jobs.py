@@ -13,13 +13,12 @@ from cli_helpers import run_cli
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.busy_marks import BUSY_SLOTS, SharedBusy
+from sproutsdb.tools.busy_marks import BUSY_SLOTS, MainBusy, SharedBusy
 from sproutsdb.tools.parallel_solve import (
     DONE,
     HELPER,
     MAIN,
     SPLIT_DEPTH,
-    MainBusy,
     RootClaims,
     _claim,
     _left_by_main,

@@ -202,7 +202,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                 notice=lambda message: print(message, file=sys.stderr),
             )
             # the helpers start once the store is seeded, with the same RCTs
-            with misere_helpers_running(args, key, args.jobs, rct_source) as busy:
+            with misere_helpers_running(args, key, args.jobs, rct_source) as links:
                 settings = _settings(
                     args,
                     progress,
@@ -211,7 +211,8 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                     rcts=rcts,
                     share_seconds=share,
                     resume=_resume_slots(args),
-                    busy=busy,
+                    busy=links.busy,
+                    root_share=links.root_share,
                 )
                 report = solve(key, store, settings=settings)
             report.rct_source = rct_source

@@ -35,7 +35,7 @@ from sproutsdb.games import get_game
 from sproutsdb.ops.solve import SolveSettings, normal_solver
 from sproutsdb.solver.normal.solver import Progress
 from sproutsdb.solver.ports.game import Game
-from sproutsdb.tools.busy_marks import SharedBusy, busy_tables
+from sproutsdb.tools.busy_marks import MainBusy, SharedBusy, busy_tables
 from sproutsdb.tools.helper_processes import helpers_alive
 
 SHARE_SECONDS = 1.0  # how often solvers of one --jobs run look for each other's facts
@@ -115,21 +115,6 @@ class RootClaims:
         index = self._index.get(key, -1)
         if index >= 0:
             self.claims[index] = DONE
-
-
-class MainBusy(SharedBusy):
-    """The main search's marks (df-pn's `BusyMarks`): besides the nodes a helper is in, the
-    root children left to the helpers (`RootClaims.for_helpers`). So at a root that looks
-    losing the main search stays in the child held back for it while the helpers prove the
-    others, instead of entering them ahead of the helpers (traced at 0*20: ~30 of its CPU s,
-    on options a helper then proved again). Like every mark, it only steers."""
-
-    def __init__(self, tables: Sequence[Any], claims: RootClaims) -> None:
-        super().__init__(tables, 0)
-        self._claims = claims
-
-    def elsewhere(self, key: str) -> bool:
-        return super().elsewhere(key) or self._claims.for_helpers(key)
 
 
 class Inboxes:

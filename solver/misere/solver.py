@@ -53,7 +53,7 @@ from sproutsdb.solver.ports.proofstore import (
     ProofStore,
     RctRecord,
 )
-from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, RestartSearch, Task
+from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, RestartSearch, RootShare, Task
 from sproutsdb.solver.search.driver import QuietCollector, run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import SolveOptions
@@ -331,6 +331,7 @@ class MisereSolver:
         share_seconds: float | None = None,
         resume: ResumeSlots | None = None,
         busy: BusyMarks | None = None,
+        root_share: RootShare[NodeParts] | None = None,
     ) -> None:
         children_cache = (
             DEFAULT_CHILDREN_CACHE if options.children_cache is None else options.children_cache
@@ -359,7 +360,12 @@ class MisereSolver:
         # proof numbers by key hash (see DfpnSearch): their key strings were ~100 bytes of
         # each of the ~0.4 entries a visit adds, the largest holder still growing (issue 28)
         self._dfpn: DfpnSearch[NodeParts] = DfpnSearch(
-            space, epsilon=epsilon, capacity=table_capacity, busy=busy, hashed=True
+            space,
+            epsilon=epsilon,
+            capacity=table_capacity,
+            share=root_share,
+            busy=busy,
+            hashed=True,
         )
         self.game = game
         self.store = store

@@ -96,7 +96,7 @@ class SolveSettings:
     reprove_roots: bool = True  # prove a root again even when the store holds its fact
     rcts: Any = None
     resume: ResumeSlots | None = None  # where a search's resume record is kept (either play)
-    root_share: Any = None  # normal play, --jobs: the root's children shared with helpers
+    root_share: Any = None  # --jobs (either play): the root's children shared with helpers
     news: Any = None  # normal play, --jobs: the keys the solvers of one store put (FactNews)
     busy: Any = None  # --jobs (either play): the nodes the other searches are in (BusyMarks)
 
@@ -215,6 +215,7 @@ class Solving:
                 share_seconds=settings.share_seconds,
                 resume=settings.resume,
                 busy=settings.busy,
+                root_share=settings.root_share,
             )
         else:
             self.game = entry.engine()
