@@ -3,6 +3,9 @@
 Each process counts the nodes on its search path in a shared array of its own, by a hash of
 their key, and reads the others': a search then leaves a child another one is in to that
 one (normal and misère play alike). A hash collision only changes the order of a search.
+The main search's marks (`MainBusy`) also count the root children left to the helpers as
+busy while the one held back for it is undecided (`HeldBackRoot` in misère play,
+`parallel_solve.RootClaims` in normal play).
 """
 
 from __future__ import annotations

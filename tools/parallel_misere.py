@@ -5,14 +5,15 @@ same store (or the same server), with the RCTs the main search uses, and proves 
 outcome of the root's options (nodes: lands, *1 parity, RCTs), taken from the end of the
 order the main search tries them in, so that the two ends of the tree are worked on at
 once, but for its last option: the main search stays in that one (`HeldBackRoot`,
-`MainBusy`) while the helpers prove the others, and the helpers take it last. Only losing nodes are stored: an option proven losing is stored itself, one proven
-winning leaves its losing child in the store. Every `SHARE_SECONDS` each solver asks the
-store again about the nodes it had found missing (`MisereSolver(share_seconds=...)`), so
-the main search meets the helpers' facts instead of proving them; and every search marks the
-nodes on its path (`busy_marks`), so that two searches that meet in a subtree divide it
-instead of proving the same nodes. The answer is the main
-search's, the same for every N; the helpers change only how soon it comes. They stop when
-the main search ends or when their parent process is gone.
+`MainBusy`) while the helpers prove the others, and the helpers take it last. Only losing
+nodes are stored: an option proven losing is stored itself, one proven winning leaves its
+losing child in the store. Every `SHARE_SECONDS` each solver asks the store again about the
+nodes it had found missing (`MisereSolver(share_seconds=...)`), so the main search meets
+the helpers' facts instead of proving them; and every search marks the nodes on its path
+(`busy_marks`), so that two searches that meet in a subtree divide it instead of proving
+the same nodes. The answer is the main search's, the same for every N; the helpers change
+only how soon it comes. They stop when the main search ends or when their parent process is
+gone.
 """
 
 from __future__ import annotations
