@@ -157,19 +157,10 @@ def test_cli_export_of_one_kind_carries_a_misere_run_into_a_new_store(tmp_path: 
     assert rerun["stored"] == 0 and rerun["nodes"] < fresh["nodes"]
 
 
-def test_cli_export_kind_is_refused_with_root(source: Path, tmp_path: Path) -> None:
-    out = tmp_path / "x.spdbx"
-    args = (
-        "export",
-        "--store",
-        str(source),
-        "--kind",
-        "misere",
-        "--root",
-        "0*2",
-        "--out",
-        str(out),
-    )
-    done = run_cli(*args)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--kind" in done.stderr
-    assert not out.exists()
+def test_cli_export_kind_is_refused_with_root_or_spr(source: Path, tmp_path: Path) -> None:
+    for out, more in ((tmp_path / "x.spdbx", ("--root", "0*2")), (tmp_path / "x.spr", ())):
+        done = run_cli(
+            "export", "--store", str(source), "--kind", "misere", *more, "--out", str(out)
+        )
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--kind" in done.stderr
+        assert not out.exists()

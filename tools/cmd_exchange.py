@@ -47,11 +47,11 @@ def run_export(args: argparse.Namespace) -> int:
         raise UsageError("--misere is for --root: give the position whose misère proof to write")
     if args.cycles < 1:
         raise UsageError("--cycles must be at least 1")
-    if args.kind and (args.root is not None or args.format == "spr"):
-        raise UsageError("--kind is for a whole-store native export, not --root or .spr")
     out = _new_file(args.out)
     started = time.perf_counter()
     spr = args.format == "spr" or (args.format == "auto" and out.suffix == ".spr")
+    if args.kind and (args.root is not None or spr):
+        raise UsageError("--kind is for a whole-store native export, not --root or .spr")
     proof: dict[str, Any] | None = None
     with open_existing(args.store, readonly=True) as store:
         access = store.access()
