@@ -323,6 +323,22 @@ of wins, 24.7 % of a live profile's samples 25 minutes in):
         undecided, 10 of its 11 root options proven winning, 0*18.1a1a still open.
   0*21: +169,230 visits, +346 stored, +183 user CPU s. All runs: ~10.0 M visits, 45,189
         stored, ~6,480 user CPU s; undecided, none of its 12 root options proven winning.
+
+The machine was wiped between sessions (2026-11-27, evening): the stores above, 0*20's ~22.4 M
+visits and 153,732 losing nodes and 0*21's ~10.0 M visits, were in /tmp and are lost. Both
+runs started over (same commands, new stores; one core each, stopped with SIGSTOP during
+measurements and a test run, then Ctrl-C), and their losing nodes now outlive a session as
+bench/checkpoints/ (`export --kind misere`; README there):
+  0*20: 8,625,005 visits, 81,241 stored losing nodes, 4,158 user CPU s, peak RSS 1.6 GB;
+        1 of its 11 root options proven W (0*15.AB|0*4.AB, after 2,851 s and 2.57 M
+        visits). Checkpoint: misere-0x20.spdbx, 448 kB (5.5 bytes a node).
+  0*21: 4,783,261 visits, 23,978 stored, 2,569 user CPU s, peak RSS 1.05 GB; 0 of 12.
+        Checkpoint: misere-0x21.spdbx, 134 kB.
+A rerun from a checkpoint (import, then the same solve command on the new store) does not
+have the resume record (df-pn's numbers): from an export of 0*20's first 38,750 nodes it
+proved 0*15.AB|0*4.AB W after 6 s (13,948 visits), and in 197 s it made 438,569 visits and
+stored 797 new losing nodes (the first run, at 182 s: 454,471 and 1,233). So the
+checkpoint keeps what was proven, and the rerun walks the tree above it again.
 """
 
 from __future__ import annotations
