@@ -27,7 +27,13 @@ from typing import Any, NamedTuple, TypeVar
 
 from sproutsdb.ops.solve import SolveSettings, Solving, misere_rct_source
 from sproutsdb.solver.search.progress import Progress
-from sproutsdb.tools.busy_marks import HeldBackRoot, MainBusy, SharedBusy, busy_tables
+from sproutsdb.tools.busy_marks import (
+    HeldBackRoot,
+    MainBusy,
+    SharedBusy,
+    busy_tables,
+    helpers_order,
+)
 from sproutsdb.tools.helper_processes import helpers_alive
 from sproutsdb.tools.stores import open_solve_store
 
@@ -53,12 +59,9 @@ class _Stopped(Exception):
 
 
 def helper_share(options: Sequence[T], index: int, helpers: int) -> list[T]:
-    """Helper `index`'s options (0-based among `helpers`): every helpers-th one, from the
-    end of the main search's order, its last option last. That one the main search proves
-    beside its siblings' facts (`HeldBackRoot`); alone it costs far more (0*14's
-    0*12.1a1a: 99,363 visits, the whole 0*14 46,306)."""
-    held_back = [*reversed(options[:-1]), *options[-1:]]
-    return held_back[index::helpers]
+    """Helper `index`'s options (0-based among `helpers`): every helpers-th one of
+    `helpers_order` (from the end of the main search's order, its last option last)."""
+    return helpers_order(options)[index::helpers]
 
 
 def _helper_rcts(store: Any, args: argparse.Namespace, source: dict[str, str | None]) -> Any:

@@ -35,7 +35,7 @@ from sproutsdb.games import get_game
 from sproutsdb.ops.solve import SolveSettings, normal_solver
 from sproutsdb.solver.normal.solver import Progress
 from sproutsdb.solver.ports.game import Game
-from sproutsdb.tools.busy_marks import MainBusy, SharedBusy, busy_tables
+from sproutsdb.tools.busy_marks import MainBusy, SharedBusy, busy_tables, helpers_order
 from sproutsdb.tools.helper_processes import helpers_alive
 
 SHARE_SECONDS = 1.0  # how often solvers of one --jobs run look for each other's facts
@@ -81,11 +81,7 @@ class RootClaims:
                 self._index[key] = index
             if lands:
                 queued.append((index, "+".join(lands), n, 1))
-        # The main search starts from the front. Its last child goes last: alone, with none
-        # of its siblings' facts, it costs a helper most (0*14's 0*12.1a1a: 278,462 visits,
-        # more than the whole 0*14's 150,064), so a helper proves the siblings from the far
-        # end and the main search has that child beside their facts (bench/speedup_model.py).
-        for couple in [*reversed(queued[:-1]), *queued[-1:]]:
+        for couple in helpers_order(queued):  # the main search starts from the front
             self.tasks.put(couple)
         if len(queued) > 1:
             self._kept = queued[-1][0]
