@@ -52,14 +52,7 @@ def test_a_solver_meets_facts_stored_while_it_searches(position: str) -> None:
     rcts = _rcts()
     alone = MisereSolver(SproutsGame(), MemoryProofStore(), rcts)
     expected = alone.outcome(position)
-    helper_store = MemoryProofStore()
-    helper = MisereSolver(
-        SproutsGame(), helper_store, rcts, options=SolveOptions(reprove_roots=False)
-    )
-    for option in helper_share(helper.ordered_children(helper.node(position)), 0, 1):
-        helper.node_outcome(option)
-    helper.flush()
-    facts = helper_store.get(FactKind.MISERE, list(helper_store._facts[FactKind.MISERE]))
+    facts = _helper_facts(position, rcts)
     assert facts and set(facts.values()) == {"L"}
     late = LateStore(facts, after=20)
     shared = MisereSolver(SproutsGame(), late, rcts, share_seconds=1e-9)
@@ -67,6 +60,60 @@ def test_a_solver_meets_facts_stored_while_it_searches(position: str) -> None:
     assert late.reads > 20, "the facts were stored before the search ended"
     assert shared.stats.nodes < alone.stats.nodes
     assert shared.stats.restarts >= 1
+
+
+class HelperNews:
+    """`FactNews` as one search of a `--jobs` run gets it: a helper stores `facts` and tells
+    of their keys at the `after`-th share; what this search tells the others is kept."""
+
+    def __init__(self, store: MemoryProofStore, facts: Mapping[str, FactValue], after: int) -> None:
+        self.store, self.facts, self.after = store, dict(facts), after
+        self.shares, self.told = 0, list[str]()
+
+    def published(self, keys: Sequence[str]) -> None:
+        self.told.extend(keys)
+
+    def news(self) -> list[str]:
+        self.shares += 1
+        if self.shares != self.after:
+            return []
+        self.store.put(FactKind.MISERE, self.facts)
+        return list(self.facts)
+
+
+def _helper_facts(position: str, rcts: TableRcts) -> dict[str, FactValue]:
+    """The losing nodes a lone helper stores proving its share of `position`'s options."""
+    helper_store = MemoryProofStore()
+    helper = MisereSolver(
+        SproutsGame(), helper_store, rcts, options=SolveOptions(reprove_roots=False)
+    )
+    for option in helper_share(helper.ordered_children(helper.node(position)), 0, 1):
+        helper.node_outcome(option)
+    helper.flush()
+    return helper_store.get(FactKind.MISERE, list(helper_store._facts[FactKind.MISERE]))
+
+
+@pytest.mark.parametrize("position", ["0*9", "0*10"])
+def test_a_solver_with_news_meets_what_it_is_told_of_and_asks_nothing_else(position: str) -> None:
+    """With news (`solve --jobs`), a search reads the store once and then only the keys the
+    other solvers name: their nodes restart it and save visits, the answer is the lone
+    one, and it tells of the losing nodes it stores."""
+    rcts = _rcts()
+    alone = MisereSolver(SproutsGame(), MemoryProofStore(), rcts)
+    expected = alone.outcome(position)
+    facts = _helper_facts(position, rcts)
+    store = MemoryProofStore()
+    news = HelperNews(store, facts, after=20)
+    shared = MisereSolver(SproutsGame(), store, rcts, share_seconds=1e-9, news=news)
+    assert shared.outcome(position) == expected
+    assert news.shares > 20, "the facts were told of before the search ended"
+    assert shared.stats.restarts >= 1
+    assert shared.stats.nodes < alone.stats.nodes
+    assert shared.stats.store_reads == 1, "only the news was read, no child was asked"
+    told = store.get(FactKind.MISERE, news.told)
+    assert set(told) == set(news.told) and set(told.values()) <= {"L"}
+    if expected == "L":  # the root itself is a losing node it stores
+        assert shared.key(shared.node(position)) in told
 
 
 def test_a_helper_takes_a_stored_option_as_proven() -> None:

@@ -213,6 +213,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                     resume=_resume_slots(args),
                     busy=links.busy,
                     root_share=links.root_share,
+                    news=links.news,
                 )
                 report = solve(key, store, settings=settings)
             report.rct_source = rct_source

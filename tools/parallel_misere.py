@@ -7,9 +7,11 @@ order the main search tries them in, so that the two ends of the tree are worked
 once, but for its last option: the main search stays in that one (`HeldBackRoot`,
 `MainBusy`) while the helpers prove the others, and the helpers take it last. Only losing
 nodes are stored: an option proven losing is stored itself, one proven winning leaves its
-losing child in the store. Every `SHARE_SECONDS` each solver asks the store again about the
-nodes it had found missing (`MisereSolver(share_seconds=...)`), so the main search meets
-the helpers' facts instead of proving them; and every search marks the nodes on its path
+losing child in the store. Each solver reads the store whole when it starts, tells the others
+the keys of the losing nodes it stores (`parallel_solve.Inboxes`) and every `SHARE_SECONDS`
+reads the ones they told it of (`MisereSolver(share_seconds=..., news=...)`), so the main
+search meets the helpers' facts instead of proving them, without asking the store about
+every new child; and every search marks the nodes on its path
 (`busy_marks`), so that two searches that meet in a subtree divide it instead of proving
 the same nodes. The answer is the main search's, the same for every N; the helpers change
 only how soon it comes. They stop when the main search ends or when their parent process is
@@ -35,6 +37,7 @@ from sproutsdb.tools.busy_marks import (
     helpers_order,
 )
 from sproutsdb.tools.helper_processes import helpers_alive
+from sproutsdb.tools.parallel_solve import Inboxes
 from sproutsdb.tools.stores import open_solve_store
 
 SHARE_SECONDS = 1.0  # how often the solvers of one run look for each other's facts
@@ -47,11 +50,13 @@ T = TypeVar("T")
 
 
 class MisereLinks(NamedTuple):
-    """What the main search of a misère `--jobs` run is given: its busy marks and the
-    root share that leaves the helpers' options to them (None and None for one job)."""
+    """What the main search of a misère `--jobs` run is given: its busy marks, the root
+    share that leaves the helpers' options to them, and the keys the helpers store (all
+    None for one job)."""
 
     busy: SharedBusy | None = None
     root_share: HeldBackRoot | None = None
+    news: Inboxes | None = None
 
 
 class _Stopped(Exception):
@@ -93,6 +98,7 @@ def _helper_main(
     helpers: int,
     stop: Any,
     busy: SharedBusy,
+    news: Inboxes,
 ) -> None:
     """A helper process: prove its share of the root's options into the shared store."""
     parent = os.getppid()
@@ -115,6 +121,7 @@ def _helper_main(
             share_seconds=SHARE_SECONDS,
             table_capacity=getattr(args, "table_capacity", None),
             busy=busy,
+            news=news,
         )
         if stop.is_set():
             return
@@ -128,6 +135,7 @@ def _helper_main(
     except (_Stopped, KeyboardInterrupt):
         pass
     finally:
+        news.close()
         store.close()
 
 
@@ -146,18 +154,31 @@ def misere_helpers_running(
     stop = context.Event()
     helpers = jobs - 1
     busy = busy_tables(context, jobs)  # the main search's first
+    inboxes = [context.Queue() for _ in range(jobs)]  # the same
     processes = [
         context.Process(
             target=_helper_main,
-            args=(args, key, source, index, helpers, stop, SharedBusy(busy, index + 1)),
+            args=(
+                args,
+                key,
+                source,
+                index,
+                helpers,
+                stop,
+                SharedBusy(busy, index + 1),
+                Inboxes(inboxes, index + 1),
+            ),
             name=f"sproutsdb-misere-helper-{index}",
             daemon=True,
         )
         for index in range(helpers)
     ]
     root = HeldBackRoot()
-    with helpers_alive(processes, stop, _STOP_GRACE):
-        yield MisereLinks(MainBusy(busy, root), root)
+    try:
+        with helpers_alive(processes, stop, _STOP_GRACE):
+            yield MisereLinks(MainBusy(busy, root), root, Inboxes(inboxes, 0))
+    finally:
+        Inboxes(inboxes, 0).close()
 
 
 __all__ = ["SHARE_SECONDS", "MisereLinks", "helper_share", "misere_helpers_running"]

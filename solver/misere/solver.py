@@ -56,7 +56,7 @@ from sproutsdb.solver.ports.proofstore import (
 from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, RestartSearch, RootShare, Task
 from sproutsdb.solver.search.driver import QuietCollector, run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
-from sproutsdb.solver.search.options import SolveOptions
+from sproutsdb.solver.search.options import FactNews, SolveOptions
 from sproutsdb.solver.search.progress import Progress, SolverStats
 from sproutsdb.solver.search.resume import (
     MisereState,
@@ -310,9 +310,11 @@ class MisereSolver:
     re-derived when loaded.
 
     With ``share_seconds`` (other solvers, e.g. the helpers of ``solve --jobs``, write the
-    same store), every that many seconds the keys found missing are asked again: the
-    cached children lists when next used, and at once the nodes on the search's path and
-    their children; a node there found decided restarts the search from its root.
+    same store), every that many seconds this search meets their facts: with ``news`` (the
+    keys each solver puts), it reads those; without, the keys found missing are asked
+    again (the cached children lists when next used, and at once the nodes on the search's
+    path and their children). A node on the path or a child of it found decided restarts
+    the search from its root.
 
     With ``resume``, each call keeps a resume record of its root (see the module's text),
     takes it up when it starts and discards it when it ends with an answer.
@@ -332,6 +334,7 @@ class MisereSolver:
         resume: ResumeSlots | None = None,
         busy: BusyMarks | None = None,
         root_share: RootShare[NodeParts] | None = None,
+        news: FactNews | None = None,
     ) -> None:
         children_cache = (
             DEFAULT_CHILDREN_CACHE if options.children_cache is None else options.children_cache
@@ -399,6 +402,9 @@ class MisereSolver:
         self._share_seconds = share_seconds
         self._next_share = time.monotonic() + (share_seconds or 0.0)
         self._stale: set[str] = set()  # cached children lists to ask the store about again
+        # The keys the other solvers of the store put (`solve --jobs`): with them, this
+        # search reads the store whole once and then only what they name (`_meet_news`).
+        self._news = news
         # Where an interrupted call leaves its search state for a rerun (a hint, never a fact).
         self._resume = resume
         self._resume_root: str | None = None  # the root key whose state is saved, while it runs
@@ -565,6 +571,8 @@ class MisereSolver:
         self._stats.facts_stored += result.inserted
         self._stats.facts_unchanged += result.unchanged
         self.store.flush()
+        if self._news is not None:
+            self._news.published(list(batch))
         if result.conflicts:
             first = result.conflicts[0]
             raise MisereConflictError(
@@ -928,7 +936,7 @@ class MisereSolver:
         child is ever asked about again (what this search proves goes to the table first).
         Read as `_fetch` reads: a fact of the store is taken as proven."""
         store = self.store
-        if self._read_all or self._share_seconds is not None:
+        if self._read_all or (self._share_seconds is not None and self._news is None):
             return
         if not isinstance(store, ListedProofStore):
             return
@@ -1087,6 +1095,9 @@ class MisereSolver:
         the path and their children; RestartSearch if one of them was decided meanwhile."""
         self._next_share = time.monotonic() + cast(float, self._share_seconds)
         self.flush()
+        if self._news is not None:
+            self._meet_news(self._news.news())
+            return
         self._asked.clear()
         self._stale = set(self._expanded)
         path = self._dfpn.in_flight
@@ -1096,6 +1107,30 @@ class MisereSolver:
         before = len(self._table)
         self._fetch(wanted)
         if len(self._table) > before:
+            raise RestartSearch
+
+    def _meet_news(self, keys: list[str]) -> None:
+        """Read the nodes the other solvers stored (their news) into the table, never the
+        root being proven; RestartSearch if one is on the search's path or a child of it.
+        Nothing else is asked again: the table holds the store's facts (`_read_store`) or
+        records which keys it lacked, and news is what changed since."""
+        table, root = self._table, self._root
+        wanted = [key for key in dict.fromkeys(keys) if key not in table and key != root]
+        if not wanted:
+            return
+        self._stats.store_reads += 1
+        found = self.store.get(FactKind.MISERE, wanted)
+        if not found:
+            return
+        for key, value in found.items():
+            if value not in ("L", "W"):
+                raise MisereConflictError(f"store misère outcome of {key!r} is {value!r}")
+            table[key] = value == "L"
+        self._stats.store_hits += len(found)
+        path = self._dfpn.in_flight
+        if any(key in found for key, _ in path[1:]) or any(
+            key in found for _, children in path for key, _, _ in children
+        ):
             raise RestartSearch
 
     # ----------------------------------------------------------------- resume records

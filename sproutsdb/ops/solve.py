@@ -97,7 +97,7 @@ class SolveSettings:
     rcts: Any = None
     resume: ResumeSlots | None = None  # where a search's resume record is kept (either play)
     root_share: Any = None  # --jobs (either play): the root's children shared with helpers
-    news: Any = None  # normal play, --jobs: the keys the solvers of one store put (FactNews)
+    news: Any = None  # --jobs (either play): the keys the solvers of one store put (FactNews)
     busy: Any = None  # --jobs (either play): the nodes the other searches are in (BusyMarks)
 
     def options(self) -> SolveOptions:
@@ -216,6 +216,7 @@ class Solving:
                 resume=settings.resume,
                 busy=settings.busy,
                 root_share=settings.root_share,
+                news=settings.news,
             )
         else:
             self.game = entry.engine()
