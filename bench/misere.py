@@ -339,6 +339,32 @@ have the resume record (df-pn's numbers): from an export of 0*20's first 38,750 
 proved 0*15.AB|0*4.AB W after 6 s (13,948 visits), and in 197 s it made 438,569 visits and
 stored 797 new losing nodes (the first run, at 182 s: 454,471 and 1,233). So the
 checkpoint keeps what was proven, and the rerun walks the tree above it again.
+
+--jobs 2 on larger roots, 2026-11-28 00:30-00:51 (the record runs stopped with SIGSTOP:
+idle; `sproutsdb solve 0*n --misere --jobs J --store NEW --json --quiet` under
+/usr/bin/time -v, whose user CPU s include the helper's; main visits and stored nodes):
+  0*15 L: --jobs 1 225.2 s wall, 224.5 user CPU s, 479,475 visits, 381 MB; --jobs 2 113.3 s,
+          219.3 CPU s, main 233,651 visits, 341 MB: 1.99x, no CPU spent twice
+  0*16 W: --jobs 1 409.0 s, 408.1 CPU s, 879,565 visits, 424 MB; --jobs 2 407.0 s, 797.5 CPU s,
+          main 705,863 visits, 417 MB: 1.00x
+The division pays where the root loses (every option must be shown winning, and the helper
+shows the far ones) and not where it wins (0*16, and 0*18 whose 30-minute goal this was for):
+there one losing option is needed, the helper's options are mostly winning ones the main
+search would have left alone, and the work to divide is inside the losing option (its
+children, all winning), which no helper is given. Not built: a helper that follows the main
+search's current root option and proves that option's children from the far end.
+
+News instead of asking again (2026-11-28, tools/parallel_misere.py; the same as normal play's
+--jobs): every solver of a --jobs run tells the others the keys of the losing nodes it
+stores, reads the store whole once and then only what it is told of. Before, each re-asked
+the store about every key it had found missing, every second: a live py-spy profile of the
+main search of the 0*20 --jobs 2 run had 12.6 % of its samples there. With nobody else
+writing (one solver, sharing every second, fresh LMDB store, two at once, same visits):
+0*14 38,658 store reads, 26.7 CPU s -> 0 reads, 24.4 CPU s (-8.6 %); 0*15 417,640 reads,
+229.3 -> 227.3 CPU s (-0.9 %). Whole --jobs 2 runs (idle; wall s, main visits) vary more
+than that from run to run: 0*15 before 113.3 and 148.9 (233,651 and 231,016), after 129.5
+and 146.2 (244,512 and 263,619); 0*16 after 334.4 (646,777; before 407.0, 705,863), 1.22x
+against --jobs 1.
 """
 
 from __future__ import annotations
