@@ -357,8 +357,14 @@ The division pays where the root loses (every option must be shown winning, and 
 shows the far ones) and not where it wins (0*16, and 0*18 whose 30-minute goal this was for):
 there one losing option is needed, the helper's options are mostly winning ones the main
 search would have left alone, and the work to divide is inside the losing option (its
-children, all winning), which no helper is given. Not built: a helper that follows the main
-search's current root option and proves that option's children from the far end.
+children, all winning), which no helper is given. Tried the same day, not kept (idle, one
+run each, news as below): a helper that proves, far end first, the children of the root
+option the main search is in whenever that is not the one it keeps, dropping that work
+when the main search moves: 0*16 201.0 s (2.03x, main 496,906 visits) but 0*15 203.7 s
+(1.10x: at a losing root the main search also enters other options for a while, and the
+helper left its own options to follow it); following only an option the main search has
+been in for 2 s: 0*16 246.5 s (1.66x), 0*15 165.6 s (1.36x). A helper needs to know which
+of the two roots it is at, or to split its time between the two kinds of work.
 
 News instead of asking again (2026-11-28, tools/parallel_misere.py; the same as normal play's
 --jobs): every solver of a --jobs run tells the others the keys of the losing nodes it
