@@ -340,6 +340,20 @@ proved 0*15.AB|0*4.AB W after 6 s (13,948 visits), and in 197 s it made 438,569 
 stored 797 new losing nodes (the first run, at 182 s: 454,471 and 1,233). So the
 checkpoint keeps what was proven, and the rerun walks the tree above it again.
 
+The machine kept /tmp this time (2026-11-28): both runs resumed from their stores and resume
+records (same commands), 00:30-00:51 one core each, then 0*21 stopped (Ctrl-C) and 0*20 on
+both cores from 00:51 (`solve 0*20 --misere --jobs 2`, the main search from its record, the
+helper afresh), stopped with SIGSTOP for about 70 minutes of idle measurements and a test
+run, then Ctrl-C at 03:01:
+  0*20: +101,543 visits (one core), then --jobs 2: main +4,254,030 visits in 2:10:33 wall
+        (about 60 running minutes), 6,375 user CPU s for the main search and helper
+        together, peak RSS 3.6 GB each. Its root's options proven winning: 4 of 11 after
+        8 minutes, 8 at 02:32, 10 at 02:42; open at the end: 0*18.1a1a only, as in the run
+        lost with the last machine. All runs: ~13.0 M main visits plus the helper's,
+        134,258 stored losing nodes, ~10,610 user CPU s (2.9 CPU hours). Checkpoint:
+        misere-0x20.spdbx, 731 kB.
+  0*21: +78,592 visits, +131 stored (24,109 in all); 0 of 12. Checkpoint: 135 kB.
+
 --jobs 2 on larger roots, 2026-11-28 00:30-00:51 (the record runs stopped with SIGSTOP:
 idle; `sproutsdb solve 0*n --misere --jobs J --store NEW --json --quiet` under
 /usr/bin/time -v, whose user CPU s include the helper's; main visits and stored nodes):
