@@ -347,7 +347,7 @@ helper afresh), stopped with SIGSTOP for about 70 minutes of idle measurements a
 run, then Ctrl-C at 03:01:
   0*20: +101,543 visits (one core), then --jobs 2: main +4,254,030 visits in 2:10:33 wall
         (about 60 running minutes), 6,375 user CPU s for the main search and helper
-        together, peak RSS 3.6 GB each. Its root's options proven winning: 4 of 11 after
+        together, peak RSS 3.6 GB (the larger). Its root's options proven winning: 4 of 11 after
         8 minutes, 8 at 02:32, 10 at 02:42; open at the end: 0*18.1a1a only, as in the run
         lost with the last machine. All runs: ~13.0 M main visits plus the helper's,
         134,258 stored losing nodes, ~10,610 user CPU s (2.9 CPU hours). Checkpoint:
