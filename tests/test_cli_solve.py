@@ -15,11 +15,40 @@ def test_solve_prints_outcome_and_nimber_and_fills_the_store(tmp_path: Path) -> 
     done = run_cli("solve", "--spots", "6", "--json", "--store", str(store))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert set(report) == {"position", "outcome", "nimber", "stored", "nodes", "seconds", "jobs"}
+    assert set(report) == {
+        "position",
+        "outcome",
+        "nimber",
+        "stored",
+        "nodes",
+        "seconds",
+        "jobs",
+        "unverified_store_facts",
+    }
     assert (report["position"], report["outcome"], report["nimber"]) == ("0*6", "L", 0)
-    assert report["stored"] > 0
+    assert report["stored"] > 0 and report["unverified_store_facts"] == 0
     again = json.loads(run_cli("solve", "0*6", "--json", "--store", str(store)).stdout)
     assert again["stored"] == 0 and again["nimber"] == 0
+    assert again["unverified_store_facts"] == report["stored"]
+
+
+def test_solve_says_when_its_answer_may_rest_on_facts_no_check_verified(tmp_path: Path) -> None:
+    """A store's facts are read as proven; solve says so while a check has not verified
+    them, and stops saying it once `check --all` has."""
+    store = str(tmp_path / "store")
+    plays = (("0*5",), ("0*5", "--misere", "--no-rct-table"))
+    for play in plays:
+        first = run_cli("solve", *play, "--store", store)
+        assert first.returncode == 0, first.stderr
+        assert "may rest on" not in first.stdout
+        again = run_cli("solve", *play, "--store", store)
+        assert "that no check has marked verified" in again.stdout
+        assert f"sproutsdb check --store {store} --root '{play[0]}'" in again.stdout
+    assert "--root '0*5' --misere` re-derives" in again.stdout
+    assert run_cli("check", "--all", "--store", store, "--quiet").returncode == 0
+    for play in plays:
+        checked = run_cli("solve", *play, "--store", store, "--json")
+        assert json.loads(checked.stdout)["unverified_store_facts"] == 0
 
 
 def test_default_store_is_in_the_current_folder(tmp_path: Path) -> None:

@@ -242,6 +242,7 @@ def _print_report(args: argparse.Namespace, report: SolveReport) -> None:
         tail = f", nimber {report.nimber}" if report.nimber is not None else ""
         print(f"{key}: {outcome} ({who}){tail}")
         print(f"{report.stored:,} new facts stored {where} in {report.seconds:.2f} s")
+        _print_unverified(args, report)
         return
     print(f"{key}: {outcome} in misère play ({who})")
     if grundy is not None:
@@ -256,6 +257,23 @@ def _print_report(args: argparse.Namespace, report: SolveReport) -> None:
     source = report.rct_source
     if source is not None and source["where"] is not None:
         print(f"RCTs: {source['source']} ({source['where']})")
+    _print_unverified(args, report)
+
+
+def _print_unverified(args: argparse.Namespace, report: SolveReport) -> None:
+    """Say when the answer may rest on facts the store held unverified before the run
+    (imported, inserted, or stored by earlier runs): a check re-derives it from the rules."""
+    held = report.unverified_before
+    if not held:
+        return
+    kind = "misère" if report.play == "misere" else "nimber"
+    misere = " --misere" if report.play == "misere" else ""
+    print(
+        f"this answer may rest on {held:,} {kind} facts the store held before this run "
+        f"that no check has marked verified; `sproutsdb check --store "
+        f"{resolve_store_path(args.store)} --root '{report.position}'{misere}` re-derives "
+        "it from the rules"
+    )
 
 
 def run_nimber(args: argparse.Namespace) -> int:

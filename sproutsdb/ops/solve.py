@@ -24,7 +24,7 @@ from sproutsdb.errors import UsageError, UserError
 from sproutsdb.games import DEFAULT_GAME, GameEntry, get_game
 from sproutsdb.solver.normal.solver import SEARCHES, NormalSolver
 from sproutsdb.solver.ports.game import Game
-from sproutsdb.solver.ports.proofstore import FactKind, ProofStore
+from sproutsdb.solver.ports.proofstore import FactKind, ListedProofStore, ProofStore
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.progress import ProgressFn, SolverStats
 from sproutsdb.solver.search.resume import ResumeSlots
@@ -128,6 +128,9 @@ class SolveReport:
     grundy: int | None = None
     rct_source: dict[str, str | None] | None = None  # misère: which RCTs, from where
     rct_claims: Any = None  # misère: what the position → RCT claims came to (DerivedRcts)
+    # facts of the play's kind the store held before the run and no check had marked
+    # verified: the answer may rest on them (None: the store cannot say)
+    unverified_before: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -146,6 +149,7 @@ class SolveReport:
                 "nodes": self.stats.nodes,
                 "seconds": round(self.seconds, 3),
                 "jobs": jobs,
+                "unverified_store_facts": self.unverified_before,
             }
         out: dict[str, Any] = {"position": self.position, "play": "misere"}
         if self.grundy is not None:
@@ -157,6 +161,7 @@ class SolveReport:
             seconds=round(self.seconds, 3),
             rct_table=self.rct_source,
             jobs=jobs,
+            unverified_store_facts=self.unverified_before,
         )
         if self.rct_claims is not None:
             out["rct_claims"] = self.rct_claims.to_json()
@@ -195,6 +200,8 @@ class Solving:
         if capacity is not None and capacity < 1:
             raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
         self.entry, self.settings = entry, settings
+        kind = FactKind.MISERE if settings.misere else FactKind.NIMBER
+        self.unverified_before = unverified_facts(store, kind)  # before anything is proven
         self._asked: str | None = None  # the position of the last `solve`, and when
         self._started = time.perf_counter()
         self.solver: Any
@@ -248,6 +255,7 @@ class Solving:
                 time.perf_counter() - started,
                 grundy=grundy,
                 rct_claims=getattr(settings.rcts, "report", None),  # a DerivedRcts' claims
+                unverified_before=self.unverified_before,
             )
         if len(self.game.components(key)) <= 1 and not settings.outcome_only:
             nimber: int | None = self.solver.nimber(key)
@@ -256,7 +264,13 @@ class Solving:
             nimber = None
             outcome = self.solver.outcome(key)
         return SolveReport(
-            key, "normal", outcome, self.stats, time.perf_counter() - started, nimber=nimber
+            key,
+            "normal",
+            outcome,
+            self.stats,
+            time.perf_counter() - started,
+            nimber=nimber,
+            unverified_before=self.unverified_before,
         )
 
     def flush(self) -> None:
@@ -290,6 +304,20 @@ class Solving:
             return self.solver.settled_options(self._asked)  # type: ignore[no-any-return]
         except (KeyboardInterrupt, Exception):  # noqa: BLE001 - a report, never the error
             return None
+
+
+def unverified_facts(store: ProofStore, kind: FactKind) -> int | None:
+    """How many facts of `kind` a solver may read from `store` as proven that no check has
+    marked verified (imported files, Inserts, earlier runs' own facts): 0 for a server's
+    facts of a kind read verified only (`RemoteProofStore.trusted_kinds`), None when the
+    store cannot say (an in-memory store)."""
+    trusted = getattr(store, "trusted_kinds", None)
+    if trusted is not None:
+        return 0 if kind in trusted else None
+    verified_count = getattr(store, "verified_count", None)
+    if verified_count is None or not isinstance(store, ListedProofStore):
+        return None
+    return max(0, store.count(kind) - int(verified_count(kind)))
 
 
 def solve(
@@ -393,4 +421,5 @@ __all__ = [
     "misere_rct_source",
     "normal_solver",
     "solve",
+    "unverified_facts",
 ]
