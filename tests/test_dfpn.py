@@ -26,9 +26,11 @@ class GraphSpace:
         self.estimates = estimates
         self.decisions: dict[str, bool] = {}
         self.visits = 0
+        self.expanded: list[int] = []  # the nodes expanded, in order
         self.search = DfpnSearch(self, capacity=capacity, busy=busy, hashed=hashed)
 
     def expand(self, node: int, key: str) -> list[tuple[str, int, tuple[int, int]]]:
+        self.expanded.append(node)
         return [(str(c), c, (1, self.estimates[c])) for c in self.edges[node]]
 
     def decided(self, node: int, key: str) -> bool | None:
@@ -127,6 +129,53 @@ def test_dfpn_leaving_busy_nodes_to_others_still_decides_right(
     assert space.losing(0) == losing(0)
     assert all(value == losing(int(key)) for key, value in space.decisions.items())
     assert not any(busy.mine.values())
+
+
+class LeaderForever(BusyForever):
+    """Busy marks of a helper whose leading search sits in some nodes for good."""
+
+    def __init__(self, elsewhere: set[str], leading: set[str]) -> None:
+        super().__init__(elsewhere)
+        self.led = leading
+
+    def leading(self, key: str) -> bool:
+        return key in self.led
+
+
+@settings(max_examples=300, deadline=None)
+@given(graphs(), st.sampled_from([1 << 22, 3, 1]), st.data())
+def test_dfpn_following_a_leading_search_still_decides_right(
+    graph: tuple[list[list[int]], list[int]], capacity: int, data: st.DataObject
+) -> None:
+    """A helper that goes down the child its leader is in at every node that looks
+    winning (here: the leader never moves) decides every node right, without looping."""
+    edges, estimates = graph
+    nodes = st.sets(st.integers(0, len(edges)))
+    led = {str(node) for node in data.draw(nodes)}
+    busy = LeaderForever(led | {str(node) for node in data.draw(nodes)}, led)
+
+    @cache
+    def losing(node: int) -> bool:
+        return not any(losing(child) for child in edges[node])
+
+    space = GraphSpace(edges, estimates, capacity, busy)
+    space.visit = lambda: _count_visits(space)  # type: ignore[method-assign]
+    assert space.losing(0) == losing(0)
+    assert all(value == losing(int(key)) for key, value in space.decisions.items())
+    assert not any(busy.mine.values())
+
+
+def test_at_a_node_that_looks_winning_a_helper_goes_where_its_leader_is() -> None:
+    """Root 0 looks winning (child 1's δ estimate is 1); alone, df-pn expands child 1
+    first; a helper whose leader is in the root and its child 2 expands child 2 first."""
+    edges = [[1, 2], [3], [3, 4], [], []]
+    estimates = [1, 1, 9, 1, 1]
+    firsts = []
+    for busy in (None, LeaderForever({"2"}, {"0", "2"})):
+        space = GraphSpace(edges, estimates, 1 << 22, busy)
+        assert space.losing(0)
+        firsts.append(space.expanded[1])
+    assert firsts == [1, 2]
 
 
 def test_a_table_cleared_all_the_time_cannot_make_df_pn_loop() -> None:

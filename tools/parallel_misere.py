@@ -31,6 +31,7 @@ from sproutsdb.ops.solve import SolveSettings, Solving, misere_rct_source
 from sproutsdb.solver.search.progress import Progress
 from sproutsdb.tools.busy_marks import (
     HeldBackRoot,
+    HelperBusy,
     MainBusy,
     SharedBusy,
     busy_tables,
@@ -97,7 +98,7 @@ def _helper_main(
     index: int,
     helpers: int,
     stop: Any,
-    busy: SharedBusy,
+    busy: HelperBusy,
     news: Inboxes,
 ) -> None:
     """A helper process: prove its share of the root's options into the shared store."""
@@ -128,9 +129,11 @@ def _helper_main(
         with Solving(store, settings=settings) as session:
             solver = session.solver
             options = solver.ordered_children(solver.node(key))
+            kept = options[-1] if options else None
             for option in helper_share(options, index, helpers):
                 if stop.is_set() or os.getppid() != parent:
                     break
+                busy.follow = option == kept  # the main search's own: help it there
                 solver.node_outcome(option)
     except (_Stopped, KeyboardInterrupt):
         pass
@@ -165,7 +168,7 @@ def misere_helpers_running(
                 index,
                 helpers,
                 stop,
-                SharedBusy(busy, index + 1),
+                HelperBusy(busy, index + 1),
                 Inboxes(inboxes, index + 1),
             ),
             name=f"sproutsdb-misere-helper-{index}",
