@@ -391,6 +391,27 @@ writing (one solver, sharing every second, fresh LMDB store, two at once, same v
 than that from run to run: 0*15 before 113.3 and 148.9 (233,651 and 231,016), after 129.5
 and 146.2 (244,512 and 263,619); 0*16 after 334.4 (646,777; before 407.0, 705,863), 1.22x
 against --jobs 1.
+
+Where a helper works, 2026-11-28 03:40-04:22 (idle: the record run stopped with SIGSTOP;
+`solve 0*n --misere --jobs 2 --store NEW --json --quiet` under /usr/bin/time; --jobs 1 as
+above: 0*15 225.2 s, 0*16 409.0 s; wall s, main visits; one run unless several are given):
+  the helper from the root (df-pn on the root itself with busy marks, no held-back option,
+  instead of its share of the far options): 0*16 352.3 (641,890, 1.16x), 0*15 166.8
+  (350,799, 1.35x; far options: 113-149 s).
+  the same, and at a node that looks winning the helper goes down the child the main
+  search is in (df-pn's LeaderMarks) instead of its own likeliest: 0*16 289.2 (653,545,
+  1.41x), 0*15 168.3 (402,707, 1.34x).
+  far options as built, following everywhere: 0*16 298.4 (701,039, 1.37x); 0*15 167.4,
+  191.2, 128.5 against 139.4 and 132.3 without following, paired (372,008 / 350,028 /
+  254,130 against 291,608 / 243,774 visits).
+So following pays at a winning root and not in the helper's own options at a losing one
+(the main search's visits there are detours). Kept: a helper follows only in the main
+search's kept option, once its share is proven (tools/busy_marks.py `HelperBusy`), which
+is where a record run spends its last hours (0*20's 0*18.1a1a). At a winning root the
+far options still leave the helper's work unused (0*16 1.0-1.4x in every variant but
+following from the root); a division that is right at both kinds of root is not found.
+The 0*20 run was restarted on this at 04:22 (run4 before it: +725,835 main visits, +2,905
+stored, 1,710 user CPU s for both processes, 1:00:10 wall of which ~40 min stopped).
 """
 
 from __future__ import annotations
