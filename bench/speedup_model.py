@@ -189,6 +189,13 @@ as with --jobs 1. Traced, the main search now spends its CPU in the held-back ch
 (0*14's slowest run: 32.2 CPU s in 0*12.1a1a, 0.0 in the 7 siblings the helper proved in
 21 s; the helper then proved 0*12.1a1a too, in 11 s, first). What is left at 0*14 is the
 spread of that one child's proof: 1.6x there is kept in 4 of 6 runs.
+
+Tried 2026-11-28, not kept: the helper, in the root child the main search is in, follows it
+(misère's `HelperBusy`: at a node that looks winning, down the child the main search is
+in). Idle, paired, wall s (main visits): --jobs 1 51.5, 49.4 (150,064); without 34.4, 30.0,
+34.2 (115,427 / 120,649 / 156,651: 1.46, 1.68, 1.47x); following 40.7, 45.0, 26.9 (174,327 /
+173,948 / 58,739). The main search's visits rose past --jobs 1's in two of three: the
+helper decides nodes next to its path, and each such fact restarts it from the root.
 """
 
 from __future__ import annotations
