@@ -410,6 +410,10 @@ search's kept option, once its share is proven (tools/busy_marks.py `HelperBusy`
 is where a record run spends its last hours (0*20's 0*18.1a1a). At a winning root the
 far options still leave the helper's work unused (0*16 1.0-1.4x in every variant but
 following from the root); a division that is right at both kinds of root is not found.
+As kept, paired at 0*15 (04:38-04:47): following in the kept option only 127.2 and 142.1 s
+(312,474 / 329,063 visits) against 139.4 and 114.8 without (351,807 / 282,777): no
+difference the spread of these runs can show. Normal play's --jobs, given the same rule in
+the root child the main search is in, was no faster (bench/speedup_model.py).
 The 0*20 run was restarted on this at 04:22 (run4 before it: +725,835 main visits, +2,905
 stored, 1,710 user CPU s for both processes, 1:00:10 wall of which ~40 min stopped).
 """
