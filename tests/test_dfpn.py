@@ -117,8 +117,16 @@ def test_dfpn_leaving_busy_nodes_to_others_still_decides_right(
 ) -> None:
     """With nodes another search is in (here: forever), df-pn searches the others first
     and still decides every node right, without looping, and leaves every node it entered."""
+    busy = BusyForever({str(node) for node in data.draw(st.sets(st.integers(0, len(graph[0]))))})
+    _decides_right_leaving_every_node(graph, capacity, busy)
+
+
+def _decides_right_leaving_every_node(
+    graph: tuple[list[list[int]], list[int]], capacity: int, busy: BusyForever
+) -> None:
+    """df-pn with these marks decides every node right, without looping, and leaves every
+    node it entered."""
     edges, estimates = graph
-    busy = BusyForever({str(node) for node in data.draw(st.sets(st.integers(0, len(edges))))})
 
     @cache
     def losing(node: int) -> bool:
@@ -149,20 +157,10 @@ def test_dfpn_following_a_leading_search_still_decides_right(
 ) -> None:
     """A helper that goes down the child its leader is in at every node that looks
     winning (here: the leader never moves) decides every node right, without looping."""
-    edges, estimates = graph
-    nodes = st.sets(st.integers(0, len(edges)))
+    nodes = st.sets(st.integers(0, len(graph[0])))
     led = {str(node) for node in data.draw(nodes)}
     busy = LeaderForever(led | {str(node) for node in data.draw(nodes)}, led)
-
-    @cache
-    def losing(node: int) -> bool:
-        return not any(losing(child) for child in edges[node])
-
-    space = GraphSpace(edges, estimates, capacity, busy)
-    space.visit = lambda: _count_visits(space)  # type: ignore[method-assign]
-    assert space.losing(0) == losing(0)
-    assert all(value == losing(int(key)) for key, value in space.decisions.items())
-    assert not any(busy.mine.values())
+    _decides_right_leaving_every_node(graph, capacity, busy)
 
 
 def test_at_a_node_that_looks_winning_a_helper_goes_where_its_leader_is() -> None:
