@@ -416,6 +416,14 @@ difference the spread of these runs can show. Normal play's --jobs, given the sa
 the root child the main search is in, was no faster (bench/speedup_model.py).
 The 0*20 run was restarted on this at 04:22 (run4 before it: +725,835 main visits, +2,905
 stored, 1,710 user CPU s for both processes, 1:00:10 wall of which ~40 min stopped).
+It ran to 05:50 (run5: 1:27:57 wall of which ~29 min stopped; Ctrl-C): main +3,879,769
+visits, 6,827 user CPU s for both processes, peak RSS 4.3 GB; the main search made ~1,000-1,500
+visits a second in its last 30 minutes against 400-800 before the restart (not attributed:
+its place in the tree moves too). Still 10 of 11, 0*18.1a1a open: of its 69 options 3 were
+proven winning and none losing at 05:05 (`settled_options` of 0*18.1a1a on the store,
+read-only: 254 s beside the run). All runs: ~17.6 M main visits plus the helpers',
+164,018 stored losing nodes, ~19,100 user CPU s (5.3 CPU hours). Checkpoint:
+misere-0x20.spdbx, 892 kB.
 """
 
 from __future__ import annotations
