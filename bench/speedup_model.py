@@ -193,10 +193,11 @@ spread of that one child's proof: 1.6x there is kept in 4 of 6 runs.
 Tried 2026-11-28, not kept: the helper, in the root child the main search is in, follows it
 (misère's `HelperBusy`: at a node that looks winning, down the child the main search is
 in). Idle, paired, wall s (main visits): --jobs 1 51.5, 49.4 (150,064); without 34.4, 30.0,
-34.2 (115,427 / 120,649 / 156,651: 1.46, 1.68, 1.47x); following 40.7, 45.0, 26.9 (174,327 /
-173,948 / 58,739). The main search's visits rose past --jobs 1's in two of three. Not
-traced; my guess: the helper decides nodes next to the main search's path, and a fact on
-or beside that path starts the main search again from the root.
+34.2 (115,427 / 120,649 / 156,651: 1.46, 1.68, 1.47x); following 40.7, 45.0 (174,327 /
+173,948; a third run was cut short by the end of the measurement). The main search's visits
+rose past --jobs 1's in both. Not traced; my guess: the helper decides nodes next to the
+main search's path, and a fact on or beside that path starts the main search again from
+the root.
 """
 
 from __future__ import annotations
