@@ -422,8 +422,14 @@ visits a second in its last 30 minutes against 400-800 before the restart (not a
 its place in the tree moves too). Still 10 of 11, 0*18.1a1a open: of its 69 options 3 were
 proven winning and none losing at 05:05 (`settled_options` of 0*18.1a1a on the store,
 read-only: 254 s beside the run). All runs: ~17.6 M main visits plus the helpers',
-164,018 stored losing nodes, ~19,100 user CPU s (5.3 CPU hours). Checkpoint:
-misere-0x20.spdbx, 892 kB.
+164,018 stored losing nodes, ~19,100 user CPU s (5.3 CPU hours).
+Then run6 (05:51-05:54, the same command): **0*20 decided L**, as A164950 has it, after
++533,400 main visits, 203 s, 408 user CPU s for both processes, peak RSS 1.26 GB. solve said
+that the answer rests on 164,018 store facts no check has verified (its own earlier runs' and
+imported checkpoints): it is a claim until `bench/build_results.py --from DIR --misere 20`
+has pruned and checked the certificate (started 06:01; not finished this session). All runs:
+~18.1 M main visits plus the helpers', 167,729 stored losing nodes, ~19,500 user CPU s
+(5.4 CPU hours). Checkpoint: misere-0x20.spdbx, 912 kB: the whole store, decided.
 """
 
 from __future__ import annotations
