@@ -144,6 +144,7 @@ def build_one(args: argparse.Namespace, n: int, play: str, done: set[tuple[str, 
         solve_command=solved.command,
         solve_cpu_seconds=solved.cpu_seconds,
         solve_max_rss_kb=solved.max_rss_kb,
+        quiet=False,
     )
     proved = entry.statement.get("outcome") or ("L" if entry.statement["nimber"] == 0 else "W")
     if solved.outcome is not None and proved != solved.outcome:

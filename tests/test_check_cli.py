@@ -45,6 +45,23 @@ def test_solve_check_prune_cycles(tmp_path: Path) -> None:
     assert again.returncode == 0 and json.loads(again.stdout)["facts_used"] <= report["facts_used"]
 
 
+def test_a_root_check_says_how_far_it_is_on_stderr_unless_quiet(tmp_path: Path) -> None:
+    """Plain lines (stderr is not a terminal): facts checked so far and the cycle; a
+    misère check of 0*20 runs for an hour, and a silent hour looks like a hang."""
+    store = tmp_path / "store"
+    assert run_cli("solve", "0*8", "--store", str(store), "--quiet").returncode == 0
+    every_line = {"SPROUTSDB_PROGRESS_SECONDS": "1e-9"}
+    args = ("check", "--store", str(store), "--root", "0*8", "--cycles", "2")
+    done = run_cli(*args, env=every_line)
+    assert done.returncode == 0, done.stderr
+    lines = [x for x in done.stderr.splitlines() if x.startswith("sproutsdb check: ")]
+    assert lines and all(" facts in " in x and "facts/s" in x for x in lines), done.stderr
+    assert "(cycle=1 of 2)" in lines[0] and "(cycle=2 of 2)" in lines[-1]
+    quiet = run_cli(*args, "--quiet", env=every_line)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    assert quiet.stdout.splitlines()[0] == done.stdout.splitlines()[0]  # the same proof
+
+
 def test_a_hole_exits_1_and_names_the_position(tmp_path: Path) -> None:
     store = tmp_path / "store"
     assert run_cli("solve", "0*2", "--store", str(store), "--quiet").returncode == 0

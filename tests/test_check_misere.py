@@ -47,6 +47,20 @@ def test_solved_stores_check_clean_and_cycles_never_grow() -> None:
         assert again.ok and again.outcome == outcome and len(again.used) <= len(best.used)
 
 
+def test_progress_hears_every_cycle_count_up() -> None:
+    """A long check says how far it is: each cycle in turn, its nodes checked rising."""
+    heard: list[tuple[int, int]] = []
+    best, sizes = check_misere_with_cycles(
+        engine(), solved(5), "0*5", cycles=3, progress=lambda *at: heard.append(at)
+    )
+    assert best.ok and len(sizes) == 3
+    assert [cycle for cycle, _ in heard] == sorted(cycle for cycle, _ in heard)
+    assert {cycle for cycle, _ in heard} == {1, 2, 3}
+    for cycle in (1, 2, 3):
+        counts = [checked for at, checked in heard if at == cycle]
+        assert counts == sorted(counts) and counts[0] > 0
+
+
 def test_a_missing_losing_node_is_a_hole() -> None:
     proof = MisereChecker(engine(), solved(4)).check("0*4").used
     failures = 0

@@ -161,6 +161,7 @@ def run_check_misere(args: argparse.Namespace) -> int:
             seed=args.seed,
             rct_table=args.rct_table,
             derive_rct_lives=args.derive_rct_lives,
+            quiet=args.quiet,
         )
     _prune(args, result)
     return _finish(args, result, started, access)
@@ -225,6 +226,7 @@ def run_check(args: argparse.Namespace) -> int:
             seed=args.seed,
             outcome_only=args.outcome_only,
             derive_lives=args.derive_lives,
+            quiet=args.quiet,
         )
     _prune(args, result)
     return _finish(args, result, started, access)
@@ -380,7 +382,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the same path; this process alone marks facts verified",
     )
     p.add_argument("--batch", type=int, default=CHECK_BATCH, help=argparse.SUPPRESS)
-    p.add_argument("--quiet", action="store_true", help="no progress bar (--all)")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (facts checked so far, and the cycle of --cycles)",
+    )
     p.add_argument(
         "--misere",
         action="store_true",

@@ -16,6 +16,7 @@ from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from sproutsdb.solver.normal.check import (
+    CheckProgress,
     CheckReport,
     FactSource,
     Hole,
@@ -23,6 +24,7 @@ from sproutsdb.solver.normal.check import (
     Verdict,
     all_options_win,
     best_of_cycles,
+    cycle_ticker,
     drive_checks,
     nothing_settled,
     proof_closure,
@@ -55,10 +57,13 @@ class MisereChecker:
         *,
         rng: random.Random | None = None,
         settled: Callable[[str], Verdict | None] | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         """``settled`` may give a node's verdict without checking it (e.g. the server's
-        verifier takes its verified losing nodes as checked); None: check everything."""
+        verifier takes its verified losing nodes as checked); None: check everything.
+        ``progress`` is told how many nodes were checked, now and then."""
         self.engine = engine
+        self._progress = progress
         self._source = source
         self._rng = rng
         self._settled = settled if settled is not None else nothing_settled
@@ -95,6 +100,7 @@ class MisereChecker:
             key_of=lambda want: want[0],
             start=lambda want: self._check_node(want[1], want[0]),
             settled=self._settled,
+            progress=self._progress,
         )
 
     # ----------------------------------------------------------------- the checks
@@ -191,13 +197,20 @@ class _MisereProofView:
 
 
 def check_misere_with_cycles(
-    engine: MisereEngine, source: FactSource, position: str, *, cycles: int = 1, seed: int = 0
+    engine: MisereEngine,
+    source: FactSource,
+    position: str,
+    *,
+    cycles: int = 1,
+    seed: int = 0,
+    progress: CheckProgress | None = None,
 ) -> tuple[CheckReport, list[int]]:
     """Random check cycles as for normal play: later cycles choose among the best proof's
-    facts only, so the proof never grows."""
+    facts only, so the proof never grows; `progress` hears how far each cycle is."""
 
-    def run(best: CheckReport | None, rng: random.Random | None) -> CheckReport:
+    def run(best: CheckReport | None, rng: random.Random | None, cycle: int) -> CheckReport:
         facts = source if best is None else _MisereProofView(best.used)
-        return MisereChecker(engine, facts, rng=rng).check(position)
+        tick = cycle_ticker(progress, cycle)
+        return MisereChecker(engine, facts, rng=rng, progress=tick).check(position)
 
     return best_of_cycles(run, cycles=cycles, seed=seed)

@@ -34,6 +34,10 @@ from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import FactKind
 
 MAX_NAMED = 20  # missing lands named per hole
+PROGRESS_EVERY = 16  # facts checked between two calls of a progress callback
+
+# How far a root check is: (cycle, 1-based; facts checked so far in that cycle).
+CheckProgress = Callable[[int, int], None]
 
 
 class FactSource(Protocol):
@@ -121,12 +125,14 @@ def drive_checks(
     key_of: Callable[[Any], str],
     start: Callable[[Any], Generator[Any, Verdict, Any]],
     settled: Callable[[str], Verdict | None] = nothing_settled,
+    progress: Callable[[int], None] | None = None,
 ) -> None:
     """Run a check coroutine and every check it asks for on one explicit stack, memoised.
 
     A coroutine yields what it needs checked and is sent its verdict. A key already on
     the stack is UNPROVEN (a cycle, impossible when moves shrink positions, so never
     trusted). `settled` may decide a key without checking it (facts verified earlier).
+    `progress`, when given, is told the number of verdicts every PROGRESS_EVERY of them.
     """
     stack: list[tuple[str, Generator[Any, Verdict, Any]]] = [("", task)]
     on_stack: set[str] = set()
@@ -141,6 +147,8 @@ def drive_checks(
                 on_stack.discard(key)
                 verdicts[key] = stop.value
                 value = stop.value
+                if progress is not None and len(verdicts) % PROGRESS_EVERY == 0:
+                    progress(len(verdicts))
             continue
         key = key_of(want)
         known = verdicts.get(key)
@@ -219,23 +227,31 @@ def proof_closure(
     return used
 
 
+def cycle_ticker(progress: CheckProgress | None, cycle: int) -> Callable[[int], None] | None:
+    """The `drive_checks` progress callback of one cycle: `progress` told the cycle too."""
+    if progress is None:
+        return None
+    return lambda checked: progress(cycle, checked)
+
+
 def best_of_cycles(
-    run: Callable[[CheckReport | None, random.Random | None], CheckReport],
+    run: Callable[[CheckReport | None, random.Random | None, int], CheckReport],
     *,
     cycles: int,
     seed: int,
 ) -> tuple[CheckReport, list[int]]:
-    """The paper's random check cycles: `run(None, None)` checks the store, then
-    `run(best, rng)` checks again `cycles - 1` times with random choices among the facts of
-    the smallest proof found so far, so the proof never grows. Returns the best report (its
-    `verified` holds every fact any cycle verified) and every cycle's proof size."""
-    best = run(None, None)
+    """The paper's random check cycles: `run(None, None, 1)` checks the store, then
+    `run(best, rng, cycle)` checks again `cycles - 1` times with random choices among the
+    facts of the smallest proof found so far, so the proof never grows. Returns the best
+    report (its `verified` holds every fact any cycle verified) and every cycle's proof
+    size."""
+    best = run(None, None, 1)
     sizes = [len(best.used)]
     rng = random.Random(seed)
-    for _ in range(1, max(1, cycles)):
+    for cycle in range(2, max(1, cycles) + 1):
         if not best.ok:
             break
-        report = run(best, random.Random(rng.getrandbits(64)))
+        report = run(best, random.Random(rng.getrandbits(64)), cycle)
         sizes.append(len(report.used))
         if report.ok and len(report.used) < len(best.used):
             report.verified = {**best.verified, **report.verified}
@@ -266,8 +282,10 @@ class Checker:
         fetch_batch: int = 512,
         trusted: Callable[[Sequence[str]], Iterable[str]] | None = None,
         derive_lives: int = 0,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         self.game = game
+        self._progress = progress
         self._source = source
         self._small = SmallLands(game, derive_lives)
         self._derived: dict[str, int] = {}  # lands of `_stored` whose value is the rules'
@@ -372,6 +390,7 @@ class Checker:
             key_of=_itself,
             start=self._start_land,
             settled=self._settled_by_trust,
+            progress=self._progress,
         )
 
     def _start_land(self, land: str) -> Task:
@@ -847,15 +866,17 @@ def check_with_cycles(
     seed: int = 0,
     outcome_only: bool = False,
     derive_lives: int = 0,
+    progress: CheckProgress | None = None,
 ) -> tuple[CheckReport, list[int]]:
     """The paper's random check cycles: a first deterministic check of the store, then
     `cycles - 1` checks with random choices restricted to the smallest proof found so far,
     so the proof never grows. Returns the best report (its `verified` holds every fact
-    any cycle verified) and every cycle's proof size."""
+    any cycle verified) and every cycle's proof size; `progress` hears how far each is."""
 
-    def run(best: CheckReport | None, rng: random.Random | None) -> CheckReport:
+    def run(best: CheckReport | None, rng: random.Random | None, cycle: int) -> CheckReport:
         facts = source if best is None else _ProofView(best.used)
-        checker = Checker(game, facts, rng=rng, derive_lives=derive_lives)
+        tick = cycle_ticker(progress, cycle)
+        checker = Checker(game, facts, rng=rng, derive_lives=derive_lives, progress=tick)
         return checker.check(position, outcome_only=outcome_only)
 
     return best_of_cycles(run, cycles=cycles, seed=seed)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError, load_one
 from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
 from sproutsdb.solver.misere.rct_trust import DerivedRcts
-from sproutsdb.solver.normal.check import CheckReport, check_with_cycles
+from sproutsdb.solver.normal.check import CheckProgress, CheckReport, check_with_cycles
 from sproutsdb.solver.ports.proofstore import FactKind
 
 MARK_BATCH = 10_000
@@ -326,24 +328,51 @@ def check_root(
     seed: int = 0,
     outcome_only: bool = False,
     derive_lives: int = DEFAULT_DERIVE_LIVES,
+    quiet: bool = True,
 ) -> RootCheck:
     """The normal-play proof of `root` from the store's facts (`cycles` random cycles keep
-    the smallest proof); the facts it verified are marked. NotationError for a bad root."""
+    the smallest proof); the facts it verified are marked. NotationError for a bad root.
+    Unless `quiet`, the facts checked so far are shown on stderr."""
     if cycles < 1:
         raise UsageError("the number of cycles must be at least 1")
     game = get_game(store.identity.game).engine()  # the store's game
     key = game.canonical(root)
-    report, sizes = check_with_cycles(
-        game,
-        store,
-        key,
-        cycles=cycles,
-        seed=seed,
-        outcome_only=outcome_only,
-        derive_lives=derive_lives,
-    )
+    with root_check_progress(cycles, quiet) as progress:
+        report, sizes = check_with_cycles(
+            game,
+            store,
+            key,
+            cycles=cycles,
+            seed=seed,
+            outcome_only=outcome_only,
+            derive_lives=derive_lives,
+            progress=progress,
+        )
     _mark(store, FactKind.NIMBER, list(report.verified), CHECK_ROOT)
     return RootCheck(report, sizes, game=store.identity.game)
+
+
+@contextmanager
+def root_check_progress(cycles: int, quiet: bool) -> Iterator[CheckProgress | None]:
+    """A root check's progress on stderr: the facts checked over all its cycles so far and
+    the cycle it is in (a misère check of 0*20 runs for an hour); None when `quiet`."""
+    if quiet:
+        yield None
+        return
+    with counter_bar("facts", enabled=True) as bar:
+        earlier = 0  # facts checked by the cycles before the current one
+        current = [0, 0]  # the current cycle and its facts checked so far
+
+        def tick(cycle: int, checked: int) -> None:
+            nonlocal earlier
+            if cycle != current[0]:
+                earlier += current[1]
+                current[0] = cycle
+                bar.set_postfix(cycle=f"{cycle} of {cycles}")
+            current[1] = checked
+            bar.update_to(earlier + checked)
+
+        yield tick
 
 
 def check_misere_root(
@@ -354,12 +383,14 @@ def check_misere_root(
     seed: int = 0,
     rct_table: str | Path | None = None,
     derive_rct_lives: int = DEFAULT_DERIVE_RCT_LIVES,
+    quiet: bool = True,
 ) -> RootCheck:
     """The misère outcome of `root` from the store's losing nodes.
 
     The lands the checker replaces by RCTs come from the store's `pos_rct` claims or from
     `rct_table`; each one is re-derived from the rules before it is used (solver.misere.rct_trust),
-    so a forged position → RCT entry is refuted (the check fails), never believed.
+    so a forged position → RCT entry is refuted (the check fails), never believed. Unless
+    `quiet`, the nodes checked so far are shown on stderr.
     """
     from sproutsdb.solver.misere.check import check_misere_with_cycles
     from sproutsdb.solver.misere.solver import MisereSolver
@@ -371,7 +402,10 @@ def check_misere_root(
     rcts, table_source = misere_rct_source(store, rct_table, derive_rct_lives)
     # the solver class only as the engine (nodes, children, rules); it never searches
     engine = MisereSolver(game, MemoryProofStore(), rcts)
-    report, sizes = check_misere_with_cycles(engine, store, root, cycles=cycles, seed=seed)
+    with root_check_progress(cycles, quiet) as progress:
+        report, sizes = check_misere_with_cycles(
+            engine, store, root, cycles=cycles, seed=seed, progress=progress
+        )
     if rcts is not None:
         report.inconsistent.extend(rcts.report.inconsistencies())
     _mark(store, FactKind.MISERE, list(report.verified), CHECK_MISERE_ROOT)

@@ -166,15 +166,16 @@ def prove(
     cycles: int = 1,
     *,
     rct_table: Path | None = None,
+    quiet: bool = True,
 ) -> RootCheck:
     """The root check of `position` in `play` on `store` (marks what it verified); a misère
     check takes its RCTs from `rct_table` when given (re-derived whole, or its cached mark),
-    else from the store's claims (each re-derived)."""
+    else from the store's claims (each re-derived). Unless `quiet`, progress on stderr."""
     if play not in PLAYS:
         raise UsageError(f"play {play!r}: give one of {', '.join(PLAYS)}")
     if play == "misere":
-        return check_misere_root(store, position, cycles=cycles, rct_table=rct_table)
-    return check_root(store, position, cycles=cycles)
+        return check_misere_root(store, position, cycles=cycles, rct_table=rct_table, quiet=quiet)
+    return check_root(store, position, cycles=cycles, quiet=quiet)
 
 
 def required_table(play: str) -> Path | None:
@@ -213,14 +214,14 @@ class CertificateCheck:
 
 
 def check_certificate_file(
-    path: Path, position: str, play: str, work: Path
+    path: Path, position: str, play: str, work: Path, *, quiet: bool = True
 ) -> tuple[RootCheck, int]:
     """Import the certificate at `path` into a new store under `work` and check its root;
     the check and the number of facts imported."""
     work.mkdir(parents=True, exist_ok=True)
     with open_store(work / "store", create=True, durable=False) as store:
         totals, _ = import_file(path, store, plan=plan_import(path))
-        check = prove(store, position, play, rct_table=required_table(play))
+        check = prove(store, position, play, rct_table=required_table(play), quiet=quiet)
         return check, totals["inserted"] + totals["unchanged"]
 
 
@@ -273,12 +274,15 @@ def _write_certificate(check: RootCheck, play: str, work: Path, out: Path) -> No
             export_store(pruned, out)
 
 
-def _tighten(staged: Path, position: str, play: str, work: Path) -> tuple[RootCheck, int]:
+def _tighten(
+    staged: Path, position: str, play: str, work: Path, quiet: bool
+) -> tuple[RootCheck, int]:
     """Check the certificate alone, as `results --check` will, and prune it again to what
     that check used until it verifies every fact it holds (a fresh check may find a proof
     among a subset of the facts the random cycles kept). UsageError if it does not check."""
     for round_ in range(TIGHTEN_ROUNDS):
-        check, facts = check_certificate_file(staged, position, play, work / f"again-{round_}")
+        again = work / f"again-{round_}"
+        check, facts = check_certificate_file(staged, position, play, again, quiet=quiet)
         if not check.ok:
             raise UsageError(f"the certificate of {position} does not check on its own")
         if not unverified_facts(staged, check):
@@ -372,10 +376,12 @@ def build_certificate(
     solve_command: str = "",
     solve_cpu_seconds: float | None = None,
     solve_max_rss_kb: int | None = None,
+    quiet: bool = True,
 ) -> ManifestEntry:
     """Prune the proof of `position` held in the solved store at `store_dir` (`cycles`
     random cycles, keeping the smallest), export it natively into `out_dir`, check that the
     file alone proves the same statement in a fresh store, and add it to the manifest.
+    Unless `quiet`, each check shows its progress on stderr.
 
     UsageError when the store does not prove `position`, or the file does not check (then
     nothing is written to `out_dir`)."""
@@ -385,12 +391,12 @@ def build_certificate(
     with tempfile.TemporaryDirectory(prefix="sproutsdb-build-") as work:
         staged = Path(work) / name
         with open_store(store_dir, create=False) as store:
-            check = prove(store, position, play, cycles)
+            check = prove(store, position, play, cycles, quiet=quiet)
             if not check.ok:
                 raise UsageError(f"{store_dir} does not prove {position} ({_why(check)})")
             _write_certificate(check, play, Path(work) / "pruned", staged)
         statement = statement_of(check)
-        again, facts = _tighten(staged, position, play, Path(work))
+        again, facts = _tighten(staged, position, play, Path(work), quiet)
         prune_cpu = time.process_time() - started
         if statement_of(again) != statement:
             raise UsageError(f"the certificate of {position} does not check on its own")
