@@ -130,6 +130,23 @@ def test_results_check_re_derives_the_small_misere_certificates_on_the_s6_table(
     assert all(r["checked"] for r in report["results"] if r["position"] in checked)
 
 
+def test_results_check_in_two_processes_finds_what_one_finds() -> None:
+    """--jobs 2 checks the largest certificates first in worker processes; the report is
+    the same, in manifest order."""
+    args = ("--check", "--max-facts", "300", "--play", "normal")
+    code, apart, stderr = results_json(*args, "--jobs", "2")
+    assert code == 0 and apart["ok"], stderr
+    code, alone, _ = results_json(*args, "--jobs", "1")
+    assert code == 0 and alone["ok"]
+    assert apart["checked"] == alone["checked"] >= 12
+    assert apart["checked_facts"] == alone["checked_facts"]
+    assert [r["position"] for r in apart["results"]] == [r["position"] for r in alone["results"]]
+    assert stderr.count("[") >= apart["checked"]  # a line per certificate as it ends
+    for bad in (("--check", "--jobs", "0"), ("--jobs", "2")):
+        done = run_cli("results", *bad)
+        assert done.returncode == 2 and "--jobs N (N ≥ 1) is for --check" in done.stderr
+
+
 def test_a_tampered_certificate_is_refused_by_check(tmp_path: Path) -> None:
     library = small_library(tmp_path / "lib", ("0*6", "0*7"))
     entries = read_manifest(library)

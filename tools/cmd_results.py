@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.ops.check import default_jobs
 from sproutsdb.ops.results import (
     CertificateCheck,
     ManifestEntry,
@@ -40,6 +41,8 @@ def run_results(args: argparse.Namespace) -> int:
         raise UsageError(f"--library {directory}: no manifest.json there")
     if args.max_facts is not None and args.max_facts < 0:
         raise UsageError("--max-facts N needs N ≥ 0")
+    if args.jobs is not None and (args.jobs < 1 or not args.check):
+        raise UsageError("--jobs N (N ≥ 1) is for --check")
     started = time.perf_counter()
     checks: list[CertificateCheck] = []
     if args.check:
@@ -47,6 +50,7 @@ def run_results(args: argparse.Namespace) -> int:
             directory,
             only=lambda entry: _selected(args, entry),
             progress=None if args.quiet else _say,
+            jobs=default_jobs() if args.jobs is None else args.jobs,
         )
     shipped = directory is None and args.play != "normal"  # the install's tables, not a folder's
     tables = table_rows(check=args.check) if shipped else []
@@ -204,7 +208,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "examples:\n"
             "  sproutsdb results\n"
             "  sproutsdb results --check --json\n"
-            "  sproutsdb results --check --max-facts 1000    # the small certificates (CI)"
+            "  sproutsdb results --check --max-facts 1000    # the small certificates (CI)\n"
+            "  sproutsdb results --check --play misere --jobs 2"
         ),
     )
     p.add_argument("--check", action="store_true", help="re-derive the certificates now")
@@ -224,6 +229,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="DIR",
         default=None,
         help="a results folder with a manifest.json (default: the one the package ships)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--check in N processes, the largest certificates first (default: the CPUs "
+        f"available to this process, here {default_jobs()}; 1: in this process)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(handler=run_results)
