@@ -430,6 +430,19 @@ imported checkpoints): it is a claim until `bench/build_results.py --from DIR --
 has pruned and checked the certificate (started 06:01; not finished this session). All runs:
 ~18.1 M main visits plus the helpers', 167,729 stored losing nodes, ~19,500 user CPU s
 (5.4 CPU hours). Checkpoint: misere-0x20.spdbx, 912 kB: the whole store, decided.
+Its certificate, 2026-11-28 06:17-06:59 (`bench/build_results.py --from DIR --misere 20`,
+one core, the 0*21 run on the other): the first check of the root on the solve's store
+re-derived L; 4 random cycles kept 47,107 / 42,042 / 40,693 / 39,973 losing nodes, tightened
+to 39,797 beyond S6 that a check of the file alone verifies, every one (misere-0x20.spdbx,
+217 kB), in 1,695 CPU s and 1.75 GB peak. Then the file alone, imported into a fresh store,
+`check --misere --root 0*20 --rct-table data/s6.rcttable`: L, clean, 39,797 of 39,797
+verified, 26,364 lands replaced by RCTs of the re-derived table, 235 CPU s, 1.34 GB.
+So 0*20 is a result here now, checked from the rules alone, not a claim. Proof sizes
+beside the paper's Figure 10 (positions beyond S6, n ≤ 17 only): 0*18 41,581, 0*19
+15,117, 0*20 39,797 losing nodes. The 2-hour goal: 5.4 CPU hours and about 3.6 h of
+running wall time over six runs (run1 ~4,200 s on one core, run3-6 ~8,550 s with --jobs 2;
+the stopped minutes estimated out), so missed by about 1.8x, not counting the 22.4 M visits
+of the runs lost with the machine before them.
 """
 
 from __future__ import annotations
