@@ -147,6 +147,22 @@ def test_results_check_in_two_processes_finds_what_one_finds() -> None:
         assert done.returncode == 2 and "--jobs N (N ≥ 1) is for --check" in done.stderr
 
 
+def test_a_check_process_that_died_is_a_failed_check() -> None:
+    """A worker killed mid-check (out of memory, a signal) fails its certificate with a
+    message, never a traceback, and the rest of the report stands."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from sproutsdb.ops.results import _worker_result
+
+    entry = read_manifest(shipped_library())[0]
+    lost: Future[Any] = Future()
+    lost.set_exception(BrokenProcessPool("a process in the pool was terminated abruptly"))
+    result = _worker_result(lost, entry, shipped_library())
+    assert not result.ok and result.entry is entry
+    assert "its check process failed" in result.message and "terminated" in result.message
+
+
 def test_a_tampered_certificate_is_refused_by_check(tmp_path: Path) -> None:
     library = small_library(tmp_path / "lib", ("0*6", "0*7"))
     entries = read_manifest(library)

@@ -23,7 +23,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -379,10 +379,21 @@ def check_library(
         largest_first = sorted(entries, key=lambda e: e.facts, reverse=True)
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(min(jobs, len(entries)), mp_context=context) as pool:
-            futures = [pool.submit(check_certificate, directory, e) for e in largest_first]
+            futures = {pool.submit(check_certificate, directory, e): e for e in largest_first}
             for future in as_completed(futures):
-                report(future.result())
+                report(_worker_result(future, futures[future], directory))
     return [done[entry.key] for entry in entries]
+
+
+def _worker_result(
+    future: Future[CertificateCheck], entry: ManifestEntry, directory: Path
+) -> CertificateCheck:
+    """A worker's check, or a failed one when its process died (killed, out of memory)."""
+    try:
+        return future.result()
+    except Exception as error:  # noqa: BLE001 - a lost worker is a check that did not pass
+        path = directory / entry.file
+        return CertificateCheck(entry, path, False, f"{path}: its check process failed: {error}")
 
 
 def required_table_verified() -> None:
