@@ -198,6 +198,22 @@ in). Idle, paired, wall s (main visits): --jobs 1 51.5, 49.4 (150,064); without 
 rose past --jobs 1's in both. Not traced; my guess: the helper decides nodes next to the
 main search's path, and a fact on or beside that path starts the main search again from
 the root.
+
+Again at this commit, 2026-11-28 07:19-07:34 (idle: the misère 0*21 run stopped with
+SIGSTOP, nothing else running; `sproutsdb solve 0*n --outcome-only --jobs J --store NEW
+--json --quiet` under /usr/bin/time, wall s (main visits); --jobs 1 interleaved):
+  0*14: --jobs 1 43.7, 47.3 (150,064; mean 45.5); --jobs 2 18.0, 40.0, 28.8, 22.3, 54.5,
+        25.1 (64,999 / 110,753 / 76,314 / 72,600 / 224,004 / 72,784: 2.53, 1.14, 1.58,
+        2.04, 0.84, 1.81x)
+  0*18: --jobs 1 163.2 (273,244); --jobs 2 66.3, 69.7, 70.0 (137,312 / 144,887 / 158,043:
+        2.46, 2.34, 2.33x)
+  0*20: --jobs 1 117.9 (241,996); --jobs 2 51.8, 51.3, 55.4 (121,220 / 131,539 / 108,630:
+        2.28, 2.30, 2.13x)
+Every outcome L as with --jobs 1, peak RSS 68-90 MB. 0*18 and 0*20 are above 2x in every
+run (both processes' CPU below --jobs 1's: the helper's siblings' facts shorten the main
+search's proof of its child). 0*14 is at >= 1.6x in 3 of 6: where it is slow the main search
+made 110,753 and 224,004 visits, against 150,064 alone, so the helper's facts moved its
+path to a longer one; the spread is 0*14's, whose proof is 45 s of one core.
 """
 
 from __future__ import annotations
