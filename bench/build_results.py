@@ -11,7 +11,9 @@ command adds what was not ready the last time.
 
 `--from DIR` reads DIR/normal-N and DIR/misere-N (stores), with N.json (the solve's --json
 output, written when the solve finished) and N.time (`/usr/bin/time -v`); a store whose .json
-is missing is still being solved and is left for a later run.
+is missing is still being solved and is left for a later run. A solve resumed over several
+runs leaves one time file a run, N.time.1, N.time.2, … beside N.time: their CPU seconds are
+summed and the largest peak RSS kept (misère 0*20 ran six times).
 """
 
 from __future__ import annotations
@@ -63,10 +65,23 @@ def from_existing(folder: Path, n: int, play: str, nimber_up_to: int) -> Solved 
     if not finished.is_file() or not store.is_dir():
         return None
     solved = json.loads(finished.read_text())
-    cpu, rss = read_time_file(folder / f"{play}-{n}.time")
+    cpu, rss = read_time_files(sorted(folder.glob(f"{play}-{n}.time*")))
     cpu, rss = solved.get("cpu_seconds", cpu), solved.get("max_rss_kb", rss)  # --work's
     command = " ".join(["sproutsdb", *solve_command(n, play, nimber_up_to), "--store SOLVED"])
     return Solved(store, command, cpu, rss, solved.get("outcome"))
+
+
+def read_time_files(paths: list[Path]) -> tuple[float | None, int | None]:
+    """The summed CPU seconds and the largest peak RSS of the runs of one resumed solve;
+    None for a figure some run's file lacks."""
+    figures = [read_time_file(path) for path in paths]
+    if not figures:
+        return None, None
+    cpus = [cpu for cpu, _ in figures]
+    rsses = [rss for _, rss in figures]
+    cpu = None if None in cpus else round(sum(c for c in cpus if c is not None), 2)
+    rss = None if None in rsses else max(r for r in rsses if r is not None)
+    return cpu, rss
 
 
 def read_time_file(path: Path) -> tuple[float | None, int | None]:
