@@ -445,6 +445,17 @@ beside the paper's Figure 10 (positions beyond S6, n ≤ 17 only): 0*18 41,581, 
 running wall time over six runs (run1 ~4,200 s on one core, run3-6 ~8,550 s with --jobs 2;
 the stopped minutes estimated out), so missed by about 1.8x, not counting the 22.4 M visits
 of the runs lost with the machine before them.
+
+0*21 (conjectured L), 2026-11-28, the same store and resume record (/tmp kept):
+  run3, 06:17-07:34, one core beside the certificate build and measurements, Ctrl-C:
+        +5,153,270 visits, +36,279 stored losing nodes, 2,453 user CPU s, peak RSS 2.55 GB.
+  run4, 07:34-08:39, `solve 0*21 --misere --jobs 2` (main from its record, helper afresh),
+        stopped with SIGSTOP ~20 of its 64 minutes for measurements and the test run, Ctrl-C:
+        main +5,051,653 visits, +49,081 stored by both, 4,364 user + system CPU s for both,
+        peak RSS 3.16 GB; the main search made ~1,600 visits a second in its last 15 minutes.
+  Still 0 of its 12 root options proven winning. All runs since the machine was wiped:
+  ~15.1 M main visits plus the helper's, 109,469 stored losing nodes, ~9,460 user CPU s
+  (2.6 CPU hours; 0*20 was decided after 5.4). Checkpoint: misere-0x21.spdbx, 590 kB.
 """
 
 from __future__ import annotations
