@@ -266,7 +266,8 @@ def test_the_api_lists_the_results_with_links_to_their_positions() -> None:
 @pytest.mark.slow
 def test_every_shipped_certificate_re_derives() -> None:
     """All of them, about 610 CPU s on the slower machine of 2026-11-27 (misère 0*18 269 s,
-    0*19 100 s) and 173 s more for misère 0*20: more than the 600 s the quick ones get."""
+    0*19 100 s) and 173 s more for misère 0*20: more than the 600 s the quick ones get
+    (337 s of wall time in 2 processes, idle, 2026-11-28)."""
     code, report, stderr = results_json("--check", timeout=1800)
     assert code == 0 and report["ok"], stderr
     assert report["checked"] == report["certificates"]
