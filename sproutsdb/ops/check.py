@@ -361,15 +361,14 @@ def root_check_progress(cycles: int, quiet: bool) -> Iterator[CheckProgress | No
         return
     with counter_bar("facts", enabled=True) as bar:
         earlier = 0  # facts checked by the cycles before the current one
-        current = [0, 0]  # the current cycle and its facts checked so far
+        current, last = 0, 0  # the current cycle and its facts checked so far
 
         def tick(cycle: int, checked: int) -> None:
-            nonlocal earlier
-            if cycle != current[0]:
-                earlier += current[1]
-                current[0] = cycle
+            nonlocal earlier, current, last
+            if cycle != current:
+                earlier, current = earlier + last, cycle
                 bar.set_postfix(cycle=f"{cycle} of {cycles}")
-            current[1] = checked
+            last = checked
             bar.update_to(earlier + checked)
 
         yield tick
