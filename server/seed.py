@@ -160,13 +160,17 @@ def seed_results(
     directory: Path | None = None,
     on_seed: Callable[[ResultSeed], None] | None = None,
     stop: threading.Event | None = None,
+    *,
+    wanted: Callable[[ManifestEntry], bool] | None = None,
+    who: str = "sproutsdb serve",
 ) -> list[ResultSeed]:
-    """Store each certificate of the results library (default: the shipped one) that the
-    store does not hold yet, once it re-derived alone in a fresh store (now, or by this
+    """Store each certificate of the results library (default: the shipped one; with
+    `wanted`, those it accepts) that the store does not hold yet, once it re-derived alone in a fresh store (now, or by this
     version before: a cached mark per file checksum, as for RCT tables), with the facts
     its root check verified marked so (sproutsdb.ops.results). A certificate that does not
     re-derive is refused with a log line. `on_seed` is told of each as it is done; `stop`,
-    once set, ends the work before the next certificate."""
+    once set, ends the work before the next certificate; `who` names the tool in the facts'
+    provenance."""
     from sproutsdb.ops.results import read_manifest, shipped_library
 
     directory = shipped_library() if directory is None else directory
@@ -176,13 +180,17 @@ def seed_results(
     for entry in read_manifest(directory):
         if stop is not None and stop.is_set():
             break
-        seeds.append(_seed_certificate(store, directory, entry))
+        if wanted is not None and not wanted(entry):
+            continue
+        seeds.append(_seed_certificate(store, directory, entry, who))
         if on_seed is not None:
             on_seed(seeds[-1])
     return seeds
 
 
-def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEntry) -> ResultSeed:
+def _seed_certificate(
+    store: LmdbProofStore, directory: Path, entry: ManifestEntry, who: str
+) -> ResultSeed:
     from sproutsdb.ops.results import check_certificate, read_mark
 
     started = time.perf_counter()
@@ -204,7 +212,7 @@ def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEnt
             return seed
         how, unverified = "re-derived now in a fresh store", set(checked.unverified)
     try:
-        conflicts = _put_certificate(store, path, entry, how, unverified)
+        conflicts = _put_certificate(store, path, entry, how, unverified, who)
     except UserError as error:  # the file changed under us, or is keyed by another form
         seed.action, seed.message = "refused", str(error)
         log.warning("results library: refusing %s %s: %s", entry.play, entry.position, error)
@@ -220,7 +228,12 @@ def _seed_certificate(store: LmdbProofStore, directory: Path, entry: ManifestEnt
 
 
 def _put_certificate(
-    store: LmdbProofStore, path: Path, entry: ManifestEntry, how: str, unverified: set[str]
+    store: LmdbProofStore,
+    path: Path,
+    entry: ManifestEntry,
+    how: str,
+    unverified: set[str],
+    who: str,
 ) -> int:
     """Store the facts of a certificate that re-derived: the nimbers or misère nodes its
     root check verified marked so; those it did not need (`unverified`), RCT records and
@@ -234,7 +247,7 @@ def _put_certificate(
     if any(plan.moved.values()):
         raise ExchangeFormatError(f"{path}: keys not in this canonical form; rebuild it")
     provenance = Provenance(
-        who="sproutsdb serve",
+        who=who,
         tool="results library",
         comment=f"{entry.file} (sha256 {entry.sha256[:16]}): {entry.play} {entry.position} "
         f"{entry.statement_text()}, {how}",

@@ -122,3 +122,64 @@ def test_grundy_without_misere_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "--grundy" in done.stderr
     assert "add --misere" in done.stderr and not (tmp_path / "s").exists()
+
+
+def _smaller_certificates(play: str, spots: int) -> int:
+    """How many certificates of the shipped results library `--seed-results` takes for a
+    solve of 0*spots: those of the play whose position has fewer lives."""
+    from sproutsdb.ops.results import read_manifest, shipped_library
+
+    game = SproutsGame()
+    lives = game.size(f"0*{spots}")
+    return sum(
+        1
+        for entry in read_manifest(shipped_library())
+        if entry.play == play and game.size(game.canonical(entry.position)) < lives
+    )
+
+
+def test_seed_results_starts_a_misere_solve_from_the_smaller_proofs(tmp_path: Path) -> None:
+    """`solve --seed-results` stores the library's certificates of 0*1..0*8 (each
+    re-derived first) before a misère solve of 0*9: the same answer in fewer visits, and a
+    second run finds them all present."""
+    fresh = run_cli("solve", "0*9", "--misere", "--json", "--store", str(tmp_path / "a"))
+    assert fresh.returncode == 0, fresh.stderr
+    store = str(tmp_path / "b")
+    seeded = run_cli("solve", "0*9", "--misere", "--seed-results", "--json", "--store", store)
+    assert seeded.returncode == 0, seeded.stderr
+    before, after = json.loads(fresh.stdout), json.loads(seeded.stdout)
+    assert before["outcome"] == after["outcome"] == "L"  # A164950
+    counts = after["seeded_results"]
+    assert counts["refused"] == counts["conflicts"] == 0
+    assert counts["seeded"] + counts["present"] == _smaller_certificates("misere", 9) == 8
+    assert counts["seeded"] >= 1 and "seeded misère 0*8 (9 facts)" in seeded.stderr
+    assert after["nodes"] < before["nodes"]
+    assert after["unverified_store_facts"] == 0  # seeded facts come verified
+    again = run_cli("solve", "0*9", "--misere", "--seed-results", "--json", "--store", store)
+    counts = json.loads(again.stdout)["seeded_results"]
+    assert (counts["seeded"], counts["present"]) == (0, 8)
+
+
+def test_seed_results_in_normal_play(tmp_path: Path) -> None:
+    """The normal-play library (nimbers of 0*0..0*10) seeds an outcome solve of 0*11."""
+    fresh = run_cli("solve", "0*11", "--outcome-only", "--json", "--store", str(tmp_path / "a"))
+    store = str(tmp_path / "b")
+    args = ("solve", "0*11", "--outcome-only", "--seed-results", "--json", "--quiet")
+    seeded = run_cli(*args, "--store", store)
+    assert seeded.returncode == 0, seeded.stderr
+    assert seeded.stderr == ""  # --quiet: no seeding lines either
+    before, after = json.loads(fresh.stdout), json.loads(seeded.stdout)
+    assert before["outcome"] == after["outcome"] == "W"
+    counts = after["seeded_results"]
+    assert counts["seeded"] + counts["present"] == _smaller_certificates("normal", 11) == 11
+    assert counts["refused"] == counts["conflicts"] == 0
+    assert after["nodes"] < before["nodes"]
+
+
+def test_seed_results_refuses_a_server_store() -> None:
+    done = run_cli("solve", "0*9", "--misere", "--seed-results", "--server", "127.0.0.1:1")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "sproutsdb solve: error: --seed-results seeds an embedded store (--store); a server "
+        "seeds the results library into its own store when it starts (sproutsdb serve)"
+    ]

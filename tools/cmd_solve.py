@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sproutsdb.games import GameEntry, get_game
 from sproutsdb.ops.describe import describe
@@ -40,6 +40,9 @@ from sproutsdb.tools.parallel_misere import misere_helpers_running
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.server_options import add_client_options, client_from_args
 from sproutsdb.tools.stores import open_store
+
+if TYPE_CHECKING:
+    from sproutsdb.ops.results import ManifestEntry
 
 EXIT_CONFLICT = 3
 
@@ -130,11 +133,79 @@ def _settings(args: argparse.Namespace, progress: ProgressFn, **extra: Any) -> S
     )
 
 
+def _seed_from_results(
+    args: argparse.Namespace, entry: GameEntry, key: str, play: str
+) -> dict[str, int] | None:
+    """`--seed-results`: store the results library's certificates of this play whose
+    positions have fewer lives than the root (only those can occur below it), each
+    re-derived from the rules first, or found re-derived by this version's cached mark, as
+    `serve` seeds them; a record run of 0*n then starts from the proof of 0*(n-1) instead of
+    proving it again. Returns the certificates by what seeding did (None: not asked). It
+    runs before the solve, with the store opened on its own, so that Ctrl-C stops it at
+    once (each certificate's facts are stored in one go; a rerun seeds the rest)."""
+    if not getattr(args, "seed_results", False):
+        return None
+    if args.server:
+        raise UsageError(
+            "--seed-results seeds an embedded store (--store); a server seeds the results "
+            "library into its own store when it starts (sproutsdb serve)"
+        )
+    from sproutsdb.server.seed import ResultSeed, seed_results
+    from sproutsdb.server.store import LmdbProofStore
+
+    game = entry.engine()
+    lives = game.size(key)
+
+    def say(text: str) -> None:
+        if not args.quiet:
+            print(text, file=sys.stderr)
+
+    name = "misère" if play == "misere" else "normal-play"
+    say(
+        f"sproutsdb solve: seeding the store with the results library's {name} "
+        f"certificates below {key} (each re-derived from the rules the first time: "
+        "minutes for the largest)"
+    )
+
+    def wanted(certificate: ManifestEntry) -> bool:
+        smaller = game.size(game.canonical(certificate.position)) < lives
+        return certificate.play == play and smaller
+
+    def told(seed: ResultSeed) -> None:
+        if seed.action == "seeded":
+            say(
+                f"sproutsdb solve: seeded {name} {seed.position} "
+                f"({seed.facts:,} facts) in {seed.seconds:.1f} s"
+            )
+        elif seed.action != "present":  # refused or conflicting: always said
+            print(
+                f"sproutsdb solve: warning: {name} {seed.position} not seeded "
+                f"({seed.action}): {seed.message}",
+                file=sys.stderr,
+            )
+
+    store = open_game_store(args, entry)
+    try:
+        if not isinstance(store, LmdbProofStore):  # (no --server: it was refused above)
+            raise UsageError("--seed-results needs an embedded store (--store)")
+        seeds = seed_results(store, on_seed=told, wanted=wanted, who="sproutsdb solve")
+    finally:
+        store.close()
+    return {
+        action: sum(1 for seed in seeds if seed.action == action)
+        for action in ("seeded", "present", "refused", "conflicts")
+    }
+
+
 def run_solve(args: argparse.Namespace) -> int:
     entry = game_of(args)
     game = entry.engine()
-    if entry.name != "sprouts" and (args.spots is not None or args.misere or args.jobs != 1):
-        raise UsageError(f"--spots, --misere and --jobs are for Sprouts, not {entry.name}")
+    if entry.name != "sprouts" and (
+        args.spots is not None or args.misere or args.jobs != 1 or args.seed_results
+    ):
+        raise UsageError(
+            f"--spots, --misere, --jobs and --seed-results are for Sprouts, not {entry.name}"
+        )
     if args.spots is not None:
         if args.position is not None:
             raise UsageError("give a position or --spots N, not both")
@@ -160,6 +231,7 @@ def run_solve(args: argparse.Namespace) -> int:
     if args.table_capacity is not None and args.table_capacity < 1:
         raise UsageError(f"--table-capacity must be at least 1, got {args.table_capacity}")
     share = SHARE_SECONDS if args.jobs > 1 else None
+    seeded = _seed_from_results(args, entry, key, "normal")
     try:
         with (
             solving(args, entry, json_report=args.json) as (store, progress),
@@ -176,6 +248,7 @@ def run_solve(args: argparse.Namespace) -> int:
                 busy=links.busy,
             )
             report = solve(key, store, game=entry, settings=settings)
+            report.seeded_results = seeded
     except ConflictError as error:
         return _conflict("solve", error)
     _print_report(args, report)
@@ -193,6 +266,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     share = MISERE_SHARE_SECONDS if args.jobs > 1 else None
+    seeded = _seed_from_results(args, game_of(args), key, "misere")
     try:
         with solving(args, json_report=args.json) as (store, progress):
             rcts, rct_source = misere_rct_source(
@@ -217,6 +291,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                 )
                 report = solve(key, store, settings=settings)
             report.rct_source = rct_source
+            report.seeded_results = seeded
     except ConflictError as error:
         return _conflict("solve", error)
     derivation = report.rct_claims  # a DerivedRcts: what its claims came to
@@ -512,6 +587,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         '"resume_saved"} and with --misere "root_options" [{"position", "outcome"}]',
     )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    p.add_argument(
+        "--seed-results",
+        action="store_true",
+        help="first store the shipped results library's certificates of this play "
+        "(normal, or --misere) for positions smaller than POS, each re-derived from the "
+        "rules (the first time; then a cached mark), as `serve` does: a run of 0*N starts "
+        "from the proofs of 0*1..0*N-1 (misère 0*21 found one of its 12 options settled "
+        "at once by 0*20's proof); embedded store only",
+    )
     p.add_argument(
         "--flush-seconds",
         type=_positive_seconds,

@@ -131,6 +131,9 @@ class SolveReport:
     # facts of the play's kind the store held before the run and no check had marked
     # verified: the answer may rest on them (None: the store cannot say)
     unverified_before: int | None = None
+    # `solve --seed-results`: certificates of the results library by what seeding did to
+    # them ("seeded", "present", "refused", "conflicts"); None: not asked
+    seeded_results: dict[str, int] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -140,6 +143,7 @@ class SolveReport:
 
     def to_json(self, jobs: int = 1) -> dict[str, Any]:
         """The report as `sproutsdb solve --json` prints it."""
+        seeded = {} if self.seeded_results is None else {"seeded_results": self.seeded_results}
         if self.play == "normal":
             return {
                 "position": self.position,
@@ -150,6 +154,7 @@ class SolveReport:
                 "seconds": round(self.seconds, 3),
                 "jobs": jobs,
                 "unverified_store_facts": self.unverified_before,
+                **seeded,
             }
         out: dict[str, Any] = {"position": self.position, "play": "misere"}
         if self.grundy is not None:
@@ -165,6 +170,7 @@ class SolveReport:
         )
         if self.rct_claims is not None:
             out["rct_claims"] = self.rct_claims.to_json()
+        out.update(seeded)
         return out
 
 
