@@ -127,6 +127,13 @@ bench/misere.py). Paired, both at once beside a misère run, in-process on an in
 0*20 run and paired measurements (load 2-4; not paired with the old core): W, 1,640,936
 visits, 46,507 facts (as before), 921.9 user CPU s (1,179.2 the last time), 1,409 s wall,
 374 MiB peak: 0.56 ms a visit. The goal of 600 CPU s is missed by 1.54x on this machine.
+From the results library (2026-11-28; `solve --seed-results`, which stores the certificates
+of 0*0..0*20 first, each re-derived from the rules or found so by its cached mark): `sproutsdb
+solve 0*21 --outcome-only --seed-results --store NEW --json --quiet` under /usr/bin/time,
+beside a misère run on both cores (load 3): W, 746,243 visits (1,640,936 from an empty
+store), 19,798 facts stored, 513.5 user CPU s for the whole command, seeding included, 311
+MB peak. Under the 600 s, but it is not the figure of the table above: that one starts from
+an empty store, as SPOTS's figures do, and stays at 921.9 s (1.54x the goal).
 """
 
 from __future__ import annotations
