@@ -24,7 +24,8 @@ from sproutsdb.facts import SEED_REDERIVED, Provenance
 from sproutsdb.formats.rcttable import RctTable, read_header
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
-from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.solver.ports.game import Game
+from sproutsdb.solver.ports.proofstore import FactKind, ProofStore
 from sproutsdb.trusted_tables import verified_table
 
 if TYPE_CHECKING:
@@ -188,6 +189,33 @@ def seed_results(
     return seeds
 
 
+def seed_results_below(
+    store: ProofStore,
+    game: Game,
+    root: str,
+    play: str,
+    on_seed: Callable[[ResultSeed], None] | None = None,
+    who: str = "sproutsdb solve",
+) -> list[ResultSeed]:
+    """`solve --seed-results`: seed (as `seed_results`) the shipped library's certificates
+    of `play` ("normal" or "misere") whose positions have fewer lives than `root`, the only
+    ones that can occur below it: a run of 0*n then starts from the proof of 0*(n-1).
+    Only an embedded store is seeded (a server seeds its own when it starts)."""
+    if not isinstance(store, LmdbProofStore):
+        raise UserError("the results library seeds an embedded store only (--store)")
+    lives = game.size(root)
+
+    def wanted(entry: ManifestEntry) -> bool:
+        return entry.play == play and game.size(game.canonical(entry.position)) < lives
+
+    return seed_results(store, on_seed=on_seed, wanted=wanted, who=who)
+
+
+def seed_counts(seeds: list[ResultSeed]) -> dict[str, int]:
+    """Certificates by what seeding did to them, every action named."""
+    return {action: sum(1 for seed in seeds if seed.action == action) for action in _ACTIONS}
+
+
 def _seed_certificate(
     store: LmdbProofStore, directory: Path, entry: ManifestEntry, who: str
 ) -> ResultSeed:
@@ -306,7 +334,7 @@ def seed_library(
             )
 
     seeds = seed_results(store, directory, on_seed=said, stop=stop)
-    counts = {action: sum(1 for s in seeds if s.action == action) for action in _ACTIONS}
+    counts = seed_counts(seeds)
     log.info(
         "results library %s: %s",
         directory,

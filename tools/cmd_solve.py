@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sproutsdb.games import GameEntry, get_game
 from sproutsdb.ops.describe import describe
@@ -40,9 +40,6 @@ from sproutsdb.tools.parallel_misere import misere_helpers_running
 from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
 from sproutsdb.tools.server_options import add_client_options, client_from_args
 from sproutsdb.tools.stores import open_store
-
-if TYPE_CHECKING:
-    from sproutsdb.ops.results import ManifestEntry
 
 EXIT_CONFLICT = 3
 
@@ -150,11 +147,7 @@ def _seed_from_results(
             "--seed-results seeds an embedded store (--store); a server seeds the results "
             "library into its own store when it starts (sproutsdb serve)"
         )
-    from sproutsdb.server.seed import ResultSeed, seed_results
-    from sproutsdb.server.store import LmdbProofStore
-
-    game = entry.engine()
-    lives = game.size(key)
+    from sproutsdb.server.seed import ResultSeed, seed_counts, seed_results_below
 
     def say(text: str) -> None:
         if not args.quiet:
@@ -166,10 +159,6 @@ def _seed_from_results(
         f"certificates below {key} (each re-derived from the rules the first time: "
         "minutes for the largest)"
     )
-
-    def wanted(certificate: ManifestEntry) -> bool:
-        smaller = game.size(game.canonical(certificate.position)) < lives
-        return certificate.play == play and smaller
 
     def told(seed: ResultSeed) -> None:
         if seed.action == "seeded":
@@ -186,15 +175,9 @@ def _seed_from_results(
 
     store = open_game_store(args, entry)
     try:
-        if not isinstance(store, LmdbProofStore):  # (no --server: it was refused above)
-            raise UsageError("--seed-results needs an embedded store (--store)")
-        seeds = seed_results(store, on_seed=told, wanted=wanted, who="sproutsdb solve")
+        return seed_counts(seed_results_below(store, entry.engine(), key, play, told))
     finally:
         store.close()
-    return {
-        action: sum(1 for seed in seeds if seed.action == action)
-        for action in ("seeded", "present", "refused", "conflicts")
-    }
 
 
 def run_solve(args: argparse.Namespace) -> int:
