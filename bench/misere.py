@@ -503,10 +503,16 @@ def _children_cpu() -> float:
 
 
 def run_one(
-    n: int, table_path: str, minutes: float, cycles: int, jobs: int | None = None
+    n: int,
+    table_path: str,
+    minutes: float,
+    cycles: int,
+    jobs: int | None = None,
+    seed_results: bool = False,
 ) -> dict[str, object]:
     """Solve and check misère 0*n in this process (and with `jobs`, its helpers); one row
-    of the table."""
+    of the table. With `seed_results`, the store first gets the results library's
+    certificates of 0*1..0*(n-1), as `solve --seed-results` does."""
     import tempfile
     from contextlib import ExitStack
 
@@ -527,6 +533,8 @@ def run_one(
 
     resources = ExitStack()
     store: ProofStore
+    if seed_results and jobs is None:
+        jobs = 1  # seeding needs an LMDB store
     if jobs is None:
         store = MemoryProofStore()
     else:
@@ -540,6 +548,15 @@ def run_one(
             store=folder, server=None, rct_table=table_path, no_rct_table=False
         )
         source = describe_source("file", table_path)
+    seeded = 0
+    if seed_results:
+        from sproutsdb.server.seed import seed_results_below
+        from sproutsdb.solver.ports.proofstore import FactKind
+        from sproutsdb.solver.sprouts.game import SproutsGame
+
+        seed_results_below(store, SproutsGame(), f"0*{n}", "misere")
+        counted: Any = store  # (an LMDB store: counts, as _row reads them)
+        seeded = counted.count(FactKind.MISERE)
     settings = SolveSettings(
         misere=True,
         rcts=rcts,
@@ -565,7 +582,8 @@ def run_one(
         wall, cpu = time.perf_counter() - wall, _cpu() - cpu
         helpers_cpu = _children_cpu() - helpers_cpu
         row = _row(n, outcome, wall, cpu, session, store, rcts, cycles)
-    row.update(jobs=jobs or 1, all_cpu_seconds=round(cpu + helpers_cpu, 1))
+    row["stored"] = int(row["stored"]) - seeded  # type: ignore[call-overload]
+    row.update(jobs=jobs or 1, all_cpu_seconds=round(cpu + helpers_cpu, 1), seeded=seeded)
     row["table_open_cpu_seconds"] = round(opened_cpu, 1)
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     return row
@@ -638,11 +656,17 @@ def main() -> int:
         help="as solve --misere --jobs N, on an LMDB store (default: one process, in memory)",
     )
     parser.add_argument("--table", default=str(ROOT / "data" / "s6.rcttable"))
+    parser.add_argument(
+        "--seed-results",
+        action="store_true",
+        help="as solve --seed-results: each n's store (LMDB) first gets the results "
+        "library's certificates of 0*1..0*(n-1); 'stored L' counts the new nodes only",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per n")
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one is not None:  # the child process of one n
-        row = run_one(args.one, args.table, args.minutes, args.cycles, args.jobs)
+        row = run_one(args.one, args.table, args.minutes, args.cycles, args.jobs, args.seed_results)
         print(json.dumps(row), flush=True)
         return 0
     if args.jobs is not None and args.jobs < 1:
@@ -674,6 +698,7 @@ def main() -> int:
                 "--table",
                 args.table,
                 *(["--jobs", str(args.jobs)] if args.jobs is not None else []),
+                *(["--seed-results"] if args.seed_results else []),
             ],
             capture_output=True,
             text=True,
