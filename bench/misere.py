@@ -456,6 +456,32 @@ of the runs lost with the machine before them.
   Still 0 of its 12 root options proven winning. All runs since the machine was wiped:
   ~15.1 M main visits plus the helper's, 109,469 stored losing nodes, ~9,460 user CPU s
   (2.6 CPU hours; 0*20 was decided after 5.4). Checkpoint: misere-0x21.spdbx, 590 kB.
+
+The lever of 2026-11-28 (nineteenth session): start from the smaller proofs. 0*21's store
+held none of 0*20's losing nodes: 56,694 of its 111,876 nodes were also among the 167,729
+of 0*20's decided store (/tmp/r20), so the two trees share much, and one of 0*21's options,
+0*20.AB|AB, moves to 0*20 (L). run5 (--jobs 2, 4 min, +533,351 visits, 0 of 12) was stopped,
+0*20's whole store was imported (110,952 new nodes), and run6 (one core, 10 min) started
+with that option settled before its first visit: the first of the 12 in ~16 M visits. The
+library's certificates of 0*1..0*20 were then added (20,421 more), and run7 (--jobs 2)
+went on. `solve --seed-results` (and `--seed-results` here) now does this from the
+shipped library, each certificate re-derived from the rules first. Paired, from empty stores
+(`solve 0*n --misere [--seed-results] --store NEW --json --quiet`, one core, beside the
+0*21 run; visits are exact, CPU seconds loaded):
+      n  fresh visits  seeded visits   fresh CPU s  seeded CPU s  (seeded: the library below n)
+     13        17,380          7,585             -           2.8  (this script, --seed-results)
+     15       479,475        269,214         250.4          87.3  (-44 % visits)
+     16       879,565        475,766         351.6         177.8  (-46 % visits, -49 % CPU)
+The seeded runs' stored nodes are their own (4,517 at 0*15, 6,907 at 0*16, against 7,807
+and 14,495). Normal play gains too: 0*12 8,162 visits against 25,451, and 0*21 746,243
+against 1,640,936 (bench/solve.py).
+0*18 seeded (the library's 0*1..0*17) with --jobs 2 on an idle machine, against its goal of
+30 minutes: stopped undecided at 30:51 wall, 3,682 CPU s for both processes, 4,535,532
+main visits, 51,646 losing nodes, 1.17 GB peak; 8 of its 10 options shown winning, open
+0*12.AB|0*5.AB and 0*15.AB|0*2.AB (0*18 is W: one of them loses). Fresh, 0*18 took
+11.3 M visits and 2.7 CPU hours over two runs; so the 30-minute goal is still missed.
+0*21, after the lever (the 0*20 store and the library imported; /tmp kept):
+  run6, 09:43-09:53, one core: +1,242,791 visits, +8,328 stored, 587 CPU s; 1 of 12.
 """
 
 from __future__ import annotations

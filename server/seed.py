@@ -166,12 +166,12 @@ def seed_results(
     who: str = "sproutsdb serve",
 ) -> list[ResultSeed]:
     """Store each certificate of the results library (default: the shipped one; with
-    `wanted`, those it accepts) that the store does not hold yet, once it re-derived alone in a fresh store (now, or by this
-    version before: a cached mark per file checksum, as for RCT tables), with the facts
-    its root check verified marked so (sproutsdb.ops.results). A certificate that does not
-    re-derive is refused with a log line. `on_seed` is told of each as it is done; `stop`,
-    once set, ends the work before the next certificate; `who` names the tool in the facts'
-    provenance."""
+    `wanted`, those it accepts) that the store does not hold yet, once it re-derived alone
+    in a fresh store (now, or by this version before: a cached mark per file checksum, as
+    for RCT tables), with the facts its root check verified marked so
+    (sproutsdb.ops.results). A certificate that does not re-derive is refused with a log
+    line. `on_seed` is told of each as it is done; `stop`, once set, ends the work before
+    the next certificate; `who` names the tool in the facts' provenance."""
     from sproutsdb.ops.results import read_manifest, shipped_library
 
     directory = shipped_library() if directory is None else directory

@@ -527,7 +527,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "  sproutsdb solve 0*9 --misere --rct-table data/s6.rcttable   # misère play\n"
             "  sproutsdb solve 0*5 --misere --grundy --json    # least g: 0*5 + *g loses\n"
             "  sproutsdb solve 0*9 --misere --server 127.0.0.1:50051\n"
-            "      # misère on a server: its RCT table, every losing node stored there"
+            "      # misère on a server: its RCT table, every losing node stored there\n"
+            "  sproutsdb solve 0*19 --misere --seed-results --jobs 2 --store runs/19\n"
+            "      # a long run: from the results library's proofs of 0*1..0*18, 2 cores"
         ),
     )
     p.add_argument("position", nargs="?", metavar="POS", help="position in GLOP notation")
@@ -567,7 +569,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         '--misere {"position", "play", ["grundy",] "outcome", "stored", '
         '"nodes", "seconds", "rct_table", "jobs"}; stopped by Ctrl-C, {"position", '
         '"play", "outcome": null, "interrupted": true, "stored", "nodes", "seconds", '
-        '"resume_saved"} and with --misere "root_options" [{"position", "outcome"}]',
+        '"resume_saved"} and with --misere "root_options" [{"position", "outcome"}]; '
+        'with --seed-results also "seeded_results" {"seeded", "present", "refused", '
+        '"conflicts"} (certificates by what seeding did)',
     )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.add_argument(
