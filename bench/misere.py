@@ -468,10 +468,19 @@ went on. `solve --seed-results` (and `--seed-results` here) now does this from t
 shipped library, each certificate re-derived from the rules first. Paired, from empty stores
 (`solve 0*n --misere [--seed-results] --store NEW --json --quiet`, one core, beside the
 0*21 run; visits are exact, CPU seconds loaded):
-      n  fresh visits  seeded visits   fresh CPU s  seeded CPU s  (seeded: the library below n)
-     13        17,380          7,585             -           2.8  (this script, --seed-results)
+      n  fresh visits  seeded visits   fresh CPU s  seeded CPU s
      15       479,475        269,214         250.4          87.3  (-44 % visits)
      16       879,565        475,766         351.6         177.8  (-46 % visits, -49 % CPU)
+and this script, `--from 12 --to 16 --cycles 1 --seed-results`, the same day and load
+(fresh rows: the tables above):
+      n  outcome A164950   wall s    CPU s     visits  stored L  proof L paper pos.  check
+     12        W       W     24.8     12.4     41,774     1,116      458        983  clean
+     13        L       L      5.6      2.8      7,585       118      271       1082  clean
+     14        L       L     11.5      5.6     15,957       215      431       3517  clean
+     15        L       L    141.4     93.2    269,214     4,517     2680       6906  clean
+     16        W       W    249.1    165.2    475,766     6,907     2964       8981  clean
+(peak RSS 150-407 MB; every proof re-derived clean from the stored nodes, seeded ones
+included: 0*15's is 2,680 losing nodes against 2,958 fresh, 0*16's 2,964 against 3,769.)
 The seeded runs' stored nodes are their own (4,517 at 0*15, 6,907 at 0*16, against 7,807
 and 14,495). Normal play gains too: 0*12 8,162 visits against 25,451, and 0*21 746,243
 against 1,640,936 (bench/solve.py).
