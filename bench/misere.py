@@ -491,6 +491,12 @@ main visits, 51,646 losing nodes, 1.17 GB peak; 8 of its 10 options shown winnin
 11.3 M visits and 2.7 CPU hours over two runs; so the 30-minute goal is still missed.
 0*21, after the lever (the 0*20 store and the library imported; /tmp kept):
   run6, 09:43-09:53, one core: +1,242,791 visits, +8,328 stored, 587 CPU s; 1 of 12.
+  run7, 09:53-11:45, --jobs 2 (stopped ~31 minutes by SIGSTOP for the 0*18 run above,
+        sharing the cores with measurements the rest), Ctrl-C: main +6,359,059 visits,
+        +28,915 stored, 7,400 user + system CPU s for both, peak RSS 4.39 GB; 1 of 12.
+  The store: 315,003 losing nodes (0*20's 167,729 and the library's certificates among
+  them); checkpoint misere-0x21.spdbx, 1.7 MB, all of them. Since the wipe: ~23 M main
+  visits, ~18,000 CPU s, and one option of 12 settled (by 0*20's proof, not by the search).
 """
 
 from __future__ import annotations
