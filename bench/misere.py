@@ -494,9 +494,11 @@ main visits, 51,646 losing nodes, 1.17 GB peak; 8 of its 10 options shown winnin
   run7, 09:53-11:45, --jobs 2 (stopped ~31 minutes by SIGSTOP for the 0*18 run above,
         sharing the cores with measurements the rest), Ctrl-C: main +6,359,059 visits,
         +28,915 stored, 7,400 user + system CPU s for both, peak RSS 4.39 GB; 1 of 12.
-  The store: 315,003 losing nodes (0*20's 167,729 and the library's certificates among
-  them); checkpoint misere-0x21.spdbx, 1.7 MB, all of them. Since the wipe: ~23 M main
-  visits, ~18,000 CPU s, and one option of 12 settled (by 0*20's proof, not by the search).
+  run8, 12:00-12:23, --jobs 2, idle: main +2,275,833 visits, +11,587 stored, 2,783 CPU s
+        for both, peak RSS 2.49 GB; 1 of 12.
+  The store: 329,212 losing nodes (0*20's 167,729 and the library's certificates among
+  them); checkpoint misere-0x21.spdbx, 1.8 MB, all of them. Since the wipe: ~25.5 M main
+  visits, ~20,800 CPU s, and one option of 12 settled (by 0*20's proof, not by the search).
 """
 
 from __future__ import annotations
