@@ -487,8 +487,19 @@ against 1,640,936 (bench/solve.py).
 0*18 seeded (the library's 0*1..0*17) with --jobs 2 on an idle machine, against its goal of
 30 minutes: stopped undecided at 30:51 wall, 3,682 CPU s for both processes, 4,535,532
 main visits, 51,646 losing nodes, 1.17 GB peak; 8 of its 10 options shown winning, open
-0*12.AB|0*5.AB and 0*15.AB|0*2.AB (0*18 is W: one of them loses). Fresh, 0*18 took
-11.3 M visits and 2.7 CPU hours over two runs; so the 30-minute goal is still missed.
+0*12.AB|0*5.AB and 0*15.AB|0*2.AB (0*18 is W: one of them loses). Resumed 2026-11-28
+12:40-13:15 (the same command, idle): decided W after 3,251,930 more main visits, 35:14
+wall, 4,206 CPU s, 2.79 GB peak. Both runs: 66 min of wall time, 7.79 M main visits,
+7,888 CPU s for both processes, against 3.0 h, 11.3 M visits and 9,657 CPU s fresh on one
+core: 2.7x less wall, 18 % less CPU, and the 30-minute goal still missed by 2.2x.
+0*19 seeded (the library's 0*1..0*18) with --jobs 2, idle, 2026-11-28 13:20, from an empty
+store: decided L in 1:41 wall (seeding included), 297,598 main visits, 1,840 new losing
+nodes, 194 CPU s, 460 MB peak, against 82 min, 5.16 M visits and 4,611 CPU s fresh: the
+60-minute goal met with the library (the proof of 0*18 holds most of 0*19's); without it,
+the chain is 0*18's 66 minutes first (and 0*17's ~10 CPU minutes before that). Its check
+(`check --misere --root 0*19 --rct-table data/s6.rcttable --prune --cycles 2`): L, clean,
+proof 22,876 then 20,012 losing nodes (the library's, from the fresh store: 15,117), in
+200 CPU s and 737 MB.
 0*21, after the lever (the 0*20 store and the library imported; /tmp kept):
   run6, 09:43-09:53, one core: +1,242,791 visits, +8,328 stored, 587 CPU s; 1 of 12.
   run7, 09:53-11:45, --jobs 2 (stopped ~31 minutes by SIGSTOP for the 0*18 run above,
@@ -624,8 +635,7 @@ def run_one(
                     outcome = None
         wall, cpu = time.perf_counter() - wall, _cpu() - cpu
         helpers_cpu = _children_cpu() - helpers_cpu
-        row = _row(n, outcome, wall, cpu, session, store, rcts, cycles)
-    row["stored"] = int(row["stored"]) - seeded  # type: ignore[call-overload]
+        row = _row(n, outcome, wall, cpu, session, store, rcts, cycles, seeded)
     row.update(jobs=jobs or 1, all_cpu_seconds=round(cpu + helpers_cpu, 1), seeded=seeded)
     row["table_open_cpu_seconds"] = round(opened_cpu, 1)
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
@@ -641,8 +651,12 @@ def _row(
     store: Any,
     rcts: Any,
     cycles: int,
+    seeded: int = 0,
 ) -> dict[str, object]:
-    """The row of one n: the search's figures, then the check of what it stored."""
+    """The row of one n: the search's figures, then the check of what it stored.
+
+    ``seeded`` losing nodes came from the results library before the search: not its own.
+    """
     from sproutsdb.solver.misere.check import check_misere_with_cycles
     from sproutsdb.solver.misere.rct_trust import DerivedRcts
     from sproutsdb.solver.misere.solver import MisereSolver
@@ -657,7 +671,7 @@ def _row(
         "cpu_seconds": round(cpu, 1),
         "visits": stats.nodes,
         "expansions": stats.expansions,
-        "stored": store.count(FactKind.MISERE),
+        "stored": store.count(FactKind.MISERE) - seeded,
         "paper_positions": PAPER_POSITIONS.get(n),
     }
     if outcome is not None:

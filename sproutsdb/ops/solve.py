@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +134,6 @@ class SolveReport:
     # `solve --seed-results`: certificates of the results library by what seeding did to
     # them ("seeded", "present", "refused", "conflicts"); None: not asked
     seeded_results: dict[str, int] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def stored(self) -> int:
