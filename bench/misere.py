@@ -500,6 +500,15 @@ the chain is 0*18's 66 minutes first (and 0*17's ~10 CPU minutes before that). I
 (`check --misere --root 0*19 --rct-table data/s6.rcttable --prune --cycles 2`): L, clean,
 proof 22,876 then 20,012 losing nodes (the library's, from the fresh store: 15,117), in
 200 CPU s and 737 MB.
+0*20 seeded (the library's 0*1..0*19) with --jobs 2, 2026-11-28 13:29-14:55 from an empty
+store, idle but for one pause (SIGSTOP of both processes, 741 s, for the test suite):
+decided L (A164950) in 74 min of running wall time (1:26:44 elapsed), 7,746,133 main
+visits, 51,528 new losing nodes, 8,892 CPU s for both processes, 1.65 GB peak, against
+about 3.6 h of running wall time, ~18 M visits and 5.4 CPU hours over six runs fresh: the
+2-hour goal met with the library. 10 of its 11 options were shown winning in the first
+~28 minutes; the last took the other ~46. Its check (`check --misere --root 0*20
+--rct-table data/s6.rcttable --prune --cycles 1`): L, clean, proof 52,695 losing nodes (the
+library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 GB.
 0*21, after the lever (the 0*20 store and the library imported; /tmp kept):
   run6, 09:43-09:53, one core: +1,242,791 visits, +8,328 stored, 587 CPU s; 1 of 12.
   run7, 09:53-11:45, --jobs 2 (stopped ~31 minutes by SIGSTOP for the 0*18 run above,
