@@ -66,13 +66,26 @@ def test_a_solve_gives_back_the_collector_s_thresholds() -> None:
 
 
 def test_a_large_misere_root_reserves_a_larger_memo(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A misère root of 54 lives or more (0*18) makes the game keep MISERE_LARGE_MEMO forms,
-    before its search starts (here the store answers it); 0*17 (51 lives) does not."""
+    """A misère root of 54 lives or more (0*18) makes the game keep MISERE_LARGE_MEMO forms
+    and the search memoise the moves of MISERE_LARGE_CHILDREN_CACHE lands, before its
+    search starts (here the store answers it); 0*17 (51 lives) does neither."""
     monkeypatch.setattr(sprouts_game, "_memo_kept_at_least", 0)
     store = MemoryProofStore()
     store.put(FactKind.MISERE, {"0*17": "W", "0*18": "W"})
     solver = MisereSolver(SproutsGame(), store, options=SolveOptions(reprove_roots=False))
     assert solver.outcome("0*17") == "W"
     assert sprouts_game.core_memo_kept() == sprouts_game.CORE_MEMO_KEPT
+    assert solver._moves_capacity == misere_solver.DEFAULT_CHILDREN_CACHE
     assert solver.outcome("0*18") == "W"
     assert sprouts_game.core_memo_kept() == misere_solver.MISERE_LARGE_MEMO
+    assert solver._moves_capacity == misere_solver.MISERE_LARGE_CHILDREN_CACHE
+
+
+def test_an_asked_land_moves_size_is_kept_for_a_large_misere_root() -> None:
+    """A size of the land-moves memo the caller asked for stays, whatever the root."""
+    store = MemoryProofStore()
+    store.put(FactKind.MISERE, {"0*18": "W"})
+    options = SolveOptions(reprove_roots=False, children_cache=64)
+    solver = MisereSolver(SproutsGame(), store, options=options)
+    assert solver.outcome("0*18") == "W"
+    assert solver._moves_capacity == 64
