@@ -519,6 +519,30 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
   The store: 329,212 losing nodes (0*20's 167,729 and the library's certificates among
   them); checkpoint misere-0x21.spdbx, 1.8 MB, all of them. Since the wipe: ~25.5 M main
   visits, ~20,800 CPU s, and one option of 12 settled (by 0*20's proof, not by the search).
+
+Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
+0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two
+other processes: stopped undecided after 4,077,145 visits, 53,740 stored losing nodes,
+2,096 user CPU s, 892 MB peak, with 8 of its 30 options shown winning. The whole root
+took 7.79 M main visits: the work is in showing every child of that one option winning,
+not in the root's choice between its last two options.
+Move order, read off the library's 0*17 certificate (bench/move_order.py: every winning
+node of its proof tree, the rank in the search's order of its first child the certificate
+holds losing): 131,831 winning nodes, the first child in 67.5 % of them, mean rank 1.64.
+Reordering the same sizes did no better on this measure: normal-play nim flag first
+64.7 % / 2.51; lives, height, -lands 49.1 % / 1.98; lives + height 49.9 % / 1.53 (a
+measure biased toward the order that made the certificate; 0*14: 64.9 % / 1.55).
+Weak proof numbers (δ of a node that looks losing = its largest child φ + the other open
+children, instead of their sum), tried in df-pn, not kept; visits, in-memory store, sum ->
+weak: 0*10 2,646 -> 2,060; 0*11 1,549 -> 1,101; 0*12 44,908 -> 45,325; 0*13 17,380 ->
+27,441; 0*14 46,306 -> 175,354.
+A root of 54 lives or more memoises the moves of 2^17 lands instead of 2^15 (solver/misere/
+solver.py MISERE_LARGE_CHILDREN_CACHE): the first 10^6 visits of 0*15.AB|0*2.AB (its memo
+of canonical forms at 2^21, as 0*18's), paired on an idle machine, in-process on an
+in-memory store: 261,572 -> 179,696 calls of the C core's children of a land, 341.7 ->
+324.5 CPU s (-5.0 %), 627 -> 895 MB peak (2^18: 175,569 calls). The lands it saves are
+cheap ones: the core's time is in lands met for the first time. (Tried on 0*18.1a1a on
+2026-11-27 with fewer visits: +1.8 % visits a second.)
 """
 
 from __future__ import annotations
