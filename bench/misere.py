@@ -520,6 +520,15 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
   them); checkpoint misere-0x21.spdbx, 1.8 MB, all of them. Since the wipe: ~25.5 M main
   visits, ~20,800 CPU s, and one option of 12 settled (by 0*20's proof, not by the search).
 
+0*21 again, 2026-11-28, afternoon (same store and command):
+  run9, 15:33-16:29, --jobs 1, one core beside measurements (stopped ~8 minutes by
+        SIGSTOP), Ctrl-C: +3,358,531 visits, +12,132 stored, 1,799 user CPU s, peak RSS
+        2.44 GB; 1 of 12.
+  run10, 16:27-16:37, --jobs 2 (the larger land-moves memo below), idle, Ctrl-C: main
+        +1,224,899 visits, +5,735 stored, 1,027 CPU s for both, 1.72 GB peak; 1 of 12.
+  The store: 347,518 losing nodes; checkpoint misere-0x21.spdbx replaced (1.9 MB). Since
+  the wipe: ~30.1 M main visits, ~23,600 CPU s, one option of 12 settled.
+
 Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
 0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two
 other processes: stopped undecided after 4,077,145 visits, 53,740 stored losing nodes,
@@ -543,6 +552,14 @@ in-memory store: 261,572 -> 179,696 calls of the C core's children of a land, 34
 324.5 CPU s (-5.0 %), 627 -> 895 MB peak (2^18: 175,569 calls). The lands it saves are
 cheap ones: the core's time is in lands met for the first time. (Tried on 0*18.1a1a on
 2026-11-27 with fewer visits: +1.8 % visits a second.)
+0*18 seeded with --jobs 2 again, with it, 2026-11-28 16:54-17:54, from an empty store, in
+one run, idle but for about 3 CPU minutes of a test file and an export beside it: decided
+W (A164950) in 60:09 wall (59:56 of search), 7,399,391 main visits, 86,607 stored losing
+nodes, 7,172 CPU s for both processes, 1.83 GB peak. Main visits at 10 / 20 / 30 minutes:
+1,898,983 / 3,399,477 / 4,535,821, against 1,758,147 / 3,145,130 / 4,447,711 in the first
+of the two runs before (+8 / +8 / +2 %). Against the 66 minutes of those two runs (7.79 M
+main visits, 7,888 CPU s; the second took up a resume record): -9 % wall, -9 % CPU. The
+30-minute goal is still missed, by 2.0x.
 """
 
 from __future__ import annotations
