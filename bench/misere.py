@@ -535,12 +535,14 @@ other processes: stopped undecided after 4,077,145 visits, 53,740 stored losing 
 2,096 user CPU s, 892 MB peak, with 8 of its 30 options shown winning. The whole root
 took 7.79 M main visits: the work is in showing every child of that one option winning,
 not in the root's choice between its last two options.
-Move order, read off the library's 0*17 certificate (bench/move_order.py: every winning
-node of its proof tree, the rank in the search's order of its first child the certificate
-holds losing): 131,831 winning nodes, the first child in 67.5 % of them, mean rank 1.64.
-Reordering the same sizes did no better on this measure: normal-play nim flag first
-64.7 % / 2.51; lives, height, -lands 49.1 % / 1.98; lives + height 49.9 % / 1.53 (a
-measure biased toward the order that made the certificate; 0*14: 64.9 % / 1.55).
+Move order, read off the library's 0*17 certificate (bench/move_order.py: every distinct
+winning node of its proof tree, the rank in the search's order of its first child the
+certificate holds losing): 88,033 winning nodes, the first child in 64.3 % of them, mean
+rank 1.99. Other orders of the same sizes: normal-play nim flag first 60.2 % / 3.22;
+lives, height, -lands 47.2 % / 2.28; lives + height 48.1 % / 1.71 (lower mean rank, fewer
+first hits). At 0*14 (5,164 nodes): the search's 63.2 % / 1.76, lives + height 64.6 % /
+1.44. lives + height is the one candidate the measure leaves open; not tried in the search
+(the measure leans toward the order that made the certificate).
 Weak proof numbers (δ of a node that looks losing = its largest child φ + the other open
 children, instead of their sum), tried in df-pn, not kept; visits, in-memory store, sum ->
 weak: 0*10 2,646 -> 2,060; 0*11 1,549 -> 1,101; 0*12 44,908 -> 45,325; 0*13 17,380 ->

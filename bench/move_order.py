@@ -71,25 +71,32 @@ def winning_nodes(n: int) -> list[list[tuple[Size, bool]]]:
         return key in losing or (not node[0] and solver._static(node) is True)
 
     rows: list[list[tuple[Size, bool]]] = []
+    replies: dict[str, tuple[str, NodeParts]] = {}  # winning node -> its first losing child
 
-    def winning(node: NodeParts) -> tuple[str, NodeParts]:
-        kids = solver._sized_children(node)
-        rows.append([(size, loses(key, child)) for key, (size, child) in kids.items()])
-        ranked = sorted(kids.items(), key=lambda item: item[1][0])
-        return next((key, child) for key, (_, child) in ranked if loses(key, child))
+    def winning(key: str, node: NodeParts) -> tuple[str, NodeParts]:
+        """The first losing child of a winning node; its children counted once (a node
+        several losing nodes lead to is one node of the tree)."""
+        found = replies.get(key)
+        if found is None:
+            kids = solver._sized_children(node)
+            rows.append([(size, loses(k, child)) for k, (size, child) in kids.items()])
+            ranked = sorted(kids.items(), key=lambda item: item[1][0])
+            found = next((k, child) for k, (_, child) in ranked if loses(k, child))
+            replies[key] = found
+        return found
 
     root = solver.node(f"0*{n}")
     key = solver.key(root)
-    stack: list[tuple[str, NodeParts]] = [(key, root)] if loses(key, root) else [winning(root)]
+    stack: list[tuple[str, NodeParts]] = [(key, root)] if loses(key, root) else [winning(key, root)]
     seen: set[str] = set()
     while stack:
         key, node = stack.pop()
         if key in seen or (not node[0] and solver._static(node) is not None):
             continue
         seen.add(key)
-        for _, child in solver._sized_children(node).values():
+        for child_key, (_, child) in solver._sized_children(node).items():
             if child[0] or solver._static(child) is not False:  # not a win by the rules
-                stack.append(winning(child))
+                stack.append(winning(child_key, child))
     return rows
 
 
