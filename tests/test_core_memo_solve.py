@@ -66,17 +66,18 @@ def test_a_solve_gives_back_the_collector_s_thresholds() -> None:
 
 
 def test_a_large_misere_root_reserves_a_larger_memo(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A misère root of 54 lives or more (0*18) makes the game keep MISERE_LARGE_MEMO forms
-    and the search memoise the moves of MISERE_LARGE_CHILDREN_CACHE lands, before its
-    search starts (here the store answers it); 0*17 (51 lives) does neither."""
+    """A misère root of 53 lives or more (0*18's options, as a --jobs helper's root) makes
+    the game keep MISERE_LARGE_MEMO forms and the search memoise the moves of
+    MISERE_LARGE_CHILDREN_CACHE lands, before its search starts (here the store answers
+    it); 0*17 (51 lives) does neither."""
     monkeypatch.setattr(sprouts_game, "_memo_kept_at_least", 0)
     store = MemoryProofStore()
-    store.put(FactKind.MISERE, {"0*17": "W", "0*18": "W"})
+    store.put(FactKind.MISERE, {"0*17": "W", "0*15.AB|0*2.AB": "L"})
     solver = MisereSolver(SproutsGame(), store, options=SolveOptions(reprove_roots=False))
     assert solver.outcome("0*17") == "W"
     assert sprouts_game.core_memo_kept() == sprouts_game.CORE_MEMO_KEPT
     assert solver._moves_capacity == misere_solver.DEFAULT_CHILDREN_CACHE
-    assert solver.outcome("0*18") == "W"
+    assert solver.outcome("0*15.AB|0*2.AB") == "L"
     assert sprouts_game.core_memo_kept() == misere_solver.MISERE_LARGE_MEMO
     assert solver._moves_capacity == misere_solver.MISERE_LARGE_CHILDREN_CACHE
 

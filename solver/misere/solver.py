@@ -283,13 +283,14 @@ ROOT_HEADWAY_SECONDS = 10.0
 # (Another process writing the same store meanwhile is not met: `--jobs` is how solvers of
 # one store share, and it keeps asking.)
 READ_ALL_LIMIT = 1 << 20
-# A root of this many lives or more (0*18 and up: millions of visits, tables of GBs) lets
-# the game keep MISERE_LARGE_MEMO canonical forms (ports.game.MemoHolder; Sprouts: the C
-# core's memo, ~180 bytes a form): its children of new lands, half of a live 0*20's CPU,
-# were three parts in four canonical searches of lands the default 2¹⁶ had forgotten.
+# A root of this many lives or more (0*18 and up, and 0*18's options, which its --jobs
+# helpers take as roots: millions of visits, tables of GBs) lets the game keep
+# MISERE_LARGE_MEMO canonical forms (ports.game.MemoHolder; Sprouts: the C core's memo,
+# ~180 bytes a form): its children of new lands, half of a live 0*20's CPU, were three
+# parts in four canonical searches of lands the default 2¹⁶ had forgotten.
 # Paired on 0*18.1a1a (0*20's last open option), 400 s wall each beside a third process:
 # 2¹⁶ 1,327 visits per CPU s, 391 MB peak; 2²¹ 1,434 (+8 %), 628 MB (1.1 M forms kept).
-MISERE_LARGE_ROOT_LIVES = 54
+MISERE_LARGE_ROOT_LIVES = 53
 MISERE_LARGE_MEMO = 1 << 21
 # Such a root's search also memoises the moves of this many lands (unless asked for a size):
 # over the first 10⁶ visits of 0*15.AB|0*2.AB (0*18's losing option), paired on an idle
