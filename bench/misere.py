@@ -564,6 +564,22 @@ main visits, 7,888 CPU s; the second took up a resume record): -9 % wall, -9 % C
 30-minute goal is still missed, by 2.0x. Its check (`check --misere --root 0*18
 --rct-table data/s6.rcttable --prune OUT --cycles 1`): W, clean, proof 49,095 losing nodes
 (the library's certificate: 41,581), 236 CPU s, 1.51 GB.
+lives + height in the search (2026-11-28, evening), tried and not kept. Visits (CPU s) to
+decide 0*n in-process on an in-memory store, one core beside a --jobs 1 solve on the other;
+the search's order as built against children sorted by lives + RCT height, then -lands,
+then the nim flag, with δ = 1 + (lives + height) // 2 + RCTs:
+  0*10 2,646 -> 2,017; 0*11 1,549 -> 1,237; 0*12 44,908 -> 31,870; 0*13 17,380 -> 17,133;
+  0*14 46,306 -> 45,861; 0*15 479,475 (172.5 s) -> 392,916 (160.9 s);
+  0*16 879,565 (359.3 s) -> 891,067 (397.9 s); 0*17 1,608,717 (431.5 s) -> 1,617,828 (462.2 s).
+Fewer visits up to 0*15, then +1.3 / +0.6 % visits and +11 / +7 % CPU at 0*16 / 0*17 (its
+children cost more a visit); the sizes 0*18 and up depend on are those where it loses. The
+order alone, δ still from lives: 0*13 23,322, 0*14 49,474 (worse); δ from lives + height with
+the order as built: 0*12 31,143, 0*13 21,370, 0*14 48,144. The certificate's mean rank
+(bench/move_order.py) did not predict the search's visits. The divisor of lives in δ
+(2, tuned on 0*13 and 0*14) was tried again at larger n: 3 gives 0*14 56,272, 0*15 598,558
+(+25 %); 1 gives 0*14 85,922. 2 stays.
+Since 2026-11-28 evening a root of 53 lives (0*18's options) takes the large memos too: a
+--jobs helper's root is such an option, and the figures above were measured on one.
 """
 
 from __future__ import annotations
