@@ -529,6 +529,14 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
   The store: 347,518 losing nodes; checkpoint misere-0x21.spdbx replaced (1.9 MB). Since
   the wipe: ~30.1 M main visits, ~23,600 CPU s, one option of 12 settled.
 
+0*21 again, 2026-11-28, evening (same store and command):
+  run11, 18:30-20:22, --jobs 1, one core beside the measurements below (stopped 57 minutes
+        by SIGSTOP while 0*18 ran), Ctrl-C: +7,087,182 visits, +35,404 stored, 3,301 user
+        CPU s, peak RSS 4.41 GB; 4 of 12: 0*10.AB|0*10.AB, 0*15.AB|0*5.AB and
+        0*18.AB|0*2.AB proven winning in this run, beside 0*20.AB|AB.
+  The store: 382,922 losing nodes; checkpoint misere-0x21.spdbx replaced (2.1 MB). Since
+  the wipe: ~37.2 M main visits, ~26,900 CPU s, 4 options of 12 settled (3 by the search).
+
 Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
 0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two
 other processes: stopped undecided after 4,077,145 visits, 53,740 stored losing nodes,
@@ -580,6 +588,15 @@ the order as built: 0*12 31,143, 0*13 21,370, 0*14 48,144. The certificate's mea
 (+25 %); 1 gives 0*14 85,922. 2 stays.
 Since 2026-11-28 evening a root of 53 lives (0*18's options) takes the large memos too: a
 --jobs helper's root is such an option, and the figures above were measured on one.
+0*18 seeded with --jobs 2 with it, 2026-11-28 19:19-20:12, from an empty store, in one run,
+idle (the 0*21 solve stopped by SIGSTOP): W (A164950) in 53:37 wall (53:20 of search),
+6,323,431 main visits, 73,054 stored losing nodes, 6,393 CPU s for both processes, 1.71 GB
+peak. Against the run before (60:09, 7,399,391 visits, 7,172 CPU s): -11 % wall, -11 % CPU,
+-15 % main visits. One run each, so how much is the change and how much df-pn's path is
+not separated (the run before was 2-8 % ahead of the one before it at equal times). Its
+main search made fewer visits a second (1,977 against 2,058) and needed fewer.
+The 30-minute goal is missed by 1.79x. Its check (the command above, beside a --jobs 1
+solve): W, clean, proof 46,369 losing nodes, 266 CPU s, 1.23 GB.
 """
 
 from __future__ import annotations
