@@ -536,6 +536,10 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
         0*18.AB|0*2.AB proven winning in this run, beside 0*20.AB|AB.
   The store: 382,922 losing nodes; checkpoint misere-0x21.spdbx replaced (2.1 MB). Since
   the wipe: ~37.2 M main visits, ~26,900 CPU s, 4 options of 12 settled (3 by the search).
+  run12, 20:39-21:11, --jobs 2, idle, Ctrl-C: main +2,234,598 visits, +3,320 stored by
+        the main search, 3,856 CPU s for both, 3.37 GB peak; 4 of 12. Not in the checkpoint
+        (the store in /tmp/r21 is ahead of it). Since the wipe: ~39.4 M main visits,
+        ~30,800 CPU s.
 
 Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
 0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two
