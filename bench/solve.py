@@ -134,6 +134,26 @@ beside a misère run on both cores (load 3): W, 746,243 visits (1,640,936 from a
 store), 19,798 facts stored, 513.5 user CPU s for the whole command, seeding included, 311
 MB peak. Under the 600 s, but it is not the figure of the table above: that one starts from
 an empty store, as SPOTS's figures do, and stays at 921.9 s (1.54x the goal).
+Children made only up to a known losing one (2026-11-28; solver/normal/dfpn.py through the C
+core's land_children_until). A py-spy profile of 0*21's first 7 minutes (CLI, beside a
+misère run) had 66 % of the CPU in the core's children of lands. Over 0*21's first 150,000
+visits, 41 % of the expansions that made a land's children then found among them a child
+of nimber n, and so a won couple, half-way down the list (weighted by children). Those
+children are now offered one by one as they are made, and the pass stops at the first
+such child; the partial list is not memoised. Over the same visits: 45,221 stopped calls
+and 62,521 whole ones, against 103,045 whole ones before. Paired, both at once on the 2
+cores (the misère run stopped with SIGSTOP), in-process on an in-memory store, before ->
+after: 0*21 W, 1,640,936 visits and 46,507 facts both, 1,021.2 -> 925.6 CPU s (-9.4 %),
+347 MB both. 0*14, one after the other on the idle machine: 150,064 visits both, 39.0 ->
+36.2 s. Through the CLI, `sproutsdb solve 0*21 --outcome-only --store NEW --json
+--quiet` beside a misère run (load 2): W, the same visits and facts, 965.2 user CPU s, 16:09
+wall, 385 MB peak. That is not below the 921.9 s above: that figure came from another
+machine of this kind on another day, and this pair shows how far apart two such runs can
+be. The goal of 600 CPU s is missed by 1.5-1.6x.
+Tried the same day, not kept: the children LRU at 2¹⁷ lands instead of 2,048 for 0*21. It
+made 21 % fewer core calls over 300,000 visits, but CPU s were 165.3 / 159.8 against 166.0 /
+150.1 (idle, one after the other) and the peak RSS was 561 MB against 232 MB. The calls it
+saved are the cheap ones.
 """
 
 from __future__ import annotations

@@ -226,6 +226,8 @@ def test_no_python_objects_leak() -> None:
         _core.canonical_lands(land)
         _core.first_child(land, bool, True)  # takes the first child with a land
         _core.first_child(land, lambda child: False, True)  # both passes, nothing taken
+        _core.land_children_until(land, bool)  # stops at the first child with a land
+        _core.land_children_until(land, lambda child: False)  # the whole list
 
     for land in lands:  # fill the memo first
         calls(land)
@@ -263,6 +265,40 @@ def test_first_child_stops_at_the_first_accepted_child_in_order() -> None:
         assert _core.first_child(land, accept) == (children[wanted] if children else None)
         assert tuple(offered) == children[: wanted + 1], land  # none made after it
         assert _core.first_child(land, lambda child: False) is None
+
+
+def test_land_children_until_stops_at_the_accepted_child_or_gives_them_all() -> None:
+    # The normal-play search's one pass: the whole list when nothing is taken, else the
+    # child taken and nothing made after it; either way, in land_children's order.
+    rng = random.Random(23)
+    for land in PLAYOUT_LANDS[::10] + INTERCHANGEABLE_SPOTS:
+        children = _core.land_children(land)
+        offered: list[tuple[str, ...]] = []
+        assert _core.land_children_until(land, lambda child: offered.append(child)) == (  # noqa: B023
+            children,
+            None,
+        ), land
+        assert tuple(offered) == children, land
+        if not children:
+            continue
+        wanted = rng.randrange(len(children))
+        offered.clear()
+
+        def accept(child: tuple[str, ...]) -> bool:
+            offered.append(child)  # noqa: B023 - land_children_until calls it in this iteration
+            return len(offered) == wanted + 1  # noqa: B023 - likewise
+
+        assert _core.land_children_until(land, accept) == (None, children[wanted]), land
+        assert tuple(offered) == children[: wanted + 1], land
+
+
+def test_land_children_until_refuses_what_land_children_refuses() -> None:
+    with pytest.raises(_core.Unsupported):
+        _core.land_children_until("0.AB.}AB.}]!", bool)  # GLOP 1.x: the Python path's
+    with pytest.raises(TypeError):
+        _core.land_children_until("0*3", 3)  # type: ignore[arg-type]
+    with pytest.raises(ZeroDivisionError):
+        _core.land_children_until("0*3", lambda child: 1 / 0)
 
 
 def _meet_children(land: str, count: int, others: list[tuple[str, ...]]) -> None:

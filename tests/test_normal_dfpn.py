@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,43 @@ def test_a_table_far_too_small_is_cleared_and_the_answers_stay_right(search: str
     checker = Checker(GAME, store)
     for land in facts:
         assert checker.check(land).ok, land
+
+
+class _GameThatCannotStop(SproutsGame):
+    """The same game without `component_children_until`: every land's children made whole."""
+
+    component_children_until = None  # type: ignore[assignment]
+
+
+def test_stopping_at_a_known_losing_child_keeps_the_search_and_makes_fewer_children() -> None:
+    made: dict[str, int] = {"whole": 0, "stopped": 0}
+    stopping = SproutsGame()
+    until = stopping.component_children_until
+
+    def counted(component: str, accept: Callable[[tuple[str, ...]], bool]) -> object:
+        children, found = until(component, accept)
+        made["whole" if found is None else "stopped"] += 1
+        return children, found
+
+    stopping.component_children_until = counted  # type: ignore[method-assign,assignment]
+    runs = []
+    for game in (stopping, _GameThatCannotStop()):
+        store = MemoryProofStore()
+        solver = NormalSolver(game, store)
+        assert solver.outcome("0*11") == "W"
+        facts = dict(store.iter_facts(FactKind.NIMBER))
+        runs.append((solver.stats.nodes, solver.stats.facts_stored, facts))
+    assert runs[0] == runs[1]  # the same visits, and the same facts stored
+    assert made["stopped"] > 0 and made["whole"] > 0
+
+
+def test_children_until_falls_back_to_the_whole_list() -> None:
+    game = SproutsGame()
+    # GLOP 1.x text: the C core hands it to the Python path, which gives every child
+    children, found = game.component_children_until("0.AB.}AB.}]!", lambda child: True)
+    assert found is None and children == game.component_children("0.AB.}AB.}]!")
+    # a land whose children are cached is given whole, unoffered
+    whole = game.component_children("0*4")
+    assert game.component_children_until("0*4", lambda child: True) == (whole, None)
+    taken = SproutsGame().component_children_until("0*4", lambda child: True)
+    assert taken == (None, whole[0])

@@ -193,13 +193,25 @@ class CoupleSpace:
             return [] if value else [_LOSS]
         (component,) = components
         table = self._table
-        children = couples.measure.children(component)
+        nimbers = table.nimbers
+        fold = couples.fold
+
+        def losing(child: tuple[str, ...]) -> bool:
+            """A child known to lose for its mover, (C', n) with nimber(C') = n: the
+            couple wins, and the children after it need not be made."""
+            if len(child) == 1:
+                return nimbers.get(child[0]) == n
+            rest, m = fold(child, n)
+            return not rest and m == 0
+
+        children, _ = couples.measure.children_until(component, losing)
+        if children is None:
+            return [_LOSS]
         # The couple itself may be stored (a run resumed, or the table was cleared).
         couples.fetch([component, *(part for child in children for part in child)])
         value = table.couple_value(component, n)
         if value is not None:
             return [] if value else [_LOSS]
-        nimbers = table.nimbers
         lives = couples.measure.lives
         out: list[Child[Node]] = []
         seen: set[str] = set()

@@ -7,6 +7,7 @@ and the move order looks one level ahead); lives and move profiles in bounded di
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from sproutsdb.solver.ports.game import Game
@@ -54,7 +55,11 @@ class ComponentMeasures:
         if children is not None:
             cache.move_to_end(component)
             return children
-        found = self.game.component_children(component)
+        return self._remember(component, self.game.component_children(component))
+
+    def _remember(self, component: str, found: Sequence[tuple[str, ...]]) -> Children:
+        """Keep a component's children in the LRU, within its bounds."""
+        cache = self._children
         children = found if type(found) is tuple else tuple(tuple(child) for child in found)
         cache[component] = children
         self._children_held += len(children)
@@ -63,6 +68,22 @@ class ComponentMeasures:
         ):
             self._children_held -= len(cache.popitem(last=False)[1])
         return children
+
+    def children_until(
+        self, component: str, accept: Callable[[tuple[str, ...]], bool]
+    ) -> tuple[Children | None, tuple[str, ...] | None]:
+        """`children`, unless a child that accept takes is met first: (None, that child).
+        A game that can stop making children there (`component_children_until`, the
+        Sprouts engine's C core) is asked to, and its partial list is not memoised; with
+        the children memoised or a game that cannot stop, (children, None) unoffered."""
+        until = getattr(self.game, "component_children_until", None)
+        if until is None or component in self._children:
+            return self.children(component), None
+        # an optional capability of the game, so untyped
+        found_all, found = until(component, accept)
+        if found_all is None:
+            return None, found
+        return self._remember(component, found_all), None
 
     def lives(self, component: str) -> int:
         """`game.size` of a component."""

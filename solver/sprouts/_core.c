@@ -20,7 +20,7 @@
  *                    encode_land  canon.encode_land
  *   core_arena.c     Arena        memory for one call
  *   core_memo.c      memo         canonical strings by shape, compact, in two generations
- *   _core.c          canonical_lands, land_children, first_child, key_lives, init
+ *   _core.c          canonical_lands, land_children(_until), first_child, key_lives, init
  *
  * The canonical string is the identity of every stored fact, so this core must never
  * produce a different string than canon.py: it uses the same integer codes, compares
@@ -311,6 +311,46 @@ static PyObject *land_children(PyObject *self, PyObject *arg)
     return result;
 }
 
+PyDoc_STRVAR(land_children_until_doc,
+"land_children_until(land: str, accept: Callable[[tuple[str, ...]], object])\n"
+"    -> tuple[tuple[tuple[str, ...], ...] | None, tuple[str, ...] | None]\n\n"
+"land_children(land) made in the same order, each new child offered to accept as it is\n"
+"made: (None, child) for the first child accept takes (the children after it are never\n"
+"made), else (all the children, None). For searches that stop at a child known to be\n"
+"losing but need the whole list otherwise, in one pass. Raises Unsupported as\n"
+"land_children does; accept's exceptions propagate.");
+
+static PyObject *land_children_until(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "land_children_until(land, accept) takes 2 arguments");
+        return NULL;
+    }
+    if (!PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "accept must be callable");
+        return NULL;
+    }
+    Children ch = {{NULL, 0, 0}, PyList_New(0), args[1], NULL, 0, NULL};
+    if (ch.order == NULL)
+        return NULL;
+    int rc = make_children(args[0], &ch);
+    PyObject *result = NULL;
+    if (rc == 1) {
+        result = PyTuple_Pack(2, Py_None, ch.found);
+        Py_DECREF(ch.found);
+    } else if (rc == 0) {
+        PyObject *all = PyList_AsTuple(ch.order);
+        if (all != NULL) {
+            result = PyTuple_Pack(2, all, Py_None);
+            Py_DECREF(all);
+        }
+    }
+    seen_free(&ch.seen);
+    Py_DECREF(ch.order);
+    return result;
+}
+
 PyDoc_STRVAR(first_child_doc,
 "first_child(land: str, accept: Callable[[tuple[str, ...]], object], memoised_first: bool = False)\n"
 "    -> tuple[str, ...] | None\n\n"
@@ -470,6 +510,8 @@ static PyMethodDef core_methods[] = {
     {"canonical_lands", canonical_lands, METH_O, canonical_lands_doc},
     {"key_lives", key_lives, METH_O, key_lives_doc},
     {"first_child", (PyCFunction)(void (*)(void))first_child, METH_FASTCALL, first_child_doc},
+    {"land_children_until", (PyCFunction)(void (*)(void))land_children_until, METH_FASTCALL,
+     land_children_until_doc},
     {"clear_memo", clear_memo, METH_NOARGS, "Forget the memoised canonical strings."},
     {"memo_size", memo_size, METH_NOARGS, "Number of memoised canonical strings."},
     {"memo_bytes", memo_bytes_py, METH_NOARGS,

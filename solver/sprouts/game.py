@@ -178,12 +178,42 @@ class SproutsGame:
             return cached
         result = land_children(component)
         keep_a_larger_memo_for(component)  # after: a text it refuses has refused already
-        self._cached_children += len(result) + 1
+        self._keep(component, result)
+        return result
+
+    def _keep(self, component: str, children: tuple[tuple[str, ...], ...]) -> None:
+        """Cache a land's children, within the bound on the children held."""
+        self._cached_children += len(children) + 1
         if self._cached_children > self._cache_size:
             self._land_children.clear()
-            self._cached_children = len(result) + 1
-        self._land_children[component] = result
-        return result
+            self._cached_children = len(children) + 1
+        self._land_children[component] = children
+
+    def component_children_until(
+        self, component: str, accept: Callable[[tuple[str, ...]], bool]
+    ) -> tuple[Sequence[tuple[str, ...]] | None, tuple[str, ...] | None]:
+        """component_children(component), offering each new child to accept as it is
+        made: (None, child) at the first one accept takes, whose later children the C core
+        never makes (nothing is cached then), else (all the children, None), cached as
+        component_children caches them. A cached list is returned whole, unoffered."""
+        cached = self._land_children.get(component)
+        if cached is not None:
+            return cached, None
+        if _core is not None:
+            _core.set_memo_limit(core_memo_kept())
+            try:
+                children, found = _core.land_children_until(component, accept)
+            except _core.Unsupported:
+                pass
+            except ValueError as error:  # the core's refusal of too many splits
+                raise TooManySplits(str(error)) from None
+            else:
+                keep_a_larger_memo_for(component)
+                if children is None:
+                    return None, found
+                self._keep(component, children)
+                return children, None
+        return self.component_children(component), None
 
     def first_component_child(
         self,
