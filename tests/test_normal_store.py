@@ -17,9 +17,16 @@ from sproutsdb.solver.normal.solver import (
     Progress,
     StoreFormatError,
 )
-from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore, PutResult
+from sproutsdb.solver.ports.proofstore import (
+    FactKind,
+    FactValue,
+    ListedProofStore,
+    MemoryProofStore,
+    PutResult,
+)
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.table import TranspositionTable
+from sproutsdb.solver.sprouts.game import SproutsGame
 
 GAME = grundys_game()
 TRUTH = mex_table(grundy_moves, 80)
@@ -45,6 +52,13 @@ class RecordingStore(MemoryProofStore):
 
     def flush(self) -> None:
         self.flushes += 1
+
+
+class UnlistedRecordingStore(RecordingStore):
+    """A RecordingStore that cannot count or list its facts (as a server's store cannot)."""
+
+    count = None  # type: ignore[assignment]
+    iter_facts = None  # type: ignore[assignment]
 
 
 def stored(store: MemoryProofStore) -> dict[str, FactValue]:
@@ -122,7 +136,8 @@ def test_an_interrupted_run_resumes_from_its_stored_facts() -> None:
 
 
 def test_reads_and_writes_are_batched() -> None:
-    store = RecordingStore()
+    store = UnlistedRecordingStore()
+    assert not isinstance(store, ListedProofStore)
     solver = NormalSolver(GAME, store, options=SolveOptions(batch_size=7))
     solver.position_nimber(ROOT)
     facts = solver.stats.facts_stored
@@ -131,6 +146,34 @@ def test_reads_and_writes_are_batched() -> None:
     assert store.flushes >= len(store.puts)  # every batch made durable
     assert max(store.gets) > 1  # one get for all the new components of a node
     assert len(store.gets) <= solver.stats.nodes + 1
+
+
+def test_the_only_writer_of_a_listed_store_reads_it_whole_once_and_asks_nothing_more() -> None:
+    store = RecordingStore()
+    first = NormalSolver(GAME, store)
+    first.position_nimber(GAME.heap(30))
+    assert store.gets == []  # read whole (empty) at the start: nothing asked key by key
+    known = dict(store.iter_facts(FactKind.NIMBER))
+    again = NormalSolver(GAME, store)
+    assert again.position_nimber(ROOT) == TRUTH[80] ^ TRUTH[61]
+    assert store.gets == []
+    fresh = NormalSolver(GAME, MemoryProofStore())
+    fresh.position_nimber(ROOT)
+    assert again.stats.nodes < fresh.stats.nodes  # the stored nimbers were used
+    assert all(again.known_nimber(key) == value for key, value in known.items())
+
+
+def test_a_table_cleared_reads_the_store_whole_again() -> None:
+    # 0*7 in a table of 200 entries: cleared 3 times, its 97 facts within the limit of 100
+    store = RecordingStore()
+    small = NormalSolver(SproutsGame(), store, options=SolveOptions(table_capacity=200))
+    assert small.position_nimber("0*7") == 0  # Nimbers are inevitable, table of 0*n
+    assert small.stats.table_clears > 0 and store.gets == []
+    # past the limit, it asks key by key again: 0*7 in a table of 100, 103 facts
+    store = RecordingStore()
+    smaller = NormalSolver(SproutsGame(), store, options=SolveOptions(table_capacity=100))
+    assert smaller.position_nimber("0*7") == 0
+    assert smaller.stats.table_clears > 0 and store.gets
 
 
 def test_time_based_flush_writes_every_fact_when_the_period_is_zero() -> None:

@@ -48,8 +48,29 @@ class Couples:
             rest = cancel_pairs(rest)
         return tuple(rest), n
 
+    def read_all(self, limit: int) -> bool:
+        """Learn every stored nimber but the roots' at once, if the store can list them
+        and holds at most `limit`: `fetch` then asks the store nothing until `forget_all`.
+        Only for a search that is its store's only writer (it proves the rest itself)."""
+        found = self.facts.read_all(limit)
+        if found is None:
+            self.facts.complete = False
+            return False
+        table, roots = self.table, self.roots
+        for key, value in found.items():
+            if key not in roots:
+                table.learn(key, value)
+        self.facts.complete = True
+        return True
+
+    def forget_all(self) -> None:
+        """Back to asking the store key by key (the roots change, or another writer)."""
+        self.facts.complete = False
+
     def fetch(self, keys: Iterable[str]) -> None:
         """One store read for the components not known yet (never the roots being re-proven)."""
+        if self.facts.complete:
+            return
         table = self.table
         nimbers, roots = table.nimbers, self.roots
         found = self.facts.fetch(k for k in keys if k not in nimbers and k not in roots)
@@ -60,6 +81,7 @@ class Couples:
         """Read these keys from the store again, whatever was asked before: another
         process has just put them (`solve --jobs`)."""
         keys = list(keys)
+        self.forget_all()  # another writer: the store is no longer all in the table
         self.facts.forget(keys)
         self.fetch(keys)
 

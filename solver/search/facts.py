@@ -11,7 +11,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, ProofStore
+from sproutsdb.solver.ports.proofstore import (
+    ConflictError,
+    FactKind,
+    ListedProofStore,
+    ProofStore,
+)
 
 
 class NimberConflictError(ConflictError):
@@ -61,9 +66,30 @@ class NimberFacts:
         self.writes = 0  # put batches sent
         self.inserted = 0  # facts the store did not have
         self.unchanged = 0  # facts the store already had, with the same value
+        # Set by the solver while its table holds every fact of the store (`read_all`):
+        # `fetch` then asks nothing.
+        self.complete = False
+
+    def read_all(self, limit: int) -> dict[str, int] | None:
+        """Every nimber of the store, if it can list them and holds at most `limit`; None
+        otherwise. Read as `fetch` reads: each one is checked to be an int ≥ 0."""
+        store = self._store
+        if not isinstance(store, ListedProofStore) or store.count(FactKind.NIMBER) > limit:
+            return None
+        self.reads += 1
+        result: dict[str, int] = {}
+        for key, value in store.iter_facts(FactKind.NIMBER):
+            if type(value) is not int or value < 0:
+                raise StoreFormatError(f"store nimber of {key!r} is {value!r}, not an int ≥ 0")
+            result[key] = value
+        self.hits += len(result)
+        return result
 
     def fetch(self, keys: Iterable[str]) -> dict[str, int]:
-        """Stored nimbers of those keys not asked before; one `get` for all of them."""
+        """Stored nimbers of those keys not asked before; one `get` for all of them (none
+        while `complete`)."""
+        if self.complete:
+            return {}
         wanted = sorted({k for k in keys if k not in self._absent and k not in self._pending})
         if not wanted:
             return {}
