@@ -154,8 +154,9 @@ Tried the same day, not kept: the children LRU at 2¹⁷ lands instead of 2,048 
 made 21 % fewer core calls over 300,000 visits, but CPU s were 165.3 / 159.8 against 166.0 /
 150.1 (idle, one after the other) and the peak RSS was 561 MB against 232 MB. The calls it
 saved are the cheap ones.
-The only writer reads its store whole (2026-11-28, solver/normal/solver.py READ_ALL_LIMIT;
-misère has done so since 2026-11-26). In the same profile, the store reads of each
+The store read whole (2026-11-28, solver/normal/solver.py READ_ALL_LIMIT; misère has done
+so since 2026-11-26): first by a lone search, then by every --jobs process too, each reading
+afterwards only the keys the others announce. In the same profile, the store reads of each
 expansion's new lands were 6.5 % of the CPU, and on a fresh store they find nothing that
 is not already in the table. Paired through the CLI, both at once on the 2 cores (the misère
 run stopped with SIGSTOP; before = the commit with the children pass above, run from a git

@@ -214,6 +214,21 @@ run (both processes' CPU below --jobs 1's: the helper's siblings' facts shorten 
 search's proof of its child). 0*14 is at >= 1.6x in 3 of 6: where it is slow the main search
 made 110,753 and 224,004 visits, against 150,064 alone, so the helper's facts moved its
 path to a longer one; the spread is 0*14's, whose proof is 45 s of one core.
+
+After the normal-play levers of 2026-11-28 (children made only up to a known losing one;
+the store read whole; bench/solve.py), 0*14, idle (the misère 0*21 run stopped with
+SIGSTOP), the same command, wall s (main visits):
+  only --jobs 1 reading its store whole (23:42): --jobs 1 31.2 (150,064); --jobs 2 25.0,
+        26.9, 20.0, 23.1, 17.0 (114,486 / 134,774 / 103,782 / 119,012 / 68,682: 1.25, 1.16,
+        1.56, 1.35, 1.83x)
+  every process reading it whole, then the others' news (23:46, kept): --jobs 1 38.8
+        (150,064); --jobs 2 28.4, 29.6, 49.0, 54.4, 35.4 (92,033 / 118,991 / 173,007 /
+        216,508 / 118,167: 1.37, 1.31, 0.79, 0.71, 1.10x)
+Every outcome L. The same --jobs 1 code took 31.2 and then 38.8 s four minutes later, so
+the machine's speed moved by 24 % between the two sets, and they do not compare. Within
+each set, 1.6x was met in 1 of 10 runs. --jobs 1 gained more from the two levers than
+--jobs 2 did. Keeping 1.6x at 0*14 on two workers is further away than it was this
+morning (3 of 6).
 """
 
 from __future__ import annotations

@@ -55,9 +55,10 @@ DEFAULT_TABLE_CAPACITY = 1 << 19
 # 2048 at 0*14 for ~4 MB more peak RSS (most lands a solve meets, it meets once).
 DEFAULT_CHILDREN_CACHE = 2048
 SEARCHES = ("dfs", "dfpn")  # depth-first in move order; proof-number search over couples
-# A search that is its store's only writer reads all its nimbers at the start of a call,
-# up to this many (and half its table's capacity), and then asks the store nothing: the
-# reads of each expansion's new lands were 6.5 % of 0*21's CPU on LMDB (46,507 facts).
+# A search reads all the nimbers of a local store at the start of a call, up to this many
+# (and half its table's capacity), and then asks the store nothing but the keys the other
+# solvers of the store put (`solve --jobs`, `FactNews`): the reads of each expansion's new
+# lands were 6.5 % of 0*21's CPU on LMDB (46,507 facts).
 READ_ALL_LIMIT = 1 << 18
 # A resume record is saved at most once per flush interval, and less often when saving it
 # costs more than 1/RESUME_COST_SHARE of the time between saves (a large table).
@@ -212,8 +213,8 @@ class NormalSolver:
             self._couples.roots = frozenset(components)
         finished = False
         try:
-            if self._share_seconds is None:  # the store's only writer: read it whole
-                self._couples.read_all(self._read_all_limit())
+            # The store's only writer, or one told every key the others put: read it whole
+            self._couples.read_all(self._read_all_limit())
             self._couples.fetch(components)
             self._resume_from(f"{query} {canonical}")
             with self._collector.paused():

@@ -51,7 +51,8 @@ class Couples:
     def read_all(self, limit: int) -> bool:
         """Learn every stored nimber but the roots' at once, if the store can list them
         and holds at most `limit`: `fetch` then asks the store nothing until `forget_all`.
-        Only for a search that is its store's only writer (it proves the rest itself)."""
+        For a search that is its store's only writer, or that hears of every key the
+        others put (`refresh`, `solve --jobs`): the table then lacks no stored fact."""
         found = self.facts.read_all(limit)
         if found is None:
             self.facts.complete = False
@@ -64,7 +65,7 @@ class Couples:
         return True
 
     def forget_all(self) -> None:
-        """Back to asking the store key by key (the roots change, or another writer)."""
+        """Back to asking the store key by key (the call ends: its roots were not read)."""
         self.facts.complete = False
 
     def fetch(self, keys: Iterable[str]) -> None:
@@ -81,9 +82,13 @@ class Couples:
         """Read these keys from the store again, whatever was asked before: another
         process has just put them (`solve --jobs`)."""
         keys = list(keys)
-        self.forget_all()  # another writer: the store is no longer all in the table
-        self.facts.forget(keys)
-        self.fetch(keys)
+        facts = self.facts
+        facts.forget(keys)
+        complete, facts.complete = facts.complete, False
+        try:  # read even when complete: these are the only facts the table may lack
+            self.fetch(keys)
+        finally:
+            facts.complete = complete
 
     def rederive_exclusions(
         self, claims: Mapping[str, Iterable[int]], *, limit: int, chunk: int = 256
