@@ -540,6 +540,10 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
         the main search, 3,856 CPU s for both, 3.37 GB peak; 4 of 12. Not in the checkpoint
         (the store in /tmp/r21 is ahead of it). Since the wipe: ~39.4 M main visits,
         ~30,800 CPU s.
+  run13, 2026-11-28 21:29 - 11-29 00:05, --jobs 1 beside the normal-play work of that
+        session (paused by SIGSTOP for its paired runs and tests), Ctrl-C: +5,742,656
+        visits, +14,531 stored, 3,600 user CPU s, 4.51 GB peak; still 4 of 12. Not in
+        the checkpoint. Since the wipe: ~45.1 M main visits, ~34,400 CPU s.
 
 Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
 0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two
