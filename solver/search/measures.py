@@ -47,6 +47,8 @@ class ComponentMeasures:
         self._lives_capacity = lives_capacity
         self._lives: dict[str, int] = {}
         self._profiles: dict[str, MoveProfile] = {}
+        # an optional capability of the game (the Sprouts engine's C core), so untyped
+        self._children_until = getattr(game, "component_children_until", None)
 
     def children(self, component: str) -> Children:
         """Distinct children of a component, each as its sorted components."""
@@ -76,10 +78,9 @@ class ComponentMeasures:
         A game that can stop making children there (`component_children_until`, the
         Sprouts engine's C core) is asked to, and its partial list is not memoised; with
         the children memoised or a game that cannot stop, (children, None) unoffered."""
-        until = getattr(self.game, "component_children_until", None)
+        until = self._children_until
         if until is None or component in self._children:
             return self.children(component), None
-        # an optional capability of the game, so untyped
         found_all, found = until(component, accept)
         if found_all is None:
             return None, found

@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
+from typing import TypeVar
 
 from sproutsdb.solver.ports.game import sum_children
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.moves import TooManySplits, raw_children
 from sproutsdb.solver.sprouts.notation import RawPosition, key_lives, parse
+
+Made = TypeVar("Made")  # what a C core call gives
 
 TERMINAL = "!"
 
@@ -99,14 +102,24 @@ def land_children(component: str) -> tuple[tuple[str, ...], ...]:
     (GLOP 1.x, sums, genus, invalid input) takes the Python path, which answers or raises
     the precise NotationError."""
     if _core is not None:
-        _core.set_memo_limit(core_memo_kept())  # free when unchanged; tests lower it
-        try:
-            return _core.land_children(component)
-        except _core.Unsupported:
-            pass
-        except ValueError as error:  # the core's refusal of too many splits
-            raise TooManySplits(str(error)) from None
+        core = _core
+        found = _by_core(lambda: core.land_children(component))
+        if found is not None:
+            return found
     return python_land_children(component)
+
+
+def _by_core(call: Callable[[], Made]) -> Made | None:
+    """A C core call on a land's text, within the memo's current limit: None when the core
+    does not read the text (the Python path then answers or raises the NotationError)."""
+    assert _core is not None
+    _core.set_memo_limit(core_memo_kept())  # free when unchanged; tests lower it
+    try:
+        return call()
+    except _core.Unsupported:
+        return None
+    except ValueError as error:  # the core's refusal of too many splits
+        raise TooManySplits(str(error)) from None
 
 
 def text_lives(key: str) -> int:
@@ -200,15 +213,11 @@ class SproutsGame:
         if cached is not None:
             return cached, None
         if _core is not None:
-            _core.set_memo_limit(core_memo_kept())
-            try:
-                children, found = _core.land_children_until(component, accept)
-            except _core.Unsupported:
-                pass
-            except ValueError as error:  # the core's refusal of too many splits
-                raise TooManySplits(str(error)) from None
-            else:
+            core = _core
+            made = _by_core(lambda: core.land_children_until(component, accept))
+            if made is not None:
                 keep_a_larger_memo_for(component)
+                children, found = made
                 if children is None:
                     return None, found
                 self._keep(component, children)
