@@ -168,6 +168,21 @@ With both, the same command beside the misère run (load 2), one run each: 0*18 
 visits, 8,649 facts, 117.7 user CPU s, 87 MB peak; 0*20 L, 241,996 visits, 9,199 facts,
 81.4 s, 85 MB. The visits and facts are those of the table above, and both peaks stay under
 100 MB.
+
+2026-11-29, a new machine of this kind (0*14 34.1 s idle, 44.2 s beside the misère run):
+`sproutsdb solve 0*21 --outcome-only --store NEW --json --quiet` beside the misère run, under
+perf and py-spy for 160 s of it (so not a figure for the table): W, 1,640,936 visits, 46,507
+facts, 928 s wall. Its profile is as before, and flat: 69 % in the C core's children of
+lands (encode_land 36 %, tidy_land 12 %, normalize 7 %), no C function above 5 % of its own.
+Over every 40th land of 0*21's first 300,000 core calls (7,500 lands, memo at 2²⁰, as 0*21
+has it), valgrind's instruction count, which no other load moves: the canonical search
+compared the whole partial encoding with the best one at every placed boundary
+(quadratic in its length); it now compares only what a node added beyond the prefix known
+equal: 30.34 -> 29.04 G instructions (-4.3 %), the same children for all 12,500 lands
+sampled (sha256 of the lists). 0*14 in-process, paired, both at once: 41.8 / 46.8 / 36.8 /
+39.7 -> 41.1 / 41.0 / 38.0 / 37.2 CPU s (-4.7 % summed, one pair reversed: the noise of this
+VM). Not tried again at 0*21: at ~70 % of its CPU in the core, expect ~3 %; the 1.36x to the
+goal of 600 s is not in reach of such steps.
 """
 
 from __future__ import annotations

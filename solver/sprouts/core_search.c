@@ -73,13 +73,22 @@ static void search_free(Search *S)
     S->nauts = 0;
 }
 
-/* _Search._worse: the partial encoding is already greater than the best one. */
-static int worse(const Search *S, int len)
+/* _Search._worse: the partial encoding is already greater than the best one. *eq is a
+ * length over which out is known to equal best, and becomes the first place they differ
+ * (or the end of the shorter): a node passes it on to its children, whose encodings
+ * extend its own, so each compares only what it added. It stays true when the best
+ * changes: a new best is found below the node and so begins with the node's codes. */
+static int worse(const Search *S, int len, int *eq)
 {
     if (!S->have_best)
         return 0;
     int m = len < S->best_len ? len : S->best_len;
-    return seq_cmp(S->out, m, S->best, m) > 0;
+    int i = *eq;
+    const int *out = S->out, *best = S->best;
+    while (i < m && out[i] == best[i])
+        i++;
+    *eq = i;
+    return i < m && out[i] > best[i];
 }
 
 static void push_choice(Search *S, int is_bnd, int id, int c)
@@ -375,7 +384,7 @@ static int first_chunk(Search *S, int r, int o, int *buf, int *scratch, int *new
     return n;
 }
 
-static int search_boundaries(Search *S, int r, int o, int len);
+static int search_boundaries(Search *S, int r, int o, int len, int eq);
 
 /* Region r holds an uppercase letter that already has a name. */
 static int touches_named(const Search *S, int r)
@@ -391,14 +400,14 @@ static int touches_named(const Search *S, int r)
 }
 
 /* _Search._regions */
-static int search_regions(Search *S, int len)
+static int search_regions(Search *S, int len, int eq)
 {
     /* Lands with many interchangeable regions may take long: let Ctrl-C through. */
     if ((++S->steps & 0xffff) == 0 && PyErr_CheckSignals() < 0)
         return -1;
     if (S->regions_left == 0)
         return at_leaf(S, len);
-    if (worse(S, len))
+    if (worse(S, len, &eq))
         return 0;
     const Land *L = S->L;
     /* The next class: regions with an already named letter first (regions sharing no
@@ -476,7 +485,7 @@ static int search_regions(Search *S, int len)
         S->region_used[r] = 1;
         S->regions_left--;
         push_choice(S, 0, r, views[i]);
-        int rc = search_boundaries(S, r, views[i], len);
+        int rc = search_boundaries(S, r, views[i], len, eq);
         pop_choice(S);
         S->region_used[r] = 0;
         S->regions_left++;
@@ -493,16 +502,16 @@ done:
 
 /* _Search._boundaries: place the least boundary left in region r (view o), branching on
  * ties. */
-static int search_boundaries(Search *S, int r, int o, int len)
+static int search_boundaries(Search *S, int r, int o, int len, int eq)
 {
     const Land *L = S->L;
     int nb = L->nb, lo = L->rb[r], hi = L->rb[r + 1];
     int least = least_left(S, r, o);
     if (least < 0) {                               /* region done (plane: no genus code) */
         S->out[len] = END_REGION;
-        return search_regions(S, len + 1);
+        return search_regions(S, len + 1, eq);
     }
-    if (worse(S, len))
+    if (worse(S, len, &eq))
         return 0;
     Bnd *bd = &S->bnd[least];                      /* the first of the tied boundaries */
     int n = bd->n, depth = S->depth;
@@ -512,7 +521,7 @@ static int search_boundaries(Search *S, int r, int o, int len)
         S->out[len + n] = END_BOUNDARY;
         S->bnd_used[least % nb] = 1;
         push_choice(S, 1, least, -1);
-        int rc = search_boundaries(S, r, o, len + n + 1);
+        int rc = search_boundaries(S, r, o, len + n + 1, eq);
         pop_choice(S);
         S->bnd_used[least % nb] = 0;
         if (rc == 0)
@@ -581,7 +590,7 @@ static int search_boundaries(Search *S, int r, int o, int len)
         S->out[len + n] = END_BOUNDARY;
         S->bnd_used[owner[x] % nb] = 1;
         push_choice(S, 1, owner[x], cidx[x]);
-        int rc = search_boundaries(S, r, o, len + n + 1);
+        int rc = search_boundaries(S, r, o, len + n + 1, eq);
         pop_choice(S);
         S->bnd_used[owner[x] % nb] = 0;
         S->nnames -= nnew[x];
@@ -687,7 +696,7 @@ int encode_land(Arena *a, const Land *L, int **enc, int *len)
     S.have_ref = 0;
     S.ref_depth = 0;
     S.jump = NO_JUMP;
-    if (search_regions(&S, 0) < 0)
+    if (search_regions(&S, 0, 0) < 0)
         goto done;
     *enc = best;
     *len = S.best_len;
