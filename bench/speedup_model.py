@@ -229,6 +229,30 @@ the machine's speed moved by 24 % between the two sets, and they do not compare.
 each set, 1.6x was met in 1 of 10 runs. --jobs 1 gained more from the two levers than
 --jobs 2 did. Keeping 1.6x at 0*14 on two workers is further away than it was this
 morning (3 of 6).
+
+The same code, 2026-11-29 01:20-01:45, on a new machine of this kind (0*14 --jobs 1 34.1
+and 33.0 s idle), idle (the misère 0*21 run stopped with SIGSTOP), the same command, wall
+s (main visits):
+  0*14: --jobs 2 16.2, 19.9, 18.2, 21.3, 18.3, 22.2, 28.2, 23.0, 21.1, 22.9, 17.1, 25.4,
+        17.4, 16.4 (65,443 to 145,416): 7 of 14 at >= 1.6x against their mean, 33.5
+  0*18: --jobs 1 130.4 (273,244); --jobs 2 55.0, 43.4, 55.3 (145,037 / 116,119 / 149,658:
+        2.37, 3.00, 2.36x)
+  0*20: --jobs 1 79.1 (241,996); --jobs 2 41.9, 50.4, 59.0 (143,088 / 138,416 / 141,319:
+        1.89, 1.57, 1.34x)
+Every outcome L. Both processes' user CPU, 4 runs of 0*14: 32.6, 48.3, 33.7, 31.9 s for
+17.1, 25.4, 17.4, 16.4 s wall: a slow run is one whose two searches did more work in all
+(the main search 118,940 visits there, 66,870-73,105 in the others), not one that waited.
+What the 2 cores give at most: two --jobs 1 solves of 0*14 at once, each on its own store,
+took 41.0 and 37.4 s wall against 33.0-34.1 s alone, so each core runs at ~0.85 of its
+lone speed while the other works (shared cache and memory). Without less work in all, two
+workers reach 2 x 0.85 = 1.7x at best, and the issue's 1.6x leaves ~6 % for everything a
+split costs; the runs above it are those where the helper's facts shortened the main
+search's proof. Two other ways to divide 0*14 were tried the same hour and not kept: the
+main search holding its first root child (0*13.AB|AB, the one --jobs 1 spends most in:
+58,715 of its 150,064 visits, against 45,622 in 0*12.1a1a) instead of its last: 26.1,
+21.5, 19.3, 20.2, 26.3, 23.9 s; its last child left busy for it until every sibling is
+decided (it proves siblings beside the helper first): 24.8, 23.0, 20.5, 20.2, 19.0 s.
+Neither moves the median (~20.5 s as built) beyond the spread.
 """
 
 from __future__ import annotations
