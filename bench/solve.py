@@ -179,7 +179,10 @@ has it), valgrind's instruction count, which no other load moves: the canonical 
 compared the whole partial encoding with the best one at every placed boundary
 (quadratic in its length); it now compares only what a node added beyond the prefix known
 equal: 30.34 -> 29.04 G instructions (-4.3 %), the same children for all 12,500 lands
-sampled (sha256 of the lists). 0*14 in-process, paired, both at once: 41.8 / 46.8 / 36.8 /
+sampled (sha256 of the lists). Then whether a region touches a named uppercase letter,
+asked for every open region at every node of that search, is a count kept as letters are
+named instead of a walk over the region's boundaries: 29.04 -> 28.64 G (-1.4 %; -5.6 % for
+both), the same children. 0*14 in-process, paired, both at once: 41.8 / 46.8 / 36.8 /
 39.7 -> 41.1 / 41.0 / 38.0 / 37.2 CPU s (-4.7 % summed, one pair reversed: the noise of this
 VM). Not tried again at 0*21: at ~70 % of its CPU in the core, expect ~3 %; the 1.36x to the
 goal of 600 s is not in reach of such steps.

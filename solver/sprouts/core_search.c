@@ -44,6 +44,7 @@ typedef struct {
                                 * at by_form[o * nb + rb[r] ..] (Colouring.sorted_b) */
     int regions_left;
     int *name_of;              /* uppercase vertex -> index, or -1 */
+    int *named_in;             /* per region: named uppercase letters on it (touches_named) */
     int nnames;
     int *out;                  /* the encoding being built */
     int *best;
@@ -387,16 +388,18 @@ static int first_chunk(Search *S, int r, int o, int *buf, int *scratch, int *new
 static int search_boundaries(Search *S, int r, int o, int len, int eq);
 
 /* Region r holds an uppercase letter that already has a name. */
-static int touches_named(const Search *S, int r)
+static inline int touches_named(const Search *S, int r) { return S->named_in[r] > 0; }
+
+/* Name the uppercase letter v (name >= 0) or take its name back (-1), keeping named_in. */
+static void set_name(Search *S, int v, int name)
 {
-    const Land *L = S->L;
-    for (int b = L->rb[r]; b < L->rb[r + 1]; b++) {
-        const Bnd *bd = &S->bnd[b];
-        for (int t = 0; t < bd->nups; t++)
-            if (S->name_of[bd->up_v[t]] >= 0)
-                return 1;
+    int step = name >= 0 ? 1 : -1;
+    S->name_of[v] = name;
+    for (int side = 0; side < 2; side++) {
+        int r = S->L->ureg[2 * v + side];
+        if (r >= 0)
+            S->named_in[r] += step;
     }
-    return 0;
 }
 
 /* _Search._regions */
@@ -584,7 +587,7 @@ static int search_boundaries(Search *S, int r, int o, int len, int eq)
         if (ids != NULL && orbit_skip(S, &O, i))
             continue;
         for (int t = 0; t < nnew[x]; t++)
-            S->name_of[newv[(long)x * width + t]] = S->nnames + t;
+            set_name(S, newv[(long)x * width + t], S->nnames + t);
         S->nnames += nnew[x];
         memcpy(S->out + len, enc + (long)x * n, sizeof(int) * (size_t)n);
         S->out[len + n] = END_BOUNDARY;
@@ -595,7 +598,7 @@ static int search_boundaries(Search *S, int r, int o, int len, int eq)
         S->bnd_used[owner[x] % nb] = 0;
         S->nnames -= nnew[x];
         for (int t = 0; t < nnew[x]; t++)
-            S->name_of[newv[(long)x * width + t]] = -1;
+            set_name(S, newv[(long)x * width + t], -1);
         if (rc < 0)
             goto done;
         if (jumped_over(S, depth))
@@ -651,6 +654,7 @@ int encode_land(Arena *a, const Land *L, int **enc, int *len)
     S.bnd_used = arena_alloc(a, (size_t)L->nb + 1);
     S.by_form = C.sorted_b;
     S.name_of = new_ints_filled(a, L->nv, -1);
+    S.named_in = new_ints_filled(a, L->nr, 0);
     S.out = new_ints(a, (long)L->nc + L->nb + L->nr);
     int maxdepth = L->nr + L->nb + 1;
     S.path_b = new_ints(a, maxdepth);
@@ -662,7 +666,7 @@ int encode_land(Arena *a, const Land *L, int **enc, int *len)
     S.ref_names = new_ints(a, L->nv + 1);
     S.names = new_ints(a, L->nv + 1);
     if (S.order == NULL || S.region_used == NULL || S.bnd_used == NULL || S.name_of == NULL
-        || S.out == NULL || S.path_b == NULL || S.path_id == NULL || S.path_c == NULL
+        || S.named_in == NULL || S.out == NULL || S.path_b == NULL || S.path_id == NULL || S.path_c == NULL
         || S.ref_b == NULL || S.ref_id == NULL || S.ref_c == NULL || S.ref_names == NULL
         || S.names == NULL)
         goto done;
