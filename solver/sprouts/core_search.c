@@ -666,7 +666,8 @@ int encode_land(Arena *a, const Land *L, int **enc, int *len)
     S.ref_names = new_ints(a, L->nv + 1);
     S.names = new_ints(a, L->nv + 1);
     if (S.order == NULL || S.region_used == NULL || S.bnd_used == NULL || S.name_of == NULL
-        || S.named_in == NULL || S.out == NULL || S.path_b == NULL || S.path_id == NULL || S.path_c == NULL
+        || S.named_in == NULL || S.out == NULL || S.path_b == NULL || S.path_id == NULL
+        || S.path_c == NULL
         || S.ref_b == NULL || S.ref_id == NULL || S.ref_c == NULL || S.ref_names == NULL
         || S.names == NULL)
         goto done;
