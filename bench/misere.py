@@ -544,6 +544,15 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
         session (paused by SIGSTOP for its paired runs and tests), Ctrl-C: +5,742,656
         visits, +14,531 stored, 3,600 user CPU s, 4.51 GB peak; still 4 of 12. Not in
         the checkpoint. Since the wipe: ~45.1 M main visits, ~34,400 CPU s.
+  The machine was wiped again before 2026-11-29: run12 and run13 (~7.98 M visits, ~7,460
+  CPU s) were lost with /tmp/r21; the next run went on from the checkpoint of run11.
+  run14, 2026-11-29 00:57-02:52, `sproutsdb import` of the checkpoint into a new store,
+        then `sproutsdb solve 0*21 --misere --seed-results --jobs 1 --store DIR --json`, one
+        core beside this session's work (stopped ~50 minutes by SIGSTOP for its paired
+        runs), Ctrl-C: +4,209,414 visits, +5,054 stored, 2,872 user CPU s, 1.72 GB peak;
+        5 of 12: 0*16.AB|0*4.AB proven winning in this run. The store: 387,976 losing
+        nodes; checkpoint misere-0x21.spdbx replaced (2.1 MB). Counting only what reached
+        a checkpoint: ~41.4 M main visits, ~29,800 CPU s since the wipe of 2026-11-27.
 
 Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
 0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two
@@ -605,6 +614,26 @@ not separated (the run before was 2-8 % ahead of the one before it at equal time
 main search made fewer visits a second (1,977 against 2,058) and needed fewer.
 The 30-minute goal is missed by 1.79x. Its check (the command above, beside a --jobs 1
 solve): W, clean, proof 46,369 losing nodes, 266 CPU s, 1.23 GB.
+
+2026-11-29 (a new machine; /tmp wiped, so 0*21 went on from the checkpoint). Where a record
+run's CPU goes now: py-spy (--native, 40 s) of the 0*21 run at ~2 M visits, of its
+non-idle samples: MisereSolver._sized_children 15 % in its own Python lines, df-pn's _mid
+12 %, _expand 9 % (and 5 % in its list), _known 6 %, _land_moves 3 %; the C core's
+children of lands 24 % (encode_land 15 %). So the per-child loops in Python, not the core,
+are the next lever for 0*18's 30 minutes: assembling each child's key and order
+(`_sized_children`), sorting them, and df-pn's pass over them.
+The C core's two canonical-search changes of this day (bench/solve.py) on misère lands:
+every 3rd land of misère 0*14's core calls (5,403 lands), valgrind: 18.67 -> 17.88 G
+instructions (-4.2 %), the same children (sha256). Paired CLI runs of `solve 0*14
+--misere` (both at once, 6 pairs, the 0*21 run stopped) did not show it: 166.5 s summed
+before, 172.3 after, pair differences from -0.7 to +3.9 s on runs of 23-33 s (this VM's
+spread between consecutive runs is larger than the change).
+Tried the same day, not kept: `_sized_children` returning at the first child already known
+losing (statically or in the table). At 0*14, 15,036 of 37,547 expansions (40 %) had one
+(early in move order: at place 1.25 on average, counting from 0), but in the order children are
+assembled it came late, so only 29 % fewer children were assembled (757,557 against
+1,073,098), and every child of the other 60 % paid a lookup: paired, both at once, 27.7 /
+28.6 user CPU s against 27.0 / 25.8 as built (same 46,306 visits and 861 stored nodes).
 """
 
 from __future__ import annotations
