@@ -182,17 +182,18 @@ equal: 30.34 -> 29.04 G instructions (-4.3 %), the same children for all 12,500 
 sampled (sha256 of the lists). Then whether a region touches a named uppercase letter,
 asked for every open region at every node of that search, is a count kept as letters are
 named instead of a walk over the region's boundaries: 29.04 -> 28.64 G (-1.4 %; -5.6 % for
-both), the same children. 0*14 in-process, paired, both at once: 41.8 / 46.8 / 36.8 /
-39.7 -> 41.1 / 41.0 / 38.0 / 37.2 CPU s (-4.7 % summed, one pair reversed: the noise of this
-VM). Both changes at 0*21, paired through the CLI as on 2026-11-28 (both at once on the 2
-cores, the misère run stopped with SIGSTOP, the version before from a git worktree),
+both), the same children. 0*14 in-process with the first change alone, paired, both at
+once: 41.8 / 46.8 / 36.8 / 39.7 -> 41.1 / 41.0 / 38.0 / 37.2 CPU s (-4.7 % summed, one pair
+reversed: the noise of this VM). Both changes at 0*21, paired through the CLI as on
+2026-11-28 (both at once on the 2 cores, the misère run stopped with SIGSTOP, the version
+before from a git worktree),
 `sproutsdb solve 0*21 --outcome-only --store NEW --json --quiet` under /usr/bin/time: W,
 1,640,936 visits and 46,507 facts both, 1,094.7 -> 1,058.5 user CPU s (-3.3 %), 378 -> 384
 MB. This machine ran that pair 1.3x slower than the machine of 2026-11-28 ran its own
 (884.1 -> 817.2), though its lone 0*14 is faster (33-34 s against 36.2): two 0*21 solves at
 once slow each other more than two 0*14 do. So 0*21 is ~3 % under the 817.2 s of the table
-above, not a new absolute figure; the 1.36x to the goal of 600 s is not in reach of such
-steps.
+above, not a new absolute figure; the ~1.3x still between it and the goal of 600 s is not
+in reach of such steps.
 """
 
 from __future__ import annotations
