@@ -69,9 +69,13 @@ class Couples:
         self.facts.complete = False
 
     def fetch(self, keys: Iterable[str]) -> None:
-        """One store read for the components not known yet (never the roots being re-proven)."""
-        if self.facts.complete:
-            return
+        """One store read for the components not known yet (never the roots being re-proven);
+        none while the table holds the whole store (`read_all`)."""
+        if not self.facts.complete:
+            self._read(keys)
+
+    def _read(self, keys: Iterable[str]) -> None:
+        """The store's nimbers of those keys the table lacks, learnt into it."""
         table = self.table
         nimbers, roots = table.nimbers, self.roots
         found = self.facts.fetch(k for k in keys if k not in nimbers and k not in roots)
@@ -82,13 +86,8 @@ class Couples:
         """Read these keys from the store again, whatever was asked before: another
         process has just put them (`solve --jobs`)."""
         keys = list(keys)
-        facts = self.facts
-        facts.forget(keys)
-        complete, facts.complete = facts.complete, False
-        try:  # read even when complete: these are the only facts the table may lack
-            self.fetch(keys)
-        finally:
-            facts.complete = complete
+        self.facts.forget(keys)
+        self._read(keys)  # even when complete: these are the only facts the table may lack
 
     def rederive_exclusions(
         self, claims: Mapping[str, Iterable[int]], *, limit: int, chunk: int = 256

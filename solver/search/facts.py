@@ -66,7 +66,7 @@ class NimberFacts:
         self.writes = 0  # put batches sent
         self.inserted = 0  # facts the store did not have
         self.unchanged = 0  # facts the store already had, with the same value
-        # Set by the solver while its table holds every fact of the store (`read_all`):
+        # Set by `Couples.read_all` while its table holds every fact of the store: its
         # `fetch` then asks nothing.
         self.complete = False
 
@@ -86,10 +86,7 @@ class NimberFacts:
         return result
 
     def fetch(self, keys: Iterable[str]) -> dict[str, int]:
-        """Stored nimbers of those keys not asked before; one `get` for all of them (none
-        while `complete`)."""
-        if self.complete:
-            return {}
+        """Stored nimbers of those keys not asked before; one `get` for all of them."""
         wanted = sorted({k for k in keys if k not in self._absent and k not in self._pending})
         if not wanted:
             return {}
