@@ -5,8 +5,8 @@ into sproutsdb/_proto/ (the package sproutsdb._proto) with grpcio-tools, a build
 requirement; the stubs are never committed (sproutsdb/codegen.py). They are generated when
 this file is run, before setuptools looks for the package directories.
 
-`pip install .` compiles solver/sprouts/_core.c into sproutsdb.solver.sprouts._core when a
-C compiler works. Without one the install still succeeds, with the pure-Python engine
+`pip install .` compiles solver/sprouts/_core.c into sproutsdb.solver.sprouts._core (and
+solver/misere/_assemble.c, the misère search's assembly of children) when a C compiler works. Without one the install still succeeds, with the pure-Python engine
 (see game.py): the build says so, and so does every `sproutsdb` command (about 50x slower).
 """
 
@@ -33,6 +33,15 @@ CORE = Extension(
     depends=["solver/sprouts/core.h"],
     extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra"],
     optional=True,  # a failed compile installs the pure-Python engine
+)
+
+# The misère search's assembly of children from one land's moves (solver/misere/assemble.py
+# is the Python definition it is tested against and falls back to).
+ASSEMBLE = Extension(
+    "sproutsdb.solver.misere._assemble",
+    sources=["solver/misere/_assemble.c"],
+    extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra"],
+    optional=True,
 )
 
 NO_CORE = (
@@ -71,4 +80,4 @@ def generate_stubs() -> None:
 
 if __name__ == "__main__":  # setuptools runs this file as __main__; tests import it
     generate_stubs()
-    setup(ext_modules=[CORE], cmdclass={"build_ext": OptionalBuildExt})
+    setup(ext_modules=[CORE, ASSEMBLE], cmdclass={"build_ext": OptionalBuildExt})

@@ -44,6 +44,7 @@ from types import SimpleNamespace
 from typing import NamedTuple, Protocol, cast
 
 from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.misere.assemble import ASSEMBLE, Assembler
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
 from sproutsdb.solver.ports.game import Game, MemoHolder
 from sproutsdb.solver.ports.proofstore import (
@@ -383,6 +384,8 @@ class MisereSolver:
         self.algebra = self.rcts.algebra
         # its children LRU is a pass-through here: _land_moves keeps what the search needs
         self._measure = ComponentMeasures(game, children_capacity=256)
+        # children from one land's moves: compiled when built (assemble.py says which)
+        self._assemble: Assembler = ASSEMBLE
         self._meter = options.meter()
         self._reprove_roots = options.reprove_roots
         self._batch_size = options.batch_size
@@ -737,14 +740,15 @@ class MisereSolver:
     def _sized_children(self, node: NodeParts) -> dict[str, tuple[Size, NodeParts]]:
         """Distinct children by key, each with its move order (``_size``).
 
-        Moves in a land are assembled from that land's folded moves (``_land_moves``):
-        the key, parts and order of a child come from the node's and the move's, without
-        reading any land again.
+        Moves in a land are assembled from that land's folded moves (``_land_moves``) by
+        ``assemble``: the key, parts and order of a child come from the node's and the
+        move's, without reading any land again.
         """
         lands, parity, rcts = node
         out: dict[str, tuple[Size, NodeParts]] = {}
         key = self.key
         cid = self._cid
+        assemble = self._assemble
         algebra = self.algebra
         rct_nimber = rct_height = 0
         for h in rcts:
@@ -761,42 +765,20 @@ class MisereSolver:
                 continue
             previous = land
             rest = lands[:i] + lands[i + 1 :]
-            rest_lives = total_lives - lives(land)
             moves, moves_lives = self._land_moves(land)
-            for move, move_lives in zip(moves, moves_lives):
-                if isinstance(move, str):  # one new land of unknown RCT (LandMoves)
-                    move = ((move,), move_lives, 0, (), 0, 0)
-                kept, _, flip, handles, nimber, height = move
-                if not kept:
-                    child_lands = rest
-                elif rest:
-                    child_lands = tuple(sorted(rest + kept))
-                else:
-                    child_lands = kept
-                child_parity = parity ^ flip
-                if handles:
-                    child_rcts = tuple(sorted(rcts + handles, key=cid.__getitem__))
-                    child_key = key((child_lands, child_parity, child_rcts))
-                else:
-                    child_rcts = rcts
-                    tail = suffix[child_parity]
-                    if child_lands:
-                        child_key = "+".join(child_lands) + tail
-                    elif tail:
-                        child_key = EMPTY_POSITION + tail
-                    else:
-                        child_key = EMPTY_POSITION
-                if child_key in out:
-                    continue
-                count = len(child_lands)
-                child_nimber = child_parity ^ rct_nimber ^ nimber
-                size = (
-                    rest_lives + move_lives,
-                    -count,
-                    1 if child_nimber else 0,
-                    child_parity + rct_height + height,
-                )
-                out[child_key] = (size, (child_lands, child_parity, child_rcts))
+            assemble(
+                out,
+                rest,
+                moves,
+                moves_lives,
+                total_lives - lives(land),
+                parity,
+                rcts,
+                suffix,
+                rct_nimber,
+                rct_height,
+                cid,
+            )
         if parity:
             child: NodeParts = (lands, 0, rcts)
             child_key = key(child)

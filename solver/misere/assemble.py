@@ -1,0 +1,92 @@
+"""The children a node gets from the moves in one of its lands, keyed, ordered and built.
+
+``MisereSolver._sized_children`` spends most of its own time here: for every folded move of
+a land (``LandMove``, or a lone new land as its string), the child's lands, parity, RCTs,
+key and move order. ``assemble_land_moves`` is the definition; the compiled twin
+``_assemble.assemble_land_moves`` (``_assemble.c``, built when a C compiler works) gives
+equal results and is used when it is built, unless ``SPROUTSDB_PURE_PYTHON=1``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+
+from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN
+
+# a child by its key: its move order and (lands, parity, rcts), solver.py's Size and NodeParts
+Sized = dict[str, tuple[tuple[int, int, int, int], tuple[tuple[str, ...], int, tuple[int, ...]]]]
+
+Assembler = Callable[..., None]
+
+
+def assemble_land_moves(
+    out: Sized,
+    rest: tuple[str, ...],
+    moves: Sequence[object],
+    moves_lives: Sequence[int],
+    rest_lives: int,
+    parity: int,
+    rcts: tuple[int, ...],
+    suffix: tuple[str, str],
+    rct_nimber: int,
+    rct_height: int,
+    cid: Mapping[int, str],
+) -> None:
+    """Add to ``out`` the children of a node made by the moves of one of its lands.
+
+    ``rest`` is the node's other lands (sorted), ``rest_lives`` their lives; ``rcts`` the
+    node's RCT handles sorted by content id (``cid``), their nimber and height given;
+    ``suffix`` the key's tail after the lands for a child of parity 0 and of parity 1 with
+    the node's RCTs. A key already in ``out`` keeps its first child. The move order (size)
+    is ``MisereSolver._size``'s: lives, -lands, nimber ≠ 0, parity + height.
+    """
+    for move, move_lives in zip(moves, moves_lives):
+        if isinstance(move, str):  # one new land of unknown RCT (LandMoves)
+            kept: tuple[str, ...] = (move,)
+            flip = nimber = height = 0
+            handles: tuple[int, ...] = ()
+        else:
+            kept, _, flip, handles, nimber, height = move  # type: ignore[misc]
+        if not kept:
+            child_lands = rest
+        elif rest:
+            child_lands = tuple(sorted(rest + kept))
+        else:
+            child_lands = kept
+        child_parity = parity ^ flip
+        head = "+".join(child_lands) if child_lands else EMPTY_POSITION
+        if handles:
+            child_rcts = tuple(sorted(rcts + handles, key=cid.__getitem__))
+            tail = (" " + PARITY_TOKEN if child_parity else "") + "".join(
+                " " + cid[h] for h in child_rcts
+            )
+        else:
+            child_rcts = rcts
+            tail = suffix[child_parity]
+        child_key = head + tail
+        if child_key in out:
+            continue
+        child_nimber = child_parity ^ rct_nimber ^ nimber
+        size = (
+            rest_lives + move_lives,
+            -len(child_lands),
+            1 if child_nimber else 0,
+            child_parity + rct_height + height,
+        )
+        out[child_key] = (size, (child_lands, child_parity, child_rcts))
+
+
+def _compiled() -> Assembler | None:
+    """The compiled assembler when it is built and not turned off, else None."""
+    if os.environ.get("SPROUTSDB_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from sproutsdb.solver.misere import _assemble
+    except ImportError:
+        return None
+    return _assemble.assemble_land_moves  # type: ignore[no-any-return]
+
+
+COMPILED = _compiled()
+ASSEMBLE: Assembler = COMPILED or assemble_land_moves
