@@ -49,6 +49,11 @@ NO_CORE = (
     "engine, which gives the same answers about 50x slower. Install a C compiler (e.g. "
     "gcc) and reinstall for full speed."
 )
+NO_ASSEMBLE = (
+    "sproutsdb: the misère assembler could not be compiled ({error}); installing its "
+    "Python definition, which gives the same answers with a slower misère search."
+)
+NOTES = {CORE.name: NO_CORE, ASSEMBLE.name: NO_ASSEMBLE}  # what a failed build of each says
 
 
 class OptionalBuildExt(build_ext):
@@ -65,7 +70,7 @@ class OptionalBuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as error:  # noqa: BLE001 - CompileError, LinkError, exec errors
-            print(NO_CORE.format(error=error), file=sys.stderr)
+            print(NOTES.get(ext.name, NO_CORE).format(error=error), file=sys.stderr)
 
 
 def generate_stubs() -> None:

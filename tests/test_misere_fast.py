@@ -12,6 +12,7 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.formats.rcttable import RctTable, table_from_positions
+from sproutsdb.solver.misere.assemble import COMPILED, Assembler, assemble_land_moves
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import MisereSolver, Node, TableRcts, brute_force_misere
@@ -52,15 +53,21 @@ def _reference_children(solver: MisereSolver, node: Node) -> dict[str, Node]:
     return out
 
 
+ASSEMBLERS = [assemble_land_moves] + ([COMPILED] if COMPILED is not None else [])
+
+
+@pytest.mark.parametrize("assembler", ASSEMBLERS, ids=lambda a: a.__module__)
 @pytest.mark.parametrize("seed", range(3))
 def test_children_from_folded_land_moves_match_the_definition(
-    game: SproutsGame, s4: RctTable, seed: int
+    game: SproutsGame, s4: RctTable, seed: int, assembler: Assembler
 ) -> None:
     """Random walks from 0*5..0*8 (+ *1 + *2 + *3), with the S4 table: the same children,
-    keys and move order as building every child from its lands."""
+    keys and move order as building every child from its lands, with the compiled
+    assembler and its Python definition."""
     solver = MisereSolver(
         game, MemoryProofStore(), TableRcts(s4), options=SolveOptions(children_cache=8)
     )
+    solver._assemble = assembler
     rng = random.Random(seed)
     checked = 0
     for n in (5, 6, 7, 8):

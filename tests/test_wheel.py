@@ -61,6 +61,7 @@ def _assert_wheel_holds_the_package(wheel: Path) -> None:
     assert {
         "sproutsdb/py.typed",
         "sproutsdb/solver/sprouts/_core.pyi",
+        "sproutsdb/solver/misere/_assemble.pyi",
         "sproutsdb/data/s6.rcttable",
         "sproutsdb/_proto/sproutsdb_pb2.pyi",
         "sproutsdb/server/web/index.html",
@@ -73,7 +74,8 @@ def _assert_wheel_holds_the_package(wheel: Path) -> None:
     # every certificate of the results library travels with it
     shipped = {f"sproutsdb/data/results/{p.name}" for p in RESULTS.glob("*.spdbx")}
     assert len(shipped) >= 39 and shipped <= names
-    assert any(n.startswith("sproutsdb/solver/sprouts/_core.") and n.endswith(".so") for n in names)
+    for compiled in ("sproutsdb/solver/sprouts/_core.", "sproutsdb/solver/misere/_assemble."):
+        assert any(n.startswith(compiled) and n.endswith(".so") for n in names), compiled
 
 
 @pytest.mark.slow  # about 50 s: builds the wheel (its build needs grpcio-tools fetched)

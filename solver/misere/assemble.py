@@ -85,7 +85,7 @@ def _compiled() -> Assembler | None:
         from sproutsdb.solver.misere import _assemble
     except ImportError:
         return None
-    return _assemble.assemble_land_moves  # type: ignore[no-any-return]
+    return _assemble.assemble_land_moves
 
 
 COMPILED = _compiled()
