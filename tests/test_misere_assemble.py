@@ -1,6 +1,7 @@
-"""The compiled assembly of a node's children from one land's moves (_assemble.c) against
-its Python definition (assemble.py): the same keys in the same order with equal values, on
-the calls of real misère searches and on random input, and clear errors on bad input."""
+"""The compiled assembly of a node's children from one land's moves and their move order
+(_assemble.c) against the Python definitions (assemble.py): the same keys in the same order
+with equal values, on the calls of real misère searches and on random input, and clear
+errors on bad input."""
 
 from __future__ import annotations
 
@@ -11,13 +12,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sproutsdb.formats.rcttable import table_from_positions
-from sproutsdb.solver.misere.assemble import COMPILED, assemble_land_moves
+from sproutsdb.solver.misere.assemble import (
+    COMPILED,
+    COMPILED_ORDER,
+    assemble_land_moves,
+    order_children,
+)
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
 
-needs_compiled = pytest.mark.skipif(COMPILED is None, reason="_assemble.c is not built")
+needs_compiled = pytest.mark.skipif(
+    COMPILED is None or COMPILED_ORDER is None, reason="_assemble.c is not built"
+)
 
 
 def _both(*args: Any) -> list[tuple[str, Any]]:
@@ -41,7 +49,7 @@ def test_compiled_equals_python_on_a_real_search(n: int) -> None:
     search = game_tree_rcts(game, game.canonical("0*4"))
     table = table_from_positions(search.algebra, search.positions())
     solver = MisereSolver(game, MemoryProofStore(), TableRcts(table))
-    calls = {"all": 0, "with_rcts": 0, "keys": 0}
+    calls = {"all": 0, "with_rcts": 0, "keys": 0, "orders": 0}
 
     def checked(*args: Any) -> None:
         before = len(args[0])
@@ -52,9 +60,18 @@ def test_compiled_equals_python_on_a_real_search(n: int) -> None:
         args[0].clear()
         args[0].update(items)
 
+    def ordered(kids: Any, divisor: int, initials: Any) -> Any:
+        assert COMPILED_ORDER is not None
+        got = COMPILED_ORDER(kids, divisor, initials)
+        assert got == order_children(kids, divisor, initials)
+        calls["orders"] += 1
+        return got
+
     solver._assemble = checked
+    solver._order = ordered
     solver.outcome(f"0*{n}")
     assert calls["all"] > 1_000 and calls["with_rcts"] > 500 and calls["keys"] > 20_000
+    assert calls["orders"] > 500
 
 
 land = st.text(alphabet="0.ABab|+", min_size=1, max_size=4)
@@ -142,3 +159,45 @@ def test_compiled_rejects_bad_input_with_an_error(
     assert COMPILED is not None
     with pytest.raises(error, match=match):
         COMPILED(*args)
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(
+    sizes=st.dictionaries(
+        st.text(alphabet="ab!+é", max_size=3),
+        st.tuples(
+            st.tuples(st.integers(0, 9), st.integers(-3, 0), st.integers(0, 1), st.integers(-2, 9)),
+            st.lists(handle, max_size=3).map(tuple),
+        ),
+        max_size=12,
+    ),
+    divisor=st.integers(1, 4),
+)
+def test_compiled_order_equals_python_on_random_input(
+    sizes: dict[str, tuple[tuple[int, int, int, int], tuple[int, ...]]], divisor: int
+) -> None:
+    """Ties of size broken by key, negative parts, initial numbers looked up per δ."""
+    assert COMPILED_ORDER is not None
+    kids = {key: (size, ((key,), 0, rcts)) for key, (size, rcts) in sizes.items()}
+    initials = {delta: (1, delta) for delta in range(1, 20)}
+    assert COMPILED_ORDER(kids, divisor, initials) == order_children(kids, divisor, initials)
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    ("args", "error", "match"),
+    [
+        (({}, 2), TypeError, "3 arguments"),
+        (({}, 0, {}), ValueError, "divisor must be positive"),
+        (({"a": ((1, 2, 3), ((), 0, ()))}, 2, {}), TypeError, "kids maps str"),
+        (({"a": ((1, 2, 3, "x"), ((), 0, ()))}, 2, {}), TypeError, "4 ints"),
+        (({"a": ((1, 2, 3, 4), ((), 0, ()))}, 2, {}), KeyError, "1"),
+    ],
+)
+def test_compiled_order_rejects_bad_input_with_an_error(
+    args: tuple[Any, ...], error: type, match: str
+) -> None:
+    assert COMPILED_ORDER is not None
+    with pytest.raises(error, match=match):
+        COMPILED_ORDER(*args)

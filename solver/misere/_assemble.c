@@ -1,8 +1,9 @@
 /*
- * _assemble.c -- the compiled twin of assemble.assemble_land_moves: the children a misère
- * node gets from the moves in one of its lands, each with its key and move order.
+ * _assemble.c -- the compiled twins of assemble.assemble_land_moves (the children a misère
+ * node gets from the moves in one of its lands, each with its key and move order) and of
+ * assemble.order_children (those children in move order with df-pn's initial numbers).
  *
- * It returns exactly what the Python definition returns (tests/test_misere_assemble.py
+ * assemble_land_moves returns exactly what the Python definition returns (tests/test_misere_assemble.py
  * compares the two on the nodes of real searches): the same keys, in the same insertion
  * order, mapped to equal (size, (lands, parity, rcts)) tuples. Lands and RCT handles are
  * ordered by insertion sorts, which are stable as Python's sorted() is, so the order agrees
@@ -370,7 +371,113 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ order_children */
+
+typedef struct {
+    long size[4];    /* the move order: lives, -lands, nimber != 0, parity + height */
+    PyObject *key;   /* borrowed from the dict */
+    PyObject *child; /* borrowed */
+} Entry;
+
+/* (size, key) as Python orders the tuples (size, key, child); keys are distinct str, so
+ * the order is total and qsort's instability cannot show. */
+static int entry_cmp(const void *pa, const void *pb)
+{
+    const Entry *a = pa, *b = pb;
+    for (int i = 0; i < 4; i++)
+        if (a->size[i] != b->size[i])
+            return a->size[i] < b->size[i] ? -1 : 1;
+    return PyUnicode_Compare(a->key, b->key); /* two str: no error possible */
+}
+
+static long floor_div(long a, long b)
+{
+    long q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+PyDoc_STRVAR(order_doc,
+"order_children(kids, divisor, initials, /)\n"
+"--\n\n"
+"The children of kids ({key: (size, (lands, parity, rcts))}) in move order, each as\n"
+"(key, child, initials[1 + size[0] // divisor + len(rcts)]): assemble.py's order_children,\n"
+"compiled (sizes must be 4-tuples of ints).");
+
+static PyObject *order_children(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "order_children takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *kids = args[0], *initials = args[2];
+    if (!PyDict_Check(kids)) {
+        PyErr_SetString(PyExc_TypeError, "order_children: kids must be a dict");
+        return NULL;
+    }
+    long divisor = PyLong_AsLong(args[1]);
+    if (divisor == -1 && PyErr_Occurred())
+        return NULL;
+    if (divisor <= 0) {
+        PyErr_SetString(PyExc_ValueError, "order_children: divisor must be positive");
+        return NULL;
+    }
+    Py_ssize_t n = PyDict_GET_SIZE(kids);
+    Entry *entries = PyMem_Malloc(sizeof(Entry) * (size_t)(n ? n : 1));
+    if (entries == NULL)
+        return PyErr_NoMemory();
+    PyObject *result = NULL, *key, *value;
+    Py_ssize_t at = 0, i = 0;
+    while (PyDict_Next(kids, &at, &key, &value)) {
+        PyObject *size, *child;
+        if (!PyUnicode_Check(key) || !PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 2
+            || !PyTuple_Check(size = PyTuple_GET_ITEM(value, 0)) || PyTuple_GET_SIZE(size) != 4
+            || !PyTuple_Check(child = PyTuple_GET_ITEM(value, 1)) || PyTuple_GET_SIZE(child) != 3
+            || !PyTuple_Check(PyTuple_GET_ITEM(child, 2))) {
+            PyErr_SetString(PyExc_TypeError,
+                            "order_children: kids maps str to ((4 ints), (lands, parity, rcts))");
+            goto done;
+        }
+        for (int j = 0; j < 4; j++) {
+            PyObject *part = PyTuple_GET_ITEM(size, j);
+            entries[i].size[j] = PyLong_Check(part) ? PyLong_AsLong(part) : -1;
+            if (!PyLong_Check(part) || (entries[i].size[j] == -1 && PyErr_Occurred())) {
+                PyErr_Clear();
+                PyErr_SetString(PyExc_TypeError, "order_children: a size holds 4 ints");
+                goto done;
+            }
+        }
+        entries[i].key = key;
+        entries[i].child = child;
+        i++;
+    }
+    qsort(entries, (size_t)n, sizeof(Entry), entry_cmp);
+    result = PyList_New(n);
+    if (result == NULL)
+        goto done;
+    for (i = 0; i < n; i++) {
+        long delta = 1 + floor_div(entries[i].size[0], divisor)
+                     + (long)PyTuple_GET_SIZE(PyTuple_GET_ITEM(entries[i].child, 2));
+        PyObject *index = PyLong_FromLong(delta);
+        PyObject *numbers = index == NULL ? NULL : PyObject_GetItem(initials, index);
+        Py_XDECREF(index);
+        PyObject *item = numbers == NULL ? NULL
+                                         : PyTuple_Pack(3, entries[i].key, entries[i].child,
+                                                        numbers);
+        Py_XDECREF(numbers);
+        if (item == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, i, item);
+    }
+done:
+    PyMem_Free(entries);
+    return result;
+}
+
 static PyMethodDef assemble_methods[] = {
+    {"order_children", (PyCFunction)(void (*)(void))order_children, METH_FASTCALL, order_doc},
     {"assemble_land_moves", (PyCFunction)(void (*)(void))assemble_land_moves, METH_FASTCALL,
      assemble_doc},
     {NULL, NULL, 0, NULL},
@@ -379,7 +486,7 @@ static PyMethodDef assemble_methods[] = {
 static struct PyModuleDef assemble_module = {
     PyModuleDef_HEAD_INIT,
     "sproutsdb.solver.misere._assemble",
-    "Compiled hot path of the misère search: children of a node from one land's moves.",
+    "Compiled hot path of the misère search: a node's children from one land's moves, in order.",
     -1,
     assemble_methods,
     NULL, NULL, NULL, NULL,

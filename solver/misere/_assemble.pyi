@@ -16,3 +16,9 @@ def assemble_land_moves(
     cid: Mapping[int, str],
     /,
 ) -> None: ...
+def order_children(
+    kids: dict[str, tuple[tuple[int, int, int, int], tuple[tuple[str, ...], int, tuple[int, ...]]]],
+    divisor: int,
+    initials: Mapping[int, tuple[int, int]],
+    /,
+) -> list[tuple[str, tuple[tuple[str, ...], int, tuple[int, ...]], tuple[int, int]]]: ...

@@ -1,10 +1,11 @@
 """The children a node gets from the moves in one of its lands, keyed, ordered and built.
 
-``MisereSolver._sized_children`` spends most of its own time here: for every folded move of
-a land (``LandMove``, or a lone new land as its string), the child's lands, parity, RCTs,
-key and move order. ``assemble_land_moves`` is the definition; the compiled twin
-``_assemble.assemble_land_moves`` (``_assemble.c``, built when a C compiler works) gives
-equal results and is used when it is built, unless ``SPROUTSDB_PURE_PYTHON=1``.
+``MisereSolver._sized_children`` spends most of its own time in ``assemble_land_moves``: for
+every folded move of a land (``LandMove``, or a lone new land as its string), the child's
+lands, parity, RCTs, key and move order. ``MisereSolver._expand`` then puts the children in
+move order with their initial proof numbers (``order_children``). These functions are the
+definitions; their compiled twins in ``_assemble.c`` (built when a C compiler works) give
+equal results and are used when built, unless ``SPROUTSDB_PURE_PYTHON=1``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN
 Sized = dict[str, tuple[tuple[int, int, int, int], tuple[tuple[str, ...], int, tuple[int, ...]]]]
 
 Assembler = Callable[..., None]
+# a child in move order: its key, (lands, parity, rcts) and df-pn's initial numbers
+Ordered = list[tuple[str, tuple[tuple[str, ...], int, tuple[int, ...]], tuple[int, int]]]
+Orderer = Callable[[Sized, int, Mapping[int, tuple[int, int]]], Ordered]
 
 
 def assemble_land_moves(
@@ -77,16 +81,30 @@ def assemble_land_moves(
         out[child_key] = (size, (child_lands, child_parity, child_rcts))
 
 
-def _compiled() -> Assembler | None:
-    """The compiled assembler when it is built and not turned off, else None."""
+def order_children(kids: Sized, divisor: int, initials: Mapping[int, tuple[int, int]]) -> Ordered:
+    """The children in move order (size, then key), each with its initial proof numbers
+    ``initials[δ]``, δ = 1 + lives // divisor + its RCTs (``MisereSolver._expand``)."""
+    ordered = [(size, key, child) for key, (size, child) in kids.items()]
+    ordered.sort()
+    return [
+        (key, child, initials[1 + size[0] // divisor + len(child[2])])
+        for size, key, child in ordered
+    ]
+
+
+def _compiled() -> tuple[Assembler, Orderer] | None:
+    """The compiled twins when they are built and not turned off, else None."""
     if os.environ.get("SPROUTSDB_PURE_PYTHON", "") not in ("", "0"):
         return None
     try:
         from sproutsdb.solver.misere import _assemble
     except ImportError:
         return None
-    return _assemble.assemble_land_moves
+    return _assemble.assemble_land_moves, _assemble.order_children
 
 
-COMPILED = _compiled()
+_TWINS = _compiled()
+COMPILED: Assembler | None = None if _TWINS is None else _TWINS[0]
+COMPILED_ORDER: Orderer | None = None if _TWINS is None else _TWINS[1]
 ASSEMBLE: Assembler = COMPILED or assemble_land_moves
+ORDER: Orderer = COMPILED_ORDER or order_children

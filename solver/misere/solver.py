@@ -44,7 +44,7 @@ from types import SimpleNamespace
 from typing import NamedTuple, Protocol, cast
 
 from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.misere.assemble import ASSEMBLE, Assembler
+from sproutsdb.solver.misere.assemble import ASSEMBLE, ORDER, Assembler, Orderer
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
 from sproutsdb.solver.ports.game import Game, MemoHolder
 from sproutsdb.solver.ports.proofstore import (
@@ -386,6 +386,7 @@ class MisereSolver:
         self._measure = ComponentMeasures(game, children_capacity=256)
         # children from one land's moves: compiled when built (assemble.py says which)
         self._assemble: Assembler = ASSEMBLE
+        self._order: Orderer = ORDER
         self._meter = options.meter()
         self._reprove_roots = options.reprove_roots
         self._batch_size = options.batch_size
@@ -1010,17 +1011,11 @@ class MisereSolver:
         self._stats.expansions += 1
         static = self._static
         self._fetch([k for k, (_, child) in kids.items() if child[0] or static(child) is None])
-        ordered = [(size, child_key, child) for child_key, (size, child) in kids.items()]
-        ordered.sort()
         # δ (the cost of showing a child losing: all its children) grows with its size.
         # Measured (visits): lives // 4 halved the nodes of 0*13 against δ = 1; lives // 2
         # gives 0*13 17 380 (// 4: 17 719; // 1: 30 300; // 8: 25 729; lives² // 32:
         # 19 277) and 0*14 46 306 (// 4: 57 543), with ε = 0.25 (0.5 and 1: 21 385, 19 710)
-        divisor, initials = self._delta_divisor, self._initials
-        children = [
-            (child_key, child, initials[1 + size[0] // divisor + len(child[2])])
-            for size, child_key, child in ordered
-        ]
+        children = self._order(kids, self._delta_divisor, self._initials)
         cache[key] = children
         if len(cache) > self._expanded_capacity:
             cache.popitem(last=False)
