@@ -211,12 +211,16 @@ done:
     return tail;
 }
 
-static long long_of(PyObject *value, const char *what)
+/* *out = int(value): 0, or -1 with a TypeError naming what (an OverflowError as it is) */
+static int get_long(PyObject *value, const char *what, long *out)
 {
-    long v = PyLong_AsLong(value);
-    if (v == -1 && PyErr_Occurred())
-        PyErr_Format(PyExc_TypeError, "%s must be an int", what);
-    return v;
+    *out = PyLong_AsLong(value);
+    if (*out == -1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError))
+            PyErr_Format(PyExc_TypeError, "%s must be an int", what);
+        return -1;
+    }
+    return 0;
 }
 
 /* out[key] = ((lives, -len(lands), nimber != 0, height), (lands, parity, rcts)) unless key
@@ -276,11 +280,10 @@ static PyObject *assemble_land_moves(PyObject *self, PyObject *const *args, Py_s
             PyErr_SetString(PyExc_TypeError, "the rest of the lands must be str");
             return NULL;
         }
-    long rest_lives = long_of(args[4], "rest_lives");
-    long parity = long_of(args[5], "parity");
-    long rct_nimber = long_of(args[8], "rct_nimber");
-    long rct_height = long_of(args[9], "rct_height");
-    if (PyErr_Occurred())
+    long rest_lives, parity, rct_nimber, rct_height;
+    if (get_long(args[4], "rest_lives", &rest_lives) < 0 || get_long(args[5], "parity", &parity) < 0
+        || get_long(args[8], "rct_nimber", &rct_nimber) < 0
+        || get_long(args[9], "rct_height", &rct_height) < 0)
         return NULL;
 
     PyObject *move_seq = PySequence_Fast(moves, "moves must be a sequence");
@@ -305,9 +308,8 @@ static PyObject *assemble_land_moves(PyObject *self, PyObject *const *args, Py_s
     PyObject *result = NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *move = PySequence_Fast_GET_ITEM(move_seq, i);
-        long move_lives = lives_bytes ? (long)lives_bytes[i]
-                                      : long_of(PySequence_Fast_GET_ITEM(lives_seq, i), "lives");
-        if (move_lives == -1 && PyErr_Occurred())
+        long move_lives = lives_bytes ? (long)lives_bytes[i] : 0;
+        if (!lives_bytes && get_long(PySequence_Fast_GET_ITEM(lives_seq, i), "lives", &move_lives) < 0)
             goto done;
         PyObject *kept, *handles = NULL;
         long flip = 0, nimber = 0, height = 0;
@@ -326,11 +328,10 @@ static PyObject *assemble_land_moves(PyObject *self, PyObject *const *args, Py_s
                 goto done;
             }
             kept = PyTuple_GET_ITEM(move, 0);
-            flip = long_of(PyTuple_GET_ITEM(move, 2), "flip");
             handles = PyTuple_GET_ITEM(move, 3);
-            nimber = long_of(PyTuple_GET_ITEM(move, 4), "nimber");
-            height = long_of(PyTuple_GET_ITEM(move, 5), "height");
-            if (PyErr_Occurred())
+            if (get_long(PyTuple_GET_ITEM(move, 2), "flip", &flip) < 0
+                || get_long(PyTuple_GET_ITEM(move, 4), "nimber", &nimber) < 0
+                || get_long(PyTuple_GET_ITEM(move, 5), "height", &height) < 0)
                 goto done;
             if (PyTuple_GET_SIZE(handles) == 0)
                 handles = NULL;
