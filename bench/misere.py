@@ -634,6 +634,36 @@ losing (statically or in the table). At 0*14, 15,036 of 37,547 expansions (40 %)
 assembled it came late, so only 29 % fewer children were assembled (757,557 against
 1,073,098), and every child of the other 60 % paid a lookup: paired, both at once, 27.7 /
 28.6 user CPU s against 27.0 / 25.8 as built (same 46,306 visits and 861 stored nodes).
+
+2026-11-29, later: the per-child work of an expansion in C. solver/misere/_assemble.c
+holds two compiled twins of Python definitions in solver/misere/assemble.py:
+assemble_land_moves (every child a node gets from the folded moves of one land: its lands,
+parity, RCTs, key and move order, which was _sized_children's inner loop) and
+order_children (_expand's sort of the children by (size, key) and their initial proof
+numbers, now one qsort on unpacked sizes instead of comparing tuples of tuples). The
+Python definitions stay the fallback (no C compiler, or SPROUTSDB_PURE_PYTHON=1) and the
+reference: tests/test_misere_assemble.py compares the two on every call of misère 0*9 and
+0*10 searches (with the S4 table, so moves carry RCTs and parity flips) and on random
+input (unsorted lands, tied and non-ASCII content ids, keys already present).
+Paired, the Python definitions against the compiled ones in the same build (in-process
+switch, both runs at once, the 0*21 run stopped), `solve 0*n --misere --jobs 1 --store
+NEW`, user CPU s, visits and stored nodes equal in each pair:
+  the assembler alone: 0*14 three pairs 32.3 / 23.6 / 25.7 against 28.4 / 23.8 / 28.9
+    (81.5 against 81.0 summed: inside this VM's spread); 0*16 340.0 -> 324.8 (-4.5 %).
+  both: 0*15 L, 479,475 visits, 7,807 stored: 206.0 -> 194.4 (-5.6 %), 374 -> 388 MB peak;
+    0*16 W, 879,565 visits, 14,495 stored: 382.7 -> 356.5 (-6.9 %), 426 -> 430 MB peak.
+Profile of 0*15 after (py-spy, 90 s): the C core's children of new lands 39 % of samples,
+df-pn's _mid 9.8 %, _sized_children 11.0 % (5.0 % the assembler's call, the rest its RCT
+moves), _expand 7.5 % (2.8 % the compiled order, 3.6 % dropping the children list the LRU
+evicts), _known 3.7 %. What is left in Python is df-pn's pass over the children and the
+moves inside RCTs, each a few per cent.
+0*18 seeded with --jobs 2 again, with it, 2026-11-29 04:15-05:05, from an empty store, in
+one run, idle (the 0*21 solve stopped by SIGSTOP): W (A164950) in 49:26 wall (49:11 of
+search), 6,896,828 main visits, 80,598 stored losing nodes, 5,863 user CPU s for both
+processes, 1.76 GB peak. Main visits at 10 / 20 / 30 / 40 minutes: 1,795,626 / 3,251,764
+/ 4,536,753 / 5,893,482. Against the run before (53:37, 6,323,431 visits, 6,393 CPU s):
+-7.8 % wall, -8.3 % CPU with 9 % more main visits (df-pn's path differs between --jobs 2
+runs), 0.85 CPU ms a main visit against 1.01. The 30-minute goal is missed by 1.65x.
 """
 
 from __future__ import annotations
