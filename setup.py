@@ -6,8 +6,9 @@ requirement; the stubs are never committed (sproutsdb/codegen.py). They are gene
 this file is run, before setuptools looks for the package directories.
 
 `pip install .` compiles solver/sprouts/_core.c into sproutsdb.solver.sprouts._core (and
-solver/misere/_assemble.c, the misère search's assembly of children) when a C compiler works. Without one the install still succeeds, with the pure-Python engine
-(see game.py): the build says so, and so does every `sproutsdb` command (about 50x slower).
+solver/misere/_assemble.c, the misère search's children of a node) when a C compiler works.
+Without one the install still succeeds, with the pure-Python engine (see game.py): the build
+says so, and so does every `sproutsdb` command (about 50x slower).
 """
 
 import importlib.util
@@ -35,8 +36,9 @@ CORE = Extension(
     optional=True,  # a failed compile installs the pure-Python engine
 )
 
-# The misère search's assembly of children from one land's moves (solver/misere/assemble.py
-# is the Python definition it is tested against and falls back to).
+# The misère search's children of a node from one land's moves, and their move order
+# (solver/misere/assemble.py holds the Python definitions it is tested against and falls
+# back to).
 ASSEMBLE = Extension(
     "sproutsdb.solver.misere._assemble",
     sources=["solver/misere/_assemble.c"],

@@ -44,7 +44,14 @@ from types import SimpleNamespace
 from typing import NamedTuple, Protocol, cast
 
 from sproutsdb.solver.cgt import Algebra
-from sproutsdb.solver.misere.assemble import ASSEMBLE, ORDER, Assembler, Orderer
+from sproutsdb.solver.misere.assemble import (
+    ASSEMBLE,
+    ORDER,
+    Assembler,
+    NodeParts,
+    Orderer,
+    Size,
+)
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN, split_node_key
 from sproutsdb.solver.ports.game import Game, MemoHolder
 from sproutsdb.solver.ports.proofstore import (
@@ -89,13 +96,8 @@ class Node(NamedTuple):
     rcts: tuple[int, ...]  # handles in the source's algebra
 
 
-# The search builds and caches its nodes as plain tuples with Node's fields (a Node is one):
-# the garbage collector stops tracking a plain tuple of strings and ints, never an instance
-# of a tuple subclass, and its full collections over the cached Nodes took a fifth of the
-# CPU of a 0*12 search. The public methods hand out Nodes.
-NodeParts = tuple[tuple[str, ...], int, tuple[int, ...]]  # (lands, parity, rcts)
-
-Size = tuple[int, int, int, int]  # the move order of a node (``MisereSolver._size``)
+# The search builds and caches its nodes as plain tuples with Node's fields: NodeParts
+# (assemble.py, where children are built, says why); Size is a node's move order.
 
 # What one move in a land adds to a node, folded once per land (a plain tuple, as
 # NodeParts): (kept, lives, flip, rcts, nimber, height) = the sorted child lands of unknown
@@ -384,7 +386,7 @@ class MisereSolver:
         self.algebra = self.rcts.algebra
         # its children LRU is a pass-through here: _land_moves keeps what the search needs
         self._measure = ComponentMeasures(game, children_capacity=256)
-        # children from one land's moves: compiled when built (assemble.py says which)
+        # a node's children from one land's moves, and in move order: compiled when built
         self._assemble: Assembler = ASSEMBLE
         self._order: Orderer = ORDER
         self._meter = options.meter()
