@@ -553,6 +553,15 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
         5 of 12: 0*16.AB|0*4.AB proven winning in this run. The store: 387,976 losing
         nodes; checkpoint misere-0x21.spdbx replaced (2.1 MB). Counting only what reached
         a checkpoint: ~41.4 M main visits, ~29,800 CPU s since the wipe of 2026-11-27.
+  run15 and run16, 2026-11-29 03:39-05:26, the same machine (its /tmp kept): the same solve
+        command on run14's store, resumed from its resume record; run15 with the code of
+        the morning, run16 (from 04:15) with the per-child work in C (below), each on one
+        core beside this session's work and stopped by SIGSTOP for its paired runs and the
+        0*18 run (about 75 minutes in all), Ctrl-C: +902,277 and +1,640,768 visits, +984
+        and +1,988 stored, 704 and 1,102 user CPU s, 2.08 and 2.84 GB peak (run16 took up
+        run15's resume record). Still 5 of 12, the same five. The store: 390,948 losing
+        nodes; checkpoint replaced (2.1 MB). Since the wipe of 2026-11-27, counting what
+        reached a checkpoint: ~44.0 M main visits, ~31,600 CPU s.
 
 Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
 0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two
