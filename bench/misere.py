@@ -560,8 +560,13 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
         0*18 run (about 75 minutes in all), Ctrl-C: +902,277 and +1,640,768 visits, +984
         and +1,988 stored, 704 and 1,102 user CPU s, 2.08 and 2.84 GB peak (run16 took up
         run15's resume record). Still 5 of 12, the same five. The store: 390,948 losing
-        nodes; checkpoint replaced (2.1 MB). Since the wipe of 2026-11-27, counting what
-        reached a checkpoint: ~44.0 M main visits, ~31,600 CPU s.
+        nodes; checkpoint replaced (2.1 MB).
+  run17, 2026-11-29 05:46-06:15, the same command with --jobs 2 on the idle machine (after
+        this session's tests), Ctrl-C: +4,075,609 main visits, 7,917 stored by the main
+        search and 20,615 new losing nodes in the store in all, 3,529 user CPU s for both
+        processes in 29:42 wall, 3.53 GB peak. Still the same 5 of 12. The store: 411,563
+        losing nodes; checkpoint replaced (2.2 MB). Since the wipe of 2026-11-27, counting
+        what reached a checkpoint: ~48.1 M main visits, ~35,100 CPU s.
 
 Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
 0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two
