@@ -25,7 +25,23 @@ Size = tuple[int, int, int, int]  # the move order of a node (``MisereSolver._si
 
 Sized = dict[str, tuple[Size, NodeParts]]  # children by key, with their move order
 
-Assembler = Callable[..., None]
+# assemble_land_moves's signature, which its compiled twin shares
+Assembler = Callable[
+    [
+        Sized,
+        tuple[str, ...],
+        Sequence[object],
+        Sequence[int],
+        int,
+        int,
+        tuple[int, ...],
+        tuple[str, str],
+        int,
+        int,
+        Mapping[int, str],
+    ],
+    None,
+]
 # children in move order: key, parts and df-pn's initial numbers (φ, δ)
 Ordered = list[tuple[str, NodeParts, tuple[int, int]]]
 Orderer = Callable[[Sized, int, Mapping[int, tuple[int, int]]], Ordered]
