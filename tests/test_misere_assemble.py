@@ -1,7 +1,7 @@
-"""The compiled assembly of a node's children from one land's moves and their move order
-(_assemble.c) against the Python definitions (assemble.py): the same keys in the same order
-with equal values, on the calls of real misère searches and on random input, and clear
-errors on bad input."""
+"""The compiled assembly of a node's children from one land's moves, their move order and
+df-pn's pass over them (_assemble.c) against the Python definitions (assemble.py, dfpn.py):
+the same keys in the same order with equal values, on the calls of real misère searches and
+on random input, and clear errors on bad input."""
 
 from __future__ import annotations
 
@@ -15,16 +15,20 @@ from sproutsdb.formats.rcttable import table_from_positions
 from sproutsdb.solver.misere.assemble import (
     COMPILED,
     COMPILED_ORDER,
+    COMPILED_SCAN,
     assemble_land_moves,
     order_children,
+    scan_children,
 )
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import MemoryProofStore
+from sproutsdb.solver.search.dfpn import INFINITY
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 needs_compiled = pytest.mark.skipif(
-    COMPILED is None or COMPILED_ORDER is None, reason="_assemble.c is not built"
+    COMPILED is None or COMPILED_ORDER is None or COMPILED_SCAN is None,
+    reason="_assemble.c is not built",
 )
 
 
@@ -67,11 +71,21 @@ def test_compiled_equals_python_on_a_real_search(n: int) -> None:
         calls["orders"] += 1
         return got
 
+    def scanned(*args: Any) -> Any:
+        assert COMPILED_SCAN is not None
+        got = COMPILED_SCAN(*args)
+        assert got == scan_children(*args)
+        calls["scans"] += 1
+        calls["decided"] += got[0] == 0 or got[1] == 0 or bool(got[5])
+        return got
+
+    calls["scans"] = calls["decided"] = 0
     solver._assemble = checked
     solver._order = ordered
+    solver._scan_twin = scanned
     solver.outcome(f"0*{n}")
     assert calls["all"] > 1_000 and calls["with_rcts"] > 500 and calls["keys"] > 20_000
-    assert calls["orders"] > 500
+    assert calls["orders"] > 500 and calls["scans"] > 1_000 and calls["decided"] > 500
 
 
 land = st.text(alphabet="0.ABab|+", min_size=1, max_size=4)
@@ -201,3 +215,97 @@ def test_compiled_order_rejects_bad_input_with_an_error(
     assert COMPILED_ORDER is not None
     with pytest.raises(error, match=match):
         COMPILED_ORDER(*args)
+
+
+pair = st.tuples(st.integers(0, 6), st.integers(0, 6)).map(
+    lambda p: (INFINITY if p[0] == 6 else p[0], INFINITY if p[1] == 6 else p[1])
+)
+child = st.tuples(
+    st.sampled_from(["a", "b", "c", "d", "e", "f", "é"]),
+    st.booleans(),  # a node with lands, or one decided by decided() alone
+    st.tuples(st.integers(1, 4), st.integers(1, 4)),
+)
+verdict = st.sampled_from([None, None, True, False])
+
+
+@needs_compiled
+@settings(max_examples=500, deadline=None)
+@given(
+    kids=st.lists(child, max_size=8),
+    table=st.dictionaries(st.sampled_from("abcdefé"), st.booleans(), max_size=4),
+    claims=st.sets(st.sampled_from("abcdefé"), max_size=3),
+    verdicts=st.dictionaries(st.sampled_from("abcdefé"), verdict, max_size=7),
+    numbers=st.dictionaries(st.sampled_from("abcdefé"), pair, max_size=5),
+    learnt=st.dictionaries(st.sampled_from("abcdefé"), pair, max_size=5),
+    hashed=st.booleans(),
+)
+def test_compiled_scan_equals_python_on_random_input(
+    kids: list[tuple[str, bool, tuple[int, int]]],
+    table: dict[str, bool],
+    claims: set[str],
+    verdicts: dict[str, bool | None],
+    numbers: dict[str, tuple[int, int]],
+    learnt: dict[str, tuple[int, int]],
+    hashed: bool,
+) -> None:
+    """Children with and without lands, keys proven, claimed, in the table of numbers (by
+    key or by hash), learnt, or none of these; losing children early or late."""
+    assert COMPILED_SCAN is not None
+    children = [
+        (key, ((key,) if with_lands else (), 0, ()), initial) for key, with_lands, initial in kids
+    ]
+
+    def decided(node: Any, key: str) -> bool | None:
+        """What MisereSolver._decided answers: the table for a node with lands, unless its
+        key is a claim; anything for the others."""
+        if node[0] and key not in claims:
+            return table.get(key)
+        return verdicts.get(key)
+
+    table_of_numbers: dict[Any, tuple[int, int]] = (
+        {hash(key): value for key, value in numbers.items()} if hashed else dict(numbers)
+    )
+    args = (children, decided, table_of_numbers, learnt, hashed, table, claims)
+    assert COMPILED_SCAN(*args) == scan_children(*args)
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    ("args", "error", "match"),
+    [
+        (([], None, {}, {}, False, {}), TypeError, "7 arguments"),
+        (((), None, {}, {}, False, {}, set()), TypeError, "children must be a list"),
+        (([], None, {}, {}, False, {}, []), TypeError, "claims a set"),
+        ((["a"], None, {}, {}, False, {}, set()), TypeError, "a child is a"),
+        (([("a", (("a",), 0, ()), (1,))], None, {}, {}, False, {}, set()), TypeError, "pairs"),
+        (
+            ([("a", (("a",), 0, ()), (1, "x"))], None, {}, {}, False, {}, set()),
+            TypeError,
+            "integer",
+        ),
+        (
+            ([("a", (("a",), 0, ()), (1, 1 << 70))], None, {}, {}, False, {}, set()),
+            OverflowError,
+            "too big",
+        ),
+        (([("a", ((), 0, ()), (1, 1))], None, {}, {}, False, {}, set()), TypeError, "callable"),
+    ],
+)
+def test_compiled_scan_rejects_bad_input_with_an_error(
+    args: tuple[Any, ...], error: type, match: str
+) -> None:
+    assert COMPILED_SCAN is not None
+    with pytest.raises(error, match=match):
+        COMPILED_SCAN(*args)
+
+
+def test_scan_lets_decided_raise() -> None:
+    """An exception from decided (a store that fails) comes out of either pass as it is."""
+
+    def failing(node: Any, key: str) -> bool | None:
+        raise RuntimeError("store gone")
+
+    children = [("a", ((), 0, ()), (1, 1))]
+    for scan in filter(None, (COMPILED_SCAN, scan_children)):
+        with pytest.raises(RuntimeError, match="store gone"):
+            scan(children, failing, {}, {}, False, {}, set())

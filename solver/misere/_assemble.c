@@ -1,7 +1,8 @@
 /*
  * _assemble.c -- the compiled twins of assemble.assemble_land_moves (the children a misère
- * node gets from the moves in one of its lands, each with its key and move order) and of
- * assemble.order_children (those children in move order with df-pn's initial numbers).
+ * node gets from the moves in one of its lands, each with its key and move order), of
+ * assemble.order_children (those children in move order with df-pn's initial numbers) and
+ * of dfpn.scan_children (df-pn's pass over them, reading the misère table of proven nodes).
  *
  * assemble_land_moves returns exactly what the Python definition returns (tests/test_misere_assemble.py
  * compares the two on the nodes of real searches): the same keys, in the same insertion
@@ -477,17 +478,192 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------ df-pn's pass (scan_children) */
+
+static long long infinity; /* dfpn.INFINITY */
+
+/* A (φ, δ) pair of ints into *phi, *delta; 0, or -1 with an exception. */
+static int get_pair(PyObject *pair, long long *phi, long long *delta)
+{
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+        PyErr_SetString(PyExc_TypeError, "scan_children: proof numbers are (φ, δ) pairs");
+        return -1;
+    }
+    *phi = PyLong_AsLongLong(PyTuple_GET_ITEM(pair, 0));
+    if (*phi == -1 && PyErr_Occurred())
+        return -1;
+    *delta = PyLong_AsLongLong(PyTuple_GET_ITEM(pair, 1));
+    if (*delta == -1 && PyErr_Occurred())
+        return -1;
+    return 0;
+}
+
+/* Losing? of a child as the search's decided(node, key) says: for a node with lands whose
+ * key is not a resume claim, table.get(key) (what MisereSolver._decided returns then),
+ * else the call. A new reference (Py_None for undecided), NULL on error. */
+static PyObject *decided_of(PyObject *decided, PyObject *table, PyObject *claims,
+                            PyObject *key, PyObject *node)
+{
+    if (PyTuple_Check(node) && PyTuple_GET_SIZE(node) == 3) {
+        PyObject *lands = PyTuple_GET_ITEM(node, 0);
+        if (PyTuple_Check(lands) && PyTuple_GET_SIZE(lands) > 0) {
+            int claimed = PySet_GET_SIZE(claims) ? PySet_Contains(claims, key) : 0;
+            if (claimed < 0)
+                return NULL;
+            if (!claimed) {
+                PyObject *value = PyDict_GetItemWithError(table, key);
+                if (value == NULL && PyErr_Occurred())
+                    return NULL;
+                value = value == NULL ? Py_None : value;
+                Py_INCREF(value);
+                return value;
+            }
+        }
+    }
+    PyObject *call_args[2] = {node, key};
+    return PyObject_Vectorcall(decided, call_args, 2, NULL);
+}
+
+/* (φ, δ) of one child into *phi, *delta: decided, else numbers', else learnt's, else its
+ * initial pair. 0, or -1 with an exception. */
+static int child_numbers(PyObject *const *args, int hashed, PyObject *key, PyObject *node,
+                         PyObject *initial, long long *phi, long long *delta)
+{
+    PyObject *decided = args[1], *numbers = args[2], *learnt = args[3];
+    PyObject *value = decided_of(decided, args[5], args[6], key, node);
+    if (value == NULL)
+        return -1;
+    if (value != Py_None) {
+        int losing = PyObject_IsTrue(value);
+        Py_DECREF(value);
+        if (losing < 0)
+            return -1;
+        *phi = losing ? infinity : 0;
+        *delta = losing ? 0 : infinity;
+        return 0;
+    }
+    Py_DECREF(value);
+    PyObject *pair; /* borrowed */
+    if (hashed) {
+        Py_hash_t h = PyObject_Hash(key);
+        if (h == -1)
+            return -1;
+        PyObject *hash_key = PyLong_FromSsize_t(h);
+        if (hash_key == NULL)
+            return -1;
+        pair = PyDict_GetItemWithError(numbers, hash_key);
+        Py_DECREF(hash_key);
+    } else {
+        pair = PyDict_GetItemWithError(numbers, key);
+    }
+    if (pair == NULL && PyErr_Occurred())
+        return -1;
+    if (pair != NULL) { /* numbers.get(...) or learnt.get(key, initial), as in Python */
+        int found = PyObject_IsTrue(pair);
+        if (found < 0)
+            return -1;
+        if (!found)
+            pair = NULL;
+    }
+    if (pair == NULL) {
+        pair = PyDict_GetItemWithError(learnt, key);
+        if (pair == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            pair = initial;
+        }
+    }
+    return get_pair(pair, phi, delta);
+}
+
+PyDoc_STRVAR(scan_doc,
+"scan_children(children, decided, numbers, learnt, hashed, table, claims, /)\n"
+"--\n\n"
+"dfpn.scan_children(children, decided, numbers, learnt, hashed), compiled, for the misère\n"
+"search: a child with lands whose key is not in claims is looked up in table (the proven\n"
+"nodes) instead of asking decided, which answers exactly that for such a child.");
+
+static PyObject *scan_children(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "scan_children takes 7 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *children = args[0];
+    if (!PyList_Check(children) || !PyDict_Check(args[2]) || !PyDict_Check(args[3])
+        || !PyDict_Check(args[5]) || !PyAnySet_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "scan_children: children must be a list, numbers, learnt and table "
+                        "dicts, claims a set");
+        return NULL;
+    }
+    int hashed = PyObject_IsTrue(args[4]);
+    if (hashed < 0)
+        return NULL;
+    long long phi = infinity, second = infinity, delta = 0, best_phi = 0;
+    Py_ssize_t best_index = -1;
+    PyObject *winning = PyList_New(0);
+    if (winning == NULL)
+        return NULL;
+    /* the list is read again at every step: a call of decided may run any code */
+    for (Py_ssize_t index = 0; index < PyList_GET_SIZE(children); index++) {
+        PyObject *item = PyList_GET_ITEM(children, index);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3
+            || !PyUnicode_Check(PyTuple_GET_ITEM(item, 0))) {
+            PyErr_SetString(PyExc_TypeError,
+                            "scan_children: a child is a (key, node, (φ, δ)) tuple");
+            goto fail;
+        }
+        Py_INCREF(item);
+        long long child_phi, child_delta;
+        int bad = child_numbers(args, hashed, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1),
+                                PyTuple_GET_ITEM(item, 2), &child_phi, &child_delta);
+        Py_DECREF(item);
+        if (bad)
+            goto fail;
+        if (child_delta == 0) { /* a losing child: the node is a win */
+            phi = 0;
+            break;
+        }
+        if (child_phi == 0) { /* a winning child adds nothing to either number */
+            PyObject *at = PyLong_FromSsize_t(index);
+            if (at == NULL || PyList_Append(winning, at) < 0) {
+                Py_XDECREF(at);
+                goto fail;
+            }
+            Py_DECREF(at);
+            continue;
+        }
+        delta = child_phi >= infinity - delta ? infinity : delta + child_phi;
+        if (child_delta < phi) {
+            second = phi;
+            phi = child_delta;
+            best_index = index;
+            best_phi = child_phi;
+        } else if (child_delta < second) {
+            second = child_delta;
+        }
+    }
+    return Py_BuildValue("(LLLnLN)", phi, delta, second, best_index, best_phi, winning);
+fail:
+    Py_DECREF(winning);
+    return NULL;
+}
+
 static PyMethodDef assemble_methods[] = {
     {"order_children", (PyCFunction)(void (*)(void))order_children, METH_FASTCALL, order_doc},
     {"assemble_land_moves", (PyCFunction)(void (*)(void))assemble_land_moves, METH_FASTCALL,
      assemble_doc},
+    {"scan_children", (PyCFunction)(void (*)(void))scan_children, METH_FASTCALL, scan_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef assemble_module = {
     PyModuleDef_HEAD_INIT,
     "sproutsdb.solver.misere._assemble",
-    "Compiled hot path of the misère search: a node's children from one land's moves, in order.",
+    "Compiled hot path of the misère search: a node's children from one land's moves, in order,\n"
+    "and df-pn's pass over them.",
     -1,
     assemble_methods,
     NULL, NULL, NULL, NULL,
@@ -509,5 +685,16 @@ PyMODINIT_FUNC PyInit__assemble(void)
         PyErr_SetString(PyExc_TypeError, "keys.EMPTY_POSITION and PARITY_TOKEN must be str");
         return NULL;
     }
+    PyObject *dfpn = PyImport_ImportModule("sproutsdb.solver.search.dfpn");
+    if (dfpn == NULL)
+        return NULL;
+    PyObject *inf = PyObject_GetAttrString(dfpn, "INFINITY");
+    Py_DECREF(dfpn);
+    if (inf == NULL)
+        return NULL;
+    infinity = PyLong_AsLongLong(inf);
+    Py_DECREF(inf);
+    if (infinity == -1 && PyErr_Occurred())
+        return NULL;
     return PyModule_Create(&assemble_module);
 }

@@ -3,8 +3,9 @@
 ``MisereSolver._sized_children`` spends most of its own time in ``assemble_land_moves``: for
 every folded move of a land (``LandMove``, or a lone new land as its string), the child's
 lands, parity, RCTs, key and move order. ``MisereSolver._expand`` then puts the children in
-move order with their initial proof numbers (``order_children``). These functions are the
-definitions; their compiled twins in ``_assemble.c`` (built when a C compiler works) give
+move order with their initial proof numbers (``order_children``), and df-pn passes over
+them again and again (``scan_children``). These functions are the definitions; their
+compiled twins in ``_assemble.c`` (built when a C compiler works) give
 equal results and are used when built, unless ``SPROUTSDB_PURE_PYTHON=1``.
 """
 
@@ -12,8 +13,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
 
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, PARITY_TOKEN
+from sproutsdb.solver.search import dfpn
+from sproutsdb.solver.search.dfpn import Scan
 
 # The search builds and caches its nodes as plain tuples with Node's fields (a Node is one):
 # the garbage collector stops tracking a plain tuple of strings and ints, never an instance
@@ -115,7 +120,38 @@ def order_children(kids: Sized, divisor: int, initials: Mapping[int, tuple[int, 
     ]
 
 
-def _compiled() -> tuple[Assembler, Orderer] | None:
+def scan_children(
+    children: Ordered,
+    decided: Callable[[NodeParts, str], bool | None],
+    numbers: dict[Any, tuple[int, int]],
+    learnt: dict[str, tuple[int, int]],
+    hashed: bool,
+    table: Mapping[str, bool],
+    claims: AbstractSet[str],
+) -> Scan:
+    """df-pn's pass over a misère node's children (``dfpn.scan_children``). ``table`` (the
+    proven nodes) and ``claims`` (a resume record's unchecked wins) are for the compiled
+    twin, which reads a child with lands straight from the table unless its key is a claim:
+    ``MisereSolver._decided`` answers exactly that for such a child."""
+    return dfpn.scan_children(children, decided, numbers, learnt, hashed)
+
+
+# scan_children's signature, which its compiled twin shares
+MisereScanner = Callable[
+    [
+        Ordered,
+        Callable[[NodeParts, str], bool | None],
+        dict[Any, tuple[int, int]],
+        dict[str, tuple[int, int]],
+        bool,
+        Mapping[str, bool],
+        AbstractSet[str],
+    ],
+    Scan,
+]
+
+
+def _compiled() -> tuple[Assembler, Orderer, MisereScanner] | None:
     """The compiled twins when they are built and not turned off, else None."""
     if os.environ.get("SPROUTSDB_PURE_PYTHON", "") not in ("", "0"):
         return None
@@ -123,11 +159,13 @@ def _compiled() -> tuple[Assembler, Orderer] | None:
         from sproutsdb.solver.misere import _assemble
     except ImportError:
         return None
-    return _assemble.assemble_land_moves, _assemble.order_children
+    return _assemble.assemble_land_moves, _assemble.order_children, _assemble.scan_children
 
 
 _TWINS = _compiled()
 COMPILED: Assembler | None = None if _TWINS is None else _TWINS[0]
 COMPILED_ORDER: Orderer | None = None if _TWINS is None else _TWINS[1]
+# None without the build: the search then takes df-pn's own pass (the same, in Python)
+COMPILED_SCAN: MisereScanner | None = None if _TWINS is None else _TWINS[2]
 ASSEMBLE: Assembler = COMPILED or assemble_land_moves
 ORDER: Orderer = COMPILED_ORDER or order_children

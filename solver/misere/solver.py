@@ -41,13 +41,15 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
 from types import SimpleNamespace
-from typing import NamedTuple, Protocol, cast
+from typing import Any, NamedTuple, Protocol, cast
 
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.assemble import (
     ASSEMBLE,
+    COMPILED_SCAN,
     ORDER,
     Assembler,
+    MisereScanner,
     NodeParts,
     Orderer,
     Size,
@@ -61,7 +63,14 @@ from sproutsdb.solver.ports.proofstore import (
     ProofStore,
     RctRecord,
 )
-from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, RestartSearch, RootShare, Task
+from sproutsdb.solver.search.dfpn import (
+    BusyMarks,
+    DfpnSearch,
+    RestartSearch,
+    RootShare,
+    Scan,
+    Task,
+)
 from sproutsdb.solver.search.driver import QuietCollector, run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import FactNews, SolveOptions
@@ -359,8 +368,14 @@ class MisereSolver:
         self._moves: OrderedDict[str, LandMoves] = OrderedDict()
         self._moves_capacity = children_cache
         self._moves_capacity_asked = options.children_cache is not None
+        # df-pn's pass over children, compiled when built (else df-pn's own)
+        self._scan_twin: MisereScanner | None = COMPILED_SCAN
         space = SimpleNamespace(
-            expand=self._expand, decided=self._decided, record=self._record, visit=self._visit
+            expand=self._expand,
+            decided=self._decided,
+            record=self._record,
+            visit=self._visit,
+            scan=None if self._scan_twin is None else self._scan,
         )
         if table_capacity < 1:
             raise ValueError("table_capacity must be at least 1")
@@ -970,6 +985,18 @@ class MisereSolver:
         if value is None and key in self._claims:
             return self._settle_claim(node, key)
         return value
+
+    def _scan(
+        self,
+        children: list[tuple[str, NodeParts, tuple[int, int]]],
+        numbers: dict[Any, tuple[int, int]],
+        learnt: dict[str, tuple[int, int]],
+        hashed: bool,
+    ) -> Scan:
+        """df-pn's pass over a node's children by the compiled twin, which reads the table
+        of proven nodes for a child with lands (what ``_decided`` answers for it)."""
+        scan = cast(MisereScanner, self._scan_twin)
+        return scan(children, self._decided, numbers, learnt, hashed, self._table, self._claims)
 
     def _known(self, node: NodeParts, key: str) -> bool | None:
         """Losing? if decided statically or proven (here or in the store)."""

@@ -15,7 +15,7 @@ engine knows nothing of games; a ``Space`` expands nodes and records decisions.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from itertools import islice
 from typing import Any, Generic, Protocol, TypeVar, cast
 
@@ -25,9 +25,12 @@ __all__ = [
     "DfpnSearch",
     "RestartSearch",
     "RootShare",
+    "Scan",
+    "Scanner",
     "Space",
     "Task",
     "WaitingSpace",
+    "scan_children",
 ]
 
 INFINITY = 1 << 62  # a proof number that can never be reached: the node is decided
@@ -43,6 +46,58 @@ Child = tuple[str, Node, tuple[int, int]]  # key, node, initial (φ, δ) while u
 Task = Generator["Task", "bool | None", "bool | None"]
 
 
+# What a pass over a node's children finds (``scan_children``): φ, δ (at most INFINITY),
+# the second-lowest child δ, the index and φ of the child of lowest δ (-1 if none), and the
+# indices of the children proven winning. φ = 0 means a losing child was met (the pass
+# stopped there and the rest is partial).
+Scan = tuple[int, int, int, int, int, list[int]]
+# A space's own pass (``Space.scan``): children, the table of numbers, the numbers the
+# node's frame learnt, and whether the table is keyed by hashes.
+Scanner = Callable[
+    [list[Child[Any]], dict[Any, tuple[int, int]], dict[str, tuple[int, int]], bool], Scan
+]
+
+
+def scan_children(
+    children: Sequence[Child[Node]],
+    decided: Callable[[Node, str], bool | None],
+    numbers: Mapping[Any, tuple[int, int]],
+    learnt: Mapping[str, tuple[int, int]],
+    hashed: bool,
+) -> Scan:
+    """One pass of df-pn over a node's children (the search's hottest loop): each child's
+    numbers are its decided value, else the table's (keyed by ``hash(key)`` if ``hashed``),
+    else what the node's frame ``learnt``, else its initial ones."""
+    known, learnt_of = numbers.get, learnt.get
+    delta = 0
+    phi = second = INFINITY
+    best_index, best_phi = -1, 0
+    winning: list[int] = []
+    for index, (child_key, child, initial) in enumerate(children):
+        value = decided(child, child_key)
+        if value is None:
+            child_phi, child_delta = known(hash(child_key) if hashed else child_key) or learnt_of(
+                child_key, initial
+            )
+        elif value:
+            child_phi, child_delta = INFINITY, 0
+        else:
+            child_phi, child_delta = 0, INFINITY
+        if child_delta == 0:  # a losing child: node is a win
+            phi = 0
+            break
+        if child_phi == 0:  # a winning child adds nothing to either number
+            winning.append(index)
+            continue
+        delta += child_phi
+        if child_delta < phi:
+            second, phi = phi, child_delta
+            best_index, best_phi = index, child_phi
+        elif child_delta < second:
+            second = child_delta
+    return phi, min(delta, INFINITY), second, best_index, best_phi, winning
+
+
 class RestartSearch(Exception):
     """Raised between two node visits when facts another solver stored decide a node on
     df-pn's path (or a child of one): the search starts again from its root, keeping its
@@ -50,7 +105,11 @@ class RestartSearch(Exception):
 
 
 class Space(Protocol[Node]):
-    """What df-pn needs from a game: children, decided values, and a place to record them."""
+    """What df-pn needs from a game: children, decided values, and a place to record them.
+
+    A space may also have a ``scan`` (a ``Scanner``): its own pass over a node's children,
+    which must return what ``scan_children`` returns with its ``decided`` (misère: a
+    compiled one that reads the table of proven nodes directly)."""
 
     def expand(self, node: Node, key: str) -> list[Child[Node]]:
         """The children of ``node`` in move order with their keys and initial proof
@@ -179,6 +238,8 @@ class DfpnSearch(Generic[Node]):
         self.busy = busy
         self._descend = self._mid if busy is None else self._marked_mid
         self._leading: Callable[[str], bool] | None = getattr(busy, "leading", None)  # LeaderMarks
+        # a space's own pass over children (a compiled one: misère), else scan_children
+        self._scan: Scanner | None = getattr(space, "scan", None)
 
     def solve(self, root: Node, key: str) -> Task:
         """True iff ``root`` is a loss for the player to move (it must not be decided)."""
@@ -281,35 +342,17 @@ class DfpnSearch(Generic[Node]):
             share.offer([(child_key, child) for child_key, child, _ in children])
         in_flight = self.in_flight
         in_flight.append((key, children))
-        decided, known, learnt_of = space.decided, numbers.get, learnt.get
+        scan = self._scan
+        decided, hashed = space.decided, self.hashed
         while True:
-            delta = 0
-            phi = second = INFINITY
-            best_index, best_phi = -1, 0
-            winning: list[int] = []
-            for index, (child_key, child, initial) in enumerate(children):
-                # inlined self._numbers (this loop is the search's hottest)
-                value = decided(child, child_key)
-                if value is None:
-                    child_phi, child_delta = known(
-                        child_key if plain else hash(child_key)
-                    ) or learnt_of(child_key, initial)
-                elif value:
-                    child_phi, child_delta = INFINITY, 0
-                else:
-                    child_phi, child_delta = 0, INFINITY
-                if child_delta == 0:  # a losing child: node is a win
-                    phi = 0
-                    break
-                if child_phi == 0:  # a winning child adds nothing to either number
-                    winning.append(index)
-                    continue
-                delta += child_phi
-                if child_delta < phi:
-                    second, phi = phi, child_delta
-                    best_index, best_phi = index, child_phi
-                elif child_delta < second:
-                    second = child_delta
+            if scan is None:
+                phi, delta, second, best_index, best_phi, winning = scan_children(
+                    children, decided, numbers, learnt, hashed
+                )
+            else:
+                phi, delta, second, best_index, best_phi, winning = scan(
+                    children, numbers, learnt, hashed
+                )
             if phi == 0 or delta == 0:  # a losing child, or every child winning
                 losing = phi != 0
                 numbers.pop(entry, None)
