@@ -6,7 +6,8 @@ requirement; the stubs are never committed (sproutsdb/codegen.py). They are gene
 this file is run, before setuptools looks for the package directories.
 
 `pip install .` compiles solver/sprouts/_core.c into sproutsdb.solver.sprouts._core (and
-solver/misere/_assemble.c, the misère search's children of a node) when a C compiler works.
+solver/misere/_assemble.c, the misère search's children of a node and df-pn's pass over them)
+when a C compiler works.
 Without one the install still succeeds, with the pure-Python engine (see game.py): the build
 says so, and so does every `sproutsdb` command (about 50x slower).
 """
@@ -36,9 +37,9 @@ CORE = Extension(
     optional=True,  # a failed compile installs the pure-Python engine
 )
 
-# The misère search's children of a node from one land's moves, and their move order
-# (solver/misere/assemble.py holds the Python definitions it is tested against and falls
-# back to).
+# The misère search's children of a node from one land's moves, their move order and df-pn's
+# pass over them (solver/misere/assemble.py holds the Python definitions it is tested
+# against and falls back to).
 ASSEMBLE = Extension(
     "sproutsdb.solver.misere._assemble",
     sources=["solver/misere/_assemble.c"],

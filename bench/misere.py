@@ -678,6 +678,24 @@ processes, 1.76 GB peak. Main visits at 10 / 20 / 30 / 40 minutes: 1,795,626 / 3
 / 4,536,753 / 5,893,482. Against the run before (53:37, 6,323,431 visits, 6,393 CPU s):
 -7.8 % wall, -8.3 % CPU with 9 % more main visits (df-pn's path differs between --jobs 2
 runs), 0.85 CPU ms a main visit against 1.01. The 30-minute goal is missed by 1.65x.
+
+2026-11-29 (twenty-fifth session): df-pn's pass over a node's children in C. After every
+descent df-pn reads every remaining child's numbers again (solver/search/dfpn.py, now
+scan_children); in a 0*21 profile that pass (_mid, _known, _decided) was ~15 % of the
+samples, the largest Python loop left. A space may now bring its own pass: the misère
+search's is a third twin in _assemble.c, which reads a child with lands straight from the
+table of proven nodes (what _decided answers for it unless its key is a resume record's
+claim) and calls _decided for the others. tests/test_misere_assemble.py compares it with
+the Python pass on every scan of misère 0*9 and 0*10 (S4 table) and on random children,
+tables, claims and numbers (by key or by hash). Paired, Python pass against the compiled
+one (in-process switch, both at once, the 0*21 run stopped), `solve 0*n --misere --jobs 1
+--store NEW`, user CPU s, visits and stored nodes equal in each pair:
+  0*15 L, 479,475 visits, 7,807 stored: 222.5 -> 195.0 (-12.4 %), 388 MB both;
+  0*16 W, 879,565 visits, 14,495 stored: 394.4 -> 353.7 (-10.3 %), 428 -> 429 MB.
+Normal play keeps the Python pass, now a function call per pass instead of a loop inside
+_mid: 0*12 normal in-process, cachegrind, 28.842 -> 28.970 G instructions (+0.44 %; the
+CPU seconds of four paired 0*14 runs, 166.5 against 177.2 summed, were inside this VM's
+spread, pair differences -1.0 to +6.2 s).
 """
 
 from __future__ import annotations
