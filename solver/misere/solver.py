@@ -417,6 +417,7 @@ class MisereSolver:
         self._land_rct: dict[str, int | None] = {}  # bounded by LAND_RCT_CAPACITY
         self._land_of: dict[int, str] = {}  # one land of each RCT met (for resume records)
         self._cid: dict[int, str] = {}
+        self._rct_moves_of: dict[int, LandMoves] = {}  # an RCT's moves (_rct_moves)
         self._root = ""
         self._stack: list[Task] = []
         self._stats = SolverStats()
@@ -751,6 +752,29 @@ class MisereSolver:
             cache.popitem(last=False)
         return found
 
+    def _rct_moves(self, handle: int) -> LandMoves:
+        """The moves inside one RCT as a land's moves that keep no land: each option folded
+        once (parity flip, the RCTs that stay sorted by content id, their nimber and
+        height), distinct ones only; cached for the search (an RCT's options never change)."""
+        found = self._rct_moves_of.get(handle)
+        if found is not None:
+            return found
+        algebra, cid = self.algebra, self._cid
+        seen: dict[tuple[int, tuple[int, ...]], LandMove] = {}
+        for option in algebra.children(handle):
+            flip, stays = self._fold((option,))
+            stays.sort(key=cid.__getitem__)
+            handles = tuple(stays)
+            if (flip, handles) in seen:
+                continue
+            nimber = height = 0
+            for stay in handles:
+                nimber ^= algebra.nimber(stay)
+                height += algebra.height(stay)
+            seen[flip, handles] = ((), 0, flip, handles, nimber, height)
+        found = self._rct_moves_of[handle] = (tuple(seen.values()), bytes(len(seen)))
+        return found
+
     def _children(self, node: NodeParts) -> dict[str, NodeParts]:
         """Distinct children by key."""
         return {key: child for key, (_, child) in self._sized_children(node).items()}
@@ -802,38 +826,27 @@ class MisereSolver:
             child_key = key(child)
             if child_key not in out:
                 out[child_key] = (self._size(child), child)
-        # Moves in an RCT: the lands stay (so do their lives and count), the option folds
-        # into the parity and at most one RCT; key and order as key() and _size() make them.
-        children, fold, sort_key = algebra.children, self._fold, cid.__getitem__
-        head = "+".join(lands) if lands else EMPTY_POSITION
-        parity_heads = (head, head + " " + PARITY_TOKEN)
-        minus_count = -len(lands)  # the children's -len(lands) in _size
+        # Moves in an RCT: the lands stay (so do their lives and count); each option is
+        # folded once into what it adds (parity flip, RCTs) and assembled as a land's moves.
         for j, handle in enumerate(rcts):
             if j and rcts[j - 1] == handle:
                 continue
             rest_rcts = rcts[:j] + rcts[j + 1 :]
-            rest_nimber = rct_nimber ^ algebra.nimber(handle)
-            rest_height = rct_height - algebra.height(handle)
-            for option in children(handle):
-                flip, stays = fold((option,))
-                child_parity = parity ^ flip
-                child_nimber = child_parity ^ rest_nimber
-                child_height = child_parity + rest_height
-                if stays:
-                    child_rcts = tuple(sorted(rest_rcts + tuple(stays), key=sort_key))
-                    for stay in stays:
-                        child_nimber ^= algebra.nimber(stay)
-                        child_height += algebra.height(stay)
-                else:
-                    child_rcts = rest_rcts
-                child_key = parity_heads[child_parity]
-                if child_rcts:
-                    child_key += " " + " ".join([cid[h] for h in child_rcts])
-                if child_key not in out:
-                    out[child_key] = (
-                        (total_lives, minus_count, 1 if child_nimber else 0, child_height),
-                        (lands, child_parity, child_rcts),
-                    )
+            rest_suffix = " " + " ".join([cid[h] for h in rest_rcts]) if rest_rcts else ""
+            moves, moves_lives = self._rct_moves(handle)
+            assemble(
+                out,
+                lands,
+                moves,
+                moves_lives,
+                total_lives,
+                parity,
+                rest_rcts,
+                (rest_suffix, " " + PARITY_TOKEN + rest_suffix),
+                rct_nimber ^ algebra.nimber(handle),
+                rct_height - algebra.height(handle),
+                cid,
+            )
         return out
 
     def _static(self, node: NodeParts) -> bool | None:
