@@ -559,7 +559,7 @@ static int child_numbers(PyObject *const *args, int hashed, PyObject *key, PyObj
     if (pair == NULL && PyErr_Occurred())
         return -1;
     if (pair != NULL) { /* numbers.get(...) or learnt.get(key, initial), as in Python */
-        int found = PyObject_IsTrue(pair);
+        int found = PyTuple_Check(pair) ? PyTuple_GET_SIZE(pair) > 0 : PyObject_IsTrue(pair);
         if (found < 0)
             return -1;
         if (!found)
@@ -573,7 +573,10 @@ static int child_numbers(PyObject *const *args, int hashed, PyObject *key, PyObj
             pair = initial;
         }
     }
-    return get_pair(pair, phi, delta);
+    Py_INCREF(pair); /* held while read: a dict's entry could go as its value is read */
+    int bad = get_pair(pair, phi, delta);
+    Py_DECREF(pair);
+    return bad;
 }
 
 PyDoc_STRVAR(scan_doc,

@@ -1007,7 +1007,9 @@ class MisereSolver:
         hashed: bool,
     ) -> Scan:
         """df-pn's pass over a node's children by the compiled twin, which reads the table
-        of proven nodes for a child with lands (what ``_decided`` answers for it)."""
+        of proven nodes for a child with lands (what ``_decided`` answers for it). A table
+        replaced during the pass (a claim settled into a full table) is read until the pass
+        ends: what it held is proven all the same."""
         scan = cast(MisereScanner, self._scan_twin)
         return scan(children, self._decided, numbers, learnt, hashed, self._table, self._claims)
 
