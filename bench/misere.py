@@ -706,6 +706,16 @@ after both (py-spy, 120 s): the C core's children of new lands 43 %, the compile
 6.5 % (its time is the table's lookups), _sized_children 8.7 % (the compiled assembler
 4.7 %), _expand 7.7 % (3.9 % freeing the children list the LRU evicts, 2.9 % the
 compiled order), _land_moves 3.8 %, df-pn's _mid 2.6 %.
+0*18 seeded with --jobs 2 with both, 2026-11-29 08:08-09:00, from an empty store, in one
+run, idle (the 0*21 solve stopped by SIGSTOP; one 14 s test file beside it): W (A164950)
+in 51:28 wall (51:15 of search), 7,409,832 main visits, 85,201 stored losing nodes, 6,108
+user CPU s for both processes, 1.87 GB peak. Main visits at 8 / 17 / 24 / 33 / 40 / 45
+minutes: 1,686,999 / 3,088,721 / 4,069,737 / 5,272,681 / 6,244,213 / 6,846,635. Against
+the run before (49:26, 6,896,828 visits, 5,863 CPU s): 0.82 CPU ms a main visit against
+0.85 (-3 %), but df-pn's path took 7.4 % more main visits, so the wall time is 4 % longer.
+The per-visit gain is a third of the paired -10 to -12 % at 0*15 and 0*16 (one core):
+0*18's larger lands put more of a visit in the C core, and the helper's CPU counts here
+too. The 30-minute goal is missed by 1.72x in this run (1.65x in the one before).
 """
 
 from __future__ import annotations
