@@ -570,10 +570,9 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
   run18, 2026-11-29 06:52-09:24, the same command with --jobs 1 (started before this
         session's changes, so on the code before them; stopped by SIGSTOP for about 95 of
         its 154 minutes: paired measurements, the 0*18 run below and the tests), Ctrl-C:
-        +3,964,130 visits,
-        +6,875 stored losing nodes, 2,687 user CPU s, 4.11 GB peak. Still the same 5 of
-        12. The store: 418,438 losing nodes; checkpoint replaced (2.3 MB). Since the wipe:
-        ~52.1 M main visits, ~37,800 CPU s.
+        +3,964,130 visits, +6,875 stored losing nodes, 2,687 user CPU s, 4.11 GB peak.
+        Still the same 5 of 12. The store: 418,438 losing nodes; checkpoint replaced
+        (2.3 MB). Since the wipe: ~52.1 M main visits, ~37,800 CPU s.
 
 Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
 0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two
