@@ -108,6 +108,29 @@ def seeded(tmp_path: Path) -> Iterator[ServerProcess]:
         yield proc
 
 
+def test_a_process_streams_a_servers_rct_table_once(seeded: ServerProcess) -> None:
+    """Solves of one process as clients of one server (a fleet worker's tasks) share the
+    table streamed by the first, each still re-deriving the claims it uses."""
+    from sproutsdb.ops.solve import misere_rct_source
+
+    sources = []
+    for _ in range(2):
+        store = RemoteProofStore(Client(seeded.address))
+        try:
+            source, where = misere_rct_source(store)
+        finally:
+            store.close()
+        assert where == {"source": "server", "where": seeded.address}
+        sources.append(source)
+    first, second = sources
+    assert first is not second and first.claims.algebra is second.claims.algebra
+    game = SproutsGame()
+    for source in sources:  # each re-derives what it hands out: 0*2 is a land of the table
+        land = game.canonical("0*2")
+        assert set(source.lookup([land])) == {land}
+        assert source.report.claims_used == 1 and source.report.refuted == []
+
+
 def test_misere_solve_on_a_server_stores_nodes_with_rct_parts(seeded: ServerProcess) -> None:
     def solve(*args: str) -> dict[str, object]:
         done = run_cli(

@@ -35,6 +35,13 @@ GRUNDY_LIMIT = 64  # a misère Grundy search tries P + *g for g up to this
 # The provenance comment of what a misère solve on an RCT table file stores: its losing
 # nodes name that table's trees, so a check needs the same file (ops.check reads it).
 SOLVED_ON_TABLE = "misère solve on the RCT table"
+# A server's RCT table as streamed and rebuilt, per server address and the tables it says it
+# serves (root, counts, checksum): a process that solves many positions as a client of one
+# server (a Ray worker of `fleet solve --misere`, one task per position) streams and rebuilds
+# it once, not once per position (~5 s each for S6, minutes on a loaded machine). Rebuilding
+# re-derived its records; every position -> RCT claim is still re-derived on use.
+_SERVER_TABLES: dict[tuple[str, tuple[tuple[Any, ...], ...]], Any] = {}
+SERVER_TABLES_KEPT = 2
 
 
 class SolveInterrupted(KeyboardInterrupt):
@@ -390,8 +397,8 @@ def misere_rct_source(
         return rcts, describe_source("file", str(Path(table_file).resolve()))
     client = getattr(store, "client", None)  # a RemoteProofStore: its server's table
     if client is not None:
-        if client.server_info().get("rct_tables"):
-            return rederived(TableRcts(client.rct_table())), describe_source(
+        if served := client.server_info().get("rct_tables"):
+            return rederived(TableRcts(_server_table(client, served))), describe_source(
                 "server", client.address
             )
         where = f"server {client.address}"
@@ -412,6 +419,22 @@ def misere_rct_source(
         "0*7). Give --rct-table FILE, or serve the store seeded (`sproutsdb serve`)."
     )
     return None, describe_source("none", None)
+
+
+def _server_table(client: Any, served: list[dict[str, Any]]) -> Any:
+    """The server's default RCT table, streamed once per process while the server says it
+    serves the same tables (see _SERVER_TABLES)."""
+    key = (
+        str(client.address),
+        tuple((t["root"], t["rcts"], t["positions"], t["checksum"]) for t in served),
+    )
+    table = _SERVER_TABLES.get(key)
+    if table is None:
+        table = client.rct_table()
+        while len(_SERVER_TABLES) >= SERVER_TABLES_KEPT:
+            del _SERVER_TABLES[next(iter(_SERVER_TABLES))]
+        _SERVER_TABLES[key] = table
+    return table
 
 
 __all__ = [
