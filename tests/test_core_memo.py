@@ -36,6 +36,24 @@ def _python_lands(text: str) -> tuple[str, ...]:
     return tuple(canon.canonical_lands(notation.parse(text)))
 
 
+# A land and the same land with one region read backwards, whose boundaries read the same
+# codes either way round, so that only the names of its letters could tell the two views
+# apart: the memo's key writes the lesser view, and both share it.
+TURNED = [
+    ("0*9.1AB|0.AB", "0*9.BA1|0.AB"),
+    ("0*3.A|0.1BC.A|0.BC", "0*3.A|0.CB1.A|0.BC"),
+]
+
+
+def test_a_region_read_backwards_shares_the_memo_key() -> None:
+    assert core is not None
+    for land, turned in TURNED:
+        core.clear_memo()
+        assert core.canonical_lands(land) == _python_lands(land)
+        assert core.canonical_lands(turned) == _python_lands(land)
+        assert core.memo_size() == 1, (land, turned)
+
+
 def test_wide_lands_read_back_the_same_from_the_memo() -> None:
     assert core is not None
     for text in WIDE:
