@@ -118,6 +118,22 @@ def test_ray_check_and_fleet_solve_match_one_process(tmp_path: Path) -> None:
         assert len(report["positions"]) == len(game.children(game.canonical("0*5")))
 
 
+def test_a_local_instance_runs_its_workers_at_the_commands_priority() -> None:
+    """Ray renices its workers by 15 unless told otherwise: beside other work they starved."""
+    import os
+
+    import ray
+
+    from sproutsdb.ops.ray_session import ray_session
+
+    @ray.remote
+    def niceness() -> int:
+        return os.nice(0)
+
+    with ray_session(None, num_cpus=1):
+        assert ray.get(niceness.remote()) == os.nice(0)
+
+
 def test_ray_options_are_refused_where_they_mean_nothing(tmp_path: Path) -> None:
     solved = _solved(tmp_path, 4)
     for args in (
