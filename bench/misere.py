@@ -722,6 +722,21 @@ the run before (49:26, 6,896,828 visits, 5,863 CPU s): 0.82 CPU ms a main visit 
 The per-visit gain is a third of the paired -10 to -12 % at 0*15 and 0*16 (one core):
 0*18's larger lands put more of a visit in the C core, and the helper's CPU counts here
 too. The 30-minute goal is missed by 1.72x in this run (1.65x in the one before).
+
+2026-11-29 (twenty-sixth session): where the C core's time goes at 0*21. A live py-spy
+profile of run19 (below; 60 s at ~3 M visits in, --native): the core's children of lands
+51 % of the samples, 31.5 % in canonical searches of lands the memo did not hold
+(encode_land), tidy_land 7.7 %, normalize 5.0 %. An instrumented core (scratch build:
+counters and a set of every key and string met) on 0*21 from the checkpoint (a fresh
+resume, 15 minutes, 1,248,456 visits, beside three other processes) made 6,213,446
+canonical searches for 4,235,958 distinct strings, 3.4 new ones a visit: 173.7 s of
+searches for new strings (41 us each), 45.4 s for keys the memo (2^21) had held and
+dropped (1,296,418), 21.1 s for lands met before under another key (681,070). A canonical
+form met for the first time is what a visit costs most; the memo's size and keys are the
+smaller part. Lands met under another key were mostly one region in its other view, which
+the memo's key now writes the lesser way (bench/solve.py, 2026-11-29): misère 0*13, 91,947
+-> 83,474 canonical searches, cachegrind (in-process, S6, memory store) 28.041 -> 27.248 G
+instructions (-2.8 %), 17,380 visits both.
 """
 
 from __future__ import annotations

@@ -194,6 +194,31 @@ MB. This machine ran that pair 1.3x slower than the machine of 2026-11-28 ran it
 once slow each other more than two 0*14 do. So 0*21 is ~3 % under the 817.2 s of the table
 above, not a new absolute figure; the ~1.3x still between it and the goal of 600 s is not
 in reach of such steps.
+
+2026-11-29 (twenty-sixth session): what the C core's canonical searches are. A scratch
+build of the core counted, in-process on a memory store, every canonical search (a memo
+miss) and whether its land had been met before, under the same memo key (dropped by the
+memo's two generations) or under another one (CPU seconds of the searches, measured beside
+other runs):
+      n  memo   searches  distinct strings   same key dropped   other key    of the solve
+     14  2^16    931,699           492,007            308,139     131,553      37 s
+     20  2^16  2,450,179         1,293,360            876,609     280,210     100 s
+     21  2^20 18,364,301        10,502,141          5,492,499   2,369,661     934 s
+At 0*21 the searches were 503.6 s of the 934 s: 315.9 s for strings met for the first time,
+131.0 s (14 %) for keys the memo had dropped, 56.8 s (6 %) for lands met under another key.
+Those were mostly a region in its other view: the canonical search takes either view of
+every region, but the memo's key wrote a region as it came, and where each of its
+boundaries reads the same least codes backwards only the letters' names told the views
+apart. The key now writes such a region both ways and keeps the lesser (core_land.c,
+write_region). Same counts after: 0*14 861,180 searches (other key 77,039), 0*21
+16,950,911 (-7.7 %; other key 1,249,870, same key dropped 5,198,900). cachegrind,
+in-process: 0*12 28.969 -> 27.798 G instructions (-4.0 %), 25,451 visits both. The
+children of 17,903 lands (12,500 from normal solves, 5,403 from misère 0*14) hash the same
+before and after. At ~27 us a search, 0*21's 1.41 M fewer searches are ~40 s of its CPU
+(~4 %, estimated; not measured through the CLI, where this VM's spread is larger). What
+is left under another key needs a real canonical choice (equal regions whose order names
+the letters of later ones, a region whose two views read different codes), and most of
+0*21's searches are strings met for the first time.
 """
 
 from __future__ import annotations
