@@ -405,7 +405,7 @@ static int boundary_turns(const TidyOrder *T, int b)
 
 /* Of the corners from which boundary b read backwards reads its least codes, the one whose
  * letters named already read the least names (as named_rotation; ties: the highest
- * corner); boundary_turns(T, b) must hold. */
+ * corner); boundary_turns(T, b) must hold (region_turns checks it). */
 static int backward_rotation(const TidyOrder *T, const int *vmap, int b)
 {
     const Land *L = T->L;
@@ -502,8 +502,8 @@ static int region_turns(const TidyOrder *T, const int *vmap, int r)
     }
     if (!longer)
         return 0;
-    for (int b = L->rb[r]; b < L->rb[r + 1]; b++)
-        if (L->bc[b + 1] - L->bc[b] >= 3 && !boundary_turns(T, b))
+    for (int b = L->rb[r]; b < L->rb[r + 1]; b++)   /* so backward_rotation finds one */
+        if (L->bc[b + 1] - L->bc[b] >= 2 && !boundary_turns(T, b))
             return 0;
     return 1;
 }
