@@ -573,6 +573,12 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
         +3,964,130 visits, +6,875 stored losing nodes, 2,687 user CPU s, 4.11 GB peak.
         Still the same 5 of 12. The store: 418,438 losing nodes; checkpoint replaced
         (2.3 MB). Since the wipe: ~52.1 M main visits, ~37,800 CPU s.
+  run19, 2026-11-29 09:41-11:55, the same command with --jobs 1 (the code of the session
+        before: its core was loaded before this session's changes), beside measurements
+        on the other core, stopped by SIGSTOP for the 13-minute test run, Ctrl-C: +12,417,397
+        visits, +32,687 stored losing nodes, 5,978 user CPU s, 6.38 GB peak. Still the same
+        5 of 12. The store: 451,125 losing nodes; checkpoint replaced (2.5 MB). Since the
+        wipe: ~64.5 M main visits, ~43,800 CPU s.
 
 Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
 0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two
