@@ -660,6 +660,21 @@ class MisereSolver:
                 cid[handle] = algebra.content_id(handle)
         return flip, stays
 
+    def _folded(self, added: Iterable[int]) -> tuple[int, tuple[int, ...]]:
+        """``_fold``, the handles that stay sorted by content id (a move's effect)."""
+        flip, stays = self._fold(added)
+        stays.sort(key=self._cid.__getitem__)
+        return flip, tuple(stays)
+
+    def _nimber_height(self, handles: Iterable[int]) -> tuple[int, int]:
+        """Normal-play nim-sum and total height of RCT handles (move order, ``_size``)."""
+        algebra = self.algebra
+        nimber = height = 0
+        for handle in handles:
+            nimber ^= algebra.nimber(handle)
+            height += algebra.height(handle)
+        return nimber, height
+
     def _make(
         self,
         kept: tuple[str, ...],
@@ -703,8 +718,6 @@ class MisereSolver:
         if any(part not in memo for kid in kids for part in kid):
             memo = self._rct_of(part for kid in kids for part in kid)
         lives = self._measure.lives
-        algebra = self.algebra
-        cid = self._cid
         # by effect: the kept lands alone when that is all the move adds (the common
         # case; a tuple of strings never equals a triple that starts with a tuple)
         seen: dict[object, LandMove] = {}
@@ -727,16 +740,11 @@ class MisereSolver:
                 if effect not in seen:
                     seen[effect] = (kept_lands, sum(map(lives, kept)), 0, (), 0, 0)
                 continue
-            flip, stays = self._fold(added)
-            stays.sort(key=cid.__getitem__)
-            handles = tuple(stays)
+            flip, handles = self._folded(added)
             effect = (kept_lands, flip, handles) if flip or handles else kept_lands
             if effect in seen:
                 continue
-            nimber = height = 0
-            for handle in handles:
-                nimber ^= algebra.nimber(handle)
-                height += algebra.height(handle)
+            nimber, height = self._nimber_height(handles)
             seen[effect] = (kept_lands, sum(map(lives, kept)), flip, handles, nimber, height)
         moves = tuple(
             move[0][0] if len(move[0]) == 1 and not move[2] and not move[3] else move
@@ -759,19 +767,11 @@ class MisereSolver:
         found = self._rct_moves_of.get(handle)
         if found is not None:
             return found
-        algebra, cid = self.algebra, self._cid
         seen: dict[tuple[int, tuple[int, ...]], LandMove] = {}
-        for option in algebra.children(handle):
-            flip, stays = self._fold((option,))
-            stays.sort(key=cid.__getitem__)
-            handles = tuple(stays)
-            if (flip, handles) in seen:
-                continue
-            nimber = height = 0
-            for stay in handles:
-                nimber ^= algebra.nimber(stay)
-                height += algebra.height(stay)
-            seen[flip, handles] = ((), 0, flip, handles, nimber, height)
+        for option in self.algebra.children(handle):
+            flip, handles = self._folded((option,))
+            if (flip, handles) not in seen:
+                seen[flip, handles] = ((), 0, flip, handles, *self._nimber_height(handles))
         found = self._rct_moves_of[handle] = (tuple(seen.values()), bytes(len(seen)))
         return found
 
@@ -792,10 +792,7 @@ class MisereSolver:
         cid = self._cid
         assemble = self._assemble
         algebra = self.algebra
-        rct_nimber = rct_height = 0
-        for h in rcts:
-            rct_nimber ^= algebra.nimber(h)
-            rct_height += algebra.height(h)
+        rct_nimber, rct_height = self._nimber_height(rcts)
         rct_cids = [cid[h] for h in rcts]
         lives = self._measure.lives
         total_lives = sum(lives(land) for land in lands)
@@ -872,12 +869,10 @@ class MisereSolver:
         """Move order: fewest lives in the position part, then most lands (split
         positions), then children whose RCT part has normal-play nim-sum 0 with the
         parity (a guess that they lose), then least total height of the RCT part."""
-        algebra = self.algebra
         lands, parity, rcts = node
-        nimber = height = parity
-        for h in rcts:
-            nimber ^= algebra.nimber(h)
-            height += algebra.height(h)
+        nimber, height = self._nimber_height(rcts)
+        nimber ^= parity
+        height += parity
         lives = sum(self._measure.lives(land) for land in lands)
         return lives, -len(lands), (1 if nimber else 0), height
 
