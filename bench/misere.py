@@ -579,6 +579,12 @@ library's, tightened over cycles from the fresh store: 39,797), 291 CPU s, 1.56 
         visits, +32,687 stored losing nodes, 5,978 user CPU s, 6.38 GB peak. Still the same
         5 of 12. The store: 451,125 losing nodes; checkpoint replaced (2.5 MB). Since the
         wipe: ~64.5 M main visits, ~43,800 CPU s.
+  run20, 2026-11-29 12:24-12:57, the same command with --jobs 1 on this session's code,
+        beside a normal 0*21 solve and then stopped by SIGSTOP for 16 minutes of paired
+        measurements (bench/solve.py), Ctrl-C: +2,054,013 visits, +720 stored losing nodes,
+        979 user CPU s, 2.75 GB peak. Still the same 5 of 12. The store: 451,845 losing
+        nodes; the checkpoint was not replaced for 720 nodes. Since the wipe: ~66.6 M main
+        visits, ~44,800 CPU s. Then stopped for the session's normal 0*27 (bench/solve.py).
 
 Where 0*18's seeded time goes (2026-11-28, afternoon). Its losing option alone, `solve
 0*15.AB|0*2.AB --misere --seed-results` (the library's 0*1..0*17), --jobs 1 beside two

@@ -219,6 +219,17 @@ before and after. At ~27 us a search, 0*21's 1.41 M fewer searches are ~40 s of 
 is left under another key needs a real canonical choice (equal regions whose order names
 the letters of later ones, a region whose two views read different codes), and most of
 0*21's searches are strings met for the first time.
+
+2026-11-29 (twenty-seventh session), the same machine: `sproutsdb solve 0*21 --outcome-only
+--store NEW --json --quiet` at e50469f, under /usr/bin/time beside the misère 0*21 run (as
+the 817.2 s of 2026-11-28 was measured): W, 1,640,936 visits, 46,507 facts, **808.9 user
+CPU s**, 13:31 wall, 376 MB peak. The goal of 600 s is missed by 1.35x. (-1.0 % against
+817.2, not the ~4 % estimated above: the spread of this VM between runs is of that size.)
+Tried, not kept: the memo for large roots at 2²¹ canonical strings instead of 2²⁰ (the
+largest share of dropped keys above). Paired through the CLI, both at once on the 2 cores
+(the misère run stopped with SIGSTOP), memo 2²⁰ -> 2²¹: the same visits and facts, 955.7
+-> 945.4 user CPU s (-1.1 %), 381 -> 539 MB peak: 158 MB for a gain inside this VM's
+spread between runs.
 """
 
 from __future__ import annotations
