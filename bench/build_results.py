@@ -8,6 +8,7 @@ command adds what was not ready the last time.
 
     python bench/build_results.py --from /work/results-build           # stores solved already
     python bench/build_results.py --work /tmp/solves --normal 0-12     # solve from scratch
+    python bench/build_results.py --from DIR --normal 27 --misere '' --solve-flags '--seed-results --jobs 2'
 
 `--from DIR` reads DIR/normal-N and DIR/misere-N (stores), with N.json (the solve's --json
 output, written when the solve finished) and N.time (`/usr/bin/time -v`); a store whose .json
@@ -51,14 +52,17 @@ class Solved:
     outcome: str | None
 
 
-def solve_command(n: int, play: str, nimber_up_to: int) -> list[str]:
-    """The `sproutsdb solve` arguments of 0*n (after `sproutsdb`; --store is added)."""
+def solve_command(n: int, play: str, nimber_up_to: int, flags: list[str]) -> list[str]:
+    """The `sproutsdb solve` arguments of 0*n (after `sproutsdb`; --store is added), with
+    the extra `flags` the solves use (such as --seed-results --jobs 2)."""
     if play == "misere":
-        return ["solve", f"0*{n}", "--misere"]
-    return ["solve", f"0*{n}"] + ([] if n <= nimber_up_to else ["--outcome-only"])
+        return ["solve", f"0*{n}", "--misere", *flags]
+    return ["solve", f"0*{n}"] + ([] if n <= nimber_up_to else ["--outcome-only"]) + flags
 
 
-def from_existing(folder: Path, n: int, play: str, nimber_up_to: int) -> Solved | None:
+def from_existing(
+    folder: Path, n: int, play: str, nimber_up_to: int, flags: list[str]
+) -> Solved | None:
     """The store `folder`/play-n, if its solve finished (its .json exists)."""
     store = folder / f"{play}-{n}"
     finished = folder / f"{play}-{n}.json"
@@ -67,7 +71,9 @@ def from_existing(folder: Path, n: int, play: str, nimber_up_to: int) -> Solved 
     solved = json.loads(finished.read_text())
     cpu, rss = read_time_files(sorted(folder.glob(f"{play}-{n}.time*")))
     cpu, rss = solved.get("cpu_seconds", cpu), solved.get("max_rss_kb", rss)  # --work's
-    command = " ".join(["sproutsdb", *solve_command(n, play, nimber_up_to), "--store SOLVED"])
+    command = " ".join(
+        ["sproutsdb", *solve_command(n, play, nimber_up_to, flags), "--store SOLVED"]
+    )
     return Solved(store, command, cpu, rss, solved.get("outcome"))
 
 
@@ -100,16 +106,22 @@ def read_time_file(path: Path) -> tuple[float | None, int | None]:
     return cpu, None if rss is None else int(rss)
 
 
-def solve_fresh(work: Path, n: int, play: str, nimber_up_to: int) -> Solved:
+def solve_fresh(work: Path, n: int, play: str, nimber_up_to: int, flags: list[str]) -> Solved:
     """Solve 0*n into a new store under `work`, measuring the child's CPU and peak RSS, and
     write play-n.json as `--from` reads it (a solve that did not finish is started again)."""
-    done = from_existing(work, n, play, nimber_up_to)
+    done = from_existing(work, n, play, nimber_up_to, flags)
     if done is not None:
         return done
     store = work / f"{play}-{n}"
     if store.exists():
         shutil.rmtree(store)
-    args = [*solve_command(n, play, nimber_up_to), "--store", str(store), "--json", "--quiet"]
+    args = [
+        *solve_command(n, play, nimber_up_to, flags),
+        "--store",
+        str(store),
+        "--json",
+        "--quiet",
+    ]
     process = subprocess.Popen(
         [sys.executable, "-m", "sproutsdb", *args], stdout=subprocess.PIPE, text=True
     )
@@ -123,7 +135,7 @@ def solve_fresh(work: Path, n: int, play: str, nimber_up_to: int) -> Solved:
     solved["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 2)
     solved["max_rss_kb"] = int(usage.ru_maxrss)
     (work / f"{play}-{n}.json").write_text(json.dumps(solved) + "\n")
-    done = from_existing(work, n, play, nimber_up_to)
+    done = from_existing(work, n, play, nimber_up_to, flags)
     assert done is not None
     return done
 
@@ -144,12 +156,12 @@ def build_one(args: argparse.Namespace, n: int, play: str, done: set[tuple[str, 
         print(f"{play:6} {position:5} in the manifest already (--rebuild to make it again)")
         return
     if args.from_dir is not None:
-        solved = from_existing(args.from_dir, n, play, args.nimber_up_to)
+        solved = from_existing(args.from_dir, n, play, args.nimber_up_to, args.solve_flags)
         if solved is None:
             print(f"{play:6} {position:5} not solved yet in {args.from_dir}: left for a rerun")
             return
     else:
-        solved = solve_fresh(args.work, n, play, args.nimber_up_to)
+        solved = solve_fresh(args.work, n, play, args.nimber_up_to, args.solve_flags)
     entry = build_certificate(
         solved.store,
         position,
@@ -187,6 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycles", type=int, default=DEFAULT_CYCLES, metavar="K")
     parser.add_argument("--out", type=Path, default=None, help="default: the package's library")
     parser.add_argument("--rebuild", action="store_true", help="remake entries already there")
+    parser.add_argument(
+        "--solve-flags",
+        type=str.split,
+        default=[],
+        metavar="'FLAGS'",
+        help="more `sproutsdb solve` flags the solves use (--work) or used (--from), recorded"
+        " in the manifest's command: '--seed-results --jobs 2'",
+    )
     args = parser.parse_args(argv)
     args.out = args.out or shipped_library()
     if args.work is not None:
