@@ -230,6 +230,19 @@ largest share of dropped keys above). Paired through the CLI, both at once on th
 (the misère run stopped with SIGSTOP), memo 2²⁰ -> 2²¹: the same visits and facts, 955.7
 -> 945.4 user CPU s (-1.1 %), 381 -> 539 MB peak: 158 MB for a gain inside this VM's
 spread between runs.
+Further (issue 32), the same day: `sproutsdb solve 0*N --outcome-only --seed-results --jobs 2
+--store NEW --json` under /usr/bin/time (CPU s of both processes, seeding included), then
+`python bench/build_results.py --from DIR --normal N --misere '' --solve-flags
+'--seed-results --jobs 2'` (pruned with 4 cycles, exported, checked alone in a fresh store):
+      n  out  wall     CPU s   main visits  stored  peak MB  certificate (GLOP 2010)  prune CPU s
+     27   W   20:46   2,480.8    1,825,619   43,485      384  17,235 (59,117)           587.2
+     34   W    0:48      62.6       34,719      492      159   7,124 (21,107)           179.0
+     35   W    0:14      18.0        7,916      144       84   6,155 (18,812)           129.6
+0*27 ran alone on the 2 cores; 0*34 and 0*35 beside the prune of 0*27 or a solve. 0*33 (W
+in DMNSS2023; not among LV2012's) was stopped undecided after 55 minutes: 2,649,415 main
+visits, 43,640 stored facts, 5,188.6 CPU s, 422 MB peak (its store resumes). Then `sproutsdb
+results --check --play normal --jobs 2`, every certificate re-derived now: 32 clean, 77,729
+facts, 2:55 wall, 346.7 CPU s, 396 MB peak.
 """
 
 from __future__ import annotations
