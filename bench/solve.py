@@ -238,11 +238,13 @@ Further (issue 32), the same day: `sproutsdb solve 0*N --outcome-only --seed-res
      27   W   20:46   2,480.8    1,825,619   43,485      384  17,235 (59,117)           587.2
      34   W    0:48      62.6       34,719      492      159   7,124 (21,107)           179.0
      35   W    0:14      18.0        7,916      144       84   6,155 (18,812)           129.6
+     40   W    0:42      80.9       34,421      656      182  11,468 (45,782)           369.9
 0*27 ran alone on the 2 cores; 0*34 and 0*35 beside the prune of 0*27 or a solve. 0*33 (W
 in DMNSS2023; not among LV2012's) was stopped undecided after 55 minutes: 2,649,415 main
-visits, 43,640 stored facts, 5,188.6 CPU s, 422 MB peak (its store resumes). Then `sproutsdb
-results --check --play normal --jobs 2`, every certificate re-derived now: 32 clean, 77,729
-facts, 2:55 wall, 346.7 CPU s, 396 MB peak.
+visits, 43,640 stored facts, 5,188.6 CPU s, 422 MB peak (its store resumes); 0*41 (W) after 5
+minutes: 337,566 main visits, 5,276 stored, 595.9 CPU s (stopped; 0*40 came later). Then `sproutsdb
+results --check --play normal --jobs 2`, every certificate re-derived now (before 0*40): 32
+clean, 77,729 facts, 2:55 wall, 346.7 CPU s, 396 MB peak.
 """
 
 from __future__ import annotations
