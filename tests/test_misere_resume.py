@@ -143,9 +143,9 @@ def test_a_stopped_search_says_which_of_its_roots_options_are_settled() -> None:
 def test_progress_reports_count_the_roots_options_settled(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each progress report of a misère search carries the root's options proven winning
     and losing so far: 0*13 (L) goes from none to most of them, never back, never a loss."""
-    from sproutsdb.solver.misere import solver as misere
+    from sproutsdb.solver.search import progress
 
-    monkeypatch.setattr(misere, "ROOT_HEADWAY_SECONDS", 0.01)
+    monkeypatch.setattr(progress, "ROOT_HEADWAY_SECONDS", 0.01)
     reports: list[Progress] = []
     options = SolveOptions(progress=reports.append, progress_interval=0)
     found = MisereSolver(SproutsGame(), MemoryProofStore(), _rcts(), options=options)

@@ -134,6 +134,71 @@ def test_a_forged_children_list_cannot_multiply_a_child() -> None:
 # ----------------------------------------------------------------- the real command
 
 
+def test_a_stopped_search_says_which_of_its_roots_options_are_settled() -> None:
+    """0*12 (L: every option wins) stopped at half its visits: an option is "W" only where
+    the table or the store proves it, and a fresh solver on the same store alone finds a
+    stored losing child for each "W" it says; a finished search has every option "W",
+    and a winning root (0*9) an option "L" whose stored nimber is 0."""
+    fresh = NormalSolver(SproutsGame(), MemoryProofStore())
+    assert fresh.outcome("0*12") == "L"
+    done = fresh.settled_options("0*12")
+    assert done and all(outcome == "W" for _, outcome in done)
+
+    store = MemoryProofStore()
+    stopped = NormalSolver(SproutsGame(), store, options=stopping_at(fresh.stats.nodes // 2))
+    with pytest.raises(Stop):
+        stopped.outcome("0*12")
+    settled = stopped.settled_options("0*12")
+    assert [key for key, _ in settled] == [key for key, _ in done]  # the engine's order
+    assert {outcome for _, outcome in settled} == {"W", None}  # some settled, some open
+    from_store = NormalSolver(SproutsGame(), store).settled_options("0*12")
+    assert {k for k, o in from_store if o == "W"} <= {k for k, o in settled if o == "W"}
+    game = SproutsGame()
+    for key, outcome in from_store:
+        if outcome == "W":  # the proof is there: a child whose stored nimbers sum to 0
+            assert any(stored_sum(store, game, child) == 0 for child in game.children(key))
+
+    winning_store = MemoryProofStore()
+    winner = NormalSolver(SproutsGame(), winning_store)
+    assert winner.outcome("0*9") == "W"
+    losing = [key for key, outcome in winner.settled_options("0*9") if outcome == "L"]
+    assert losing and all(stored_sum(winning_store, game, key) == 0 for key in losing)
+    with pytest.raises(ValueError, match="a sum of 2 lands"):
+        winner.settled_options("0*2+0*3")
+
+
+def stored_sum(store: MemoryProofStore, game: SproutsGame, position: str) -> int | None:
+    """The nim-sum of a position's lands by their stored nimbers (a land twice cancels),
+    None if a land left has none stored."""
+    lands = game.components(position)
+    odd = sorted({land for land in lands if lands.count(land) % 2})
+    stored = store.get(FactKind.NIMBER, odd)
+    if len(stored) < len(odd):
+        return None
+    total = 0
+    for value in stored.values():
+        total ^= int(value)
+    return total
+
+
+def test_progress_reports_count_the_roots_options_settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each progress report of a call on one land carries its options proven winning and
+    losing so far: 0*12 (L) goes from none to most of them, never back, never a loss."""
+    from sproutsdb.solver.search import progress
+
+    monkeypatch.setattr(progress, "ROOT_HEADWAY_SECONDS", 0.01)
+    reports: list[Progress] = []
+    options = SolveOptions(progress=reports.append, progress_interval=0)
+    found = NormalSolver(SproutsGame(), MemoryProofStore(), options=options)
+    assert found.outcome("0*12") == "L"
+    counts = [p.root_options for p in reports if p.root_options is not None]
+    total = len(found.settled_options("0*12"))
+    assert counts and {c[2] for c in counts} == {total} and {c[1] for c in counts} == {0}
+    won = [c[0] for c in counts]
+    assert won == sorted(won) and won[0] == 0 and won[-1] >= total - 1
+    assert reports[-1].root_options is None  # the final report: the outcome says it all
+
+
 def stored_nimbers(store_dir: Path) -> int:
     """Nimber facts committed so far (0 while the solver is still creating the store)."""
     return committed_facts(store_dir, FactKind.NIMBER)
@@ -156,7 +221,11 @@ def test_ctrl_c_says_what_was_kept_and_the_rerun_does_less_work(tmp_path: Path) 
     assert "run the same command again to resume" in err, err
     report = json.loads(stopped.stdout)  # --json: the report of a stopped solve
     assert report["outcome"] is None and report["interrupted"] and report["stored"] == kept
-    assert report["play"] == "normal" and "root_options" not in report
+    assert report["play"] == "normal"
+    options = report["root_options"]  # 0*12 loses: none of its options is proven losing
+    assert options and {option["outcome"] for option in options} <= {"W", None}
+    won = sum(option["outcome"] == "W" for option in options)
+    assert f"of the root's {len(options)} options, {won} are proven winning" in err, err
     assert list((store_dir / "resume").glob("*.resume")), "no resume record was kept"
 
     rerun = run_cli(*solve, "--store", str(store_dir), timeout=600)

@@ -25,7 +25,7 @@ from sproutsdb.server.store.location import resolve_store_path
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, Progress
 from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
-from sproutsdb.solver.search.progress import ProgressFn
+from sproutsdb.solver.search.progress import ProgressFn, settled_counts
 from sproutsdb.tools.cli import (
     Interrupted,
     UsageError,
@@ -52,7 +52,7 @@ def _progress(line: Any, ctrl_c: Deferred | None = None) -> ProgressFn:
         if ctrl_c is not None:
             ctrl_c.check()
         root = ""
-        if p.root_options is not None:  # misère: the root's options settled so far
+        if p.root_options is not None:  # the root's options settled so far
             won, lost, options = p.root_options
             root = f"  root options {won} W {lost} L of {options}"
         line.show(
@@ -84,8 +84,8 @@ def solving(
 
 
 def _kept(args: argparse.Namespace, stop: SolveInterrupted) -> str:
-    """What Ctrl-C kept of a solve (misère: with how far its root's options are settled),
-    and that a rerun resumes from it."""
+    """What Ctrl-C kept of a solve (with how far its root's options are settled, for a
+    root of one land), and that a rerun resumes from it."""
     where = f"server {args.server}" if args.server else str(resolve_store_path(args.store))
     search = " with where the search stood" if stop.resume_saved else ""
     facts = "new losing nodes" if getattr(args, "misere", False) else "new facts"
@@ -96,11 +96,9 @@ def _kept(args: argparse.Namespace, stop: SolveInterrupted) -> str:
 
 
 def _settled_note(options: list[tuple[str, str | None]] | None) -> str:
-    """How many of a misère root's options are settled, for the Ctrl-C message."""
+    """How many of the root's options are settled, for the Ctrl-C message."""
     if options is None:
         return ""
-    from sproutsdb.solver.misere.solver import settled_counts
-
     won, lost, total = settled_counts(options)
     note = f"; of the root's {total} options, {won} are proven winning"
     if lost:
@@ -569,7 +567,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         '--misere {"position", "play", ["grundy",] "outcome", "stored", '
         '"nodes", "seconds", "rct_table", "jobs"}; stopped by Ctrl-C, {"position", '
         '"play", "outcome": null, "interrupted": true, "stored", "nodes", "seconds", '
-        '"resume_saved"} and with --misere "root_options" [{"position", "outcome"}]; '
+        '"resume_saved", and for a root of one land "root_options" [{"position", '
+        '"outcome"}] (each option "W", "L" or null: open); '
         'with --seed-results also "seeded_results" {"seeded", "present", "refused", '
         '"conflicts"} (certificates by what seeding did)',
     )

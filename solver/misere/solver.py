@@ -74,7 +74,7 @@ from sproutsdb.solver.search.dfpn import (
 from sproutsdb.solver.search.driver import QuietCollector, run_tasks
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import FactNews, SolveOptions
-from sproutsdb.solver.search.progress import Progress, SolverStats
+from sproutsdb.solver.search.progress import Progress, RootHeadway, SolverStats
 from sproutsdb.solver.search.resume import (
     MisereState,
     ResumeSlots,
@@ -287,8 +287,6 @@ DEFAULT_TABLE_CAPACITY = 1 << 22  # proven nodes kept in memory before the table
 # A resume record is saved at most once per flush interval, and less often when saving it
 # costs more than 1/RESUME_COST_SHARE of the time between saves (a large table).
 RESUME_COST_SHARE = 50
-# How often a progress report counts the root's options settled (a few ms at 0*21).
-ROOT_HEADWAY_SECONDS = 10.0
 # A search that is the only writer of a local store reads all its misère facts once, up to
 # this many (and half its table's capacity), instead of asking about every new child: those
 # reads and the filter of their keys were 16 % of a live 0*20's CPU (95 k losing nodes).
@@ -311,12 +309,6 @@ MISERE_LARGE_MEMO = 1 << 21
 MISERE_LARGE_CHILDREN_CACHE = 1 << 17
 RESUME_PREFIX = "misere "  # a misère record's slot: never a normal-play record's name
 MAX_RESUMED_LANDS = 1 << 16  # lands a record names for their RCTs: more is not ours
-
-
-def settled_counts(options: Sequence[tuple[str, str | None]]) -> tuple[int, int, int]:
-    """(options proven winning, proven losing, all) of a ``settled_options`` list."""
-    outcomes = [outcome for _, outcome in options]
-    return outcomes.count("W"), outcomes.count("L"), len(outcomes)
 
 
 class MisereSolver:
@@ -423,9 +415,7 @@ class MisereSolver:
         self._stats = SolverStats()
         self._collector = QuietCollector()
         self._read_all = False  # every misère fact of the store is in the table (_read_store)
-        self._root_node: NodeParts | None = None  # the root of the call running
-        self._headway: tuple[int, int, int] | None = None  # see _root_headway
-        self._headway_due = 0.0
+        self._headway = RootHeadway()  # the running call's root options, for progress
         if share_seconds is not None and not share_seconds > 0:
             raise ValueError("share_seconds must be positive")
         self._share_seconds = share_seconds
@@ -881,7 +871,7 @@ class MisereSolver:
     def _call(self, root: NodeParts) -> bool:
         started = time.perf_counter()
         self._meter.start(self._stats.nodes)
-        self._root_node, self._headway_due = root, 0.0
+        self._headway.start(lambda: self._settled(root))
         value = self._static(root)
         if value is not None:
             return value
@@ -913,7 +903,8 @@ class MisereSolver:
                     )
             return losing
         finally:
-            self._root, self._root_node, self._headway = "", None, None
+            self._root = ""
+            self._headway.stop()
             self._stack = []
             self._stats.seconds += time.perf_counter() - started
             try:
@@ -1091,19 +1082,8 @@ class MisereSolver:
                 stats.nodes,
                 stats.facts_stored,
                 len(self._stack),
-                root_options=self._root_headway(),
+                root_options=self._headway.counts(),
             )
-
-    def _root_headway(self) -> tuple[int, int, int] | None:
-        """The root's options proven winning and losing, and their number, for progress
-        reports: counted afresh every ROOT_HEADWAY_SECONDS."""
-        if self._root_node is None:
-            return None
-        now = time.monotonic()
-        if now >= self._headway_due:
-            self._headway = settled_counts(self._settled(self._root_node))
-            self._headway_due = now + ROOT_HEADWAY_SECONDS
-        return self._headway
 
     def _open_keys(self, children: Iterable[tuple[str, NodeParts, object]]) -> list[str]:
         """The keys of the children not decided yet (a static one never is asked)."""

@@ -27,7 +27,13 @@ from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, Stor
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import FactNews, SolveOptions
 from sproutsdb.solver.search.ordering import Option, OrderFn, engine_order, fewest_lives_first
-from sproutsdb.solver.search.progress import Progress, ProgressFn, SolverStats
+from sproutsdb.solver.search.progress import (
+    Progress,
+    ProgressFn,
+    RootHeadway,
+    SettledOptions,
+    SolverStats,
+)
 from sproutsdb.solver.search.resume import ResumeSlots, SearchState, decode_state, encode_state
 from sproutsdb.solver.search.table import InconsistentFactError, TranspositionTable
 
@@ -146,6 +152,7 @@ class NormalSolver:
         self._resume_root: str | None = None  # the call whose state is saved, while it runs
         self._resume_every = options.flush_seconds
         self._resume_due = 0.0
+        self._headway = RootHeadway()  # the running call's root options, for progress
 
     # ----------------------------------------------------------------- public API
 
@@ -196,6 +203,52 @@ class NormalSolver:
         """The nimber of a component if this solver knows it already (no search, no I/O)."""
         return self._table.nimber(key)
 
+    def settled_options(self, key: str) -> SettledOptions:
+        """How far an undecided search of a position of one land got: its options in the
+        engine's order, each "L" (proven losing: the position wins), "W" (proven winning:
+        a losing child of it is known, or this solver's table says so) or None (open), read
+        from the table and the store, no search. ValueError for a sum of lands."""
+        components = self.game.components(self.game.canonical(key))
+        if len(components) != 1:
+            raise ValueError(
+                f"the settled options of {key!r} are asked, a sum of {len(components)} lands:"
+                " only a position of one land has them"
+            )
+        return self._settled(components[0])
+
+    def _settled(self, land: str) -> SettledOptions:
+        """`settled_options` of one land (its children and theirs, from the LRU or the
+        game: a few ms at 0*21 once they are memoised)."""
+        couples = self._couples
+        children = self._measure.children(land)
+        couples.fetch([part for child in children for part in child])
+        settled: dict[str, str | None] = {}
+        for child in children:
+            option = self.game.join(child)
+            if option not in settled:
+                settled[option] = self._couple_settled(*couples.fold(child, 0))
+        return list(settled.items())
+
+    def _couple_settled(self, rest: tuple[str, ...], n: int) -> str | None:
+        """The outcome of the couple (rest, n) if the table or the store settles it: "L"
+        losing, "W" winning (one of its children known losing), None open or a sum."""
+        if not rest:
+            return "L" if n == 0 else "W"
+        if len(rest) > 1:
+            return None
+        (part,) = rest
+        table = self._table
+        value = table.couple_value(part, n)
+        if value is not None:
+            return "L" if value else "W"
+        children = self._measure.children(part)
+        self._couples.fetch([piece for child in children for piece in child])
+        for child in children:
+            left, m = self._couples.fold(child, n)
+            if (not left and m == 0) or (len(left) == 1 and table.couple_value(left[0], m)):
+                return "W"
+        return None
+
     # ----------------------------------------------------------------- call frame
 
     def _call(self, key: str, run: Callable[[tuple[str, ...]], Result], query: str) -> Result:
@@ -217,11 +270,14 @@ class NormalSolver:
             self._couples.read_all(self._read_all_limit())
             self._couples.fetch(components)
             self._resume_from(f"{query} {canonical}")
+            if len(components) == 1:
+                self._headway.start(lambda: self._settled(components[0]))
             with self._collector.paused():
                 result = self._restarting(run, components)
             finished = True
             return result
         finally:
+            self._headway.stop()
             self._couples.roots = frozenset()
             self._couples.forget_all()  # the roots' stored nimbers were not read
             self._stack = []
@@ -468,7 +524,12 @@ class NormalSolver:
             self._save_resume()  # a killed run resumes from here
         self._collector.tick()
         if self._meter.active:
-            self._meter.tick(self._stats.nodes, self._facts.inserted, len(self._stack))
+            self._meter.tick(
+                self._stats.nodes,
+                self._facts.inserted,
+                len(self._stack),
+                root_options=self._headway.counts(),
+            )
 
     def _read_all_limit(self) -> int:
         return min(READ_ALL_LIMIT, self._table_capacity // 2)

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+# How often a progress report counts the root's options settled again (a pass over the
+# options and their children: a few ms at 0*21), and at most this share of the time.
+ROOT_HEADWAY_SECONDS = 10.0
+ROOT_HEADWAY_SHARE = 0.01
 
 
 @dataclass(frozen=True)
@@ -16,12 +21,51 @@ class Progress:
     depth: int  # current depth of the explicit search stack
     nodes_per_second: float  # expansion rate since the previous report
     seconds: float  # time spent searching in this call
-    # misère: the root's options proven winning and losing, and their number (a long
-    # search's headway: every option of a losing root must be shown winning)
+    # the root's options proven winning and losing, and their number (a long search's
+    # headway: every option of a losing root must be shown winning)
     root_options: tuple[int, int, int] | None = None
 
 
 ProgressFn = Callable[[Progress], None]
+# A root's options, each "L" (proven losing: the root wins), "W" (proven winning) or None
+SettledOptions = list[tuple[str, str | None]]
+
+
+def settled_counts(options: Sequence[tuple[str, str | None]]) -> tuple[int, int, int]:
+    """(options proven winning, proven losing, all) of a ``settled_options`` list."""
+    outcomes = [outcome for _, outcome in options]
+    return outcomes.count("W"), outcomes.count("L"), len(outcomes)
+
+
+class RootHeadway:
+    """The root's options settled so far, for progress reports: counted afresh at most
+    every ROOT_HEADWAY_SECONDS, and less often where counting costs more than
+    ROOT_HEADWAY_SHARE of the time between counts; only while a call of one root runs."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._settle: Callable[[], SettledOptions] | None = None
+        self._counts: tuple[int, int, int] | None = None
+        self._due = 0.0
+
+    def start(self, settle: Callable[[], SettledOptions] | None) -> None:
+        """A call begins: `settle` reads its root's options (None: no root to report)."""
+        self._settle, self._counts, self._due = settle, None, 0.0
+
+    def stop(self) -> None:
+        """The call ends: its final report says the outcome instead."""
+        self.start(None)
+
+    def counts(self) -> tuple[int, int, int] | None:
+        """(won, lost, options) of the running call's root, or None outside a call."""
+        if self._settle is None:
+            return None
+        now = self._clock()
+        if now >= self._due:
+            self._counts = settled_counts(self._settle())
+            cost = self._clock() - now
+            self._due = now + max(ROOT_HEADWAY_SECONDS, cost / ROOT_HEADWAY_SHARE)
+        return self._counts
 
 
 @dataclass

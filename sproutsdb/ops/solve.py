@@ -63,7 +63,7 @@ class SolveInterrupted(KeyboardInterrupt):
         super().__init__(stored)
         self.stored = stored
         self.resume_saved = resume_saved
-        # misère: the root's options, each "L", "W" or None (open), as the store has them
+        # the root's options, each "L", "W" or None (open), as the table and store have them
         self.root_options = root_options
         self.position, self.play, self.nodes, self.seconds = position, play, nodes, seconds
 
@@ -307,10 +307,11 @@ class Solving:
             ) from None
 
     def _settled_options(self) -> list[tuple[str, str | None]] | None:
-        """Misère, after Ctrl-C: what the store settles of the asked position's options
-        (None in normal play, without a position, on a second Ctrl-C meanwhile, or when
-        the store cannot be read: the report of what was kept must come all the same)."""
-        if not self.settings.misere or self._asked is None:
+        """After Ctrl-C: what the table and the store settle of the asked position's
+        options (None without a position, for a normal-play sum of lands, on a second
+        Ctrl-C meanwhile, or when the store cannot be read: the report of what was kept
+        must come all the same)."""
+        if self._asked is None:
             return None
         try:
             return self.solver.settled_options(self._asked)  # type: ignore[no-any-return]
