@@ -55,8 +55,9 @@ def _progress(line: Any, ctrl_c: Deferred | None = None) -> ProgressFn:
         if p.root_options is not None:  # the root's options settled so far
             won, lost, options = p.root_options
             root = f"  root options {won} W {lost} L of {options}"
+        nodes = "1 node" if p.nodes == 1 else f"{p.nodes:,} nodes"
         line.show(
-            f"{p.nodes:,} nodes  {p.facts_stored:,} stored  depth {p.depth}  "
+            f"{nodes}  {p.facts_stored:,} stored  depth {p.depth}  "
             f"{p.nodes_per_second:,.0f} nodes/s  {p.seconds:,.0f} s{root}"
         )
 
