@@ -332,7 +332,8 @@ class NormalSolver:
 
     def _resume_from(self, root: str) -> None:
         """Take up the search state an interrupted call of ``root`` left: its df-pn numbers
-        (they only steer) and its winning couples, each re-derived from stored facts."""
+        (they only steer) and its winning couples, each re-derived from known facts when
+        the search first asks about it."""
         if self._resume is None:
             return
         data = self._resume.load(root)
@@ -345,7 +346,7 @@ class NormalSolver:
 
     def _take_up(self, state: SearchState) -> None:
         """Install a decoded record: numbers and children lists as they are (they steer),
-        winning couples only as far as they re-derive."""
+        winning couples as claims, each used only once it re-derives."""
         if self._dfpn is not None and self._space is not None:
             room = max(self._dfpn.capacity - len(self._dfpn.numbers), 0)
             for count, (couple, numbers) in enumerate(state.numbers.items()):
@@ -355,9 +356,8 @@ class NormalSolver:
             self._stats.resumed_numbers += min(len(state.numbers), room)
             self._space.resume_lists(state.lists, state.lists_size)
         room = max(self._table_capacity // 2 - len(self._table), 0)
-        self._stats.resumed_exclusions += self._couples.rederive_exclusions(
-            state.exclusions, limit=room
-        )
+        self._table.drop_claims()
+        self._couples.take_claims(state.exclusions, limit=room)
 
     def _save_resume(self, *, commit: bool = True) -> None:
         """Commit what is proven (unless just done), then save the search state beside it."""
@@ -388,6 +388,7 @@ class NormalSolver:
         try:
             if finished:
                 self._resume.discard(self._resume_root)
+                self._table.drop_claims()
             else:
                 self._save_resume(commit=False)  # the call has just flushed (or failed to)
         finally:
@@ -541,3 +542,4 @@ class NormalSolver:
         stats.store_hits = facts.hits
         stats.store_reads = facts.reads
         stats.store_writes = facts.writes
+        stats.resumed_exclusions = self._couples.redeemed

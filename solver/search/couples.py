@@ -33,6 +33,7 @@ class Couples:
         self.facts = facts
         self.measure = measure
         self.roots: frozenset[str] = frozenset()
+        self.redeemed = 0  # claimed winning couples of resume records re-derived so far
 
     def fold(self, components: Iterable[str], n: int) -> tuple[tuple[str, ...], int]:
         """Fold known nimbers into n; cancel identical pairs (X + X = 0) among the rest."""
@@ -89,40 +90,41 @@ class Couples:
         self.facts.forget(keys)
         self._read(keys)  # even when complete: these are the only facts the table may lack
 
-    def rederive_exclusions(
-        self, claims: Mapping[str, Iterable[int]], *, limit: int, chunk: int = 256
-    ) -> int:
-        """Re-derive claimed winning couples (land, n) from stored facts, one level deep:
-        (land, n) is winning if a child of the land has known nimbers nim-summing to n.
-        Those that re-derive are excluded in the table; the rest are dropped. At most
-        `limit` are taken; returns how many were excluded. A claim is never trusted: a
-        land the game cannot read is dropped too (one not canonical is never asked for)."""
-        table, measure = self.table, self.measure
-        lands = [(land, sorted(set(ns))) for land, ns in claims.items() if "+" not in land]
-        excluded = 0
-        for start in range(0, len(lands), chunk):
-            part: list[tuple[str, list[int]]] = []
-            children: dict[str, tuple[tuple[str, ...], ...]] = {}
-            for land, ns in lands[start : start + chunk]:
-                try:
-                    children[land] = measure.children(land)
-                except ValueError:  # the game's NotationError: not a land of this game
-                    continue
-                part.append((land, ns))
-            self.fetch([land for land, _ in part])
-            self.fetch(piece for kids in children.values() for kid in kids for piece in kid)
-            for land, ns in part:
-                for n in ns:
-                    if excluded >= limit:
-                        return excluded
-                    if table.nimber(land) is not None:
-                        break  # known: its other values are excluded by it already
-                    if not table.is_excluded(land, n) and any(
-                        self.fold(kid, n) == ((), 0) for kid in children[land]
-                    ):
-                        table.exclude(land, n)
-                        excluded += 1
-        return excluded
+    def take_claims(self, claims: Mapping[str, Iterable[int]], *, limit: int) -> int:
+        """Hold a resume record's claimed winning couples (land, n), at most `limit`: each
+        is used only once re-derived from known facts, one level deep, the first time the
+        search asks about it (`rederive`); returns how many are held. A claim is never
+        trusted: one that does not re-derive is dropped, and a land the game cannot read
+        is never asked for."""
+        self.table.redeem = self.rederive
+        return self.table.claim(
+            {land: values for land, values in claims.items() if "+" not in land}, limit
+        )
+
+    def rederive(self, land: str, n: int) -> bool:
+        """Whether (land, n) is winning by what is known now: a child of the land whose
+        known nimbers nim-sum to n (the children made only up to it where the table holds
+        the whole store and the game can stop early)."""
+        measure = self.measure
+
+        def losing(child: tuple[str, ...]) -> bool:
+            return self.fold(child, n) == ((), 0)
+
+        try:
+            if self.facts.complete:
+                children, found = measure.children_until(land, losing)
+                if found is not None:
+                    self.redeemed += 1
+                    return True
+            else:
+                children = measure.children(land)
+                self.fetch(piece for child in children for piece in child)
+        except ValueError:  # the game's NotationError: not a land of this game
+            return False
+        if children is None or not any(losing(child) for child in children):
+            return False
+        self.redeemed += 1
+        return True
 
     def prove(self, component: str, nimber: int) -> None:
         """A losing couple (component, nimber) is proven: remember it and queue it for the store."""

@@ -9,8 +9,8 @@ same search.
 
 It is never a fact and never trusted: proof numbers are clamped to [1, INFINITY] so that
 they can only steer (df-pn takes a node as decided only by a 0, which a record never gives), and each winning couple it
-names is a claim, re-derived one level deep from stored facts before the search uses it
-(`Couples.rederive_exclusions`); what does not re-derive is dropped. A wrong, stale or
+names is a claim, re-derived one level deep from known facts when the search first asks
+about it (`Couples.take_claims`); what does not re-derive is dropped. A wrong, stale or
 forged record may cost time, never change an answer.
 
 Byte format (version 1): a zlib stream of UTF-8 text lines, each field separated by a tab:

@@ -12,7 +12,7 @@ read back what it needs; only exclusions are lost, and they are re-proven if ask
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from sproutsdb.solver.ports.proofstore import ConflictError
 
@@ -34,6 +34,11 @@ class TranspositionTable:
         # ~30 bytes where a set of ints was ~220, and the table holds ~10⁵ of them.
         self._excluded: dict[str, int] = {}
         self._from_store: set[str] = set()
+        # Winning couples a resume record claims, as masks like _excluded's: none is used
+        # before `redeem` re-derives it, the first time the search asks about it (taking
+        # up 0*33's record re-derived them all first: ~100 s before the first visit).
+        self._claimed: dict[str, int] = {}
+        self.redeem: Callable[[str, int], bool] | None = None
 
     def __len__(self) -> int:
         return len(self._nimbers) + len(self._excluded)
@@ -58,7 +63,9 @@ class TranspositionTable:
         known = self._nimbers.get(key)
         if known is not None:
             return known != n
-        return (self._excluded.get(key, 0) >> n) & 1 == 1
+        if (self._excluded.get(key, 0) >> n) & 1:
+            return True
+        return bool(self._claimed) and self._redeemed(key, n)
 
     def couple_value(self, key: str, n: int) -> bool | None:
         """True if (key, n) is a known losing couple, False a known winning one, else None."""
@@ -67,13 +74,58 @@ class TranspositionTable:
             return known == n
         if (self._excluded.get(key, 0) >> n) & 1:
             return False
+        if self._claimed and self._redeemed(key, n):
+            return False
         return None
+
+    def claim(self, claims: Mapping[str, Iterable[int]], limit: int) -> int:
+        """Hold at most `limit` claimed winning couples (land -> values), each used only
+        once `redeem` re-derives it; returns how many are held."""
+        held = 0
+        for key, values in claims.items():
+            mask = 0
+            for n in values:
+                if held >= limit:
+                    break
+                if not (mask >> n) & 1:
+                    mask |= 1 << n
+                    held += 1
+            if mask:
+                self._claimed[key] = self._claimed.get(key, 0) | mask
+            if held >= limit:
+                break
+        return held
+
+    def drop_claims(self) -> None:
+        """Forget the claims not re-derived yet (the call they were for has ended)."""
+        self._claimed.clear()
+
+    def _redeemed(self, key: str, n: int) -> bool:
+        """A claim on (key, n), if held, re-derived now (once): True if it holds."""
+        mask = self._claimed.get(key, 0)
+        if not (mask >> n) & 1:
+            return False
+        mask &= ~(1 << n)
+        if mask:
+            self._claimed[key] = mask
+        else:
+            del self._claimed[key]
+        if self.redeem is None or not self.redeem(key, n):
+            return False
+        self.exclude(key, n)
+        return self.is_excluded(key, n)
 
     @property
     def exclusions(self) -> Mapping[str, set[int]]:
-        """Component of unknown nimber -> the n proven ≠ it: a live read-only view, whose
-        sets are made as they are read (a resume save reads them all once)."""
-        return _ExclusionView(self._excluded)
+        """Component of unknown nimber -> the n proven ≠ it, and the claims not re-derived
+        yet (a resume save passes them on as claims): a read-only view, whose sets are made
+        as they are read (a resume save reads them all once)."""
+        if not self._claimed:
+            return _ExclusionView(self._excluded)
+        masks = dict(self._claimed)
+        for key, mask in self._excluded.items():
+            masks[key] = masks.get(key, 0) | mask
+        return _ExclusionView(masks)
 
     def exclude(self, key: str, n: int) -> None:
         """Record a proven winning couple (key, n): nimber(key) ≠ n."""
