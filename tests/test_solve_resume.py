@@ -21,6 +21,7 @@ from sproutsdb.solver.search.dfpn import INFINITY
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.progress import Progress
 from sproutsdb.solver.search.resume import MemoryResumeSlots, decode_state, encode_state
+from sproutsdb.solver.search.table import TranspositionTable
 from sproutsdb.solver.sprouts.game import SproutsGame
 
 
@@ -108,6 +109,29 @@ def test_a_forged_record_cannot_change_an_answer_or_a_stored_fact() -> None:
     garbage = MemoryResumeSlots()
     garbage.save("nimber 0*8", b"\x00not a record")
     assert NormalSolver(game, MemoryProofStore(), resume=garbage).nimber("0*8") == truth["0*8"]
+
+
+def test_a_claimed_winning_couple_is_used_only_once_it_re_derives() -> None:
+    """A record's winning couples are claims in the table: none answers before `redeem`
+    re-derives it, each is asked once, and the ones not asked pass on to the next record."""
+    table = TranspositionTable()
+    asked: list[tuple[str, int]] = []
+
+    def redeem(key: str, n: int) -> bool:
+        asked.append((key, n))
+        return key == "true"
+
+    table.redeem = redeem
+    assert table.claim({"true": [1, 2], "false": [0]}, limit=10) == 3
+    assert dict(table.exclusions) == {"true": {1, 2}, "false": {0}}
+    assert table.couple_value("false", 0) is None and not table.is_excluded("false", 0)
+    assert table.is_excluded("true", 1) and table.couple_value("true", 1) is False
+    assert asked == [("false", 0), ("true", 1)]
+    assert dict(table.exclusions) == {"true": {1, 2}}  # (true, 2) is still a claim
+    assert table.claim({"many": range(5)}, limit=2) == 2
+    table.drop_claims()
+    assert dict(table.exclusions) == {"true": {1}}
+    assert not table.is_excluded("true", 2) and asked == [("false", 0), ("true", 1)]
 
 
 def test_a_forged_children_list_cannot_multiply_a_child() -> None:
