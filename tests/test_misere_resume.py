@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import committed_facts, run_cli, signal_after_first_commit
+from headway import assert_headway_of_a_losing_root
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.ops.solve import SolveInterrupted, SolveSettings, Solving
 from sproutsdb.server.store.resume_file import FileResumeSlots
@@ -150,12 +151,7 @@ def test_progress_reports_count_the_roots_options_settled(monkeypatch: pytest.Mo
     options = SolveOptions(progress=reports.append, progress_interval=0)
     found = MisereSolver(SproutsGame(), MemoryProofStore(), _rcts(), options=options)
     assert found.outcome("0*13") == "L"
-    counts = [p.root_options for p in reports if p.root_options is not None]
-    total = len(found.settled_options("0*13"))
-    assert counts and {c[2] for c in counts} == {total} and {c[1] for c in counts} == {0}
-    won = [c[0] for c in counts]
-    assert won == sorted(won) and won[0] == 0 and won[-1] >= total - 1
-    assert reports[-1].root_options is None  # the final report: the outcome says it all
+    assert_headway_of_a_losing_root(reports, len(found.settled_options("0*13")))
 
 
 def test_ctrl_c_reports_what_was_kept_even_when_the_store_cannot_be_read_after() -> None:

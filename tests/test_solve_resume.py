@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import committed_facts, run_cli, signal_after_first_commit
+from headway import assert_headway_of_a_losing_root
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
@@ -215,12 +216,7 @@ def test_progress_reports_count_the_roots_options_settled(monkeypatch: pytest.Mo
     options = SolveOptions(progress=reports.append, progress_interval=0)
     found = NormalSolver(SproutsGame(), MemoryProofStore(), options=options)
     assert found.outcome("0*12") == "L"
-    counts = [p.root_options for p in reports if p.root_options is not None]
-    total = len(found.settled_options("0*12"))
-    assert counts and {c[2] for c in counts} == {total} and {c[1] for c in counts} == {0}
-    won = [c[0] for c in counts]
-    assert won == sorted(won) and won[0] == 0 and won[-1] >= total - 1
-    assert reports[-1].root_options is None  # the final report: the outcome says it all
+    assert_headway_of_a_losing_root(reports, len(found.settled_options("0*12")))
 
 
 def stored_nimbers(store_dir: Path) -> int:
