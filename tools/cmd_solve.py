@@ -85,8 +85,8 @@ def solving(
 
 
 def _kept(args: argparse.Namespace, stop: SolveInterrupted) -> str:
-    """What Ctrl-C kept of a solve (with how far its root's options are settled, for a
-    root of one land), and that a rerun resumes from it."""
+    """What Ctrl-C kept of a solve (with how far its root's options are settled: any
+    misère root, a normal-play root of one land), and that a rerun resumes from it."""
     where = f"server {args.server}" if args.server else str(resolve_store_path(args.store))
     search = " with where the search stood" if stop.resume_saved else ""
     facts = "new losing nodes" if getattr(args, "misere", False) else "new facts"
@@ -568,8 +568,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         '--misere {"position", "play", ["grundy",] "outcome", "stored", '
         '"nodes", "seconds", "rct_table", "jobs"}; stopped by Ctrl-C, {"position", '
         '"play", "outcome": null, "interrupted": true, "stored", "nodes", "seconds", '
-        '"resume_saved", and for a root of one land "root_options" [{"position", '
-        '"outcome"}] (each option "W", "L" or null: open); '
+        '"resume_saved", and for a root of one land (any misère root) "root_options" '
+        '[{"position", "outcome"}] (each option "W", "L" or null: open); '
         'with --seed-results also "seeded_results" {"seeded", "present", "refused", '
         '"conflicts"} (certificates by what seeding did)',
     )
