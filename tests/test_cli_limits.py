@@ -80,6 +80,10 @@ def test_children_of_a_region_with_too_many_boundaries_is_one_line() -> None:
     done = run_cli("children", "0*1000")
     assert done.returncode == 2
     assert "2**999 ways to split; too many" in done.stderr and "Traceback" not in done.stderr
+    done = run_cli("children", "0*65")  # 64 others: one more than a split's mask holds
+    assert done.returncode == 2 and "2**64 ways to split; too many" in done.stderr
+    done = run_cli("children", "0*64")
+    assert done.returncode == 0 and "0*62.AB|0.AB" in done.stdout, done.stderr
 
 
 @pytest.mark.parametrize(

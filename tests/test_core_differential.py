@@ -126,6 +126,25 @@ def test_moves_that_swap_interchangeable_spots_are_made_once(land: str) -> None:
     assert_same_children(land)
 
 
+@pytest.mark.parametrize("land", ["0*46", "0*45.AB|0*2.AB", "0*64", "0*20.2.2.1.1.12.12"])
+def test_a_region_of_more_than_41_boundaries_splits_once_per_way_to_share_them(land: str) -> None:
+    """Interchangeable boundaries are shared by how many go inside, not by which: 0*46's
+    45 other spots give 46 splits where 2**45 were refused (GLOP's 0*46, 0*47, 0*53), and
+    the reference makes the same ones in the same order."""
+    assert_same_children(land)
+
+
+@pytest.mark.parametrize("boundaries", [42, 70])
+def test_a_region_with_too_many_distinct_splits_is_refused_alike(boundaries: int) -> None:
+    """42 boundaries of two spots each share in 2**41 distinct ways; 70 do not fit a mask."""
+    land = ".".join(["12"] * boundaries)
+    with pytest.raises(ValueError, match="ways to split; too many") as expected:
+        reference(land)
+    with pytest.raises(ValueError) as got:
+        _core.land_children(land)
+    assert str(got.value) == str(expected.value)
+
+
 def test_key_lives_matches_the_reference() -> None:
     for land in PLAYOUT_LANDS + INTERCHANGEABLE_SPOTS + ["", "0*12+AB|AB", "Z(25).Z(25)"]:
         assert _core.key_lives(land) == key_lives(land), land

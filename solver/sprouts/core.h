@@ -38,7 +38,9 @@
 
 /* Guards: larger inputs go to the Python path (or raise when Python could not finish either). */
 #define MAX_RUN 100000         /* largest k read in 0*k (beyond, ValueError) */
-#define MAX_SPLIT_OTHERS 40    /* 2**k ways to share k other boundaries: beyond this, refuse */
+#define MAX_SPLIT_OTHERS 40    /* 2**40 distinct ways to share a region's other boundaries
+                                  (interchangeable ones counted once): beyond, refuse */
+#define MAX_SPLIT_MASK 63      /* other boundaries a split's mask holds: beyond, refuse */
 
 extern PyObject *Unsupported;  /* _core.Unsupported, a ValueError (created by the module init) */
 

@@ -5,6 +5,8 @@
 
 #include "core.h"
 
+#include <math.h>
+
 /* ------------------------------------------------------------------ raw positions */
 
 /* Room for nr regions, nb boundaries and nc corners (lives are set by the caller). */
@@ -394,6 +396,30 @@ static int split_masks(const Split *s, int t, uint64_t mask)
     return split_masks(s, t + 1, mask | ((uint64_t)1 << (s->k - 1 - t)));
 }
 
+/* Whether the splits split_masks makes, the product over the classes of interchangeable
+ * others of (class size + 1), exceed 2**bits (0*46's 45 free spots: 46 splits, not 2**45). */
+static int distinct_splits_exceed(Arena *a, const int *pred, int k, int bits)
+{
+    Mark m = arena_mark(a);
+    int *size = new_ints_filled(a, k > 0 ? k : 1, 0), *head = new_ints(a, k > 0 ? k : 1);
+    int exceed = 0;
+    if (size == NULL || head == NULL) {
+        arena_release(a, m);
+        return 1;
+    }
+    for (int t = 0; t < k; t++) {
+        head[t] = pred[t] < 0 ? t : head[pred[t]];
+        size[head[t]]++;
+    }
+    double ways = 1.0;                   /* exact up to 2**53, far past the limit */
+    for (int t = 0; t < k && !exceed; t++) {
+        ways *= (double)size[t] + 1.0;
+        exceed = ways > ldexp(1.0, bits);
+    }
+    arena_release(a, m);
+    return exceed;
+}
+
 static int split(Arena *a, const Raw *p, const FreeBoundaries *fb, int r, int b, int i, int j,
                  ChildFn fn, void *ctx)
 {
@@ -406,7 +432,7 @@ static int split(Arena *a, const Raw *p, const FreeBoundaries *fb, int r, int b,
     int *pred = new_ints(a, k), *index_of = new_ints(a, p->nb);
     if (lives == NULL || pred == NULL || index_of == NULL)
         goto done;
-    if (k > MAX_SPLIT_OTHERS) {
+    if (k > MAX_SPLIT_MASK) {
         PyErr_Format(PyExc_ValueError,
                      "a region with %d boundaries has 2**%d ways to split; too many", k + 1, k);
         goto done;
@@ -424,6 +450,12 @@ static int split(Arena *a, const Raw *p, const FreeBoundaries *fb, int r, int b,
         if (prev == b)                   /* b itself is not shared: skip it in the class */
             prev = fb->prev[b];
         pred[t++] = prev < 0 ? -1 : index_of[prev];
+    }
+    if (distinct_splits_exceed(a, pred, k, MAX_SPLIT_OTHERS)) {
+        PyErr_Format(PyExc_ValueError,
+                     "a region with %d boundaries has more than 2**%d distinct ways to split; "
+                     "too many", k + 1, MAX_SPLIT_OTHERS);
+        goto done;
     }
     Split s = {a, p, r, b, i, j, k, lives, pred, fn, ctx};
     status = split_masks(&s, 0, 0);

@@ -8,8 +8,9 @@ them into one. The new spot has one life and appears on both sides of the curve.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
-from itertools import product
+from math import prod
 
 from sproutsdb.errors import UserError
 from sproutsdb.solver.sprouts.notation import RawPosition
@@ -23,9 +24,13 @@ class TooManySplits(UserError, ValueError):
     """A region whose other boundaries can be shared in more ways than any search can try."""
 
 
-# 2**k ways to share k other boundaries between the two sides of a curve: beyond this the
-# moves are refused (the compiled core's MAX_SPLIT_OTHERS is the same number).
+# The ways to share a region's other boundaries between the two sides of a curve, counting
+# the splits that differ only by swapping interchangeable boundaries once: beyond 2**40
+# the moves are refused, and beyond 63 other boundaries too (the compiled core's
+# MAX_SPLIT_OTHERS and MAX_SPLIT_MASK are the same numbers). 0*46's region has 45 others
+# that are all isolated spots: 46 distinct splits, not 2**45.
 MAX_SPLIT_OTHERS = 40
+MAX_SPLIT_MASK = 63
 
 
 def raw_children(raw: RawPosition) -> Iterator[RawPosition]:
@@ -82,18 +87,63 @@ def _split(raw: RawPosition, r: int, b: int, i: int, j: int) -> Iterator[RawPosi
         inside = [*boundary[i : j + 1], n]
         outside = boundary[j:] + boundary[: i + 1] + [n]
     others = region[:b] + region[b + 1 :]
-    if len(others) > MAX_SPLIT_OTHERS:
+    k = len(others)
+    if k > MAX_SPLIT_MASK:
+        raise TooManySplits(f"a region with {k + 1} boundaries has 2**{k} ways to split; too many")
+    pred = _interchangeable_predecessors(raw, r, b)
+    heads: list[int] = []
+    for t, p in enumerate(pred):
+        heads.append(t if p < 0 else heads[p])
+    if prod(size + 1 for size in Counter(heads).values()) > 2**MAX_SPLIT_OTHERS:
         raise TooManySplits(
-            f"a region with {len(others) + 1} boundaries has "
-            f"2**{len(others)} ways to split; too many"
+            f"a region with {k + 1} boundaries has more than 2**{MAX_SPLIT_OTHERS} distinct "
+            "ways to split; too many"
         )
-    if not others:
-        yield _replace_region(raw, r, [[inside], [outside]], lives)
-        return
-    for sides in product((0, 1), repeat=len(others)):
+    for sides in _sides(pred):
         first = [inside] + [o for o, s in zip(others, sides) if s == 0]
         second = [outside] + [o for o, s in zip(others, sides) if s == 1]
         yield _replace_region(raw, r, [first, second], lives)
+
+
+def _interchangeable_predecessors(raw: RawPosition, r: int, b: int) -> list[int]:
+    """Per other boundary of region r (boundary b left out): the index among the others of
+    the previous one it is interchangeable with, or -1. Interchangeable: boundaries of one
+    vertex with the same lives that occurs nowhere else in the position (the core's
+    free_boundaries)."""
+    occurrences = Counter(v for region in raw.regions for bd in region for v in bd)
+    last: dict[int, int] = {}
+    pred: list[int] = []
+    for index, boundary in enumerate(raw.regions[r]):
+        if index == b:
+            continue
+        v = boundary[0] if len(boundary) == 1 else -1
+        lives = raw.lives[v] if v >= 0 else -1
+        if v < 0 or occurrences[v] != 1 or not 0 <= lives <= 3:
+            pred.append(-1)
+            continue
+        pred.append(last.get(lives, -1))
+        last[lives] = len(pred) - 1
+    return pred
+
+
+def _sides(pred: list[int]) -> Iterator[tuple[int, ...]]:
+    """The ways to share the others (0 inside, 1 outside) in increasing order (the first
+    other the most significant), each the first of those that differ only by swapping
+    interchangeable boundaries: one whose predecessor is outside is outside too."""
+    sides = [0] * len(pred)
+
+    def walk(t: int) -> Iterator[tuple[int, ...]]:
+        if t == len(pred):
+            yield tuple(sides)
+            return
+        if pred[t] < 0 or sides[pred[t]] == 0:
+            sides[t] = 0
+            yield from walk(t + 1)
+        sides[t] = 1
+        yield from walk(t + 1)
+        sides[t] = 0
+
+    yield from walk(0)
 
 
 def _merge(raw: RawPosition, r: int, b1: int, i: int, b2: int, j: int) -> RawPosition:
