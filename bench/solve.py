@@ -245,6 +245,22 @@ visits, 43,640 stored facts, 5,188.6 CPU s, 422 MB peak (its store resumes); 0*4
 minutes: 337,566 main visits, 5,276 stored, 595.9 CPU s (stopped; 0*40 came later). Then `sproutsdb
 results --check --play normal --jobs 2`, every certificate re-derived now (before 0*40): 32
 clean, 77,729 facts, 2:55 wall, 346.7 CPU s, 396 MB peak.
+2026-11-29 (twenty-eighth session), the same machine and commands:
+     46   W    3:58     473.2      318,950    7,424      294  16,081 (not in the table)   622.6
+0*46 could not be asked before this session: the moves of its region of 46 spots stopped
+at "2**45 ways to split; too many", although the C core makes one split per way to share
+interchangeable spots (46 here); the limit is now on those (solver/sprouts/moves.py).
+Its winning move is to 0*24.AB|0*21.AB (L), a split near the middle, like those of 0*34
+(0*18.AB|0*15.AB), 0*35 (0*17.AB|0*17.AB) and 0*40 (0*21.AB|0*18.AB); 0*27's is to
+0*25.1a1a. A stopped normal solve now lists its root's options settled (`--json`'s
+"root_options"), which says what is left of the runs not decided:
+  0*33: 17 of 18 options proven winning; only 0*31.1a1a is open, and it must be the losing
+        one: what is left is a proof of a land of 0*32's size (GLOP's proofs of 0*30..0*32:
+        58,204-58,365 couples). Stopped at 5,189 CPU s, as above.
+  0*39: 15 of 21 proven winning after three runs, 34 minutes of search in all; open:
+        0*38.AB|AB, 0*37.AB|0.AB, 0*36.AB|0*2.AB, 0*35.AB|0*3.AB, 0*34.AB|0*4.AB and
+        0*37.1a1a; every split near the middle (0*33.AB|0*5.AB .. 0*19.AB|0*19.AB) wins.
+  0*53: 1 of 28 after 8 minutes (635,245 main visits, 956.5 CPU s, 347 MB), stopped.
 """
 
 from __future__ import annotations
