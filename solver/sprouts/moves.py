@@ -2,8 +2,9 @@
 
 A move joins two live vertex occurrences of one region (or one vertex with two lives
 to itself). Within one boundary the curve splits the region in two and the region's
-other boundaries go to either side in every way; between two boundaries it merges
-them into one. The new spot has one life and appears on both sides of the curve.
+other boundaries go to either side in every way (interchangeable ones, isolated spots
+alike, by how many go inside, not by which); between two boundaries it merges them into
+one. The new spot has one life and appears on both sides of the curve.
 """
 
 from __future__ import annotations
