@@ -29,7 +29,7 @@ def test_children_equal_the_engines_and_slow_lands_are_refused_in_time() -> None
             engine.lands([slow])
         assert time.monotonic() - started < 5 and engine.restarts == 1
         with pytest.raises(UserError, match="too many"):
-            engine.lands(["0*60"])  # the engine's own refusal, from a fresh worker
+            engine.lands(["0*65"])  # the engine's own refusal, from a fresh worker
         assert engine.lands(["0*12"])["0*12"] == tuple(game.component_children("0*12"))
         proc = engine._proc
         assert proc is not None and proc.poll() is None
