@@ -261,6 +261,8 @@ Its winning move is to 0*24.AB|0*21.AB (L), a split near the middle, like those 
         0*38.AB|AB, 0*37.AB|0.AB, 0*36.AB|0*2.AB, 0*35.AB|0*3.AB, 0*34.AB|0*4.AB and
         0*37.1a1a; every split near the middle (0*33.AB|0*5.AB .. 0*19.AB|0*19.AB) wins.
   0*53: 1 of 28 after 8 minutes (635,245 main visits, 956.5 CPU s, 347 MB), stopped.
+  0*47 (W; GLOP 2010: 54,542): 4 of 25 after one fresh run of 40:02 wall (2,245,310 main
+        visits, 40,737 stored, 3,232 CPU s, 436 MB), stopped.
 """
 
 from __future__ import annotations
