@@ -237,17 +237,10 @@ class NormalSolver:
         if len(rest) > 1:
             return None
         (part,) = rest
-        table = self._table
-        value = table.couple_value(part, n)
+        value = self._table.couple_value(part, n)
         if value is not None:
             return "L" if value else "W"
-        children = self._measure.children(part)
-        self._couples.fetch([piece for child in children for piece in child])
-        for child in children:
-            left, m = self._couples.fold(child, n)
-            if (not left and m == 0) or (len(left) == 1 and table.couple_value(left[0], m)):
-                return "W"
-        return None
+        return "W" if self._couples.losing_child_known(part, n) else None
 
     # ----------------------------------------------------------------- call frame
 

@@ -102,29 +102,32 @@ class Couples:
         )
 
     def rederive(self, land: str, n: int) -> bool:
+        """Whether a resume record's claim (land, n) re-derives now (`losing_child_known`),
+        counted in `redeemed`; False for a land the game cannot read."""
+        try:
+            known = self.losing_child_known(land, n)
+        except ValueError:  # the game's NotationError: not a land of this game
+            return False
+        if known:
+            self.redeemed += 1
+        return known
+
+    def losing_child_known(self, land: str, n: int) -> bool:
         """Whether (land, n) is winning by what is known now: a child of the land whose
         known nimbers nim-sum to n (the children made only up to it where the table holds
-        the whole store and the game can stop early)."""
-        measure = self.measure
+        the whole store and the game can stop early). No search."""
 
         def losing(child: tuple[str, ...]) -> bool:
             return self.fold(child, n) == ((), 0)
 
-        try:
-            if self.facts.complete:
-                children, found = measure.children_until(land, losing)
-                if found is not None:
-                    self.redeemed += 1
-                    return True
-            else:
-                children = measure.children(land)
-                self.fetch(piece for child in children for piece in child)
-        except ValueError:  # the game's NotationError: not a land of this game
-            return False
-        if children is None or not any(losing(child) for child in children):
-            return False
-        self.redeemed += 1
-        return True
+        if self.facts.complete:
+            children, _ = self.measure.children_until(land, losing)
+            if children is None:  # stopped at a losing child
+                return True
+        else:
+            children = self.measure.children(land)
+            self.fetch(piece for child in children for piece in child)
+        return any(losing(child) for child in children)
 
     def prove(self, component: str, nimber: int) -> None:
         """A losing couple (component, nimber) is proven: remember it and queue it for the store."""
