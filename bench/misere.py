@@ -752,6 +752,25 @@ instructions (-2.8 %), 17,380 visits both; 0*15 (in-process, memo 2^16, 479,475 
 both) 2,997,277 -> 2,832,106 searches (-5.5 %; under another key 318,964 -> 168,868), of
 1,534,965 distinct strings. There the searches of keys the 2^16 memo had dropped were 25 s
 of ~181 s (a root under 53 lives keeps the default memo, for 0*17's 500 MB).
+
+2026-12-01 (twenty-ninth session), a new machine of this kind, idle, the misère code of
+2026-11-29 (nothing changed in it since): `sproutsdb solve 0*18 --misere --seed-results
+--jobs 2 --store NEW --json` under /usr/bin/time, from an empty store, the library's
+certificates re-derived just before by `results --check` (so seeding read cached marks):
+W (A164950) in **29:30 wall** (1,769.9 s, 1,757.8 s of it the solve), 6,883,956 main
+visits, 81,720 stored losing nodes, 3,500.6 CPU s for both processes (user + system),
+1.64 GB peak. 8 of the 10 root options were shown winning in the first 68 s; the rest went
+to the last two (0*12.AB|0*5.AB and 0*15.AB|0*2.AB), as on 2026-11-28. The 30-minute goal
+is met on this machine, by 30 s; the lever is the machine: against the run of 2026-11-29
+(49:26, 6,896,828 main visits, 5,863 CPU s), the same visits took 0.51 CPU ms each
+instead of 0.85 (0*14 in normal play: 22.9 s here, 33-34 s there). On the slower machines of
+this kind the goal stays missed by ~1.65x. Its check, `check --misere --root 0*18
+--rct-table data/s6.rcttable --json` on the solve's store, alone: W, clean, 48,964 losing
+nodes used and verified (26,232 lands replaced by RCTs of the re-derived table), 141.4 CPU
+s, 1.45 GB peak. A py-spy sample of the main process (60 s at ~5 minutes in, 50 Hz): the C
+core's children of lands 37.5 %, the compiled df-pn pass 12.4 %, freeing the children lists
+the node LRU evicts 7.9 %, the compiled assembler 9.7 % (land and RCT moves), the compiled
+order 3.2 %, store reads and resume records ~2 %: no single part above the core's.
 """
 
 from __future__ import annotations

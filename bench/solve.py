@@ -263,6 +263,30 @@ Its winning move is to 0*24.AB|0*21.AB (L), a split near the middle, like those 
   0*53: 1 of 28 after 8 minutes (635,245 main visits, 956.5 CPU s, 347 MB), stopped.
   0*47 (W; GLOP 2010: 54,542): 4 of 25 after one fresh run of 40:02 wall (2,245,310 main
         visits, 40,737 stored, 3,232 CPU s, 436 MB), stopped.
+
+2026-12-01 (twenty-ninth session), a new machine of this kind, idle (nothing else ran), at
+1a43614: `bench/solve.py --min-n 12 --max-n 21 --limit 1500` (fresh LMDB store each; CPU s
+user + system; SPOTS's seconds are DESIGN §7's, not measured again here):
+
+      n out   wall s   cpu s     visits  stored  RSS MB  SPOTS s   cpu/SPOTS
+     12   L      3.7     3.7     25,451   1,057      56    21-26   0.14-0.18
+     13   L      7.7     7.7     43,490   1,689      60       25   0.31
+     14   L     22.4    22.4    150,064   7,724      69      136   0.16
+     15   W     73.1    57.0    212,922   6,562      77      298   0.19
+     16   W     11.7     7.8     39,246   1,401      59       38   0.20
+     17   W      4.5     4.1     24,297     826      57       15   0.27
+     18   L     76.5    76.4    273,244   8,649      84      437   0.17
+     19   L     37.9    37.9    171,892   6,865      74      280   0.14
+     20   L     56.5    56.5    241,996   9,199      80      466   0.12
+     21   W    544.1   543.8  1,640,936  46,507     359   not solved in 600 s
+(0*15's wall is above its CPU where a test file ran on the other core; nothing else did.)
+The visits and facts are those of every run since 2026-11-27. Through the CLI, alone:
+`sproutsdb solve 0*21 --outcome-only --store NEW --json --quiet` under /usr/bin/time: W,
+1,640,936 visits, 46,507 facts, **545.7 user CPU s** (0.5 s system), 546.5 s wall, 373 MiB
+peak: the goal of 600 CPU s is met on this machine, by 9 %. This machine is one of the
+faster ones of the kind: 0*14 here takes 22.4 s, against 23.8 s on that of 2026-11-25
+(0*21: 631.6 s then) and 33-34 s on that of 2026-11-29 (0*21: 808.9 s, beside a misère
+run), so on the slowest machine seen the same code would take ~800 s, as measured there.
 """
 
 from __future__ import annotations

@@ -253,6 +253,27 @@ main search holding its first root child (0*13.AB|AB, the one --jobs 1 spends mo
 21.5, 19.3, 20.2, 26.3, 23.9 s; its last child left busy for it until every sibling is
 decided (it proves siblings beside the helper first): 24.8, 23.0, 20.5, 20.2, 19.0 s.
 Neither moves the median (~20.5 s as built) beyond the spread.
+
+2026-12-01 (twenty-ninth session), a new machine of this kind, idle (nothing else ran: no
+other session, no record run), the code of 2026-11-29; `sproutsdb solve 0*n --outcome-only
+--jobs J --store NEW --json --quiet` under /usr/bin/time, wall s (main visits):
+  0*14: --jobs 1 23.16, 22.78, 22.76, 22.92, 22.95 (150,064; mean 22.91); --jobs 2, 20 runs:
+        13.98, 12.99, 10.42, 11.78 (72,488), 12.56 (73,638), 14.52 (111,356), 10.61
+        (72,082), 11.86, 11.69, 10.59 (72,128), 12.05, 14.76 (86,834), 16.72 (125,243),
+        11.83, 11.29, 9.47 (61,067), 16.05 (120,646), 11.14, 11.72, 11.12
+        -> 1.37-2.42x, median 1.95x, 1.85x on the mean wall time; 16 of 20 at >= 1.6x
+  0*18: --jobs 1 77.71 (273,244); --jobs 2 38.81, 36.22, 41.67 (158,088 / 151,924 /
+        173,596): 2.00, 2.15, 1.86x
+  0*20: --jobs 1 58.03 (241,996); --jobs 2 27.36, 33.19, 35.48 (105,414 / 125,789 /
+        161,268): 2.12, 1.75, 1.64x
+Every outcome L as with --jobs 1; peak RSS 66-87 MB. The four 0*14 runs under 1.6x (1.37,
+1.43, 1.55, 1.58x) are those whose main search made 87,000-125,000 visits, against
+61,000-78,000 in the others: a longer df-pn path after the helper's facts, as before; both
+processes' CPU was then 27.7-31.4 s against 18.1-25.7 s (--jobs 1: 22.7-22.9 s). This
+machine runs 0*14 in 22.9 s against 33-34 s on that of 2026-11-29, and nothing else shared
+its cores (on the days before, other sessions' work often did). The helper's start
+costs 0.66 s of wall time (`solve 0*8`: 0.81 s with --jobs 1, 1.47 s with --jobs 2): 6 % of
+a 0*14 run of 11 s.
 """
 
 from __future__ import annotations
