@@ -771,6 +771,29 @@ s, 1.45 GB peak. A py-spy sample of the main process (60 s at ~5 minutes in, 50 
 core's children of lands 37.5 %, the compiled df-pn pass 12.4 %, freeing the children lists
 the node LRU evicts 7.9 %, the compiled assembler 9.7 % (land and RCT moves), the compiled
 order 3.2 %, store reads and resume records ~2 %: no single part above the core's.
+
+0*21 again, 2026-12-01 (same machine; the checkpoint of 2026-11-29 imported into a new store,
+451,125 nodes in 5.9 s):
+  run21, 21:39-22:03, `sproutsdb solve 0*21 --misere --seed-results --jobs 2 --store DIR
+        --json`, idle, Ctrl-C: 4,640,635 main visits, 23:35 wall, 2,614 CPU s for both,
+        1.66 GB peak; 7 of 12: 0*19.AB|0.AB (by 0*18.A|0.A, L) and 0*17.AB|0*3.AB (by
+        0*17 *1 + an RCT, L) proven winning in this run.
+  Then the replies one at a time, by analogy with 0*20's certificate. That proof's winning
+  reply to each option of 0*20 (read from the library's certificate: the option's children
+  it holds losing) is, for 0*18.AB|0.AB, 0*17.A|0.A; for 0*18.1a1a, 0*17.A|0.1aAa; for
+  0*12.AB|0*7.AB, 0*12+0*4.A|0*3.A; for 0*11.AB|0*8.AB, 0*11+0*4.A|0*4.A; for
+  0*13.AB|0*6.AB, 0*9.A|0*4.A + the RCT b62d4d09 (of 0*6); for 0*10.AB|0*9.AB,
+  0*6.A|0*4.A+0*9. The same reply with one more spot on the larger side is a child of the
+  matching option of 0*21 in every case, and run21's proof of 0*19.AB|0.AB had found one
+  of them (0*18.A|0.A). Solving such a reply as a root, `sproutsdb solve REPLY --misere
+  --seed-results --jobs 2 --store DIR` on the 0*21 store, searches only what that option
+  needs if the guess is right (a wrong guess is proven winning, and costs its time only):
+  0*18.A|0.1aAa (for 0*19.1a1a), 22:04-23:06 in two runs (the first stopped at 20 minutes
+        with 28 of its 29 options shown winning; the second resumed it): L, 8,409,221
+        main visits in all, 39:08 wall, 4,534 CPU s for both, 3.79 GB peak. So 0*19.1a1a
+        wins: 8 of 12. Checkpoint replaced (526,763 nodes, 2.9 MB).
+A reply solved this way is a claim like any stored node: the outcome of 0*21 will rest on
+the certificate its check re-derives from the rules alone.
 """
 
 from __future__ import annotations
