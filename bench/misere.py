@@ -792,8 +792,26 @@ order 3.2 %, store reads and resume records ~2 %: no single part above the core'
         with 28 of its 29 options shown winning; the second resumed it): L, 8,409,221
         main visits in all, 39:08 wall, 4,534 CPU s for both, 3.79 GB peak. So 0*19.1a1a
         wins: 8 of 12. Checkpoint replaced (526,763 nodes, 2.9 MB).
-A reply solved this way is a claim like any stored node: the outcome of 0*21 will rest on
-the certificate its check re-derives from the rules alone.
+  0*7.A|0*4.A+0*9 (a guessed reply for 0*11.AB|0*9.AB), after that checkpoint: proven
+        winning (the guess was wrong), 7,274,671 main visits, 13:50 wall, 1,633 CPU s, 2.07 GB
+        peak.
+  run22, 23:25-23:46, the 0*21 solve again on that store: L, decided (the first time),
+        7,582,834 main visits, 20:38 wall, 2,440 CPU s for both, 2.90 GB peak; the winning
+        replies its store holds: 0*11.AB|0*9.AB -> 0*11+0*8.A|0.A, 0*14.AB|0*6.AB ->
+        0*14+0*3.A|0*3.A, 0*10.AB|0*10.AB -> 0*10+0*5.A|0*5.A, 0*18.AB|0*2.AB -> 0*18 *1,
+        0*20.AB|AB -> 0*20. Its check had re-derived 153,712 facts in 10 minutes when that
+        machine was wiped (a restart), so the store and the result were lost.
+A reply solved this way is a claim like any stored node: the outcome of 0*21 rests on the
+certificate its check re-derives from the rules alone.
+
+0*21 again, 2026-12-02 (a new machine; the checkpoint of 2026-12-01 23:09, 526,763 nodes,
+so without the nodes of the wrong guess and of run22, imported into a new store in 13.9 s),
+one run, idle: `sproutsdb solve 0*21 --misere --seed-results --jobs 2 --store DIR --json`,
+02:45-03:19: L again, 4,934,709 main visits, 34:12 wall (the first 10:20 the seeding of the
+library's misère 0*1..0*20, re-derived on this new install: 0*18 226 s, 0*19 77 s, 0*20
+206 s), 3,438 CPU s for both, 1.70 GB peak, 14,008 nodes stored by this run (557,815 in the
+store). Options settled: 8 at the start, 9 at 5:30 of search, 10 at 7:21, 11 at 21:14, the
+last (so the root lost) at 23:51.
 """
 
 from __future__ import annotations
