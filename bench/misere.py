@@ -21,6 +21,66 @@ Figure 10, n ≤ 17, reached in 20 hours in 2009); the paper counts positions be
 S6 table, we count losing nodes whose RCT parts the table has already reduced, so the
 two measure the same proofs differently. "peak RSS" is the process's (table included).
 
+Issue #28's table, n = 12..21, gathered from the runs logged below (as of 2026-12-02; a row
+is one run, or a chain of resumed runs, and every figure in it is that run's). start:
+"fresh" an empty store; "seeded" the results library's certificates of 0*1..0*(n-1) first
+(`--seed-results`); "ckpt" 0*21's checkpoint of 2026-12-01 23:09 (526,763 nodes, 8 of 12
+options settled) imported into a new store, then seeded. wall s: running time of the search
+(seeding excluded); CPU s: user + system of every process of the run; visits: the main
+search's; stored L: the losing nodes the run stored; proof L: a pruned proof of the run's
+store by its check, or "lib" the results library's certificate (pruned over cycles, then
+tightened); paper: Figure 10's positions. Every outcome is A164950's (0*21: not in it) and
+every check clean. Rows marked * were on a VM loaded by other sessions (compare CPU s; the
+same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 9.4 /
+13.3-14.2, 0*14 26.6 / 21.9-24.1).
+
+  n  out base jobs start   wall s    CPU s      visits  stored L   proof L  paper  peak RSS  run
+ 12   W   S6   1  fresh      29.0     14.5      44,908     1,159       452    983    367 MB  11-24 *
+ 12   W   S6   2  fresh      36.9     18.2      42,643     1,805       509                   11-25 *
+ 13   L   S6   1  fresh       8.8      4.4      17,380       384       247  1,082    222 MB  11-24 *
+ 13   L   S6   2  fresh      16.4      8.2      20,906       508       283                   11-25 *
+ 13   L   S7   1  fresh      95.0     93.5      11,100       310       198           1678 MB  11-27 s
+ 14   L   S6   1  fresh      31.9     15.7      46,306       861       532  3,517    413 MB  11-24 *
+ 14   L   S6   2  fresh      33.2     22.1      49,984     1,158       502                   11-25 *
+ 14   L   S7   1  fresh     123.7    122.0      61,732     1,063       543           1681 MB  11-27 s
+ 15   L   S6   1  fresh     225.2    224.5     479,475     7,807     2,958  6,906    381 MB  11-28
+ 15   L   S6   2  fresh     113.3    219.3     233,651                                341 MB  11-28
+ 15   L   S7   1  fresh     215.6    212.2     243,165     3,976     1,997           1979 MB  11-27 s
+ 16   W   S6   1  fresh     409.0    408.1     879,565    14,495     3,769  8,981    424 MB  11-28
+ 16   W   S6   2  fresh     407.0    797.5     705,863                                417 MB  11-28
+ 16   W   S7   1  fresh     739.0    546.6     823,146    14,446     3,846           2086 MB  11-27 s
+ 17   W   S6   1  fresh     478.2    477.3   1,608,717    23,498     8,344 17,583    470 MB  11-28
+ 17   W   S6   2  fresh     434.7    854.2   1,099,792                                452 MB  11-28
+ 17   W   S7   1  fresh    1111.9    709.7   1,246,777    19,299     8,031           1998 MB  11-27 s
+ 18   W   S6   1  fresh    10,756    9,657  11,318,526   137,381 41,581 lib          2411 MB  11-27 (2 runs)
+ 18   W   S6   1  seeded    3,189    3,168   8,305,326   107,626                    1976 MB  12-02
+ 18   W   S6   2  seeded    2,951    5,863   6,896,828    80,598                    1760 MB  11-29
+ 18   W   S6   2  seeded    1,758    3,501   6,883,956    81,720  48,964 u           1640 MB  12-01 f
+ 18   -   S7   1  fresh     4,587    3,973   5,762,494    77,401 undecided          3288 MB  11-27
+ 18   W   S7   1  fresh     4,404    4,376   8,720,653   113,584  38,574 u           3292 MB  12-02
+ 19   L   S6   1  fresh     4,917    4,611   5,161,236    49,691 15,117 lib          1826 MB  11-27 (3 runs)
+ 19   L   S6   1  seeded      136      142     593,703     4,959                     702 MB  12-02
+ 19   L   S6   2  seeded      101      194     297,598     1,840    20,012            460 MB  11-28
+ 20   L   S6 1, 2 fresh   ~13,000  ~19,500     ~18.1 M   167,729 39,797 lib          4300 MB  11-27.. (6 runs)
+ 20   L   S6   2  seeded    4,440    8,892   7,746,133    51,528    52,695           1650 MB  11-28
+ 21   L   S6   1  ckpt      2,460    2,454   8,419,975    29,951                    2023 MB  12-02
+ 21   L   S6   2  ckpt      1,432   ~2,820   4,934,709    31,052 146,051 lib         1700 MB  12-02
+
+s: S7 rows 13-16 loaded S7's trees one by one (~90 of their CPU s), 17 from the snapshot;
+three runs on the two cores. f: one of the faster machines of this kind (0.51 CPU ms a main
+visit against 0.70-0.85 on the others). u: the losing nodes its check used, not pruned.
+0*20 fresh: run1-2 on one core, run3-6 with --jobs 2, its wall time with the stopped minutes
+estimated out. 0*21 --jobs 2: 34:12 in all, of which 10:20 (and so ~620 of its 3,438 CPU s)
+re-derived the library on a new install; --jobs 1 found the cached marks (5 s); stored L
+there is the store's growth (the main search's own: 14,008). The 12-02 rows ran two at a
+time on the two cores (0*21 --jobs 1 beside the S7 build, then 0*19 and 0*18 seeded beside
+0*18 on S7): compare CPU s. Not measured: --jobs 1 seeded at 0*20, --jobs 2 fresh at
+0*18-0*20, 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6 M
+main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
+solved as roots are logged under 2026-12-01), S7 at 0*19-0*21, and S6 fresh at 0*18 on
+today's code (its row is 11-27's: before the compiled assembler and pass, and the larger
+memos), so the S7 row's -23 % visits and -55 % CPU against it mix base and code.
+
 Figures of 2026-11-24 (evening), `--from N --to N --cycles 1`, after the C core's faster
 land children (commits "C core: skip moves that only swap interchangeable boundaries...")
 and the misère search's per-visit cuts (nodes as plain tuples, folded RCT moves, rare
@@ -812,6 +872,32 @@ library's misère 0*1..0*20, re-derived on this new install: 0*18 226 s, 0*19 77
 206 s), 3,438 CPU s for both, 1.70 GB peak, 14,008 nodes stored by this run (557,815 in the
 store). Options settled: 8 at the start, 9 at 5:30 of search, 10 at 7:21, 11 at 21:14, the
 last (so the root lost) at 23:51.
+
+2026-12-02, later (the same machine; the rows dated 12-02 in the table at the top), two runs
+at a time on the two cores, each under /usr/bin/time -v:
+  0*21 --jobs 1: the same checkpoint file (from git, 4f28b66) imported into a new store
+        (11.9 s), then `sproutsdb solve 0*21 --misere --seed-results --jobs 1 --store DIR
+        --json` beside the S7 build: L, 8,419,975 visits, 41:13 wall (2,459.6 s of search;
+        seeding read cached marks, 5 s), 2,454 CPU s, 2.02 GB peak, 29,951 stored. Options
+        settled: 9 at 248 s, 10 at 1,927 s, 11 at 2,441 s, the root at 2,460 s (--jobs 2:
+        330, 441, 1,274, 1,431 s of search). So --jobs 2 is 1.72x on the search's wall time
+        for ~15 % more CPU (~2,820 against 2,454 s): its helper settled the far options,
+        0*12.AB|0*8.AB and 0*11.AB|0*9.AB among them, while the main search was elsewhere.
+  S7 rebuilt: `rct-table build 0*7`, 3,218,358 positions, 598,685 RCTs, 47,997,222 bytes
+        (as 2026-11-27), 1,197 CPU s, 20:09 wall, 5.05 GB peak; its first use wrote the
+        index and snapshot in seconds (the build left its verified mark).
+  0*18 on S7, `solve 0*18 --misere --rct-table s7.rcttable --jobs 1 --store NEW --json`,
+        fresh: W (A164950), 8,720,653 visits, 113,584 stored, 4,404 s wall, 4,376 CPU s,
+        3.29 GB peak; 5 of 10 options shown winning in the first 285 s, then the losing
+        one. Its check, `check --misere --root 0*18 --rct-table s7.rcttable --json` on
+        that store beside the test suite: W, clean, 38,574 losing nodes used and verified
+        (49,064 lands replaced by RCTs of the re-derived S7), 221 CPU s, 2.29 GB peak
+        (S6's check of the 12-01 seeded store: 48,964 nodes; the library's 0*18: 41,581).
+  0*19 and 0*18 seeded on S6, `--jobs 1`, beside it: 0*19 L, 593,703 visits, 2:23 wall
+        (135.7 s of search), 142 CPU s, 702 MB; 0*18 W, 8,305,326 visits, 53:21 wall,
+        3,168 CPU s, 1.98 GB, 107,626 stored (8 of 10 options in 856 s, the rest in the
+        last 39 minutes, as in every 0*18 run). 0.38 CPU ms a visit here against S7's 0.50:
+        the S7 run's larger lands and tables, or its 3.3 GB against 2.0 GB.
 """
 
 from __future__ import annotations
