@@ -30,7 +30,7 @@ options settled) imported into a new store, then seeded. wall s: running time of
 search's; stored L: the losing nodes the run stored; proof L: a pruned proof of the run's
 store by its check, or "lib" the results library's certificate (pruned over cycles, then
 tightened); paper: Figure 10's positions. Every outcome is A164950's (0*21: not in it) and
-every check clean. Rows marked * were on a VM loaded by other sessions (compare CPU s; the
+every check that was run is clean (no proof L: that run's store was not checked). Rows marked * were on a VM loaded by other sessions (compare CPU s; the
 same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 9.4 /
 13.3-14.2, 0*14 26.6 / 21.9-24.1).
 
@@ -881,8 +881,8 @@ at a time on the two cores, each under /usr/bin/time -v:
         seeding read cached marks, 5 s), 2,454 CPU s, 2.02 GB peak, 29,951 stored. Options
         settled: 9 at 248 s, 10 at 1,927 s, 11 at 2,441 s, the root at 2,460 s (--jobs 2:
         330, 441, 1,274, 1,431 s of search). So --jobs 2 is 1.72x on the search's wall time
-        for ~15 % more CPU (~2,820 against 2,454 s): its helper settled the far options,
-        0*12.AB|0*8.AB and 0*11.AB|0*9.AB among them, while the main search was elsewhere.
+        for ~15 % more CPU (~2,820 against 2,454 s); which options the helper settled was
+        not read off.
   S7 rebuilt: `rct-table build 0*7`, 3,218,358 positions, 598,685 RCTs, 47,997,222 bytes
         (as 2026-11-27), 1,197 CPU s, 20:09 wall, 5.05 GB peak; its first use wrote the
         index and snapshot in seconds (the build left its verified mark).
@@ -896,8 +896,8 @@ at a time on the two cores, each under /usr/bin/time -v:
   0*19 and 0*18 seeded on S6, `--jobs 1`, beside it: 0*19 L, 593,703 visits, 2:23 wall
         (135.7 s of search), 142 CPU s, 702 MB; 0*18 W, 8,305,326 visits, 53:21 wall,
         3,168 CPU s, 1.98 GB, 107,626 stored (8 of 10 options in 856 s, the rest in the
-        last 39 minutes, as in every 0*18 run). 0.38 CPU ms a visit here against S7's 0.50:
-        the S7 run's larger lands and tables, or its 3.3 GB against 2.0 GB.
+        last 39 minutes, as in the 0*18 runs above). 0.38 CPU ms a visit here against
+        S7's 0.50, not attributed (the two ran side by side on different trees).
 """
 
 from __future__ import annotations
