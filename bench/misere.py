@@ -37,6 +37,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
   n  out base jobs start   wall s    CPU s      visits  stored L   proof L  paper  peak RSS  run
  12   W   S6   1  fresh      29.0     14.5      44,908     1,159       452    983    367 MB  11-24 *
  12   W   S6   2  fresh      36.9     18.2      42,643     1,805       509                   11-25 *
+ 12   W   S7   1  fresh       6.3     15.6      30,960       773       411           1299 MB  12-02
  13   L   S6   1  fresh       8.8      4.4      17,380       384       247  1,082    222 MB  11-24 *
  13   L   S6   2  fresh      16.4      8.2      20,906       508       283                   11-25 *
  13   L   S7   1  fresh      95.0     93.5      11,100       310       198           1678 MB  11-27 s
@@ -61,23 +62,32 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  19   L   S6   1  fresh     4,917    4,611   5,161,236    49,691 15,117 lib          1826 MB  11-27 (3 runs)
  19   L   S6   1  seeded      136      142     593,703     4,959                     702 MB  12-02
  19   L   S6   2  seeded      101      194     297,598     1,840    20,012            460 MB  11-28
+ 19   L   S7   1  seeded      113      123     558,547     4,805  not clean x       1820 MB  12-02 n
  20   L   S6 1, 2 fresh   ~13,000  ~19,500     ~18.1 M   167,729 39,797 lib          4300 MB  11-27.. (6 runs)
+ 20   L   S6   1  seeded    3,568    3,762  12,276,626   108,935    53,588 u           2219 MB  12-02 n
  20   L   S6   2  seeded    4,440    8,892   7,746,133    51,528    52,695           1650 MB  11-28
  21   L   S6   1  ckpt      2,460    2,454   8,419,975    29,951                    2023 MB  12-02
  21   L   S6   2  ckpt      1,432   ~2,820   4,934,709    31,052 146,051 lib         1700 MB  12-02
+ 21   L   S7   1  ckpt      2,721    2,841  13,965,562    98,863            x       3456 MB  12-02 n
 
 s: S7 rows 13-16 loaded S7's trees one by one (~90 of their CPU s), 17 from the snapshot;
 three runs on the two cores. f: one of the faster machines of this kind (0.51 CPU ms a main
 visit against 0.70-0.85 on the others). u: the losing nodes its check used, not pruned.
+n: the 12-02 evening rows, on a new machine, two at a time (0*20 beside the S7 build and
+the S7 rows); their CPU s include the seeding, which re-derived the library once on the new
+install (0*20: ~220 s of its 3,792 s wall; 0*21 on S7: 0*20's 138 s).
+x: a store that mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7
+search does not check with S7 alone (see the 12-02 evening log): the outcome agrees with
+A164950 and with the library's checked certificate, but this run's store is no proof.
 0*20 fresh: run1-2 on one core, run3-6 with --jobs 2, its wall time with the stopped minutes
 estimated out. 0*21 --jobs 2: 34:12 in all, of which 10:20 (and so ~620 of its 3,438 CPU s)
 re-derived the library on a new install; --jobs 1 found the cached marks (5 s); stored L
 there is the store's growth (the main search's own: 14,008). The 12-02 rows ran two at a
 time on the two cores (0*21 --jobs 1 beside the S7 build, then 0*19 and 0*18 seeded beside
-0*18 on S7): compare CPU s. Not measured: --jobs 1 seeded at 0*20, --jobs 2 fresh at
-0*18-0*20, 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6 M
+0*18 on S7): compare CPU s. Not measured: --jobs 2 fresh at 0*18-0*20, 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6 M
 main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
-solved as roots are logged under 2026-12-01), S7 at 0*19-0*21, and S6 fresh at 0*18 on
+solved as roots are logged under 2026-12-01), S7 at 0*20 (S7 at 0*19 was seeded only, 0*21
+from S6's checkpoint), --jobs 2 on S7, and S6 fresh at 0*18 on
 today's code (its row is 11-27's: before the compiled assembler and pass, and the larger
 memos), so the S7 row's -23 % visits and -55 % CPU against it mix base and code.
 
@@ -898,6 +908,44 @@ at a time on the two cores, each under /usr/bin/time -v:
         3,168 CPU s, 1.98 GB, 107,626 stored (8 of 10 options in 856 s, the rest in the
         last 39 minutes, as in the 0*18 runs above). 0.38 CPU ms a visit here against
         S7's 0.50, not attributed (the two ran side by side on different trees).
+
+2026-12-02, evening (a new machine: /tmp and the cache empty; the rows marked n), two runs at
+a time on the two cores, each under /usr/bin/time -v, from 15:12:
+  0*20 seeded on S6, `solve 0*20 --misere --seed-results --jobs 1 --store NEW --json`,
+        beside the S7 build and then the S7 runs: L, 12,276,626 visits, 3,568 s of search
+        (59:28; 1:03:17 in all, the seeding re-deriving 0*18 in 122 s and 0*19 in 44 s),
+        3,762 CPU s, 2.22 GB peak, 108,935 stored. Options settled (of 11, s of search):
+        3 at 9, 6 at 573, 8 at 796, 10 at 1,250, the last (so the root lost) at 3,568.
+        Its check, `check --misere --root 0*20 --prune DIR --cycles 1`: L, clean, 53,588
+        losing nodes used and verified, 189 CPU s, 1.70 GB. Against the 11-28 --jobs 2 row
+        (older code: before the compiled assembler and pass): 0.80x its wall, 0.42x its CPU.
+  S7 rebuilt: `rct-table build 0*7`, 3,218,358 positions, 598,685 RCTs, 47,997,221 bytes,
+        754 CPU s, 12:37 wall, 5.05 GB peak (this machine is faster than the last: 1,197
+        CPU s there, beside another run).
+  0*12 on S7 fresh, `solve 0*12 --misere --rct-table s7.rcttable --jobs 1 --store NEW`:
+        W, 30,960 visits (S6: 44,908), 773 stored, 6.3 s of search, 15.6 CPU s with the
+        table's opening from its index, 1.30 GB; `check --misere --prune --cycles 3`: clean,
+        cycles 435, 415, 411 (S6: 452), 34 CPU s.
+  0*19 on S7 seeded, --jobs 1: L, 558,547 visits (S6 seeded: 593,703), 4,805 stored,
+        112.7 s of search, 123 CPU s, 1.82 GB (S6: 142 CPU s, 702 MB).
+  0*21 on S7 from the 12-01 23:09 checkpoint (imported in 7.1 s; its 526,763 nodes are
+        keyed by S6's reductions), seeded, --jobs 1: L, 13,965,562 visits (S6 from the same
+        file: 8,419,975), 98,863 stored, 2,720.5 s of search, 2,841 CPU s (138 s of them
+        re-deriving 0*20's certificate), 3.46 GB. Options: 9 at 1,868 s, 10 at 2,360, 11 at
+        2,493, the root at 2,720 (S6: 248, 1,927, 2,441, 2,460). Its store was not checked.
+  Finding, not fixed: a store seeded on one table and searched on another does not check.
+        `check --misere --root 0*19 --rct-table s7.rcttable` of the seeded S7 store: not
+        clean, 18,018 facts verified, 2,060 unproven, 2,071 nodes with missing children (86
+        CPU s). Found again in 20 s at 0*14 (seeded on S7: not clean with S7, 30 unproven,
+        nor with S6, 26) and in 3 s with an S5 table (`rct-table build 0*5`, then
+        `solve 0*9 --misere --seed-results --rct-table s5` and `check ... --rct-table s5`:
+        not clean, 6 unproven; 0*10 too; 0*9 fresh on S5 checks clean, as every fresh S7
+        store did). The missing children are lands that the seeded certificates' table (S6)
+        reduces to RCTs and the check's table does not, or the other way; so the search
+        reached facts that no single table's check can reach. Not yet read: how the S5/S7
+        search found those facts (the store's RCT records that seeding brought, perhaps),
+        and so whether `--seed-results` with another table should re-key, refuse or warn.
+        The S7 rows marked x are outcomes, not proofs, until it is settled.
 """
 
 from __future__ import annotations
