@@ -76,16 +76,16 @@ visit against 0.70-0.85 on the others). u: the losing nodes its check used, not 
 n: the 12-02 evening rows, on a new machine, two at a time (0*20 beside the S7 build and
 the S7 rows); their CPU s include the seeding, which re-derived the library once on the new
 install (0*20: ~220 s of its 3,792 s wall; 0*21 on S7: 0*20's 138 s).
-x: a store that mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7
-search does not check with S7 alone (see the 12-02 evening log): the outcome agrees with
-A164950 and with the library's checked certificate, but this run's store is no proof.
+x: the store mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7 search;
+such a store did not check with S7 alone at 0*14 and 0*19 (0*21's was not checked; see the
+12-02 evening log): the outcome agrees with A164950 and the library, but is no proof here.
 0*20 fresh: run1-2 on one core, run3-6 with --jobs 2, its wall time with the stopped minutes
 estimated out. 0*21 --jobs 2: 34:12 in all, of which 10:20 (and so ~620 of its 3,438 CPU s)
 re-derived the library on a new install; --jobs 1 found the cached marks (5 s); stored L
 there is the store's growth (the main search's own: 14,008). The 12-02 rows ran two at a
 time on the two cores (0*21 --jobs 1 beside the S7 build, then 0*19 and 0*18 seeded beside
-0*18 on S7): compare CPU s. Not measured: --jobs 2 fresh at 0*18-0*20, 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6 M
-main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
+0*18 on S7): compare CPU s. Not measured: --jobs 2 fresh at 0*18-0*20, 0*21 fresh in one
+chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6 M main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
 solved as roots are logged under 2026-12-01), S7 at 0*20 (S7 at 0*19 was seeded only, 0*21
 from S6's checkpoint), --jobs 2 on S7, and S6 fresh at 0*18 on
 today's code (its row is 11-27's: before the compiled assembler and pass, and the larger
@@ -937,7 +937,7 @@ a time on the two cores, each under /usr/bin/time -v, from 15:12:
         `check --misere --root 0*19 --rct-table s7.rcttable` of the seeded S7 store: not
         clean, 18,018 facts verified, 2,060 unproven, 2,071 nodes with missing children (86
         CPU s). Found again in 20 s at 0*14 (seeded on S7: not clean with S7, 30 unproven,
-        nor with S6, 26) and in 3 s with an S5 table (`rct-table build 0*5`, then
+        nor with S6, 26) and in seconds with an S5 table (`rct-table build 0*5`, then
         `solve 0*9 --misere --seed-results --rct-table s5` and `check ... --rct-table s5`:
         not clean, 6 unproven; 0*10 too; 0*9 fresh on S5 checks clean, as every fresh S7
         store did). The missing children are lands that the seeded certificates' table (S6)
