@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 from cli_helpers import json_lines, run_cli
+from service_support import build_table
+from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.misere.solver import brute_force_misere
 from sproutsdb.solver.sprouts.game import SproutsGame
 
@@ -174,6 +177,56 @@ def test_seed_results_in_normal_play(tmp_path: Path) -> None:
     assert counts["seeded"] + counts["present"] == _smaller_certificates("normal", 11) == 11
     assert counts["refused"] == counts["conflicts"] == 0
     assert after["nodes"] < before["nodes"]
+
+
+def test_seed_results_refuses_a_search_on_another_rct_table(tmp_path: Path) -> None:
+    """The library's misère certificates name the trees of the shipped S6 table: seeding
+    them for a search on another table (or none) is refused before anything is stored."""
+    table = build_table("0*4", tmp_path / "s4.rcttable")
+    store = tmp_path / "store"
+    for table_args, searched_on in (
+        (("--rct-table", str(table)), "s4.rcttable"),
+        (("--no-rct-table",), "no RCT table (--no-rct-table)"),
+    ):
+        args = ("solve", "0*7", "--misere", "--seed-results", *table_args)
+        done = run_cli(*args, "--store", str(store))
+        assert done.returncode == 2
+        assert done.stderr.strip().splitlines() == [
+            "sproutsdb solve: error: --seed-results stores the results library's misère "
+            "certificates, whose losing nodes name the trees of the shipped S6 table "
+            f"(s6.rcttable); a search on {searched_on} would take them as proven, and its "
+            "proof would need both tables while a check reads one: solve on it from an "
+            "empty store, or drop --seed-results"
+        ]
+        assert not store.exists()
+
+
+def test_a_misere_proof_on_two_tables_does_not_check_and_solve_warns(tmp_path: Path) -> None:
+    """Why the refusal above: a store seeded and solved on S6 up to 0*7, then solved on S4
+    at 0*8, has the right outcome, but its proof rests on S6-keyed nodes that a check on S4
+    cannot follow (issue 28's finding: 0*9 on S5, 0*14 and 0*19 on S7). The second solve
+    says so; the same solve on an empty store checks clean on S4."""
+    table = build_table("0*4", tmp_path / "s4.rcttable")
+    s6 = shipped_table()
+    assert s6 is not None
+    s6_sha = hashlib.sha256(s6.read_bytes()).hexdigest()
+    mixed, fresh = str(tmp_path / "mixed"), str(tmp_path / "fresh")
+    first = run_cli("solve", "0*7", "--misere", "--seed-results", "--quiet", "--store", mixed)
+    assert first.returncode == 0, first.stderr
+    for store, warned in ((mixed, True), (fresh, False)):
+        args = ("solve", "0*8", "--misere", "--rct-table", str(table), "--json")
+        done = run_cli(*args, "--store", store)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["outcome"] == "L"  # A164950
+        warning = (
+            "sproutsdb solve: warning: this store's misère facts were solved on s6.rcttable "
+            f"(sha256 {s6_sha[:12]}…); a search on s4.rcttable takes them as proven"
+        )
+        assert (warning in done.stderr) is warned, done.stderr
+        check = ("check", "--misere", "--root", "0*8", "--rct-table", str(table), "--json")
+        report = json.loads(run_cli(*check, "--store", store).stdout)
+        assert report["ok"] is not warned
+        assert (report["facts_unproven"] > 0) is warned
 
 
 def test_seed_results_refuses_a_server_store() -> None:

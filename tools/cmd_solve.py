@@ -18,6 +18,7 @@ from sproutsdb.ops.solve import (
     SolveSettings,
     Solving,
     misere_rct_source,
+    refuse_seeding_across_tables,
     solve,
 )
 from sproutsdb.progress import status_line
@@ -248,6 +249,8 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     share = MISERE_SHARE_SECONDS if args.jobs > 1 else None
+    if args.seed_results:
+        refuse_seeding_across_tables(args.rct_table, use_rcts=not args.no_rct_table)
     seeded = _seed_from_results(args, game_of(args), key, "misere")
     try:
         with solving(args, json_report=args.json) as (store, progress):

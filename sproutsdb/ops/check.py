@@ -11,7 +11,6 @@ any other door call these.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,7 +32,7 @@ from sproutsdb.ops.parallel_check import (
     lives_order,
     new_checker,
 )
-from sproutsdb.ops.solve import SOLVED_ON_TABLE
+from sproutsdb.ops.solve import tables_solved_on
 from sproutsdb.progress import counter_bar
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
@@ -421,18 +420,6 @@ def check_misere_root(
     else:
         extra["rct_claims"] = rcts.report.to_json()
     return RootCheck(report, sizes, play="misere", rcts=rcts, extra=extra)
-
-
-def tables_solved_on(store: LmdbProofStore) -> list[str]:
-    """The RCT table files (name and SHA-256) that misère solves on this store named in
-    the provenance of what they stored: a check of those losing nodes needs them. Only a
-    hint for the reader, so only text of the form a solve writes is repeated (a copied
-    store's provenance is anyone's text)."""
-    prefix = SOLVED_ON_TABLE + " "
-    named = re.compile(r"[^\s/]{1,255} \(sha256 [0-9a-f]{64}\)")
-    comments = (record.comment for record in store.provenance_records().values())
-    named_files = (text.removeprefix(prefix) for text in comments if text.startswith(prefix))
-    return sorted({text for text in named_files if named.fullmatch(text) and text.isprintable()})
 
 
 def _mark(store: LmdbProofStore, kind: FactKind, keys: list[str], check: str) -> None:

@@ -13,12 +13,13 @@ kept, so the caller can say that a rerun resumes from them.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sproutsdb.errors import UsageError, UserError
 from sproutsdb.games import DEFAULT_GAME, GameEntry, get_game
@@ -28,6 +29,9 @@ from sproutsdb.solver.ports.proofstore import FactKind, ListedProofStore, ProofS
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.progress import ProgressFn, SolverStats
 from sproutsdb.solver.search.resume import ResumeSlots
+
+if TYPE_CHECKING:
+    from sproutsdb.server.store import LmdbProofStore
 
 FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every 1 000)
 MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in a misère solve
@@ -378,7 +382,7 @@ def misere_rct_source(
     from sproutsdb.server.store import LmdbProofStore
     from sproutsdb.solver.misere.rct_trust import DerivedRcts
     from sproutsdb.solver.misere.solver import StoreRcts, TableRcts
-    from sproutsdb.trusted_tables import file_digest, verified_rcts
+    from sproutsdb.trusted_tables import verified_rcts
 
     def rederived(claims: Any) -> DerivedRcts:
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
@@ -389,12 +393,8 @@ def misere_rct_source(
         return None, describe_source("none", None)
     if table_file:
         rcts = verified_rcts(table_file, notice=say_on_stderr)  # all re-derived, once
-        if isinstance(store, LmdbProofStore) and not store.readonly:
-            store.provenance = replace(
-                store.provenance,
-                comment=f"{SOLVED_ON_TABLE} {Path(table_file).name} "
-                f"(sha256 {file_digest(table_file)})",
-            )
+        if isinstance(store, LmdbProofStore):
+            _name_the_table(store, Path(table_file), notice=notice, who=who)
         return rcts, describe_source("file", str(Path(table_file).resolve()))
     client = getattr(store, "client", None)  # a RemoteProofStore: its server's table
     if client is not None:
@@ -414,12 +414,92 @@ def misere_rct_source(
 
             table, path = shipped
             seed_store(store, path, load=lambda: table, who=f"{who} --misere")
+            _name_the_table(store, path, notice=notice, who=who)
             return TableRcts(table), describe_source("shipped", str(path))
     notice(
         f"{who}: no RCT table in {where}; solving without RCTs (slow beyond "
         "0*7). Give --rct-table FILE, or serve the store seeded (`sproutsdb serve`)."
     )
     return None, describe_source("none", None)
+
+
+def _name_the_table(
+    store: LmdbProofStore, table: Path, *, notice: Callable[[str], None], who: str
+) -> None:
+    """Name `table` in the provenance of what this misère solve stores (a check needs the
+    same table), after saying so when the store's misère facts were solved on another: a
+    proof may then need both tables while a check reads one (the outcome is still right)."""
+    from sproutsdb.shipped import SHIPPED_TABLE, shipped_table
+    from sproutsdb.trusted_tables import file_digest
+
+    digest = file_digest(table)
+    if store.count(FactKind.MISERE):
+        named = {
+            t.removesuffix(")")[-64:]: t.split(" (sha256 ")[0] for t in tables_solved_on(store)
+        }
+        shipped = shipped_table()
+        if shipped is not None and _holds_library(store):
+            named.setdefault(file_digest(shipped), SHIPPED_TABLE)  # its certificates' table
+        others = [f"{name} (sha256 {sha[:12]}…)" for sha, name in named.items() if sha != digest]
+        if others:
+            notice(
+                f"{who}: warning: this store's misère facts were solved on "
+                f"{', '.join(others)}; a search on {table.name} takes them as proven, and "
+                "its proof may need both tables while a check reads one (the outcome is "
+                f"still right). Give a new --store to prove it on {table.name}."
+            )
+    if not store.readonly:
+        store.provenance = replace(
+            store.provenance, comment=f"{SOLVED_ON_TABLE} {table.name} (sha256 {digest})"
+        )
+
+
+def _holds_library(store: LmdbProofStore) -> bool:
+    """Whether the results library's misère certificates were seeded into `store`."""
+    return any(
+        record.tool == "results library" and " misere " in record.comment
+        for record in store.provenance_records().values()
+    )
+
+
+def refuse_seeding_across_tables(table_file: str | None, *, use_rcts: bool = True) -> None:
+    """UsageError for `solve --misere --seed-results` on another RCT table than the
+    library's. Its certificates' losing nodes name the trees of the shipped S6 table: a
+    search on another table (or none) takes them as proven, so its outcome is right, but
+    its proof needs both tables while a check reads one (0*9 on S5, 0*14 and 0*19 on S7)."""
+    from sproutsdb.shipped import SHIPPED_TABLE, shipped_table
+    from sproutsdb.trusted_tables import file_digest
+
+    if use_rcts and table_file is None:
+        return  # the store's or the shipped table: the library's own
+    if not use_rcts:
+        searched_on = "no RCT table (--no-rct-table)"
+    else:
+        assert table_file is not None
+        if not Path(table_file).is_file():
+            raise UserError(f"{table_file}: no such file or directory")
+        shipped = shipped_table()
+        if shipped is not None and file_digest(table_file) == file_digest(shipped):
+            return  # a copy of the library's table
+        searched_on = Path(table_file).name
+    raise UsageError(
+        "--seed-results stores the results library's misère certificates, whose losing "
+        f"nodes name the trees of the shipped S6 table ({SHIPPED_TABLE}); a search on "
+        f"{searched_on} would take them as proven, and its proof would need both tables "
+        "while a check reads one: solve on it from an empty store, or drop --seed-results"
+    )
+
+
+def tables_solved_on(store: LmdbProofStore) -> list[str]:
+    """The RCT table files (name and SHA-256) that misère solves on this store named in
+    the provenance of what they stored: a check of those losing nodes needs them. Only a
+    hint for the reader, so only text of the form a solve writes is repeated (a copied
+    store's provenance is anyone's text)."""
+    prefix = SOLVED_ON_TABLE + " "
+    named = re.compile(r"[^\s/]{1,255} \(sha256 [0-9a-f]{64}\)")
+    comments = (record.comment for record in store.provenance_records().values())
+    named_files = (text.removeprefix(prefix) for text in comments if text.startswith(prefix))
+    return sorted({text for text in named_files if named.fullmatch(text) and text.isprintable()})
 
 
 def _server_table(client: Any, served: list[dict[str, Any]]) -> Any:
@@ -449,6 +529,8 @@ __all__ = [
     "Solving",
     "misere_rct_source",
     "normal_solver",
+    "refuse_seeding_across_tables",
     "solve",
+    "tables_solved_on",
     "unverified_facts",
 ]
