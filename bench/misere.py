@@ -63,6 +63,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  19   L   S6   1  seeded      136      142     593,703     4,959                     702 MB  12-02
  19   L   S6   2  seeded      101      194     297,598     1,840    20,012            460 MB  11-28
  19   L   S7   1  seeded      113      123     558,547     4,805  not clean x       1820 MB  12-02 n
+ 19   L   S7   2  fresh        683    1,377   1,907,029    19,548    13,446           2336 MB  12-02
  20   L   S6 1, 2 fresh   ~13,000  ~19,500     ~18.1 M   167,729 39,797 lib          4300 MB  11-27.. (6 runs)
  20   L   S6   1  seeded    3,568    3,762  12,276,626   108,935    53,588 u           2219 MB  12-02 n
  20   L   S6   2  seeded    4,440    8,892   7,746,133    51,528    52,695           1650 MB  11-28
@@ -946,6 +947,30 @@ a time on the two cores, each under /usr/bin/time -v, from 15:12:
         search found those facts (the store's RCT records that seeding brought, perhaps),
         and so whether `--seed-results` with another table should re-key, refuse or warn.
         The S7 rows marked x are outcomes, not proofs, until it is settled.
+
+2026-12-02, night (the same machine), from 18:53:
+  The finding read: no RCT records are involved (the S5 repro's store holds none). Seeding
+        put the certificates' losing nodes, e.g. 0*4.A.B|1aAa|1aBa and 0*6.A|0.A (of 0*7
+        and 0*8), whose keys are the same string on S5 and S6; the S5 search read them as
+        proven (a store's facts are), so its outcome is right. But their proofs run through
+        children such as 0*3.12.A|1aAa, which S6 reduces to an RCT and S5 does not, so a
+        check on S5 asks for losing nodes keyed by S5 that nobody stored: the 6 holes are
+        exactly those. Not a false fact, a proof that needs both tables. Settled as: refuse
+        (`--seed-results` with `--rct-table` of another table, or `--no-rct-table`: exit 2,
+        nothing stored) and warn (a misère solve on a table file names it in the store's
+        provenance, the shipped S6 too, and warns when the store's facts name another or
+        hold the library's certificates). Re-keying was not tried: a node re-keyed on S7 is
+        the same position, but the proofs of its children would have to be found again.
+        tests/test_cli_solve.py shows the hole on S4 at 0*8 (and the clean control).
+  S7 rebuilt: 3,218,358 positions, 598,685 RCTs, 47,997,222 bytes, 1,155 CPU s, 19:17 wall
+        beside the test runs, 5.05 GB peak.
+  0*19 on S7 fresh, `solve 0*19 --misere --rct-table s7.rcttable --jobs 2 --store NEW
+        --json`, alone on the two cores: L, 1,907,029 main visits, 19,548 stored, 683 s of
+        search, 11:39 wall, 1,377 CPU s, 2.34 GB peak. Root options settled (of 11): 4 by
+        ~280 s, 10 before the last. Its check, `check --misere --root 0*19 --rct-table
+        s7.rcttable --prune DIR --cycles 1`: L, clean, 13,446 losing nodes (S6's library
+        certificate: 15,117), 99 CPU s, 2.24 GB. Against S6 fresh --jobs 1 (11-27, 3 runs,
+        older code): 0.30x its CPU, 0.37x its visits; against the 60-minute goal: 0.19x.
 """
 
 from __future__ import annotations
