@@ -21,7 +21,7 @@ Figure 10, n ≤ 17, reached in 20 hours in 2009); the paper counts positions be
 S6 table, we count losing nodes whose RCT parts the table has already reduced, so the
 two measure the same proofs differently. "peak RSS" is the process's (table included).
 
-Issue #28's table, n = 12..21, gathered from the runs logged below (as of 2026-12-02; a row
+Issue #28's table, n = 12..21, gathered from the runs logged below (as of 2026-12-04; a row
 is one run, or a chain of resumed runs, and every figure in it is that run's). start:
 "fresh" an empty store; "seeded" the results library's certificates of 0*1..0*(n-1) first
 (`--seed-results`); "ckpt" 0*21's checkpoint of 2026-12-01 23:09 (526,763 nodes, 8 of 12
@@ -67,6 +67,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  20   L   S6 1, 2 fresh   ~13,000  ~19,500     ~18.1 M   167,729 39,797 lib          4300 MB  11-27.. (6 runs)
  20   L   S6   1  seeded    3,568    3,762  12,276,626   108,935    53,588 u           2219 MB  12-02 n
  20   L   S6   2  seeded    4,440    8,892   7,746,133    51,528    52,695           1650 MB  11-28
+ 20   L   S7   2  fresh     3,035    6,035   8,121,972    71,045    42,934           3310 MB  12-04
  21   L   S6   1  ckpt      2,460    2,454   8,419,975    29,951                    2023 MB  12-02
  21   L   S6   2  ckpt      1,432   ~2,820   4,934,709    31,052 146,051 lib         1700 MB  12-02
  21   L   S7   1  ckpt      2,721    2,841  13,965,562    98,863            x       3456 MB  12-02 n
@@ -971,6 +972,25 @@ a time on the two cores, each under /usr/bin/time -v, from 15:12:
         s7.rcttable --prune DIR --cycles 1`: L, clean, 13,446 losing nodes (S6's library
         certificate: 15,117), 99 CPU s, 2.24 GB. Against S6 fresh --jobs 1 (11-27, 3 runs,
         older code): 0.30x its CPU, 0.37x its visits; against the 60-minute goal: 0.19x.
+
+2026-12-04 (a new machine: /tmp and the cache empty), each run under /usr/bin/time -v:
+  S7 rebuilt: `rct-table build 0*7`, 3,218,358 positions, 598,685 RCTs, 47,997,221 bytes,
+        824 CPU s, 14:43 wall, 5.05 GB peak (the test suite on the other core).
+  0*20 on S7 fresh, `solve 0*20 --misere --rct-table s7.rcttable --jobs 2 --store NEW
+        --json`, alone on the two cores, 04:40-05:31: L (A164950), 8,121,972 main visits,
+        71,045 stored, 3,035 s of search, 50:51 wall, 6,035 CPU s for both, 3.31 GB peak.
+        Root options settled (of 11, s of search): 1 at 789, 4 at 1,264, 7 at 2,245, 10 at
+        2,415, the last (so the root lost) at 3,035. Its check, `check --misere --root 0*20
+        --rct-table s7.rcttable --prune DIR --cycles 1`: L, clean, 42,934 losing nodes used
+        and verified (52,967 lands replaced by RCTs of the re-derived S7), 216 CPU s, 4:20
+        wall, 2.81 GB (S6: the library's 39,797; the 12-02 seeded store's check 53,588).
+        The pruned proof exported (bench/checkpoints/misere-0x20-s7.spdbx, 267,771 bytes,
+        6.2 bytes a node), imported alone into a fresh store and checked again with S7:
+        clean, 42,934 verified, 0 unproven, 170 CPU s, 2.62 GB. Against S6 fresh (11-27..28,
+        six runs, ~13,000 s wall, ~19,500 CPU s, ~18.1 M visits, older code): 0.23x its
+        wall, 0.31x its CPU, 0.45x its visits; against S6 seeded --jobs 1 (12-02, 3,568 s):
+        0.85x its wall for 1.6x its CPU; against the 2-hour goal: 0.42x. Fresh S7 is now the
+        cheapest way found here to a checked 0*20 from nothing, at 1.5x S6's memory.
 """
 
 from __future__ import annotations
