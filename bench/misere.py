@@ -59,6 +59,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  18   W   S6   2  seeded    1,758    3,501   6,883,956    81,720  48,964 u           1640 MB  12-01 f
  18   -   S7   1  fresh     4,587    3,973   5,762,494    77,401 undecided          3288 MB  11-27
  18   W   S7   1  fresh     4,404    4,376   8,720,653   113,584  38,574 u           3292 MB  12-02
+ 18   W   S7   2  fresh     2,444    4,599   7,158,172    87,101    44,580           3231 MB  12-04
  19   L   S6   1  fresh     4,917    4,611   5,161,236    49,691 15,117 lib          1826 MB  11-27 (3 runs)
  19   L   S6   1  seeded      136      142     593,703     4,959                     702 MB  12-02
  19   L   S6   2  seeded      101      194     297,598     1,840    20,012            460 MB  11-28
@@ -86,12 +87,15 @@ estimated out. 0*21 --jobs 2: 34:12 in all, of which 10:20 (and so ~620 of its 3
 re-derived the library on a new install; --jobs 1 found the cached marks (5 s); stored L
 there is the store's growth (the main search's own: 14,008). The 12-02 rows ran two at a
 time on the two cores (0*21 --jobs 1 beside the S7 build, then 0*19 and 0*18 seeded beside
-0*18 on S7): compare CPU s. Not measured: --jobs 2 fresh at 0*18-0*20, 0*21 fresh in one
-chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6 M main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
-solved as roots are logged under 2026-12-01), S7 at 0*20 (S7 at 0*19 was seeded only, 0*21
-from S6's checkpoint), --jobs 2 on S7, and S6 fresh at 0*18 on
-today's code (its row is 11-27's: before the compiled assembler and pass, and the larger
-memos), so the S7 row's -23 % visits and -55 % CPU against it mix base and code.
+0*18 on S7): compare CPU s. The 12-04 rows (S7 fresh, --jobs 2) ran alone but for the
+checks of 0*20 beside the first ~9 minutes of 0*18. Not measured: --jobs 2 fresh on S6 at
+0*18-0*20; 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6
+M main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
+solved as roots are logged under 2026-12-01); 0*21 on S7 with a proof that checks (its row
+started from S6's checkpoint; bench/checkpoints/misere-0x20-s7.spdbx is an S7 start for
+it); and S6 fresh at 0*18 on today's code (its row is 11-27's: before the compiled
+assembler and pass, and the larger memos), so the S7 row's -23 % visits and -55 % CPU
+against it mix base and code.
 
 Figures of 2026-11-24 (evening), `--from N --to N --cycles 1`, after the C core's faster
 land children (commits "C core: skip moves that only swap interchangeable boundaries...")
@@ -991,6 +995,16 @@ a time on the two cores, each under /usr/bin/time -v, from 15:12:
         wall, 0.31x its CPU, 0.45x its visits; against S6 seeded --jobs 1 (12-02, 3,568 s):
         0.85x its wall for 1.6x its CPU; against the 2-hour goal: 0.42x. Fresh S7 is now the
         cheapest way found here to a checked 0*20 from nothing, at 1.5x S6's memory.
+  0*20's check and the check of its exported proof ran beside the first ~9 minutes of:
+  0*18 on S7 fresh, `solve 0*18 --misere --rct-table s7.rcttable --jobs 2 --store NEW
+        --json`, 05:37-06:18: W (A164950), 7,158,172 main visits, 87,101 stored, 2,444 s of
+        search, 41:01 wall, 4,599 CPU s for both, 3.23 GB peak. Root options shown winning
+        (of 10, s of search): 4 at 155, 8 at 406, then the losing one (so the root won) at
+        2,444. Its check, `check --misere --root 0*18 --rct-table s7.rcttable --prune DIR
+        --cycles 1`: W, clean, 44,580 losing nodes used and verified, 172 CPU s, 2.76 GB.
+        Against S7 --jobs 1 fresh (12-02): 0.55x its wall (1.80x sooner) for 1.05x its CPU;
+        against the 30-minute goal: 1.36x, missed (S6 seeded --jobs 2, 12-01, on a faster
+        machine: 29:30).
 """
 
 from __future__ import annotations
