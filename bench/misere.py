@@ -38,21 +38,27 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  12   W   S6   1  fresh      29.0     14.5      44,908     1,159       452    983    367 MB  11-24 *
  12   W   S6   2  fresh      36.9     18.2      42,643     1,805       509                   11-25 *
  12   W   S7   1  fresh       6.3     15.6      30,960       773       411           1299 MB  12-02
+ 12   W   S7   2  fresh      10.0     18.3      40,522     1,419       587           1281 MB  12-04
  13   L   S6   1  fresh       8.8      4.4      17,380       384       247  1,082    222 MB  11-24 *
  13   L   S6   2  fresh      16.4      8.2      20,906       508       283                   11-25 *
  13   L   S7   1  fresh      95.0     93.5      11,100       310       198           1678 MB  11-27 s
+ 13   L   S7   2  fresh       4.5      6.8      12,069       268       172           1216 MB  12-04
  14   L   S6   1  fresh      31.9     15.7      46,306       861       532  3,517    413 MB  11-24 *
  14   L   S6   2  fresh      33.2     22.1      49,984     1,158       502                   11-25 *
  14   L   S7   1  fresh     123.7    122.0      61,732     1,063       543           1681 MB  11-27 s
+ 14   L   S7   2  fresh      15.3     28.5      53,204     1,116       422           1314 MB  12-04
  15   L   S6   1  fresh     225.2    224.5     479,475     7,807     2,958  6,906    381 MB  11-28
  15   L   S6   2  fresh     113.3    219.3     233,651                                341 MB  11-28
  15   L   S7   1  fresh     215.6    212.2     243,165     3,976     1,997           1979 MB  11-27 s
+ 15   L   S7   2  fresh      58.9    114.4     243,445     6,136     2,234           1495 MB  12-04
  16   W   S6   1  fresh     409.0    408.1     879,565    14,495     3,769  8,981    424 MB  11-28
  16   W   S6   2  fresh     407.0    797.5     705,863                                417 MB  11-28
  16   W   S7   1  fresh     739.0    546.6     823,146    14,446     3,846           2086 MB  11-27 s
+ 16   W   S7   2  fresh     143.6    280.0     599,427    20,266     3,596           1601 MB  12-04
  17   W   S6   1  fresh     478.2    477.3   1,608,717    23,498     8,344 17,583    470 MB  11-28
  17   W   S6   2  fresh     434.7    854.2   1,099,792                                452 MB  11-28
  17   W   S7   1  fresh    1111.9    709.7   1,246,777    19,299     8,031           1998 MB  11-27 s
+ 17   W   S7   2  fresh     143.5    282.6     688,389    22,051     7,566           1632 MB  12-04
  18   W   S6   1  fresh    10,756    9,657  11,318,526   137,381 41,581 lib          2411 MB  11-27 (2 runs)
  18   W   S6   1  seeded    3,189    3,168   8,305,326   107,626                    1976 MB  12-02
  18   W   S6   2  seeded    2,951    5,863   6,896,828    80,598                    1760 MB  11-29
@@ -1005,6 +1011,15 @@ a time on the two cores, each under /usr/bin/time -v, from 15:12:
         Against S7 --jobs 1 fresh (12-02): 0.55x its wall (1.80x sooner) for 1.05x its CPU;
         against the 30-minute goal: 1.36x, missed (S6 seeded --jobs 2, 12-01, on a faster
         machine: 29:30).
+  0*12-0*17 on S7 --jobs 2, `python bench/misere.py --table s7.rcttable --jobs 2 --from 12
+        --to 17 --cycles 1`, alone, 06:36-06:46 (table opened from its index in 3.6-6.7 s):
+        every outcome as A164950 and every check clean; wall s of search 10.0 / 4.5 / 15.3 /
+        58.9 / 143.6 / 143.5, CPU s of both processes 18.3 / 6.8 / 28.5 / 114.4 / 280.0 /
+        282.6, main visits 40,522 / 12,069 / 53,204 / 243,445 / 599,427 / 688,389, pruned
+        proofs 587 / 172 / 422 / 2,234 / 3,596 / 7,566, peak 1.2-1.6 GB. The S7 --jobs 1 rows
+        (11-27) are on older code, beside other runs and loading trees one by one, so their
+        wall s do not compare; S6 on the 11-28 code at 0*15-0*17: --jobs 1 225 / 409 / 478 s,
+        --jobs 2 113 / 407 / 435 s. Not paired: the ratio mixes base, code and machine.
 """
 
 from __future__ import annotations
