@@ -94,7 +94,7 @@ re-derived the library on a new install; --jobs 1 found the cached marks (5 s); 
 there is the store's growth (the main search's own: 14,008). The 12-02 rows ran two at a
 time on the two cores (0*21 --jobs 1 beside the S7 build, then 0*19 and 0*18 seeded beside
 0*18 on S7): compare CPU s. The 12-04 rows (S7 fresh, --jobs 2) ran alone but for the
-checks of 0*20 beside the first ~9 minutes of 0*18. Not measured: --jobs 2 fresh on S6 at
+checks of 0*20 beside ~6 of the first 10 minutes of 0*18. Not measured: --jobs 2 fresh on S6 at
 0*18-0*20; 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6
 M main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
 solved as roots are logged under 2026-12-01); 0*21 on S7 with a proof that checks (its row
@@ -1001,7 +1001,7 @@ a time on the two cores, each under /usr/bin/time -v, from 15:12:
         wall, 0.31x its CPU, 0.45x its visits; against S6 seeded --jobs 1 (12-02, 3,568 s):
         0.85x its wall for 1.6x its CPU; against the 2-hour goal: 0.42x. Fresh S7 is now the
         cheapest way found here to a checked 0*20 from nothing, at 1.5x S6's memory.
-  0*20's check and the check of its exported proof ran beside the first ~9 minutes of:
+  0*20's check and the check of its exported proof ran beside ~6 of the first 10 minutes of:
   0*18 on S7 fresh, `solve 0*18 --misere --rct-table s7.rcttable --jobs 2 --store NEW
         --json`, 05:37-06:18: W (A164950), 7,158,172 main visits, 87,101 stored, 2,444 s of
         search, 41:01 wall, 4,599 CPU s for both, 3.23 GB peak. Root options shown winning
