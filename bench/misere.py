@@ -1222,7 +1222,13 @@ def main() -> int:
         default=None,
         help="as solve --misere --jobs N, on an LMDB store (default: one process, in memory)",
     )
-    parser.add_argument("--table", default=str(ROOT / "data" / "s6.rcttable"))
+    parser.add_argument(
+        "--table",
+        default=str(ROOT / "data" / "s6.rcttable"),
+        metavar="FILE|sN",
+        help="the RCT table, as solve --rct-table: a file, or s6 / s7 (s7 built once into "
+        "the cache); default the shipped S6",
+    )
     parser.add_argument(
         "--seed-results",
         action="store_true",
@@ -1232,6 +1238,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object per n")
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    from sproutsdb.ops.rct_tables import rct_table_file
+
+    args.table = str(rct_table_file(args.table, notice=lambda line: print(line, file=sys.stderr)))
     if args.one is not None:  # the child process of one n
         row = run_one(args.one, args.table, args.minutes, args.cycles, args.jobs, args.seed_results)
         print(json.dumps(row), flush=True)

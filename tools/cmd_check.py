@@ -394,11 +394,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument(
         "--rct-table",
-        metavar="FILE",
+        metavar="FILE|sN",
         default=None,
-        help="with --misere: the RCT table the solve used (default: the store's "
-        "RCTs, else none); nodes are keyed by it. The table is re-derived whole before use "
-        "(about 13 s for S6; the verdict is cached per file checksum)",
+        help="with --misere: the RCT table the solve used, a file or a name (s6, s7: as "
+        "`solve --rct-table`; s7 built into the cache if it is not there) (default: the "
+        "store's RCTs, else none); nodes are keyed by it. A file is re-derived whole before "
+        "its first use (about 13 s for S6; the verdict is cached per file checksum)",
     )
     p.add_argument(
         "--derive-rct-lives",

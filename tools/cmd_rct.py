@@ -6,24 +6,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from sproutsdb.errors import UserError
 from sproutsdb.formats.rcttable import (
     load_table,
-    make_header,
     read_header,
-    table_from_positions,
-    write_table,
 )
 from sproutsdb.games import get_game
+from sproutsdb.ops.rct_tables import build_rct_table
 from sproutsdb.progress import counter_bar
 from sproutsdb.solver.cgt import Algebra, FormatLimitError
-from sproutsdb.solver.misere.rctsearch import RctSearch, check_positions, game_tree_rcts
+from sproutsdb.solver.misere.rctsearch import RctSearch, check_positions
 from sproutsdb.tools.cli import positions_from
-from sproutsdb.trusted_tables import remember_built
 
 # docs/architecture.md §9: GLOP 2.2 built the S6 table in about 1 740 s CPU
 GLOP_S6_CPU_SECONDS = 1740.0
@@ -92,35 +88,8 @@ def run_rct(args: argparse.Namespace) -> int:
 
 
 def run_table_build(args: argparse.Namespace) -> int:
-    game = get_game().engine()
-    root = game.canonical(args.root)
-    out = Path(args.out)
-    if not out.parent.is_dir():
-        raise UserError(f"{out.parent} is not a directory")
-    wall, cpu = time.perf_counter(), time.process_time()
-    with counter_bar("positions", enabled=not args.quiet) as bar:
-        search = game_tree_rcts(game, root, progress=bar.update_to)
-    table = table_from_positions(search.algebra, search.positions())
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    header = make_header(
-        table,
-        game=game.name,
-        root=root,
-        extra={"command": "rct-table build", "cpu_seconds": round(cpu, 1)},
-    )
-    size = write_table(out, table, header)
-    if not args.no_verify:
-        again = load_table(out)
-        if {p: again.rct_id_of(p) for p in again.positions} != {
-            p: search.algebra.content_id(h) for p, h in search.positions().items()
-        }:
-            raise RuntimeError(f"{out}: the written table does not read back the same")
-        remember_built(out, again, cpu)  # derived from the rules here: no check on first use
-    counts = header["counts"]
-    print(
-        f"{out}: {counts['positions']} positions, {counts['rcts']} RCTs, {size} bytes, "
-        f"{cpu:.1f} s CPU ({wall:.1f} s wall)"
-    )
+    built = build_rct_table(args.root, args.out, progress=not args.quiet, verify=not args.no_verify)
+    print(built.summary())
     return 0
 
 

@@ -245,7 +245,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     if capacity is not None and capacity < 1:
         raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
     if args.no_rct_table and args.rct_table:
-        raise UsageError("give --rct-table FILE or --no-rct-table, not both")
+        raise UsageError("give --rct-table FILE|sN or --no-rct-table, not both")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     share = MISERE_SHARE_SECONDS if args.jobs > 1 else None
@@ -531,7 +531,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "  sproutsdb solve 0*9 --misere --server 127.0.0.1:50051\n"
             "      # misère on a server: its RCT table, every losing node stored there\n"
             "  sproutsdb solve 0*19 --misere --seed-results --jobs 2 --store runs/19\n"
-            "      # a long run: from the results library's proofs of 0*1..0*18, 2 cores"
+            "      # a long run: from the results library's proofs of 0*1..0*18, 2 cores\n"
+            "  sproutsdb solve 0*18 --misere --rct-table s7 --jobs 2 --store runs/18\n"
+            "      # on S7 (built once into the cache: ~15 min, 5 GB): 0*15 and up, fewer visits"
         ),
     )
     p.add_argument("position", nargs="?", metavar="POS", help="position in GLOP notation")
@@ -608,10 +610,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument(
         "--rct-table",
-        metavar="FILE",
+        metavar="FILE|sN",
         default=None,
-        help="with --misere: RCT table file from `rct-table build` (default: the "
-        "server's table, else the store's RCTs, else the shipped S6 table)",
+        help="with --misere: RCT table file from `rct-table build`, or a name: s6 the "
+        "shipped table, s7 the table of 0*7's tree, built from the rules into the cache the "
+        "first time (about 15 min, 5 GB; it pays from 0*15 on, bench/misere.py); a check "
+        "of the proof needs the same table (default: the server's table, else the store's "
+        "RCTs, else the shipped S6 table)",
     )
     p.add_argument(
         "--no-rct-table",

@@ -461,13 +461,15 @@ def misere_rct_source(
     claims come from: `rct_table` (re-derived whole, or its cached mark and index), the
     store's `pos_rct` facts (each land re-derived from its children, up to
     `derive_rct_lives` lives), or none."""
+    from sproutsdb.ops.rct_tables import rct_table_file
     from sproutsdb.ops.shipped_rcts import say_on_stderr, shipped_rct_table
     from sproutsdb.solver.misere.solver import StoreRcts
     from sproutsdb.trusted_tables import verified_rcts
 
     game = get_game().engine()
     if rct_table:
-        rcts = verified_rcts(rct_table, notice=say_on_stderr)  # a large one: in place
+        path = rct_table_file(rct_table, notice=say_on_stderr)  # a name (s7): built once
+        rcts = verified_rcts(path, notice=say_on_stderr)  # a large one: in place
         return DerivedRcts(game, rcts, trusted=rcts.rct_id_of), "file"
     if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path

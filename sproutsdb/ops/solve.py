@@ -378,6 +378,7 @@ def misere_rct_source(
     through `notice`). A table file is re-derived whole before its first use, and a large
     one is opened in place after that (sproutsdb.trusted_tables); the positions a server or a store maps to RCTs are claims,
     each re-derived before use (solver.misere.rct_trust)."""
+    from sproutsdb.ops.rct_tables import rct_table_file
     from sproutsdb.ops.shipped_rcts import describe_source, say_on_stderr, shipped_rct_table
     from sproutsdb.server.store import LmdbProofStore
     from sproutsdb.solver.misere.rct_trust import DerivedRcts
@@ -392,10 +393,11 @@ def misere_rct_source(
     if not use_rcts:
         return None, describe_source("none", None)
     if table_file:
-        rcts = verified_rcts(table_file, notice=say_on_stderr)  # all re-derived, once
+        path = rct_table_file(table_file, notice=notice)  # a name (s7): built once, cached
+        rcts = verified_rcts(path, notice=say_on_stderr)  # all re-derived, once
         if isinstance(store, LmdbProofStore):
-            _name_the_table(store, Path(table_file), notice=notice, who=who)
-        return rcts, describe_source("file", str(Path(table_file).resolve()))
+            _name_the_table(store, path, notice=notice, who=who)
+        return rcts, describe_source("file", str(path.resolve()))
     client = getattr(store, "client", None)  # a RemoteProofStore: its server's table
     if client is not None:
         if served := client.server_info().get("rct_tables"):
@@ -467,6 +469,7 @@ def refuse_seeding_across_tables(table_file: str | None, *, use_rcts: bool = Tru
     library's. Its certificates' losing nodes name the trees of the shipped S6 table: a
     search on another table (or none) takes them as proven, so its outcome is right, but
     its proof needs both tables while a check reads one (0*9 on S5, 0*14 and 0*19 on S7)."""
+    from sproutsdb.ops.rct_tables import rct_table_file, table_name_spots
     from sproutsdb.shipped import SHIPPED_TABLE, shipped_table
     from sproutsdb.trusted_tables import file_digest
 
@@ -476,12 +479,17 @@ def refuse_seeding_across_tables(table_file: str | None, *, use_rcts: bool = Tru
         searched_on = "no RCT table (--no-rct-table)"
     else:
         assert table_file is not None
-        if not Path(table_file).is_file():
-            raise UserError(f"{table_file}: no such file or directory")
-        shipped = shipped_table()
-        if shipped is not None and file_digest(table_file) == file_digest(shipped):
-            return  # a copy of the library's table
-        searched_on = Path(table_file).name
+        spots = table_name_spots(table_file)
+        if spots == 6:
+            return  # the name of the library's table
+        if spots is not None:
+            searched_on = f"{table_file} (the table of 0*{spots})"
+        else:
+            path = rct_table_file(table_file)  # refuses a missing file
+            shipped = shipped_table()
+            if shipped is not None and file_digest(path) == file_digest(shipped):
+                return  # a copy of the library's table
+            searched_on = path.name
     raise UsageError(
         "--seed-results stores the results library's misère certificates, whose losing "
         f"nodes name the trees of the shipped S6 table ({SHIPPED_TABLE}); a search on "

@@ -1,0 +1,147 @@
+"""RCT table files: build one from the rules, or name one (`--rct-table s7`).
+
+`rct-table build ROOT --out FILE` and a named table share `build_rct_table`. A name `sN`
+(1 ≤ N ≤ 7; any case) stands for the table of the game tree of 0*N: `s6` is the shipped
+file, and any other is built once from the rules into the cache (`$SPROUTSDB_CACHE/tables`)
+the first time a command asks for it, with progress, then found there. S7, the base that
+pays for misère roots of 0*15 and up (bench/misere.py), is too large for the wheel (48 MB)
+and takes about 15 minutes and 5 GB to build, so it is made on demand. A cached file earns
+no trust by its place: every command takes it through `trusted_tables` as it would any file
+(a build marks its own file; a file put there by anyone else is re-derived whole first).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sproutsdb.errors import UserError
+from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
+from sproutsdb.games import get_game
+from sproutsdb.progress import counter_bar
+from sproutsdb.solver.misere.rctsearch import game_tree_rcts
+from sproutsdb.trusted_tables import cache_dir, remember_built
+
+TABLES_FOLDER = "tables"
+_NAME = re.compile(r"[sS]([1-7])")
+# what a build of a named table costs on the 2-core machine of DESIGN §7 (told beforehand)
+_BUILD_COST = {7: "about 15 minutes and 5 GB", 6: "about 1 minute"}
+
+
+@dataclass(frozen=True)
+class BuiltTable:
+    """What `build_rct_table` wrote: the file, its counts and what it cost."""
+
+    path: Path
+    positions: int
+    rcts: int
+    size: int
+    cpu_seconds: float
+    wall_seconds: float
+
+    def summary(self) -> str:
+        """The line `rct-table build` prints."""
+        return (
+            f"{self.path}: {self.positions} positions, {self.rcts} RCTs, {self.size} bytes, "
+            f"{self.cpu_seconds:.1f} s CPU ({self.wall_seconds:.1f} s wall)"
+        )
+
+
+def build_rct_table(
+    root: str,
+    out: str | Path,
+    *,
+    progress: bool = True,
+    verify: bool = True,
+    command: str = "rct-table build",
+) -> BuiltTable:
+    """Write the RCT table of the game tree of `root` to `out`, every entry derived from the
+    rules. With `verify`, the file is read back and compared, then marked verified in the
+    cache (a later use need not re-derive it). `progress`: a counter of positions on stderr."""
+    game = get_game().engine()
+    key = game.canonical(root)
+    out = Path(out)
+    if not out.parent.is_dir():
+        raise UserError(f"{out.parent} is not a directory")
+    wall, cpu = time.perf_counter(), time.process_time()
+    with counter_bar("positions", enabled=progress) as bar:
+        search = game_tree_rcts(game, key, progress=bar.update_to)
+    table = table_from_positions(search.algebra, search.positions())
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    header = make_header(
+        table,
+        game=game.name,
+        root=key,
+        extra={"command": command, "cpu_seconds": round(cpu, 1)},
+    )
+    size = write_table(out, table, header)
+    if verify:
+        again = load_table(out)
+        if {p: again.rct_id_of(p) for p in again.positions} != {
+            p: search.algebra.content_id(h) for p, h in search.positions().items()
+        }:
+            raise RuntimeError(f"{out}: the written table does not read back the same")
+        remember_built(out, again, cpu)  # derived from the rules here: no check on first use
+    counts = header["counts"]
+    return BuiltTable(out, counts["positions"], counts["rcts"], size, cpu, wall)
+
+
+def table_name_spots(value: str | Path) -> int | None:
+    """N when `value` names the table of 0*N (`s7`) and is no existing file, else None."""
+    match = _NAME.fullmatch(str(value))
+    if match is None or Path(value).exists():
+        return None
+    return int(match[1])
+
+
+def named_table_path(spots: int) -> Path:
+    """Where the table of 0*`spots` is (the shipped file for 6) or will be built."""
+    if spots == 6:
+        from sproutsdb.shipped import shipped_table
+
+        shipped = shipped_table()
+        if shipped is not None:
+            return shipped
+    return cache_dir() / TABLES_FOLDER / f"s{spots}.rcttable"
+
+
+def rct_table_file(
+    value: str | Path,
+    *,
+    notice: Callable[[str], None] | None = None,
+    progress: bool = True,
+) -> Path:
+    """The file an `--rct-table` value stands for: a path as given; a name (`s7`) the
+    cached table of 0*N, built first when it is not there yet (said through `notice`).
+    A path that does not exist is refused here, with the names in the message."""
+    spots = table_name_spots(value)
+    if spots is None:
+        path = Path(value).expanduser()
+        if not path.is_file():
+            raise UserError(
+                f"{value}: no such file (an RCT table from `rct-table build`, or a name: "
+                "s1 .. s7 for the table of 0*1 .. 0*7, s7 built once into the cache)"
+            )
+        return path
+    path = named_table_path(spots)
+    if path.is_file():
+        return path
+    if notice is not None:
+        cost = _BUILD_COST.get(spots, "seconds")
+        notice(
+            f"building the RCT table of 0*{spots} into {path} ({cost}; once: later commands "
+            f"find it there; `sproutsdb rct-table build 0*{spots} --out FILE` makes a copy "
+            "of your own)"
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        build_rct_table(f"0*{spots}", partial, progress=progress, command=f"--rct-table s{spots}")
+        os.replace(partial, path)  # whole or not at all, even beside another build
+    finally:
+        partial.unlink(missing_ok=True)
+    return path
