@@ -24,7 +24,8 @@ two measure the same proofs differently. "peak RSS" is the process's (table incl
 Issue #28's table, n = 12..21, gathered from the runs logged below (as of 2026-12-04; a row
 is one run, or a chain of resumed runs, and every figure in it is that run's). start:
 "fresh" an empty store; "seeded" the results library's certificates of 0*1..0*(n-1) first
-(`--seed-results`); "ckpt" 0*21's checkpoint of 2026-12-01 23:09 (526,763 nodes, 8 of 12
+(`--seed-results`); "chain" 0*(n-1) solved first on the same empty store, same flags (its
+time not in the row: see c); "ckpt" 0*21's checkpoint of 2026-12-01 23:09 (526,763 nodes, 8 of 12
 options settled) imported into a new store, then seeded. wall s: running time of the search
 (seeding excluded); CPU s: user + system of every process of the run; visits: the main
 search's; stored L: the losing nodes the run stored; proof L: a pruned proof of the run's
@@ -66,6 +67,8 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  18   -   S7   1  fresh     4,587    3,973   5,762,494    77,401 undecided          3288 MB  11-27
  18   W   S7   1  fresh     4,404    4,376   8,720,653   113,584  38,574 u           3292 MB  12-02
  18   W   S7   2  fresh     2,444    4,599   7,158,172    87,101    44,580           3231 MB  12-04
+ 18   W   S7   2  fresh     1,476    2,939   6,514,205    80,531                    3004 MB  12-04 p
+ 18   W   S7   2  chain     1,339    2,669   6,110,988    75,441  39,113 u           2967 MB  12-04 c
  19   L   S6   1  fresh     4,917    4,611   5,161,236    49,691 15,117 lib          1826 MB  11-27 (3 runs)
  19   L   S6   1  seeded      136      142     593,703     4,959                     702 MB  12-02
  19   L   S6   2  seeded      101      194     297,598     1,840    20,012            460 MB  11-28
@@ -85,6 +88,10 @@ visit against 0.70-0.85 on the others). u: the losing nodes its check used, not 
 n: the 12-02 evening rows, on a new machine, two at a time (0*20 beside the S7 build and
 the S7 rows); their CPU s include the seeding, which re-derived the library once on the new
 install (0*20: ~220 s of its 3,792 s wall; 0*21 on S7: 0*20's 138 s).
+c: the chain's 0*17 took 1:36 wall (86 s of search), 181 CPU s, 644,968 visits, 7,368
+stored, so the chain from an empty store took 24:10 wall. c and p: the 12-04 afternoon, a
+faster instance of this machine kind than the morning's 12-04 rows (0.45 CPU ms a main
+visit against 0.64); p is the fresh run paired with c, right after it (not checked).
 x: the store mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7 search;
 such a store did not check with S7 alone at 0*14 and 0*19 (0*21's was not checked; see the
 12-02 evening log): the outcome agrees with A164950 and the library, but is no proof here.
@@ -1020,6 +1027,28 @@ a time on the two cores, each under /usr/bin/time -v, from 15:12:
         (11-27) are on older code, beside other runs and loading trees one by one, so their
         wall s do not compare; S6 on the 11-28 code at 0*15-0*17: --jobs 1 225 / 409 / 478 s,
         --jobs 2 113 / 407 / 435 s. Not paired: the ratio mixes base, code and machine.
+
+2026-12-04 afternoon (a new machine instance; /tmp and the cache empty), each run alone on
+the two cores under /usr/bin/time -v:
+  S7 rebuilt: `rct-table build 0*7`, the same 3,218,358 positions and 598,685 RCTs,
+        47,997,221 bytes, 588 CPU s, 9:51 wall, 5.05 GB peak; copied into the cache as the
+        named table (`--rct-table s7`, new today: built there on first use otherwise).
+  Chain, one empty store, `solve 0*17 --misere --rct-table s7 --jobs 2 --store NEW --json`
+        and then the same for 0*18 on that store, 11:57-12:22: 0*17 W, 1:36 wall (86 s of
+        search), 181 CPU s, 644,968 visits, 7,368 stored, 1.58 GB; 0*18 W (A164950) in
+        22:34 wall (1,339 s of search), 2,669 CPU s, 6,110,988 main visits, 75,441 stored,
+        2.97 GB; root options shown winning (of 10, s of search): 8 by 158, then the losing
+        one at 1,339. The chain from nothing: 24:10 wall, 0.81x the 30-minute goal. Its check,
+        `check --misere --root 0*18 --rct-table s7 --json`: W, clean, 39,113 losing nodes
+        used and verified, 0 unproven, 100 CPU s, 2.27 GB.
+  Paired, 0*18 on S7 fresh, the same command on a new store, 12:24-12:49: W in 24:50 wall
+        (1,476 s of search), 2,939 CPU s, 6,514,205 main visits, 80,531 stored, 3.00 GB; 8
+        options by 247 s. Main visits at ~300 / 600 / 1,000 s: chain 2.02 / 3.52 / 5.00 M,
+        fresh 1.89 / 3.36 (at 518: 2.91) / 4.89 M. So the goal is met from an empty store
+        by S7 --jobs 2 alone on this instance (0.83x), and 0*17's proof in the store paid
+        little: 0*18's search 0.91x, visits 0.94x, the chain's wall with 0*17 0.97x the
+        fresh run's. The lever against the morning's 41:01 was the instance: 0.45 CPU ms a
+        main visit against 0.64, with 0.91x the visits (one run each).
 """
 
 from __future__ import annotations
