@@ -29,7 +29,7 @@ from sproutsdb.trusted_tables import cache_dir, remember_built
 TABLES_FOLDER = "tables"
 _NAME = re.compile(r"[sS]([1-7])")
 # what a build of a named table costs on the 2-core machine of DESIGN §7 (told beforehand)
-_BUILD_COST = {7: "about 15 minutes and 5 GB", 6: "about 1 minute"}
+_BUILD_COST = {7: "about 15 minutes and 5 GB"}
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,6 @@ def rct_table_file(
     value: str | Path,
     *,
     notice: Callable[[str], None] | None = None,
-    progress: bool = True,
 ) -> Path:
     """The file an `--rct-table` value stands for: a path as given; a name (`s7`) the
     cached table of 0*N, built first when it is not there yet (said through `notice`).
@@ -140,7 +139,7 @@ def rct_table_file(
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        build_rct_table(f"0*{spots}", partial, progress=progress, command=f"--rct-table s{spots}")
+        build_rct_table(f"0*{spots}", partial, command=f"--rct-table s{spots}")
         os.replace(partial, path)  # whole or not at all, even beside another build
     finally:
         partial.unlink(missing_ok=True)
