@@ -100,3 +100,22 @@ def test_a_file_put_in_the_cache_is_re_derived_and_refused_when_forged(tmp_path:
     assert done.returncode == 2, done.stdout
     assert "do not re-derive from their children" in done.stderr
     assert "the table is refused" in done.stderr.strip().splitlines()[-1]
+
+
+def test_quiet_hides_the_build_counter_and_keeps_its_notice(tmp_path: Path) -> None:
+    # a plain line is due at every update (S4's build updates every 1,000 positions)
+    often = {"SPROUTSDB_PROGRESS_SECONDS": "0.000001"}
+    quiet = run_cli(
+        "solve", "0*5", "--misere", "--rct-table", "s4", "--quiet",
+        "--store", str(tmp_path / "quiet"), env=cache_env(tmp_path / "a") | often,
+    )  # fmt: skip
+    assert quiet.returncode == 0, quiet.stderr
+    assert "building the RCT table of 0*4" in quiet.stderr  # the cost is still said
+    assert " positions" not in quiet.stderr
+    for command in (("solve", "0*5", "--misere"), ("check", "--misere", "--root", "0*5")):
+        shown = run_cli(
+            *command, "--rct-table", "s4", "--store", str(tmp_path / "quiet"),
+            env=cache_env(tmp_path / command[0]) | often,
+        )  # fmt: skip
+        assert shown.returncode == 0, shown.stderr
+        assert " positions" in shown.stderr

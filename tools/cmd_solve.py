@@ -259,6 +259,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
                 table_file=args.rct_table,
                 use_rcts=not args.no_rct_table,
                 notice=lambda message: print(message, file=sys.stderr),
+                progress=not args.quiet,
             )
             # the helpers start once the store is seeded, with the same RCTs
             with misere_helpers_running(args, key, args.jobs, rct_source) as links:

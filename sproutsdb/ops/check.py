@@ -397,7 +397,7 @@ def check_misere_root(
     if cycles < 1:
         raise UsageError("the number of cycles must be at least 1")
     game = get_game().engine()
-    rcts, table_source = misere_rct_source(store, rct_table, derive_rct_lives)
+    rcts, table_source = misere_rct_source(store, rct_table, derive_rct_lives, progress=not quiet)
     # the solver class only as the engine (nodes, children, rules); it never searches
     engine = MisereSolver(game, MemoryProofStore(), rcts)
     with root_check_progress(cycles, quiet) as progress:
@@ -455,12 +455,16 @@ def write_pruned(check: RootCheck, pruned: LmdbProofStore) -> None:
 
 
 def misere_rct_source(
-    store: LmdbProofStore, rct_table: str | Path | None, derive_rct_lives: int
+    store: LmdbProofStore,
+    rct_table: str | Path | None,
+    derive_rct_lives: int,
+    *,
+    progress: bool = True,
 ) -> tuple[DerivedRcts | None, str]:
     """The RCTs a misère check may use, every one re-derived before use, and where the
-    claims come from: `rct_table` (re-derived whole, or its cached mark and index), the
-    store's `pos_rct` facts (each land re-derived from its children, up to
-    `derive_rct_lives` lives), or none."""
+    claims come from: `rct_table` (re-derived whole, or its cached mark and index; a name
+    built first, its counter on stderr if `progress`), the store's `pos_rct` facts (each
+    land re-derived from its children, up to `derive_rct_lives` lives), or none."""
     from sproutsdb.ops.rct_tables import rct_table_file
     from sproutsdb.ops.shipped_rcts import say_on_stderr, shipped_rct_table
     from sproutsdb.solver.misere.solver import StoreRcts
@@ -468,7 +472,8 @@ def misere_rct_source(
 
     game = get_game().engine()
     if rct_table:
-        path = rct_table_file(rct_table, notice=say_on_stderr)  # a name (s7): built once
+        # a name (s7): built once
+        path = rct_table_file(rct_table, notice=say_on_stderr, progress=progress)
         rcts = verified_rcts(path, notice=say_on_stderr)  # a large one: in place
         return DerivedRcts(game, rcts, trusted=rcts.rct_id_of), "file"
     if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):

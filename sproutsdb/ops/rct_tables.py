@@ -113,9 +113,11 @@ def rct_table_file(
     value: str | Path,
     *,
     notice: Callable[[str], None] | None = None,
+    progress: bool = True,
 ) -> Path:
     """The file an `--rct-table` value stands for: a path as given; a name (`s7`) the
-    cached table of 0*N, built first when it is not there yet (said through `notice`).
+    cached table of 0*N, built first when it is not there yet (said through `notice`,
+    its counter of positions on stderr unless `progress` is off: `--quiet`).
     A path that does not exist is refused here, with the names in the message."""
     spots = table_name_spots(value)
     if spots is None:
@@ -139,7 +141,7 @@ def rct_table_file(
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        build_rct_table(f"0*{spots}", partial, command=f"--rct-table s{spots}")
+        build_rct_table(f"0*{spots}", partial, command=f"--rct-table s{spots}", progress=progress)
         os.replace(partial, path)  # whole or not at all, even beside another build
     finally:
         partial.unlink(missing_ok=True)

@@ -370,6 +370,7 @@ def misere_rct_source(
     use_rcts: bool = True,
     notice: Callable[[str], None] = _say,
     who: str = "sproutsdb solve",
+    progress: bool = True,
 ) -> tuple[Any, dict[str, str | None]]:
     """The RCT source of a misère solve on `store` and its description ({source, where}):
     `table_file`, else the server's streamed table, else the store's RCTs, else the shipped
@@ -377,7 +378,8 @@ def misere_rct_source(
     stored beside them); (None, none) with `use_rcts=False` or when there is none (said
     through `notice`). A table file is re-derived whole before its first use, and a large
     one is opened in place after that (sproutsdb.trusted_tables); the positions a server or a store maps to RCTs are claims,
-    each re-derived before use (solver.misere.rct_trust)."""
+    each re-derived before use (solver.misere.rct_trust). `progress`: a named table's
+    build shows its counter on stderr (off under `--quiet`)."""
     from sproutsdb.ops.rct_tables import rct_table_file
     from sproutsdb.ops.shipped_rcts import describe_source, say_on_stderr, shipped_rct_table
     from sproutsdb.server.store import LmdbProofStore
@@ -393,7 +395,8 @@ def misere_rct_source(
     if not use_rcts:
         return None, describe_source("none", None)
     if table_file:
-        path = rct_table_file(table_file, notice=notice)  # a name (s7): built once, cached
+        # a name (s7): built once, cached
+        path = rct_table_file(table_file, notice=notice, progress=progress)
         rcts = verified_rcts(path, notice=say_on_stderr)  # all re-derived, once
         if isinstance(store, LmdbProofStore):
             _name_the_table(store, path, notice=notice, who=who)
