@@ -308,6 +308,7 @@ def _print_text(data: dict[str, Any]) -> None:
             print(
                 "  no RCT table was used (the store holds no RCTs), but its losing nodes were "
                 f"proven on {' and on '.join(tables)}: check with --rct-table that file"
+                f"{_named_table_hint(tables)}"
             )
         else:
             print(
@@ -398,7 +399,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="with --misere: the RCT table the solve used, a file or a name (s6, s7: as "
         "`solve --rct-table`; s7 built into the cache if it is not there) (default: the "
-        "store's RCTs, else none); nodes are keyed by it. A file is re-derived whole before "
+        "store's RCTs, else the named table its solves used if it is in the cache, else "
+        "none); nodes are keyed by it. A file is re-derived whole before "
         "its first use (about 13 s for S6; the verdict is cached per file checksum)",
     )
     p.add_argument(
@@ -443,3 +445,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--seed", type=int, default=0, help="seed of the random cycles")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run_check)
+
+
+def _named_table_hint(tables: list[str]) -> str:
+    """`(--rct-table s7 finds or builds it)` for the tables a store names that are named
+    tables' files (`s7.rcttable`), else nothing."""
+    from sproutsdb.ops.rct_tables import name_of_table_file
+
+    names = [name_of_table_file(text.split(" (sha256 ")[0]) for text in tables]
+    found = [f"--rct-table {name}" for name in names if name]
+    return f" ({' or '.join(found)} finds or builds it)" if found else ""

@@ -11,6 +11,8 @@ from typing import Any
 
 from sproutsdb.games import GameEntry, get_game
 from sproutsdb.ops.describe import describe
+from sproutsdb.ops.rct_tables import default_misere_table
+from sproutsdb.ops.shipped_rcts import say_on_stderr
 from sproutsdb.ops.solve import (
     FLUSH_SECONDS,
     SolveInterrupted,
@@ -22,6 +24,7 @@ from sproutsdb.ops.solve import (
     solve,
 )
 from sproutsdb.progress import status_line
+from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.store.location import resolve_store_path
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, Progress
@@ -254,6 +257,9 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     seeded = _seed_from_results(args, game_of(args), key, "misere")
     try:
         with solving(args, json_report=args.json) as (store, progress):
+            if not (args.rct_table or args.no_rct_table) and isinstance(store, LmdbProofStore):
+                # the table of this store's earlier solves, or S7 for a large new root
+                args.rct_table = default_misere_table(store, key, notice=say_on_stderr)
             rcts, rct_source = misere_rct_source(
                 store,
                 table_file=args.rct_table,
@@ -533,8 +539,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "      # misère on a server: its RCT table, every losing node stored there\n"
             "  sproutsdb solve 0*19 --misere --seed-results --jobs 2 --store runs/19\n"
             "      # a long run: from the results library's proofs of 0*1..0*18, 2 cores\n"
-            "  sproutsdb solve 0*18 --misere --rct-table s7 --jobs 2 --store runs/18\n"
-            "      # on S7 (built once into the cache: ~15 min, 5 GB): 0*15 and up, fewer visits"
+            "  sproutsdb solve 0*18 --misere --jobs 2 --store runs/18\n"
+            "      # a root of 54 lives or more on a new store: on S7 (built once into the\n"
+            "      # cache: ~15 min, 5 GB); --rct-table s7 asks for it below that, s6 not"
         ),
     )
     p.add_argument("position", nargs="?", metavar="POS", help="position in GLOP notation")
@@ -616,8 +623,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="with --misere: RCT table file from `rct-table build`, or a name: s6 the "
         "shipped table, s7 the table of 0*7's tree, built from the rules into the cache the "
         "first time (about 15 min, 5 GB; it pays from 0*15 on, bench/misere.py); a check "
-        "of the proof needs the same table (default: the server's table, else the store's "
-        "RCTs, else the shipped S6 table)",
+        "of the proof needs the same table (default: the server's table; else the named "
+        "table the store's earlier solves used; else, on a new store and a root of 0*18's "
+        "54 lives or more, s7; else the store's RCTs, else the shipped S6 table)",
     )
     p.add_argument(
         "--no-rct-table",

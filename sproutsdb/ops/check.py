@@ -463,20 +463,29 @@ def misere_rct_source(
 ) -> tuple[DerivedRcts | None, str]:
     """The RCTs a misère check may use, every one re-derived before use, and where the
     claims come from: `rct_table` (re-derived whole, or its cached mark and index; a name
-    built first, its counter on stderr if `progress`), the store's `pos_rct` facts (each
-    land re-derived from its children, up to `derive_rct_lives` lives), or none."""
-    from sproutsdb.ops.rct_tables import rct_table_file
+    built first, its counter on stderr if `progress`), else the named table (`s7`) the
+    store's solves ran on, the store's `pos_rct` facts (each land re-derived from its
+    children, up to `derive_rct_lives` lives), or none."""
+    from sproutsdb.ops.rct_tables import rct_table_file, table_the_store_names
     from sproutsdb.ops.shipped_rcts import say_on_stderr, shipped_rct_table
     from sproutsdb.solver.misere.solver import StoreRcts
     from sproutsdb.trusted_tables import verified_rcts
 
     game = get_game().engine()
+    holds_rcts = store.count(FactKind.RCT) or store.count(FactKind.POS_RCT)
+    if (
+        not rct_table
+        and not holds_rcts
+        and (named := table_the_store_names(store, built_only=True))
+    ):
+        say_on_stderr(f"this store's misère facts were solved on {named}: checking with it")
+        rct_table = named
     if rct_table:
         # a name (s7): built once
         path = rct_table_file(rct_table, notice=say_on_stderr, progress=progress)
         rcts = verified_rcts(path, notice=say_on_stderr)  # a large one: in place
         return DerivedRcts(game, rcts, trusted=rcts.rct_id_of), "file"
-    if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
+    if holds_rcts:
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
         trusted = shipped[0].rct_id_of if shipped is not None else None
         claims = StoreRcts(store)

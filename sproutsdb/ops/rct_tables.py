@@ -18,13 +18,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sproutsdb.errors import UserError
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
-from sproutsdb.games import get_game
+from sproutsdb.games import DEFAULT_GAME, get_game
 from sproutsdb.progress import counter_bar
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.trusted_tables import cache_dir, remember_built
+
+if TYPE_CHECKING:
+    from sproutsdb.server.store import LmdbProofStore
 
 TABLES_FOLDER = "tables"
 _NAME = re.compile(r"[sS]([1-7])")
@@ -146,3 +151,61 @@ def rct_table_file(
     finally:
         partial.unlink(missing_ok=True)
     return path
+
+
+# From 0*18's lives on, S7 pays even when it must be built first (bench/misere.py, --jobs 2:
+# 0*18 fresh 4,599 CPU s on S7 against 9,657 on S6 with --jobs 1; 0*19 1,377 against
+# 4,611; 0*20 6,035 against ~19,500; S7's build ~590 CPU s once). Below it, S6 stays the
+# default: 0*17 saves about what the build costs, and small roots need no 5 GB build.
+LARGE_MISERE_LIVES = 54
+LARGE_ROOT_TABLE = 7
+_CACHED_NAME = re.compile(r"s([1-7])\.rcttable")
+
+
+def table_the_store_names(store: LmdbProofStore, *, built_only: bool = False) -> str | None:
+    """The named table (`s7`) whose file the misère solves on `store` were run on, when
+    they all name one table by the file name a named table has: a resumed solve and a
+    check then read the same table without being told (`built_only`: only if it is here
+    already, so a check never starts a build). The store's text only picks a table; the
+    table is trusted by its mark or re-derived, as every file is. Builds are not byte for
+    byte alike (the header says when), so the name is matched, not the checksum."""
+    from sproutsdb.ops.solve import tables_solved_on
+
+    names = {text.split(" (sha256 ")[0] for text in tables_solved_on(store)}
+    name = name_of_table_file(names.pop()) if len(names) == 1 else None
+    if name is None or (built_only and not named_table_path(int(name[1:])).is_file()):
+        return None
+    return name
+
+
+def name_of_table_file(file_name: str) -> str | None:
+    """The name (`s7`) of a file named as a named table's file is (`s7.rcttable`), else None."""
+    found = _CACHED_NAME.fullmatch(file_name)
+    return f"s{found.group(1)}" if found else None
+
+
+def default_misere_table(
+    store: LmdbProofStore, root: str, *, notice: Callable[[str], None] | None = None
+) -> str | None:
+    """The table a Sprouts misère solve of `root` on the local `store` uses when no
+    `--rct-table` is given: the one named table its earlier solves ran on (a rerun
+    resumes on it); else, on a store holding no misère facts and no RCTs, S7 for a root of
+    at least 0*18's lives (built once, announced through `notice`); else None, the store's
+    RCTs or the shipped S6 (sproutsdb.ops.solve.misere_rct_source)."""
+    if store.identity.game != DEFAULT_GAME or store.count(FactKind.RCT):
+        return None
+    named = table_the_store_names(store)
+    if named is not None:
+        return named
+    if store.count(FactKind.MISERE) or store.count(FactKind.POS_RCT):
+        return None
+    lives = get_game().engine().size(root)
+    if lives < LARGE_MISERE_LIVES:
+        return None
+    if notice is not None:
+        notice(
+            f"{root} has {lives} lives (0*18's: {LARGE_MISERE_LIVES}), so this new store is "
+            f"solved on S7, the table of 0*{LARGE_ROOT_TABLE} (2-3x less CPU than S6 from "
+            f"0*18 up; `--rct-table s6` keeps the shipped table); a check reads it too"
+        )
+    return f"s{LARGE_ROOT_TABLE}"
