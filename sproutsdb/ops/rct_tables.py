@@ -204,8 +204,9 @@ def default_misere_table(
         return None
     if notice is not None:
         notice(
-            f"{root} has {lives} lives (0*18's: {LARGE_MISERE_LIVES}), so this new store is "
-            f"solved on S7, the table of 0*{LARGE_ROOT_TABLE} (2-3x less CPU than S6 from "
-            f"0*18 up; `--rct-table s6` keeps the shipped table); a check reads it too"
+            f"{root} has {lives} lives, {LARGE_MISERE_LIVES} (0*18's) or more, so this new "
+            f"store is solved on S7, the table of 0*{LARGE_ROOT_TABLE}'s tree (about 2-3x "
+            "less CPU than S6 at 0*18..0*20, bench/misere.py; `--rct-table s6` keeps the "
+            "shipped table); a check of its proof reads S7 too"
         )
     return f"s{LARGE_ROOT_TABLE}"
