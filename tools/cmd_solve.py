@@ -24,7 +24,6 @@ from sproutsdb.ops.solve import (
     solve,
 )
 from sproutsdb.progress import status_line
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.server.store.location import resolve_store_path
 from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, Progress
@@ -257,7 +256,7 @@ def run_solve_misere(args: argparse.Namespace, key: str) -> int:
     seeded = _seed_from_results(args, game_of(args), key, "misere")
     try:
         with solving(args, json_report=args.json) as (store, progress):
-            if not (args.rct_table or args.no_rct_table) and isinstance(store, LmdbProofStore):
+            if not (args.rct_table or args.no_rct_table):
                 # the table of this store's earlier solves, or S7 for a large new root
                 args.rct_table = default_misere_table(store, key, notice=say_on_stderr)
             rcts, rct_source = misere_rct_source(

@@ -25,7 +25,7 @@ from sproutsdb.formats.rcttable import load_table, make_header, table_from_posit
 from sproutsdb.games import DEFAULT_GAME, get_game
 from sproutsdb.progress import counter_bar
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
-from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.solver.ports.proofstore import FactKind, ProofStore
 from sproutsdb.trusted_tables import cache_dir, remember_built
 
 if TYPE_CHECKING:
@@ -185,14 +185,21 @@ def name_of_table_file(file_name: str) -> str | None:
 
 
 def default_misere_table(
-    store: LmdbProofStore, root: str, *, notice: Callable[[str], None] | None = None
+    store: ProofStore, root: str, *, notice: Callable[[str], None] | None = None
 ) -> str | None:
-    """The table a Sprouts misère solve of `root` on the local `store` uses when no
+    """The table a Sprouts misère solve of `root` on a local `store` uses when no
     `--rct-table` is given: the one named table its earlier solves ran on (a rerun
     resumes on it); else, on a store holding no misère facts and no RCTs, S7 for a root of
     at least 0*18's lives (built once, announced through `notice`); else None, the store's
-    RCTs or the shipped S6 (sproutsdb.ops.solve.misere_rct_source)."""
-    if store.identity.game != DEFAULT_GAME or store.count(FactKind.RCT):
+    RCTs or the shipped S6 (sproutsdb.ops.solve.misere_rct_source); None for a server's
+    store too (the server's table)."""
+    from sproutsdb.server.store import LmdbProofStore
+
+    if (
+        not isinstance(store, LmdbProofStore)
+        or store.identity.game != DEFAULT_GAME
+        or store.count(FactKind.RCT)
+    ):
         return None
     named = table_the_store_names(store)
     if named is not None:
