@@ -27,7 +27,8 @@ is one run, or a chain of resumed runs, and every figure in it is that run's). s
 (`--seed-results`); "chain" 0*(n-1) solved first on the same empty store, same flags (its
 time not in the row: see c); "ckpt" 0*21's checkpoint of 2026-12-01 23:09 (526,763 nodes, 8 of 12
 options settled) imported into a new store, then seeded. wall s: running time of the search
-(seeding excluded); CPU s: user + system of every process of the run; visits: the main
+(seeding excluded); "p20" 0*20's pruned proof on S7 (bench/checkpoints/misere-0x20-s7.spdbx,
+42,934 nodes) imported into a new store; CPU s: user + system of every process of the run; visits: the main
 search's; stored L: the losing nodes the run stored; proof L: a pruned proof of the run's
 store by its check, or "lib" the results library's certificate (pruned over cycles, then
 tightened); paper: Figure 10's positions. Every outcome is A164950's (0*21: not in it) and
@@ -81,6 +82,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  21   L   S6   1  ckpt      2,460    2,454   8,419,975    29,951                    2023 MB  12-02
  21   L   S6   2  ckpt      1,432   ~2,820   4,934,709    31,052 146,051 lib         1700 MB  12-02
  21   L   S7   1  ckpt      2,721    2,841  13,965,562    98,863            x       3456 MB  12-02 n
+ 21   -   S7   2  p20       7,685   13,890  32,999,335   179,076 undecided          3724 MB  12-04 d
 
 s: S7 rows 13-16 loaded S7's trees one by one (~90 of their CPU s), 17 from the snapshot;
 three runs on the two cores. f: one of the faster machines of this kind (0.51 CPU ms a main
@@ -92,6 +94,8 @@ c: the chain's 0*17 took 1:36 wall (86 s of search), 181 CPU s, 644,968 visits, 
 stored, so the chain from an empty store took 24:10 wall. c and p: the 12-04 afternoon, a
 faster instance of this machine kind than the morning's 12-04 rows (0.45 CPU ms a main
 visit against 0.64); p is the fresh run paired with c, right after it (not checked).
+d: stopped by Ctrl-C after 2:08 wall with 5 of 12 root options shown winning (see the
+2026-12-04 evening log); its store is bench/checkpoints/misere-0x21-s7.spdbx.
 x: the store mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7 search;
 such a store did not check with S7 alone at 0*14 and 0*19 (0*21's was not checked; see the
 12-02 evening log): the outcome agrees with A164950 and the library, but is no proof here.
@@ -104,9 +108,9 @@ time on the two cores (0*21 --jobs 1 beside the S7 build, then 0*19 and 0*18 see
 checks of 0*20 beside ~6 of the first 10 minutes of 0*18. Not measured: --jobs 2 fresh on S6 at
 0*18-0*20; 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6
 M main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
-solved as roots are logged under 2026-12-01); 0*21 on S7 with a proof that checks (its row
-started from S6's checkpoint; bench/checkpoints/misere-0x20-s7.spdbx is an S7 start for
-it); and S6 fresh at 0*18 on today's code (its row is 11-27's: before the compiled
+solved as roots are logged under 2026-12-01); 0*21 decided on S7 with a proof that checks
+(the x row started from S6's checkpoint; the d row, from S7's 0*20 proof alone, was
+stopped undecided: its store is the next start); and S6 fresh at 0*18 on today's code (its row is 11-27's: before the compiled
 assembler and pass, and the larger memos), so the S7 row's -23 % visits and -55 % CPU
 against it mix base and code.
 
@@ -1049,6 +1053,24 @@ the two cores under /usr/bin/time -v:
         little: 0*18's search 0.91x, visits 0.94x, the chain's wall with 0*17 0.97x the
         fresh run's. The lever against the morning's 41:01 was the instance: 0.45 CPU ms a
         main visit against 0.64, with 0.91x the visits (one run each).
+
+2026-12-04 evening (the afternoon's machine: the cached S7 found, not rebuilt), under
+/usr/bin/time -v:
+  0*21 on S7 from S7's proof of 0*20 alone (row d): `import misere-0x20-s7.spdbx` into a new
+        store, then `solve 0*21 --misere --rct-table s7 --jobs 2`, 13:36-15:45, stopped by
+        Ctrl-C: undecided after 7,685 s of search (2:08:23 wall), 13,890 CPU s, 32,999,335
+        main visits, 179,076 losing nodes stored by the main search (367,498 in the store
+        with the helper's and the 42,934 imported), 3.72 GB peak. The suite ran beside it
+        from 1:30 to 1:48 (18 of its minutes on shared cores). Root options shown winning
+        (the Ctrl-C report names them): 0*20.AB|AB, 0*19.AB|0.AB, 0*16.AB|0*4.AB,
+        0*15.AB|0*5.AB, 0*10.AB|0*10.AB; the progress line counted the first before the
+        first visit (0*20's proof) and the others at 11.1 M, 17.4 M, 17.9 M and 25.2 M main
+        visits (3,128 / 4,550 / 4,632 / 6,127 s of search). Open: 0*11.AB|0*9.AB,
+        0*12.AB|0*8.AB, 0*13.AB|0*7.AB, 0*14.AB|0*6.AB, 0*17.AB|0*3.AB, 0*18.AB|0*2.AB,
+        0*19.1a1a. S6's runs of 2026-11-27..29 had 8 of 12 after ~66.6 M visits and
+        ~44,800 CPU s (on older code, three machines), so S7 is not behind at 5 of 12 after
+        33.0 M and 13,890 CPU s, but it did not decide 0*21 in a session. The store is kept
+        as bench/checkpoints/misere-0x21-s7.spdbx (367,498 nodes, 2.4 MB).
 """
 
 from __future__ import annotations
