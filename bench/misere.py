@@ -1070,7 +1070,12 @@ the two cores under /usr/bin/time -v:
         0*19.1a1a. S6's runs of 2026-11-27..29 had 8 of 12 after ~66.6 M visits and
         ~44,800 CPU s (on older code, three machines), so S7 is not behind at 5 of 12 after
         33.0 M and 13,890 CPU s, but it did not decide 0*21 in a session. The store is kept
-        as bench/checkpoints/misere-0x21-s7.spdbx (367,498 nodes, 2.4 MB).
+        as bench/checkpoints/misere-0x21-s7.spdbx (367,498 nodes, 2.4 MB). Each winning
+        option checked on that store with S7 alone (`check --misere --root OPT --rct-table
+        s7`, one at a time, 15:45-16:04): all W, clean, 0 unproven, 0 claims refuted; losing
+        nodes used and verified (CPU s, peak): 0*20.AB|AB 70,280 (202, 3.0 GB),
+        0*19.AB|0.AB 73,222 (226, 3.1 GB; beside the suite), 0*16.AB|0*4.AB 55,936 (152),
+        0*15.AB|0*5.AB 49,361 (119), 0*10.AB|0*10.AB 50,967 (98, 2.4 GB). Not pruned.
 """
 
 from __future__ import annotations
