@@ -1074,7 +1074,8 @@ the two cores under /usr/bin/time -v:
         option checked on that store with S7 alone (`check --misere --root OPT --rct-table
         s7`, one at a time, 15:45-16:04): all W, clean, 0 unproven, 0 claims refuted; losing
         nodes used and verified (CPU s, peak): 0*20.AB|AB 70,280 (202, 3.0 GB),
-        0*19.AB|0.AB 73,222 (226, 3.1 GB; beside the suite), 0*16.AB|0*4.AB 55,936 (152),
+        0*19.AB|0.AB 73,222 (226, 3.1 GB), 0*16.AB|0*4.AB 55,936 (152; these three beside
+        the suite, 15:48-15:59),
         0*15.AB|0*5.AB 49,361 (119), 0*10.AB|0*10.AB 50,967 (98, 2.4 GB). Not pruned.
 """
 
