@@ -159,7 +159,6 @@ def rct_table_file(
 # default: 0*17 saves about what the build costs, and small roots need no 5 GB build.
 LARGE_MISERE_LIVES = 54
 LARGE_ROOT_TABLE = 7
-_CACHED_NAME = re.compile(r"s([1-7])\.rcttable")
 
 
 def table_the_store_names(store: LmdbProofStore, *, built_only: bool = False) -> str | None:
@@ -169,9 +168,9 @@ def table_the_store_names(store: LmdbProofStore, *, built_only: bool = False) ->
     already, so a check never starts a build). The store's text only picks a table; the
     table is trusted by its mark or re-derived, as every file is. Builds are not byte for
     byte alike (the header says when), so the name is matched, not the checksum."""
-    from sproutsdb.ops.solve import tables_solved_on
+    from sproutsdb.ops.solve import table_file_name, tables_solved_on
 
-    names = {text.split(" (sha256 ")[0] for text in tables_solved_on(store)}
+    names = {table_file_name(text) for text in tables_solved_on(store)}
     name = name_of_table_file(names.pop()) if len(names) == 1 else None
     if name is None or (built_only and not named_table_path(int(name[1:])).is_file()):
         return None
@@ -180,8 +179,9 @@ def table_the_store_names(store: LmdbProofStore, *, built_only: bool = False) ->
 
 def name_of_table_file(file_name: str) -> str | None:
     """The name (`s7`) of a file named as a named table's file is (`s7.rcttable`), else None."""
-    found = _CACHED_NAME.fullmatch(file_name)
-    return f"s{found.group(1)}" if found else None
+    stem = file_name.removesuffix(".rcttable")
+    found = _NAME.fullmatch(stem) if stem != file_name else None
+    return f"s{found[1]}" if found else None
 
 
 def default_misere_table(

@@ -439,9 +439,7 @@ def _name_the_table(
 
     digest = file_digest(table)
     if store.count(FactKind.MISERE):
-        named = {
-            t.removesuffix(")")[-64:]: t.split(" (sha256 ")[0] for t in tables_solved_on(store)
-        }
+        named = {t.removesuffix(")")[-64:]: table_file_name(t) for t in tables_solved_on(store)}
         shipped = shipped_table()
         if shipped is not None and _holds_library(store):
             named.setdefault(file_digest(shipped), SHIPPED_TABLE)  # its certificates' table
@@ -513,6 +511,11 @@ def tables_solved_on(store: LmdbProofStore) -> list[str]:
     return sorted({text for text in named_files if named.fullmatch(text) and text.isprintable()})
 
 
+def table_file_name(solved_on: str) -> str:
+    """The file name in one `tables_solved_on` entry (`s7.rcttable (sha256 …)`)."""
+    return solved_on.split(" (sha256 ")[0]
+
+
 def _server_table(client: Any, served: list[dict[str, Any]]) -> Any:
     """The server's default RCT table, streamed once per process while the server says it
     serves the same tables (see _SERVER_TABLES)."""
@@ -542,6 +545,7 @@ __all__ = [
     "normal_solver",
     "refuse_seeding_across_tables",
     "solve",
+    "table_file_name",
     "tables_solved_on",
     "unverified_facts",
 ]
