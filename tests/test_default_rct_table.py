@@ -85,3 +85,27 @@ def test_a_check_does_not_build_the_table_the_store_names(tmp_path: Path) -> Non
     bare = run_cli("check", "--misere", "--root", "0*6", "--store", store, env=elsewhere)
     assert bare.returncode == 1 and "(--rct-table s4 finds or builds it)" in bare.stdout
     assert not (tmp_path / "elsewhere" / "cache").exists()
+
+
+def test_an_imported_checkpoint_keeps_the_table_its_solves_ran_on(tmp_path: Path) -> None:
+    """A checkpoint exported from a store solved on s4 and imported into a new store still
+    names s4: the resumed solve and the check read s4 without being told (they took the
+    shipped S6 before, mixing two tables in one proof)."""
+    env = cache_env(tmp_path)
+    solved, resumed = str(tmp_path / "solved"), str(tmp_path / "resumed")
+    out = str(tmp_path / "checkpoint.spdbx")
+    steps = [
+        ("solve", "0*7", "--misere", "--rct-table", "s4", "--quiet", "--store", solved),
+        ("export", "--store", solved, "--kind", "misere", "--out", out),
+        ("import", out, "--store", resumed),
+    ]
+    for step in steps:
+        done = run_cli(*step, env=env)
+        assert done.returncode == 0, done.stderr
+    rerun = run_cli("solve", "0*8", "--misere", "--json", "--quiet", "--store", resumed, env=env)
+    assert rerun.returncode == 0, rerun.stderr
+    assert json.loads(rerun.stdout)["outcome"] == "L"  # A164950: 8 mod 5 = 3
+    assert json.loads(rerun.stdout)["rct_table"]["where"].endswith("s4.rcttable")
+    check = run_cli("check", "--misere", "--root", "0*8", "--json", "--store", resumed, env=env)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "solved on s4: checking with it" in check.stderr

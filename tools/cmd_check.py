@@ -451,7 +451,7 @@ def _named_table_hint(tables: list[str]) -> str:
     """`(--rct-table s7 finds or builds it)` for the tables a store names that are named
     tables' files (`s7.rcttable`), else nothing."""
     from sproutsdb.ops.rct_tables import name_of_table_file
-    from sproutsdb.ops.solve import table_file_name
+    from sproutsdb.ops.solved_on import table_file_name
 
     names = [name_of_table_file(table_file_name(text)) for text in tables]
     found = [f"--rct-table {name}" for name in names if name]

@@ -32,7 +32,7 @@ from sproutsdb.ops.parallel_check import (
     lives_order,
     new_checker,
 )
-from sproutsdb.ops.solve import tables_solved_on
+from sproutsdb.ops.solved_on import tables_solved_on
 from sproutsdb.progress import counter_bar
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra

@@ -45,6 +45,7 @@ from sproutsdb.formats.spr import (
 )
 from sproutsdb.games import get_game
 from sproutsdb.ops.rekey import KeyClash, rekey_items
+from sproutsdb.ops.solved_on import solved_on_parts, tables_named_in
 from sproutsdb.progress import counter_bar
 from sproutsdb.server.store import LmdbProofStore, open_store, schema
 from sproutsdb.server.store.location import check_new_store_location, resolve_store_path
@@ -120,12 +121,22 @@ def _check_canon_version(path: Path, header: dict[str, Any], ours: int) -> None:
 
 
 def _import_provenance(path: Path, header: dict[str, Any], note: str = "") -> Provenance:
-    source = header.get("provenance", {}).get("exported_by", {})
+    """Who imported what from whom; it repeats the RCT tables the file's store named as
+    solved on (a checkpoint's solve resumes, and its check reads, the same table)."""
+    told = _mapping(header.get("provenance"))
+    source, records = _mapping(told.get("exported_by")), _mapping(told.get("store"))
+    comments = [_mapping(record).get("comment") for record in records.values()]
+    solved_on = tables_named_in(c for c in comments if isinstance(c, str))
     return Provenance(
         tool="sproutsdb import",
         comment=f"from {path.name}, exported by {source.get('who', '?')} "
-        f"on {source.get('when', '?')}{note}",
+        f"on {source.get('when', '?')}{note}{solved_on_parts(solved_on)}",
     )
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    """`value` if the file's header has a mapping there, else {} (a header is anyone's text)."""
+    return value if isinstance(value, dict) else {}
 
 
 @dataclass

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from sproutsdb.errors import UserError
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
 from sproutsdb.games import DEFAULT_GAME, get_game
+from sproutsdb.ops.solved_on import table_file_name, tables_solved_on
 from sproutsdb.progress import counter_bar
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.ports.proofstore import FactKind, ProofStore
@@ -168,8 +169,6 @@ def table_the_store_names(store: LmdbProofStore, *, built_only: bool = False) ->
     already, so a check never starts a build). The store's text only picks a table; the
     table is trusted by its mark or re-derived, as every file is. Builds are not byte for
     byte alike (the header says when), so the name is matched, not the checksum."""
-    from sproutsdb.ops.solve import table_file_name, tables_solved_on
-
     names = {table_file_name(text) for text in tables_solved_on(store)}
     name = name_of_table_file(names.pop()) if len(names) == 1 else None
     if name is None or (built_only and not named_table_path(int(name[1:])).is_file()):

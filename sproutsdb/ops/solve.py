@@ -13,7 +13,6 @@ kept, so the caller can say that a rerun resumes from them.
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from sproutsdb.errors import UsageError, UserError
 from sproutsdb.games import DEFAULT_GAME, GameEntry, get_game
+from sproutsdb.ops.solved_on import solved_on_comment, table_file_name, tables_solved_on
 from sproutsdb.solver.normal.solver import SEARCHES, NormalSolver
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import FactKind, ListedProofStore, ProofStore
@@ -38,7 +38,6 @@ MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in a mis
 GRUNDY_LIMIT = 64  # a misère Grundy search tries P + *g for g up to this
 # The provenance comment of what a misère solve on an RCT table file stores: its losing
 # nodes name that table's trees, so a check needs the same file (ops.check reads it).
-SOLVED_ON_TABLE = "misère solve on the RCT table"
 # A server's RCT table as streamed and rebuilt, per server address and the tables it says it
 # serves (root, counts, checksum): a process that solves many positions as a client of one
 # server (a Ray worker of `fleet solve --misere`, one task per position) streams and rebuilds
@@ -452,9 +451,7 @@ def _name_the_table(
                 f"still right). Give a new --store to prove it on {table.name}."
             )
     if not store.readonly:
-        store.provenance = replace(
-            store.provenance, comment=f"{SOLVED_ON_TABLE} {table.name} (sha256 {digest})"
-        )
+        store.provenance = replace(store.provenance, comment=solved_on_comment(table.name, digest))
 
 
 def _holds_library(store: LmdbProofStore) -> bool:
@@ -499,23 +496,6 @@ def refuse_seeding_across_tables(table_file: str | None, *, use_rcts: bool = Tru
     )
 
 
-def tables_solved_on(store: LmdbProofStore) -> list[str]:
-    """The RCT table files (name and SHA-256) that misère solves on this store named in
-    the provenance of what they stored: a check of those losing nodes needs them. Only a
-    hint for the reader, so only text of the form a solve writes is repeated (a copied
-    store's provenance is anyone's text)."""
-    prefix = SOLVED_ON_TABLE + " "
-    named = re.compile(r"[^\s/]{1,255} \(sha256 [0-9a-f]{64}\)")
-    comments = (record.comment for record in store.provenance_records().values())
-    named_files = (text.removeprefix(prefix) for text in comments if text.startswith(prefix))
-    return sorted({text for text in named_files if named.fullmatch(text) and text.isprintable()})
-
-
-def table_file_name(solved_on: str) -> str:
-    """The file name in one `tables_solved_on` entry (`s7.rcttable (sha256 …)`)."""
-    return solved_on.split(" (sha256 ")[0]
-
-
 def _server_table(client: Any, served: list[dict[str, Any]]) -> Any:
     """The server's default RCT table, streamed once per process while the server says it
     serves the same tables (see _SERVER_TABLES)."""
@@ -536,7 +516,6 @@ __all__ = [
     "FLUSH_SECONDS",
     "GRUNDY_LIMIT",
     "MISERE_LAND_CACHE",
-    "SOLVED_ON_TABLE",
     "SolveInterrupted",
     "SolveReport",
     "SolveSettings",
@@ -545,7 +524,5 @@ __all__ = [
     "normal_solver",
     "refuse_seeding_across_tables",
     "solve",
-    "table_file_name",
-    "tables_solved_on",
     "unverified_facts",
 ]
