@@ -106,6 +106,25 @@ def test_an_imported_checkpoint_keeps_the_table_its_solves_ran_on(tmp_path: Path
     assert rerun.returncode == 0, rerun.stderr
     assert json.loads(rerun.stdout)["outcome"] == "L"  # A164950: 8 mod 5 = 3
     assert json.loads(rerun.stdout)["rct_table"]["where"].endswith("s4.rcttable")
-    check = run_cli("check", "--misere", "--root", "0*8", "--json", "--store", resumed, env=env)
+    pruned, proof = str(tmp_path / "pruned"), str(tmp_path / "proof.spdbx")
+    check = run_cli(
+        "check", "--misere", "--root", "0*8", "--json", "--store", resumed, "--prune", pruned,
+        env=env,
+    )  # fmt: skip
     assert check.returncode == 0, check.stdout + check.stderr
     assert "solved on s4: checking with it" in check.stderr
+    assert json.loads(check.stdout)["rct_table_file"].startswith("s4.rcttable (sha256 ")
+    # the pruned proof, exported and imported alone, still names s4 (a certificate's check)
+    for step in [
+        ("export", "--store", pruned, "--kind", "misere", "--out", proof),
+        ("import", proof, "--store", str(tmp_path / "alone")),
+    ]:
+        done = run_cli(*step, env=env)
+        assert done.returncode == 0, done.stderr
+    alone = run_cli(
+        "check", "--misere", "--root", "0*8", "--json", "--store", str(tmp_path / "alone"),
+        env=env,
+    )  # fmt: skip
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    assert "solved on s4: checking with it" in alone.stderr
+    assert json.loads(alone.stdout)["outcome"] == "L"

@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from sproutsdb.ops.parallel_check import (
     lives_order,
     new_checker,
 )
-from sproutsdb.ops.solved_on import tables_solved_on
+from sproutsdb.ops.solved_on import named_table_file, solved_on_comment, tables_solved_on
 from sproutsdb.progress import counter_bar
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
@@ -397,7 +397,9 @@ def check_misere_root(
     if cycles < 1:
         raise UsageError("the number of cycles must be at least 1")
     game = get_game().engine()
-    rcts, table_source = misere_rct_source(store, rct_table, derive_rct_lives, progress=not quiet)
+    rcts, table_source, table_file = misere_rct_source(
+        store, rct_table, derive_rct_lives, progress=not quiet
+    )
     # the solver class only as the engine (nodes, children, rules); it never searches
     engine = MisereSolver(game, MemoryProofStore(), rcts)
     with root_check_progress(cycles, quiet) as progress:
@@ -415,6 +417,8 @@ def check_misere_root(
     ):
         _mark_rcts_rederived(rcts, store)
     extra: dict[str, Any] = {"rct_source": table_source}
+    if table_file is not None:
+        extra["rct_table_file"] = table_file
     if rcts is None:
         extra["solved_on_tables"] = tables_solved_on(store)
     else:
@@ -438,9 +442,16 @@ def write_pruned(check: RootCheck, pruned: LmdbProofStore) -> None:
         raise ValueError("only a complete, consistent proof is pruned")
     if check.play == "misere":
         keys = sorted(check.report.used)
+        table_file = check.extra.get("rct_table_file")
+        who = pruned.provenance
+        if table_file:  # the proof's nodes are keyed by that table: a check of it needs it
+            who = replace(who, comment=solved_on_comment(table_file))
         for start in range(0, len(keys), MARK_BATCH):
             pruned.put(
-                FactKind.MISERE, {k: "L" for k in keys[start : start + MARK_BATCH]}, verified=True
+                FactKind.MISERE,
+                {k: "L" for k in keys[start : start + MARK_BATCH]},
+                provenance=who,
+                verified=True,
             )
         if check.rcts is not None:
             _copy_rcts_read(check.rcts, pruned)
@@ -460,16 +471,17 @@ def misere_rct_source(
     derive_rct_lives: int,
     *,
     progress: bool = True,
-) -> tuple[DerivedRcts | None, str]:
-    """The RCTs a misère check may use, every one re-derived before use, and where the
+) -> tuple[DerivedRcts | None, str, str | None]:
+    """The RCTs a misère check may use, every one re-derived before use, where the
     claims come from: `rct_table` (re-derived whole, or its cached mark and index; a name
     built first, its counter on stderr if `progress`), else the named table (`s7`) the
     store's solves ran on, the store's `pos_rct` facts (each land re-derived from its
-    children, up to `derive_rct_lives` lives), or none."""
+    children, up to `derive_rct_lives` lives), or none; and a table file's name and
+    SHA-256 (`s7.rcttable (sha256 …)`), which a pruned proof's provenance repeats."""
     from sproutsdb.ops.rct_tables import rct_table_file, table_the_store_names
     from sproutsdb.ops.shipped_rcts import say_on_stderr, shipped_rct_table
     from sproutsdb.solver.misere.solver import StoreRcts
-    from sproutsdb.trusted_tables import verified_rcts
+    from sproutsdb.trusted_tables import file_digest, verified_rcts
 
     game = get_game().engine()
     holds_rcts = store.count(FactKind.RCT) or store.count(FactKind.POS_RCT)
@@ -484,13 +496,15 @@ def misere_rct_source(
         # a name (s7): built once
         path = rct_table_file(rct_table, notice=say_on_stderr, progress=progress)
         rcts = verified_rcts(path, notice=say_on_stderr)  # a large one: in place
-        return DerivedRcts(game, rcts, trusted=rcts.rct_id_of), "file"
+        named_file = named_table_file(Path(path).name, file_digest(path))
+        return DerivedRcts(game, rcts, trusted=rcts.rct_id_of), "file", named_file
     if holds_rcts:
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
         trusted = shipped[0].rct_id_of if shipped is not None else None
         claims = StoreRcts(store)
-        return DerivedRcts(game, claims, trusted=trusted, max_lives=derive_rct_lives), "store"
-    return None, "none"
+        derived = DerivedRcts(game, claims, trusted=trusted, max_lives=derive_rct_lives)
+        return derived, "store", None
+    return None, "none", None
 
 
 def _mark_rcts_rederived(rcts: DerivedRcts, store: LmdbProofStore) -> None:

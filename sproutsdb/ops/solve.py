@@ -22,7 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from sproutsdb.errors import UsageError, UserError
 from sproutsdb.games import DEFAULT_GAME, GameEntry, get_game
-from sproutsdb.ops.solved_on import solved_on_comment, table_file_name, tables_solved_on
+from sproutsdb.ops.solved_on import (
+    named_table_file,
+    solved_on_comment,
+    table_file_name,
+    tables_solved_on,
+)
 from sproutsdb.solver.normal.solver import SEARCHES, NormalSolver
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import FactKind, ListedProofStore, ProofStore
@@ -451,7 +456,9 @@ def _name_the_table(
                 f"still right). Give a new --store to prove it on {table.name}."
             )
     if not store.readonly:
-        store.provenance = replace(store.provenance, comment=solved_on_comment(table.name, digest))
+        store.provenance = replace(
+            store.provenance, comment=solved_on_comment(named_table_file(table.name, digest))
+        )
 
 
 def _holds_library(store: LmdbProofStore) -> bool:

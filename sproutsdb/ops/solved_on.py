@@ -16,9 +16,15 @@ SOLVED_ON_TABLE = "misère solve on the RCT table"
 _NAMED_FILE = re.compile(r"[^\s/]{1,255} \(sha256 [0-9a-f]{64}\)")
 
 
-def solved_on_comment(file_name: str, digest: str) -> str:
-    """The provenance comment of a misère solve on the table file `file_name`."""
-    return f"{SOLVED_ON_TABLE} {file_name} (sha256 {digest})"
+def named_table_file(file_name: str, digest: str) -> str:
+    """How provenance names a table file: `s7.rcttable (sha256 …)`."""
+    return f"{file_name} (sha256 {digest})"
+
+
+def solved_on_comment(named_file: str) -> str:
+    """The provenance comment of misère facts keyed by the table `named_file` names (a
+    solve's on it, or a proof pruned by a check with it)."""
+    return f"{SOLVED_ON_TABLE} {named_file}"
 
 
 def tables_solved_on(store: LmdbProofStore) -> list[str]:
@@ -44,7 +50,7 @@ def tables_named_in(comments: Iterable[str]) -> list[str]:
 def solved_on_parts(solved_on: Iterable[str]) -> str:
     """The `; `-separated parts an import adds to its provenance comment for the tables
     its file's solves ran on (`tables_named_in` reads them back), or ''."""
-    return "".join(f"; {SOLVED_ON_TABLE} {entry}" for entry in solved_on)
+    return "".join(f"; {solved_on_comment(entry)}" for entry in solved_on)
 
 
 def table_file_name(solved_on: str) -> str:
