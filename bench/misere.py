@@ -82,7 +82,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  21   L   S6   1  ckpt      2,460    2,454   8,419,975    29,951                    2023 MB  12-02
  21   L   S6   2  ckpt      1,432   ~2,820   4,934,709    31,052 146,051 lib         1700 MB  12-02
  21   L   S7   1  ckpt      2,721    2,841  13,965,562    98,863            x       3456 MB  12-02 n
- 21   -   S7   2  p20       7,685   13,890  32,999,335   179,076 undecided          3724 MB  12-04 d
+ 21   L   S7   2  p20      11,413   21,125  49,550,968   247,912   149,794          3724 MB  12-04 d
 
 s: S7 rows 13-16 loaded S7's trees one by one (~90 of their CPU s), 17 from the snapshot;
 three runs on the two cores. f: one of the faster machines of this kind (0.51 CPU ms a main
@@ -94,8 +94,11 @@ c: the chain's 0*17 took 1:36 wall (86 s of search), 181 CPU s, 644,968 visits, 
 stored, so the chain from an empty store took 24:10 wall. c and p: the 12-04 afternoon, a
 faster instance of this machine kind than the morning's 12-04 rows (0.45 CPU ms a main
 visit against 0.64); p is the fresh run paired with c, right after it (not checked).
-d: stopped by Ctrl-C after 2:08 wall with 5 of 12 root options shown winning (see the
-2026-12-04 evening log); its store is bench/checkpoints/misere-0x21-s7.spdbx.
+d: two runs, from S7's 0*20 proof alone: the first stopped by Ctrl-C after 2:08 wall with 5
+of 12 root options shown winning (see the 2026-12-04 evening log), the second resumed from
+its store and decided L in 1:02 wall (the 2026-12-04 late log); the proof, pruned by its
+check and checked clean again alone in a fresh store with S7, is
+bench/checkpoints/misere-0x21-s7.spdbx.
 x: the store mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7 search;
 such a store did not check with S7 alone at 0*14 and 0*19 (0*21's was not checked; see the
 12-02 evening log): the outcome agrees with A164950 and the library, but is no proof here.
@@ -108,9 +111,9 @@ time on the two cores (0*21 --jobs 1 beside the S7 build, then 0*19 and 0*18 see
 checks of 0*20 beside ~6 of the first 10 minutes of 0*18. Not measured: --jobs 2 fresh on S6 at
 0*18-0*20; 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6
 M main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
-solved as roots are logged under 2026-12-01); 0*21 decided on S7 with a proof that checks
-(the x row started from S6's checkpoint; the d row, from S7's 0*20 proof alone, was
-stopped undecided: its store is the next start); and S6 fresh at 0*18 on today's code (its row is 11-27's: before the compiled
+solved as roots are logged under 2026-12-01); 0*21 on S7 from an empty store in one
+chain (the d row starts from 0*20's pruned S7 proof, which the 12-04 fresh 0*20 row
+made); and S6 fresh at 0*18 on today's code (its row is 11-27's: before the compiled
 assembler and pass, and the larger memos), so the S7 row's -23 % visits and -55 % CPU
 against it mix base and code.
 
@@ -1077,6 +1080,37 @@ the two cores under /usr/bin/time -v:
         0*19.AB|0.AB 73,222 (226, 3.1 GB), 0*16.AB|0*4.AB 55,936 (152; these three beside
         the suite, 15:48-15:59),
         0*15.AB|0*5.AB 49,361 (119), 0*10.AB|0*10.AB 50,967 (98, 2.4 GB). Not pruned.
+
+2026-12-04 late (same machine, cached S7), under /usr/bin/time -v:
+  0*21 on S7 decided (row d, its second run): `import misere-0x21-s7.spdbx` (the stopped
+        run's store, 367,498 nodes, 4.0 s) into a new store, then the same `solve 0*21
+        --misere --rct-table s7 --jobs 2`, 16:25-17:27: L after 3,728.5 s of search
+        (1:02:21 wall), 7,234.9 CPU s (7,206.6 user + 28.3 system), 16,551,633 main visits,
+        68,836 losing nodes stored by the main search, 3.69 GB peak; one targeted test
+        file ran beside it for a few minutes. The progress line's count of winning options
+        went from 5 to 6 at 2.27 M visits (550 s), 7 at 11.6 M (2,463 s), then 8 / 9 / 10 /
+        11 at 14.9 / 15.1 / 15.3 / 15.5 M (3,471 / 3,501 / 3,531 / 3,561 s), and the last at
+        16.55 M (3,728 s): the last five fell within 257 s of search, the first seven
+        took 3,471 s (the cause was not looked into). The two runs together, from 0*20's pruned S7 proof
+        (42,934 nodes) alone: 3:10:44 wall, 11,413 s of search, 21,125 CPU s, 49.55 M main
+        visits, 3.72 GB peak. S6's route from 0*20's proof took about 47,600 CPU s (~44,800
+        before its checkpoint, on the code of 11-27..29 and three machines, plus ~2,820 for
+        the last run): S7 0.44x; from an empty store, with the fresh 0*20 each started from
+        (S7 6,035 CPU s, S6 ~19,500), about 27,200 against 67,100: 0.40x. Both ratios mix
+        base, code and machines (one route each). Check: `check --misere --root 0*21
+        --rct-table s7 --prune PROOF --cycles 1` on that store: L, clean, 149,794 losing
+        nodes used and verified, 0 unproven, 116,477 position -> RCT claims taken from the
+        re-derived S7 table, 0 refuted, 476.8 CPU s (7:59 wall), 5.53 GB peak. The pruned
+        proof exported (0.96 MB) and imported alone into a fresh store checked clean again
+        with S7 (L, 149,794 verified, 0 unproven, 0 refuted, 512.8 CPU s, 5.44 GB; beside
+        the targeted tests), and was pruned there once more (the same 149,794 nodes, 485.5
+        CPU s, 5.48 GB) so that its provenance names S7 (commit "check --prune writes a
+        misère proof ..."); that file imported alone checks with no --rct-table ("solved
+        on s7: checking with it": L, clean, 149,794 verified, 533.3 CPU s, 5.44 GB; beside
+        the suite). It is a second proof of 0*21 = L (A164950 stops at 20; the conjecture,
+        n = 21 = 3 mod 6, holds), independent of the library's S6 certificate
+        (146,051 nodes): no S6-keyed fact entered its store. Kept as
+        bench/checkpoints/misere-0x21-s7.spdbx (it replaces the stopped run's store).
 """
 
 from __future__ import annotations
