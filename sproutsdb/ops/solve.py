@@ -41,8 +41,6 @@ if TYPE_CHECKING:
 FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every 1 000)
 MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in a misère solve
 GRUNDY_LIMIT = 64  # a misère Grundy search tries P + *g for g up to this
-# The provenance comment of what a misère solve on an RCT table file stores: its losing
-# nodes name that table's trees, so a check needs the same file (ops.check reads it).
 # A server's RCT table as streamed and rebuilt, per server address and the tables it says it
 # serves (root, counts, checksum): a process that solves many positions as a client of one
 # server (a Ray worker of `fleet solve --misere`, one task per position) streams and rebuilds
