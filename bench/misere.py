@@ -74,6 +74,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  19   L   S6   1  seeded      136      142     593,703     4,959                     702 MB  12-02
  19   L   S6   2  seeded      101      194     297,598     1,840    20,012            460 MB  11-28
  19   L   S7   1  seeded      113      123     558,547     4,805  not clean x       1820 MB  12-02 n
+ 19   L   S7   1  fresh      1,140    1,139   4,396,057    45,787    16,595           2875 MB  12-04
  19   L   S7   2  fresh        683    1,377   1,907,029    19,548    13,446           2336 MB  12-02
  20   L   S6 1, 2 fresh   ~13,000  ~19,500     ~18.1 M   167,729 39,797 lib          4300 MB  11-27.. (6 runs)
  20   L   S6   1  seeded    3,568    3,762  12,276,626   108,935    53,588 u           2219 MB  12-02 n
@@ -1111,6 +1112,12 @@ the two cores under /usr/bin/time -v:
         n = 21 = 3 mod 6, holds), independent of the library's S6 certificate
         (146,051 nodes): no S6-keyed fact entered its store. Kept as
         bench/checkpoints/misere-0x21-s7.spdbx (it replaces the stopped run's store).
+  0*19 on S7 fresh, --jobs 1 (`python bench/misere.py --from 19 --to 19 --jobs 1 --table
+        s7 --minutes 50 --cycles 1`, 18:20-18:46, alone on the cores): L, 1,139.9 s wall,
+        1,138.8 CPU s, 4,396,057 visits, 45,787 stored, pruned proof 16,595, clean, 2,875
+        MB, 3.9 s to open S7. Against --jobs 2 fresh (12-02, another instance): 1.67x the
+        wall, 0.83x the CPU, 2.3x the main visits; against S6 --jobs 1 fresh (11-27, older
+        code, 3 runs): 0.23x the wall, 0.85x the visits.
 """
 
 from __future__ import annotations
