@@ -25,6 +25,7 @@ from sproutsdb.games import DEFAULT_GAME, GameEntry, get_game
 from sproutsdb.ops.solved_on import (
     named_table_file,
     solved_on_comment,
+    table_file_digest,
     table_file_name,
     tables_solved_on,
 )
@@ -441,7 +442,7 @@ def _name_the_table(
 
     digest = file_digest(table)
     if store.count(FactKind.MISERE):
-        named = {t.removesuffix(")")[-64:]: table_file_name(t) for t in tables_solved_on(store)}
+        named = {table_file_digest(t): table_file_name(t) for t in tables_solved_on(store)}
         shipped = shipped_table()
         if shipped is not None and _holds_library(store):
             named.setdefault(file_digest(shipped), SHIPPED_TABLE)  # its certificates' table

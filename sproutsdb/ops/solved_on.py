@@ -56,3 +56,8 @@ def solved_on_parts(solved_on: Iterable[str]) -> str:
 def table_file_name(solved_on: str) -> str:
     """The file name in one `tables_solved_on` entry (`s7.rcttable (sha256 …)`)."""
     return solved_on.split(" (sha256 ")[0]
+
+
+def table_file_digest(solved_on: str) -> str:
+    """The SHA-256 in one `tables_solved_on` entry (`s7.rcttable (sha256 …)`)."""
+    return solved_on.removesuffix(")").rsplit(" (sha256 ", 1)[-1]
