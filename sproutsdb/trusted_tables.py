@@ -19,6 +19,7 @@ rather than loading and re-deriving the table whole.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -40,6 +41,7 @@ from sproutsdb.formats.rcttable import RctTable, RctTableError, load_table
 from sproutsdb.games import get_game
 from sproutsdb.solver.misere.rctsearch import check_positions
 from sproutsdb.solver.misere.solver import TableRcts
+from sproutsdb.solver.ports.game import Game
 
 CANON_VERSION = get_game().canon_version
 
@@ -135,7 +137,9 @@ def remember_built(path: str | Path, table: RctTable, cpu_seconds: float) -> Non
     if len(table.positions) > LAZY_FROM_POSITIONS:
         folder = cache_dir() / INDEX_FOLDER
         try:
-            mark["index_blake2b"] = write_index(path, folder / f"{digest}.idx", digest)
+            mark["index_blake2b"] = write_index(
+                path, folder / f"{digest}.idx", digest, size=_position_size
+            )
             mark["trees_blake2b"] = write_trees(
                 folder / f"{digest}.trees", table.algebra.snapshot()
             )
@@ -184,18 +188,40 @@ def verified_rcts(
         if table is None:
             table = verified_table(path, notice=notice)  # the mark holds: loaded, not checked
         try:
-            wanted_index = write_index(path, index, digest)
+            wanted_index = write_index(path, index, digest, size=_position_size)
             wanted_trees = write_trees(trees, table.algebra.snapshot())
         except OSError:  # an unwritable cache: use the table whole, as a small one
             return TableRcts(table)
-        _write_mark(digest, dict(mark, index_blake2b=wanted_index, trees_blake2b=wanted_trees))
+        mark = dict(mark, index_blake2b=wanted_index, trees_blake2b=wanted_trees)
+        _write_mark(digest, mark)
         algebra = read_trees(trees, wanted_trees)
     del table
     _verified.pop(digest, None)  # the index serves it from now on
     rcts = IndexedRcts(index, algebra)
+    if rcts.max_size is None:  # an index of an earlier version: the same, with its bound
+        try:
+            _write_mark(
+                digest,
+                dict(mark, index_blake2b=write_index(path, index, digest, size=_position_size)),
+            )
+        except OSError:  # an unwritable cache: the index serves as it is
+            pass
+        else:
+            rcts = IndexedRcts(index, algebra)
     if rcts.header.get("sha256") != digest or rcts.header.get("game") != "sprouts":
         raise RctTableError(f"{index}: an index of another table; delete it")
     return rcts
+
+
+def _position_size(position: str) -> int:
+    """The game's size of a table position (Sprouts: its lives), for an index's bound."""
+    return _sizing_game().size(position)
+
+
+@functools.cache
+def _sizing_game() -> Game:
+    """The game engine whose size `_position_size` reads (made once, when first needed)."""
+    return get_game().engine()
 
 
 def _digest_or_none(path: Path) -> str | None:

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
-from sproutsdb.formats.rctindex import IndexedRcts
+from sproutsdb.formats.rctindex import IndexedRcts, index_digest, write_index
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
 from sproutsdb.ops.stores import open_local_store
 from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
-from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
+from sproutsdb.solver.misere.solver import MisereSolver, TableRcts, largest_with_rct
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
@@ -62,6 +62,21 @@ def test_every_position_has_the_rct_of_the_whole_table(s4_file: Path) -> None:
     assert isinstance(small, TableRcts)
 
 
+@pytest.mark.parametrize("stride", [1, 2, 3, 7, 64, 10**6])
+def test_a_lookup_finds_what_the_table_has_whatever_the_sample(s4_file: Path, stride: int) -> None:
+    verified_rcts(s4_file, lazy_from=0)  # writes the index into the cache
+    indexed = IndexedRcts(_index_of(s4_file), stride=stride)
+    whole = load_table(s4_file)
+    positions = sorted(whole.positions)
+    found = indexed.lookup(positions)
+    assert {p: indexed.algebra.content_id(h) for p, h in found.items()} == {
+        p: whole.rct_id_of(p) for p in positions
+    }
+    # keys around each one (before the first, after the last, between two) are absent
+    near = {"", "~", *(p[:-1] for p in positions), *(p + "!" for p in positions)}
+    assert indexed.lookup(sorted(near - whole.positions.keys())) == {}
+
+
 def test_a_misere_search_is_the_same_on_the_index(s4_file: Path) -> None:
     game = SproutsGame()
     results = []
@@ -70,6 +85,29 @@ def test_a_misere_search_is_the_same_on_the_index(s4_file: Path) -> None:
         results.append((solver.outcome(game.canonical("0*8")), solver.stats.nodes))
     assert results[0] == results[1]
     assert results[0][0] == "L"  # A164950: 0*8 is a misère loss
+
+
+def test_the_index_knows_its_largest_position_and_an_older_one_learns_it(
+    s4_file: Path,
+) -> None:
+    """A land larger than every position of the table is known absent without a search
+    (most lands a large misère search meets); an index written before the bound existed is
+    written again with it, and the mark follows."""
+    game = SproutsGame()
+    largest = max(game.size(p) for p in load_table(s4_file).positions)
+    assert largest == 12  # the lives of 0*4, the tree's root
+    indexed = verified_rcts(s4_file, lazy_from=0)
+    assert isinstance(indexed, IndexedRcts) and indexed.max_size == largest
+    assert largest_with_rct(indexed) == largest
+    digest = file_digest(s4_file)
+    mark = read_mark(digest)
+    assert mark is not None
+    mark["index_blake2b"] = write_index(s4_file, _index_of(s4_file), digest)  # no bound
+    write_cached_mark(cache_dir() / MARKS_FOLDER / f"{digest}.json", mark)
+    assert IndexedRcts(_index_of(s4_file)).max_size is None
+    again = verified_rcts(s4_file, lazy_from=0)
+    assert isinstance(again, IndexedRcts) and again.max_size == largest
+    assert (read_mark(digest) or {})["index_blake2b"] == index_digest(_index_of(s4_file))
 
 
 def test_a_changed_index_is_written_again_not_used(s4_file: Path) -> None:

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.rctsearch import RctSearch
+from sproutsdb.solver.misere.solver import largest_with_rct
 from sproutsdb.solver.normal.check import Inconsistency
 from sproutsdb.solver.ports.game import Game
 
@@ -118,6 +119,8 @@ class DerivedRcts:
         self._trusted = trusted
         self.max_lives = max_lives
         self._search = RctSearch(game, self.algebra, via_lands=True)
+        # a claim source that knows its largest land (an indexed table) bounds ours too
+        self.max_size = largest_with_rct(claims)
         self._settled: dict[str, int | None] = {}  # land -> handle handed out (None: unused)
         self.report = DerivationReport()
 

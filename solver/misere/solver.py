@@ -147,6 +147,13 @@ class RctSource(Protocol):
         ...
 
 
+def largest_with_rct(source: RctSource) -> int | None:
+    """The largest ``game.size`` (Sprouts: lives) of a land the source can have an RCT for,
+    when it says (``max_size``: an indexed table); None when any land may have one."""
+    largest = getattr(source, "max_size", None)
+    return largest if isinstance(largest, int) else None
+
+
 class NoRcts:
     """No RCT known: every land stays in the position part (the reference behaviour)."""
 
@@ -391,6 +398,7 @@ class MisereSolver:
         self.store = store
         self.rcts: RctSource = NoRcts() if rcts is None else rcts
         self.algebra = self.rcts.algebra
+        self._largest_with_rct = largest_with_rct(self.rcts)
         # its children LRU is a pass-through here: _land_moves keeps what the search needs
         self._measure = ComponentMeasures(game, children_capacity=256)
         # a node's children from one land's moves, and in move order: compiled when built
@@ -617,7 +625,12 @@ class MisereSolver:
             if len(memo) + len(new) > LAND_RCT_CAPACITY:
                 memo.clear()
                 new = list(wanted)
-            found = self.rcts.lookup(new)
+            largest = self._largest_with_rct
+            if largest is None:
+                found = self.rcts.lookup(new)
+            else:  # most lands a large search meets are larger than any of the table's
+                lives = self._measure.lives
+                found = self.rcts.lookup([land for land in new if lives(land) <= largest])
             land_of = self._land_of
             for land in new:
                 handle = memo[land] = found.get(land)
