@@ -62,23 +62,28 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  17   W   S7   1  fresh    1111.9    709.7   1,246,777    19,299     8,031           1998 MB  11-27 s
  17   W   S7   2  fresh     143.5    282.6     688,389    22,051     7,566           1632 MB  12-04
  18   W   S6   1  fresh    10,756    9,657  11,318,526   137,381 41,581 lib          2411 MB  11-27 (2 runs)
+ 18   W   S6   1  fresh     2,162    2,144  11,279,220   136,565    47,088           2653 MB  12-04 e
  18   W   S6   1  seeded    3,189    3,168   8,305,326   107,626                    1976 MB  12-02
  18   W   S6   2  seeded    2,951    5,863   6,896,828    80,598                    1760 MB  11-29
  18   W   S6   2  seeded    1,758    3,501   6,883,956    81,720  48,964 u           1640 MB  12-01 f
  18   -   S7   1  fresh     4,587    3,973   5,762,494    77,401 undecided          3288 MB  11-27
  18   W   S7   1  fresh     4,404    4,376   8,720,653   113,584  38,574 u           3292 MB  12-02
+ 18   W   S7   1  fresh     3,029    2,221   8,720,653   113,584    38,574           4001 MB  12-04 e
+ 18   W   S7   1  fresh     2,608    1,929   8,720,653   113,584    38,574           4009 MB  12-04 k
  18   W   S7   2  fresh     2,444    4,599   7,158,172    87,101    44,580           3231 MB  12-04
  18   W   S7   2  fresh     1,476    2,939   6,514,205    80,531                    3004 MB  12-04 p
  18   W   S7   2  chain     1,339    2,669   6,110,988    75,441  39,113 u           2967 MB  12-04 c
  19   L   S6   1  fresh     4,917    4,611   5,161,236    49,691 15,117 lib          1826 MB  11-27 (3 runs)
+ 19   L   S6   1  fresh     1,354    1,139   4,963,365    49,744    17,671           1768 MB  12-04 e
  19   L   S6   1  seeded      136      142     593,703     4,959                     702 MB  12-02
  19   L   S6   2  seeded      101      194     297,598     1,840    20,012            460 MB  11-28
  19   L   S7   1  seeded      113      123     558,547     4,805  not clean x       1820 MB  12-02 n
- 19   L   S7   1  fresh      1,140    1,139   4,396,057    45,787    16,595           2875 MB  12-04
+ 19   L   S7   1  fresh     1,140    1,139   4,396,057    45,787    16,595           2875 MB  12-04
  19   L   S7   2  fresh        683    1,377   1,907,029    19,548    13,446           2336 MB  12-02
  20   L   S6 1, 2 fresh   ~13,000  ~19,500     ~18.1 M   167,729 39,797 lib          4300 MB  11-27.. (6 runs)
  20   L   S6   1  seeded    3,568    3,762  12,276,626   108,935    53,588 u           2219 MB  12-02 n
  20   L   S6   2  seeded    4,440    8,892   7,746,133    51,528    52,695           1650 MB  11-28
+ 20   L   S7   1  fresh     4,134    3,788  12,805,597   126,728    41,545           3969 MB  12-04 e
  20   L   S7   2  fresh     3,035    6,035   8,121,972    71,045    42,934           3310 MB  12-04
  21   L   S6   1  ckpt      2,460    2,454   8,419,975    29,951                    2023 MB  12-02
  21   L   S6   2  ckpt      1,432   ~2,820   4,934,709    31,052 146,051 lib         1700 MB  12-02
@@ -100,6 +105,9 @@ of 12 root options shown winning (see the 2026-12-04 evening log), the second re
 its store and decided L in 1:02 wall (the 2026-12-04 late log); the proof, pruned by its
 check and checked clean again alone in a fresh store with S7, is
 bench/checkpoints/misere-0x21-s7.spdbx.
+e: the 2026-12-04 night rows, one core each, two to four processes at a time on the two
+cores (compare CPU s: the wall is inflated); k: the same, with the S7 index's sampled keys and
+bound on lives (bench/rct_lookup.py): the same search to the visit, 0.87x the CPU of e.
 x: the store mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7 search;
 such a store did not check with S7 alone at 0*14 and 0*19 (0*21's was not checked; see the
 12-02 evening log): the outcome agrees with A164950 and the library, but is no proof here.
@@ -114,9 +122,10 @@ checks of 0*20 beside ~6 of the first 10 minutes of 0*18. Not measured: --jobs 2
 M main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
 solved as roots are logged under 2026-12-01); 0*21 on S7 from an empty store in one
 chain (the d row starts from 0*20's pruned S7 proof, which the 12-04 fresh 0*20 row
-made); and S6 fresh at 0*18 on today's code (its row is 11-27's: before the compiled
-assembler and pass, and the larger memos), so the S7 row's -23 % visits and -55 % CPU
-against it mix base and code.
+made); S6 fresh with --jobs 1 at 0*20 on today's code (its rows are 11-27's, before the
+compiled assembler and pass and the larger memos: S6 0*18 fresh took 4.5x less CPU on
+12-04 than on 11-27, for the same visits, so every older S6 row overstates S6's cost
+today).
 
 Figures of 2026-11-24 (evening), `--from N --to N --cycles 1`, after the C core's faster
 land children (commits "C core: skip moves that only swap interchangeable boundaries...")
@@ -1118,6 +1127,36 @@ the two cores under /usr/bin/time -v:
         MB, 3.9 s to open S7. Against --jobs 2 fresh (12-02, another instance): 1.67x the
         wall, 0.83x the CPU, 2.3x the main visits; against S6 --jobs 1 fresh (11-27, older
         code, 3 runs): 0.23x the wall, 0.85x the visits.
+
+2026-12-04 night (a new instance of this machine kind, cached S7), `python bench/misere.py
+--from N --to N --jobs 1 [--table s7] --cycles 1` under /usr/bin/time -v, two to four
+processes at a time on the two cores (rows e and k: compare CPU s):
+  0*20 on S7 (19:17-20:29, beside the S6 0*18 below, then the S7 0*18 runs): L, 4,133.8 s
+        wall (1:08:54, the 2-hour goal met on one core), 3,787.7 CPU s, 12,805,597
+        visits, 126,728 stored, pruned proof 41,545, clean, 3,969 MB, 4.5 s to open S7.
+        Against --jobs 2 fresh (12-04 morning, another instance): 1.36x the wall, 0.63x
+        the CPU, 1.58x the main visits.
+  0*18 on S6 (19:17-19:55, today's code; 11-27's row was on the code before the compiled
+        assembler and pass): W, 2,161.5 s wall, 2,143.5 CPU s, 11,279,220 visits (11-27:
+        11,318,526), 136,565 stored, pruned proof 47,088, clean, 2,653 MB: 0.22x the CPU
+        of 11-27's row for the same visits.
+  0*18 on S7 (20:05-20:58, the code of the morning): W, 3,029.0 s wall, 2,220.5 CPU s,
+        8,720,653 visits (the same as 12-02's), 113,584 stored, proof 38,574, clean, 4,001
+        MB. So on today's code and one instance, S7 took 1.04x S6's CPU at 0*18 for 0.77x
+        its visits (0.255 against 0.190 CPU ms a visit) and 1.51x its memory: the
+        "S7 pays from 0*18" of 12-04 compared S7 on new code with S6 on 11-27's. A live
+        profile (py-spy, 60 s of the 0*20 run above) put 19 % of S7's CPU in the index's
+        binary search of lands (`IndexedRcts._find`, ~22 lines read in Python a land),
+        52 % in the C core's children of new lands; at 0*15, 79 % of the lands asked
+        about have more lives than any position of S7 (21).
+  0*18 on S7 with the sampled, bounded index (row k, 20:35-21:20; commit "S7 index: find a
+        land by a sampled bisect ..."): the same search (8,720,653 visits, 113,584 stored,
+        proof 38,574, clean), 2,607.8 s wall, 1,929.0 CPU s: 0.87x the CPU of the run
+        before, and 0.90x S6's; 4,009 MB. bench/rct_lookup.py on 0*14 (loaded machine):
+        lookups 0.41-0.45x, search 0.84x the CPU, same visits.
+  0*19 on S6 (21:04-21:27, beside the k run, then the S7 0*19 below and the suite): L,
+        1,353.8 s wall, 1,139.3 CPU s, 4,963,365 visits, 49,744 stored, pruned proof
+        17,671, clean, 1,768 MB (11-27's row: three resumed runs, 4,611 CPU s).
 """
 
 from __future__ import annotations
