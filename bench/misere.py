@@ -79,6 +79,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  19   L   S6   2  seeded      101      194     297,598     1,840    20,012            460 MB  11-28
  19   L   S7   1  seeded      113      123     558,547     4,805  not clean x       1820 MB  12-02 n
  19   L   S7   1  fresh     1,140    1,139   4,396,057    45,787    16,595           2875 MB  12-04
+ 19   L   S7   1  fresh     1,272      968   4,396,057    45,787    16,595           2892 MB  12-04 k
  19   L   S7   2  fresh        683    1,377   1,907,029    19,548    13,446           2336 MB  12-02
  20   L   S6 1, 2 fresh   ~13,000  ~19,500     ~18.1 M   167,729 39,797 lib          4300 MB  11-27.. (6 runs)
  20   L   S6   1  seeded    3,568    3,762  12,276,626   108,935    53,588 u           2219 MB  12-02 n
@@ -1157,6 +1158,10 @@ processes at a time on the two cores (rows e and k: compare CPU s):
   0*19 on S6 (21:04-21:27, beside the k run, then the S7 0*19 below and the suite): L,
         1,353.8 s wall, 1,139.3 CPU s, 4,963,365 visits, 49,744 stored, pruned proof
         17,671, clean, 1,768 MB (11-27's row: three resumed runs, 4,611 CPU s).
+  0*19 on S7 with the sampled, bounded index (row k, 21:21-21:43, beside the suite): L,
+        1,272.2 s wall, 967.7 CPU s, the same search as the late row (4,396,057 visits,
+        45,787 stored, proof 16,595, clean), 2,892 MB. Against S6 above: 0.85x the CPU,
+        0.89x the visits, 1.64x the memory.
 """
 
 from __future__ import annotations
