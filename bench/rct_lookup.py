@@ -30,6 +30,13 @@ from sproutsdb.solver.ports.proofstore import MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.trusted_tables import INDEX_FOLDER, cache_dir, file_digest, verified_rcts
 
+PLAIN = 1 << 62  # a stride past every table: one sample, a plain binary search
+
+
+def index_of(table: Path) -> Path:
+    """Where verified_rcts keeps the index of a table file."""
+    return cache_dir() / INDEX_FOLDER / f"{file_digest(table)}.idx"
+
 
 def opened(index: Path, stride: int) -> tuple[IndexedRcts, float]:
     """The index opened with this sample stride, on its own copy of the table's trees (the
@@ -65,11 +72,11 @@ def search_apart(name: str, table: str, root: str) -> tuple[str, int, float]:
 
 
 def search_here(name: str, table: str, root: str) -> None:
-    """Open the index as `name` says and print `search`'s figures as JSON."""
-    path = rct_table_file(table)
-    verified_rcts(path, lazy_from=0)
-    index = cache_dir() / INDEX_FOLDER / f"{file_digest(path)}.idx"
-    rcts, _ = opened(index, SAMPLE_STRIDE if name != "baseline" else 1 << 40)
+    """Open the index (written by the parent's verified_rcts) as `name` says and print
+    `search`'s figures as JSON."""
+    rcts, _ = opened(
+        index_of(rct_table_file(table)), PLAIN if name == "baseline" else SAMPLE_STRIDE
+    )
     if name != "bounded":
         rcts.max_size = None
     print(json.dumps(search(rcts, root)))
@@ -100,8 +107,8 @@ def main() -> None:
     default = verified_rcts(table, lazy_from=0)  # writes the index if need be
     if not isinstance(default, IndexedRcts):
         raise SystemExit(f"{table}: no index could be written in the cache")
-    index = cache_dir() / INDEX_FOLDER / f"{file_digest(table)}.idx"
-    baseline, open_baseline = opened(index, default.positions)
+    index = index_of(table)
+    baseline, open_baseline = opened(index, PLAIN)
     baseline.max_size = None  # nor the bound on lives: every land is searched for
     sampled, open_sampled = opened(index, SAMPLE_STRIDE)
     print(
