@@ -10,6 +10,7 @@ from typing import Any
 
 from cli_helpers import run_cli
 from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.solver.misere import check as misere_check
 from sproutsdb.solver.misere.check import MisereChecker, check_misere_with_cycles
 from sproutsdb.solver.misere.solver import MisereSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
@@ -71,6 +72,19 @@ def test_a_node_shown_winning_once_is_not_shown_again() -> None:
         report = MisereChecker(counting, solved(spots)).check(f"0*{spots}")
         assert report.ok and report.outcome == OUTCOMES[spots]
         assert asked and max(asked.values()) == 1
+
+
+def test_a_tiny_cache_of_absent_keys_changes_no_verdict(monkeypatch: Any) -> None:
+    """The keys a store does not hold are only a cache (cleared at ABSENT_CAP): with room
+    for 8 of them the check asks the store again, and proves the same with the same facts."""
+    for spots in (4, 5):
+        store = solved(spots)
+        roomy = MisereChecker(engine(), store).check(f"0*{spots}")
+        monkeypatch.setattr(misere_check, "ABSENT_CAP", 8)
+        cramped = MisereChecker(engine(), store).check(f"0*{spots}")
+        monkeypatch.undo()
+        assert roomy.ok and cramped.ok and cramped.outcome == roomy.outcome == OUTCOMES[spots]
+        assert cramped.used == roomy.used and cramped.verified == roomy.verified
 
 
 def counting_engine() -> tuple[MisereSolver, Counter[str]]:

@@ -32,6 +32,9 @@ from sproutsdb.solver.normal.check import (
 from sproutsdb.solver.ports.proofstore import FactKind
 
 MAX_NAMED = 10
+# keys the source was asked about and does not hold as losing, kept until there are this
+# many: a whole-root check of 0*21 asked about tens of millions (5.5 GB when all were kept)
+ABSENT_CAP = 1 << 21
 
 
 class MisereEngine(Protocol):
@@ -67,7 +70,8 @@ class MisereChecker:
         self._source = source
         self._rng = rng
         self._settled = settled if settled is not None else nothing_settled
-        self._stored: dict[str, bool] = {}  # key -> stored as losing
+        self._losing: set[str] = set()  # keys the source holds as losing (all asked so far)
+        self._absent: set[str] = set()  # keys it does not hold (a cache, cleared at ABSENT_CAP)
         self._verdicts: dict[str, Verdict] = {}
         self._deps: dict[str, tuple[str, ...]] = {}
         # nodes shown winning in this run and the facts that showed it: a node is the
@@ -116,7 +120,7 @@ class MisereChecker:
             report.outcome = static
             return None
         self._fetch([key])
-        if self._stored.get(key):
+        if key in self._losing:
             if (yield key, root) is Verdict.OK:
                 report.outcome = "L"
                 self._root_deps = (key,)
@@ -167,13 +171,13 @@ class MisereChecker:
             outcome = engine.known_outcome(grand)
             if outcome == "L":
                 return ()
-            if outcome is None and self._stored.get(gkey):
+            if outcome is None and gkey in self._losing:
                 candidates.append((self._score(gkey), gkey, grand))
         candidates.sort(key=lambda c: c[0])
         for _, gkey, grand in candidates:
             if (yield gkey, grand) is Verdict.OK:
                 return (gkey,)
-        if self._stored.get(key) and (yield key, node) is Verdict.OK:
+        if key in self._losing and (yield key, node) is Verdict.OK:
             return Inconsistency(needed_by, 0, f"its option {key} is a checked misère loss")
         if not candidates:
             named = tuple(k for k, _ in grandchildren[:MAX_NAMED])
@@ -191,12 +195,15 @@ class MisereChecker:
         return proof_closure(roots, self._deps, lambda _key: 0)
 
     def _fetch(self, keys: Sequence[str]) -> None:
-        wanted = list(dict.fromkeys(k for k in keys if k not in self._stored))
+        losing, absent = self._losing, self._absent
+        wanted = list(dict.fromkeys(k for k in keys if k not in losing and k not in absent))
         if not wanted:
             return
         found: Mapping[str, Any] = self._source.get(FactKind.MISERE, wanted)
+        if len(absent) + len(wanted) > ABSENT_CAP:
+            absent.clear()
         for key in wanted:
-            self._stored[key] = found.get(key) == "L"
+            (losing if found.get(key) == "L" else absent).add(key)
 
 
 class _MisereProofView:
