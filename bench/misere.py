@@ -66,6 +66,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  18   W   S6   1  seeded    3,189    3,168   8,305,326   107,626                    1976 MB  12-02
  18   W   S6   2  seeded    2,951    5,863   6,896,828    80,598                    1760 MB  11-29
  18   W   S6   2  seeded    1,758    3,501   6,883,956    81,720  48,964 u           1640 MB  12-01 f
+ 18   W   S6   2  fresh     1,814    3,592   8,686,491   188,481    51,832           2581 MB  12-04 m
  18   -   S7   1  fresh     4,587    3,973   5,762,494    77,401 undecided          3288 MB  11-27
  18   W   S7   1  fresh     4,404    4,376   8,720,653   113,584  38,574 u           3292 MB  12-02
  18   W   S7   1  fresh     3,029    2,221   8,720,653   113,584    38,574           4001 MB  12-04 e
@@ -77,11 +78,13 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  19   L   S6   1  fresh     1,354    1,139   4,963,365    49,744    17,671           1768 MB  12-04 e
  19   L   S6   1  seeded      136      142     593,703     4,959                     702 MB  12-02
  19   L   S6   2  seeded      101      194     297,598     1,840    20,012            460 MB  11-28
+ 19   L   S6   2  fresh     1,443    1,604   3,734,795    58,331    19,556           1630 MB  12-04 m
  19   L   S7   1  seeded      113      123     558,547     4,805  not clean x       1820 MB  12-02 n
  19   L   S7   1  fresh     1,140    1,139   4,396,057    45,787    16,595           2875 MB  12-04
  19   L   S7   1  fresh     1,272      968   4,396,057    45,787    16,595           2892 MB  12-04 k
  19   L   S7   2  fresh        683    1,377   1,907,029    19,548    13,446           2336 MB  12-02
  20   L   S6 1, 2 fresh   ~13,000  ~19,500     ~18.1 M   167,729 39,797 lib          4300 MB  11-27.. (6 runs)
+ 20   L   S6   1  fresh     5,914    3,939  18,748,220   165,083    51,924           2772 MB  12-04 m
  20   L   S6   1  seeded    3,568    3,762  12,276,626   108,935    53,588 u           2219 MB  12-02 n
  20   L   S6   2  seeded    4,440    8,892   7,746,133    51,528    52,695           1650 MB  11-28
  20   L   S7   1  fresh     4,134    3,788  12,805,597   126,728    41,545           3969 MB  12-04 e
@@ -109,6 +112,9 @@ bench/checkpoints/misere-0x21-s7.spdbx.
 e: the 2026-12-04 night rows, one core each, two to four processes at a time on the two
 cores (compare CPU s: the wall is inflated); k: the same, with the S7 index's sampled keys and
 bound on lives (bench/rct_lookup.py): the same search to the visit, 0.87x the CPU of e.
+m: the 2026-12-04 last rows, S6 from an empty store on the instance of e and k: 0*18
+--jobs 2 alone on the two cores (its wall is fair), the others beside other runs (compare
+CPU s; see the log).
 x: the store mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7 search;
 such a store did not check with S7 alone at 0*14 and 0*19 (0*21's was not checked; see the
 12-02 evening log): the outcome agrees with A164950 and the library, but is no proof here.
@@ -1162,6 +1168,40 @@ processes at a time on the two cores (rows e and k: compare CPU s):
         1,272.2 s wall, 967.7 CPU s, the same search as the late row (4,396,057 visits,
         45,787 stored, proof 16,595, clean), 2,892 MB. Against S6 above: 0.85x the CPU,
         0.89x the visits, 1.64x the memory.
+
+2026-12-04, last (the night's instance, cached S7), under /usr/bin/time -v:
+  S6 --jobs 2 fresh, 0*18..0*20 in one invocation (`python bench/misere.py --from 18 --to
+        20 --jobs 2 --minutes 120 --cycles 1`, row m), from 22:10:
+    0*18 alone on the two cores (22:10-22:41): W, 1,814.4 s wall (30:14, 1.01x the
+        30-minute goal), 1,794.8 CPU s main, 3,592.3 in all, 8,686,491 main visits,
+        188,481 stored (both processes'), pruned proof 51,832, clean, 2,581 MB. Against
+        --jobs 1 (row e, this instance): 0.84x the wall, 1.68x the CPU, 0.77x the main
+        visits; against S7 --jobs 2 fresh on the afternoon's faster instance (row p):
+        1.23x the wall.
+    0*19 (22:46-23:07) beside the S6 --jobs 1 0*20 below, the check below and the suite
+        (three to five processes on the two cores; its wall is inflated): L, 1,443.1 s
+        wall, 800.8 CPU s main, 1,603.5 in all, 3,734,795 main visits, 58,331 stored,
+        pruned proof 19,556, clean, 1,630 MB. Against --jobs 1 (row e): 1.41x the CPU in
+        all, 0.70x the main's, 0.75x the main visits.
+  The check of S7's 0*21 proof once the checker keeps only a bounded cache of the keys a
+        store does not hold as losing (commit "misère check: keep the keys a store holds
+        ..."): `import misere-0x21-s7.spdbx` into a new store (2.7 s), then `check --misere
+        --root 0*21 --json` (S7 from the store's provenance), 22:42-22:55 beside two
+        searches: L, clean, 149,794 losing nodes used and verified, 0 unproven, 116,477
+        claims from the re-derived S7 table, 0 refuted, 390.9 CPU s (371.1 user + 19.7
+        system), 12:52 wall, 2.76 GB peak. The late log's same check: 533.3 CPU s and 5.44
+        GB (now 0.73x and 0.51x).
+  S6 --jobs 1 fresh 0*20 (`python bench/misere.py --from 20 --to 20 --jobs 1 --minutes 150
+        --cycles 1`, row m, 22:42-00:23, beside the runs above and the suite, then niced
+        --jobs 2 processes: its wall is inflated): L, 5,914.3 s wall, 3,938.8 CPU s of
+        search (4,056.8 with its check, /usr/bin/time), 18,748,220 visits, 165,083
+        stored, pruned proof 51,924, clean, 2,772 MB. 11-27's code took ~19,500 CPU s in
+        six runs (0.20x now). Against S7 --jobs 1 fresh (row e, this instance, the code
+        before the index fix): S7 0.96x the CPU, 0.68x the visits, 1.43x the memory; the
+        fix took 0.87x of the same search's CPU at 0*18, so S7 today would be ~0.84x at
+        0*20 (not run). S7 stays the default from 0*18's lives: measured, it saves 10 % of
+        S6's CPU at 0*18 and 15 % at 0*19 (4 % at 0*20 before the fix) and 11-32 % of the
+        visits, for 1.4-1.6x the memory and a ~590 CPU s build once.
 """
 
 from __future__ import annotations
