@@ -125,14 +125,13 @@ there is the store's growth (the main search's own: 14,008). The 12-02 rows ran 
 time on the two cores (0*21 --jobs 1 beside the S7 build, then 0*19 and 0*18 seeded beside
 0*18 on S7): compare CPU s. The 12-04 rows (S7 fresh, --jobs 2) ran alone but for the
 checks of 0*20 beside ~6 of the first 10 minutes of 0*18. Not measured: --jobs 2 fresh on S6 at
-0*18-0*20; 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6
+0*20 on today's code (stopped undecided; see the last log); 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6
 M main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
 solved as roots are logged under 2026-12-01); 0*21 on S7 from an empty store in one
 chain (the d row starts from 0*20's pruned S7 proof, which the 12-04 fresh 0*20 row
-made); S6 fresh with --jobs 1 at 0*20 on today's code (its rows are 11-27's, before the
-compiled assembler and pass and the larger memos: S6 0*18 fresh took 4.5x less CPU on
-12-04 than on 11-27, for the same visits, so every older S6 row overstates S6's cost
-today).
+made); S6 at 0*21 on today's code; S7 at 0*20 with the index fix. S6 0*18 fresh took 4.5x
+less CPU on 12-04 than on 11-27, for the same visits: every older S6 row overstates S6's
+cost today.
 
 Figures of 2026-11-24 (evening), `--from N --to N --cycles 1`, after the C core's faster
 land children (commits "C core: skip moves that only swap interchangeable boundaries...")
@@ -1202,6 +1201,13 @@ processes at a time on the two cores (rows e and k: compare CPU s):
         0*20 (not run). S7 stays the default from 0*18's lives: measured, it saves 10 % of
         S6's CPU at 0*18 and 15 % at 0*19 (4 % at 0*20 before the fix) and 11-32 % of the
         visits, for 1.4-1.6x the memory and a ~590 CPU s build once.
+  S6 --jobs 2 fresh 0*20 (the invocation's third n, 23:07-00:48, beside the --jobs 1 run
+        above for 76 minutes, niced below it from 23:58, and the suite): stopped by hand,
+        undecided, when the session's time ran out: 3,889 CPU s of the main process and
+        3,892 of the helper after 1:41 of wall time, so already more CPU in the main alone
+        than the --jobs 1 run's whole search (3,939 s). The
+        helper's facts moved the main's df-pn path (at 0*18 and 0*19 they cut its visits
+        to 0.75-0.77x); here they did not pay by that point. No figures beyond the CPU.
 """
 
 from __future__ import annotations
