@@ -28,14 +28,14 @@ from sproutsdb.ops.rct_tables import rct_table_file
 from sproutsdb.solver.misere.solver import MisereSolver
 from sproutsdb.solver.ports.proofstore import MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.trusted_tables import INDEX_FOLDER, cache_dir, file_digest, verified_rcts
+from sproutsdb.trusted_tables import cached_index_files, file_digest, verified_rcts
 
 PLAIN = 1 << 62  # a stride past every table: one sample, a plain binary search
 
 
 def index_of(table: Path) -> Path:
     """Where verified_rcts keeps the index of a table file."""
-    return cache_dir() / INDEX_FOLDER / f"{file_digest(table)}.idx"
+    return cached_index_files(file_digest(table))[0]
 
 
 def opened(index: Path, stride: int) -> tuple[IndexedRcts, float]:

@@ -135,14 +135,10 @@ def remember_built(path: str | Path, table: RctTable, cpu_seconds: float) -> Non
         "derived_by": "rct-table build (the file read back the same)",
     }
     if len(table.positions) > LAZY_FROM_POSITIONS:
-        folder = cache_dir() / INDEX_FOLDER
+        index, trees = cached_index_files(digest)
         try:
-            mark["index_blake2b"] = write_index(
-                path, folder / f"{digest}.idx", digest, size=_position_size
-            )
-            mark["trees_blake2b"] = write_trees(
-                folder / f"{digest}.trees", table.algebra.snapshot()
-            )
+            mark["index_blake2b"] = write_index(path, index, digest, size=_position_size)
+            mark["trees_blake2b"] = write_trees(trees, table.algebra.snapshot())
         except OSError:  # an unwritable cache: the first search will write them
             pass
     _write_mark(digest, mark)
@@ -169,8 +165,7 @@ def verified_rcts(
         mark = read_mark(digest)
         if len(table.positions) <= lazy_from or mark is None:  # small, or no cache to index in
             return TableRcts(table)
-    folder = cache_dir() / INDEX_FOLDER
-    index, trees = folder / f"{digest}.idx", folder / f"{digest}.trees"
+    index, trees = cached_index_files(digest)
     wanted_index, wanted_trees = mark.get("index_blake2b"), mark.get("trees_blake2b")
     algebra = None
     if (
@@ -211,6 +206,13 @@ def verified_rcts(
     if rcts.header.get("sha256") != digest or rcts.header.get("game") != "sprouts":
         raise RctTableError(f"{index}: an index of another table; delete it")
     return rcts
+
+
+def cached_index_files(digest: str) -> tuple[Path, Path]:
+    """Where the cache keeps a large table's index and its trees' snapshot, by the table
+    file's digest (both trusted only through the digests its mark keeps)."""
+    folder = cache_dir() / INDEX_FOLDER
+    return folder / f"{digest}.idx", folder / f"{digest}.trees"
 
 
 def _position_size(position: str) -> int:

@@ -23,9 +23,9 @@ from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.trusted_tables import (
-    INDEX_FOLDER,
     MARKS_FOLDER,
     cache_dir,
+    cached_index_files,
     file_digest,
     read_mark,
     verified_rcts,
@@ -45,7 +45,7 @@ def s4_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _index_of(table: Path) -> Path:
-    return cache_dir() / INDEX_FOLDER / f"{file_digest(table)}.idx"
+    return cached_index_files(file_digest(table))[0]
 
 
 def test_every_position_has_the_rct_of_the_whole_table(s4_file: Path) -> None:
