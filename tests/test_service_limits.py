@@ -71,14 +71,20 @@ def test_children_and_verify_refuse_a_position_that_would_take_minutes(
 
 
 def test_a_request_running_past_its_budget_is_cut(stub: pb_grpc.SproutsDbStub) -> None:
-    # Each allowed alone; together about 4.5 s of children on an idle machine. Lands of
-    # isolated spots (0*17, once used here) are no longer slow: the C core makes the moves
-    # that only swap such spots once. Here the regions across the letters all differ (i
-    # spots `2` behind the i-th pair), so a split of the outer region has 2**10 distinct
-    # ways to share its boundaries: about 1.1 s each.
+    # Each allowed alone (work up to 1.7 M of the 2 M cap); together about 17 s of children
+    # on this 2-core machine, 17x the 1 s budget, so a machine several times faster is still
+    # cut (CI once answered 4 such positions, 1.4 s here, inside the budget). The regions
+    # across the letters all differ (i spots `2` behind the i-th pair), so a split of the
+    # outer region has 2**10 distinct ways to share its boundaries; the extra 0 and 1 spots
+    # make 16 distinct lands.
     pairs = [chr(65 + 2 * i) + chr(66 + 2 * i) for i in range(9)]
     outer = ".".join(pairs) + "|" + "|".join("2" * (i + 1) + "." + p for i, p in enumerate(pairs))
-    slow = [f"0*{zeros}.{outer}" for zeros in (2, 3, 4, 5)]
+    slow = [
+        ".".join(["0"] * zeros + ["1"] * ones + [outer])
+        for zeros in range(2, 6)
+        for ones in range(4)
+    ]
+    assert all(children_work(key) <= 1 << 21 for key in slow)
     text = refused(
         lambda: stub.Children(pb.ChildrenRequest(positions=slow), timeout=120),
         grpc.StatusCode.RESOURCE_EXHAUSTED,
