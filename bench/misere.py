@@ -21,7 +21,7 @@ Figure 10, n ≤ 17, reached in 20 hours in 2009); the paper counts positions be
 S6 table, we count losing nodes whose RCT parts the table has already reduced, so the
 two measure the same proofs differently. "peak RSS" is the process's (table included).
 
-Issue #28's table, n = 12..21, gathered from the runs logged below (as of 2026-12-04; a row
+Issue #28's table, n = 12..21, gathered from the runs logged below (as of 2026-12-05; a row
 is one run, or a chain of resumed runs, and every figure in it is that run's). start:
 "fresh" an empty store; "seeded" the results library's certificates of 0*1..0*(n-1) first
 (`--seed-results`); "chain" 0*(n-1) solved first on the same empty store, same flags (its
@@ -58,6 +58,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  16   W   S7   1  fresh     739.0    546.6     823,146    14,446     3,846           2086 MB  11-27 s
  16   W   S7   2  fresh     143.6    280.0     599,427    20,266     3,596           1601 MB  12-04
  17   W   S6   1  fresh     478.2    477.3   1,608,717    23,498     8,344 17,583    470 MB  11-28
+ 17   W   S6   1  fresh     165.8    165.0   1,608,717    23,498   8,384 u           469 MB  12-05 q
  17   W   S6   2  fresh     434.7    854.2   1,099,792                                452 MB  11-28
  17   W   S7   1  fresh    1111.9    709.7   1,246,777    19,299     8,031           1998 MB  11-27 s
  17   W   S7   2  fresh     143.5    282.6     688,389    22,051     7,566           1632 MB  12-04
@@ -85,6 +86,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  19   L   S7   2  fresh        683    1,377   1,907,029    19,548    13,446           2336 MB  12-02
  20   L   S6 1, 2 fresh   ~13,000  ~19,500     ~18.1 M   167,729 39,797 lib          4300 MB  11-27.. (6 runs)
  20   L   S6   1  fresh     5,914    3,939  18,748,220   165,083    51,924           2772 MB  12-04 m
+ 20   L   S6   2  fresh     4,077    8,085  16,650,487   216,916    53,936           2553 MB  12-05 q
  20   L   S6   1  seeded    3,568    3,762  12,276,626   108,935    53,588 u           2219 MB  12-02 n
  20   L   S6   2  seeded    4,440    8,892   7,746,133    51,528    52,695           1650 MB  11-28
  20   L   S7   1  fresh     4,134    3,788  12,805,597   126,728    41,545           3969 MB  12-04 e
@@ -115,6 +117,8 @@ bound on lives (bench/rct_lookup.py): the same search to the visit, 0.87x the CP
 m: the 2026-12-04 last rows, S6 from an empty store on the instance of e and k: 0*18
 --jobs 2 alone on the two cores (its wall is fair), the others beside other runs (compare
 CPU s; see the log).
+q: the 2026-12-05 rows, on the instance of e, k and m: 0*20 alone on the two cores (its wall
+is fair); 0*17 through `sproutsdb solve 0*17 --misere --store NEW` beside it (see the log).
 x: the store mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7 search;
 such a store did not check with S7 alone at 0*14 and 0*19 (0*21's was not checked; see the
 12-02 evening log): the outcome agrees with A164950 and the library, but is no proof here.
@@ -124,8 +128,7 @@ re-derived the library on a new install; --jobs 1 found the cached marks (5 s); 
 there is the store's growth (the main search's own: 14,008). The 12-02 rows ran two at a
 time on the two cores (0*21 --jobs 1 beside the S7 build, then 0*19 and 0*18 seeded beside
 0*18 on S7): compare CPU s. The 12-04 rows (S7 fresh, --jobs 2) ran alone but for the
-checks of 0*20 beside ~6 of the first 10 minutes of 0*18. Not measured: --jobs 2 fresh on S6 at
-0*20 on today's code (stopped undecided; see the last log); 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6
+checks of 0*20 beside ~6 of the first 10 minutes of 0*18. Not measured: 0*21 fresh in one chain (the runs of 2026-11-27..29 before the checkpoint, ~66.6
 M main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
 solved as roots are logged under 2026-12-01); 0*21 on S7 from an empty store in one
 chain (the d row starts from 0*20's pruned S7 proof, which the 12-04 fresh 0*20 row
@@ -1208,6 +1211,22 @@ processes at a time on the two cores (rows e and k: compare CPU s):
         than the --jobs 1 run's whole search (3,939 s). The
         helper's facts moved the main's df-pn path (at 0*18 and 0*19 they cut its visits
         to 0.75-0.77x); here they did not pay by that point. No figures beyond the CPU.
+
+2026-12-05 (the instance of e, k and m, cached S7), under /usr/bin/time -v (rows q):
+  S6 --jobs 2 fresh 0*20 (`python bench/misere.py --from 20 --to 20 --jobs 2 --minutes 140
+        --cycles 1`, 01:15-02:25, alone on the two cores): L, 4,077.0 s wall (1:07:57, 0.57x the 2-hour goal), 4,033.9 CPU s
+        main, 8,084.8 in all, 16,650,487 main visits, 216,916 stored (both processes'),
+        pruned proof 53,936, clean (the whole invocation 1:09:59), 2,553 MB. Against
+        --jobs 1 (row m): 0.89x the main visits, but 1.02x the main's CPU (0.242 against
+        0.210 CPU ms a visit) and 2.05x the CPU in all; the --jobs 1 search, had it run
+        alone, would have taken about its 3,939 CPU s of wall, so --jobs 2 gave ~1.03x
+        its wall: no speed-up at 0*20 on S6 (0*18: 0.84x). Against S7 --jobs 2 fresh
+        (12-04 morning, another instance): 1.34x the wall.
+  0*17 as a user runs it (`sproutsdb solve 0*17 --misere --store NEW --quiet --json`,
+        S6 by default, 02:30-02:33, beside the S7 run below): W, 165.8 s wall, 165.0 CPU s
+        (11-26: 552), 1,608,717 visits and 23,498 stored as ever, 469 MB peak: within
+        the issue's 500 MB. Its `check --misere --root 0*17`: clean, 8,384 losing nodes
+        used, 13.8 s, 363 MB.
 """
 
 from __future__ import annotations
