@@ -51,15 +51,18 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  14   L   S7   2  fresh      15.3     28.5      53,204     1,116       422           1314 MB  12-04
  15   L   S6   1  fresh     225.2    224.5     479,475     7,807     2,958  6,906    381 MB  11-28
  15   L   S6   2  fresh     113.3    219.3     233,651                                341 MB  11-28
+ 15   L   S6   2  fresh     131.5    129.9     323,708     9,179     2,989            403 MB  12-05 q
  15   L   S7   1  fresh     215.6    212.2     243,165     3,976     1,997           1979 MB  11-27 s
  15   L   S7   2  fresh      58.9    114.4     243,445     6,136     2,234           1495 MB  12-04
  16   W   S6   1  fresh     409.0    408.1     879,565    14,495     3,769  8,981    424 MB  11-28
  16   W   S6   2  fresh     407.0    797.5     705,863                                417 MB  11-28
+ 16   W   S6   2  fresh     232.5    229.3     613,441    20,309     3,739            468 MB  12-05 q
  16   W   S7   1  fresh     739.0    546.6     823,146    14,446     3,846           2086 MB  11-27 s
  16   W   S7   2  fresh     143.6    280.0     599,427    20,266     3,596           1601 MB  12-04
  17   W   S6   1  fresh     478.2    477.3   1,608,717    23,498     8,344 17,583    470 MB  11-28
  17   W   S6   1  fresh     165.8    165.0   1,608,717    23,498   8,384 u           469 MB  12-05 q
  17   W   S6   2  fresh     434.7    854.2   1,099,792                                452 MB  11-28
+ 17   W   S6   2  fresh     278.6    274.9     982,649    30,301     8,770            569 MB  12-05 q
  17   W   S7   1  fresh    1111.9    709.7   1,246,777    19,299     8,031           1998 MB  11-27 s
  17   W   S7   2  fresh     143.5    282.6     688,389    22,051     7,566           1632 MB  12-04
  18   W   S6   1  fresh    10,756    9,657  11,318,526   137,381 41,581 lib          2411 MB  11-27 (2 runs)
@@ -118,7 +121,8 @@ m: the 2026-12-04 last rows, S6 from an empty store on the instance of e and k: 
 --jobs 2 alone on the two cores (its wall is fair), the others beside other runs (compare
 CPU s; see the log).
 q: the 2026-12-05 rows, on the instance of e, k and m: 0*20 alone on the two cores (its wall
-is fair); 0*17 through `sproutsdb solve 0*17 --misere --store NEW` beside it (see the log).
+is fair); 0*17 --jobs 1 through `sproutsdb solve 0*17 --misere --store NEW`, and 0*15-0*17
+--jobs 2 niced, each beside the S7 0*20 run of that log (compare CPU s).
 x: the store mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7 search;
 such a store did not check with S7 alone at 0*14 and 0*19 (0*21's was not checked; see the
 12-02 evening log): the outcome agrees with A164950 and the library, but is no proof here.
@@ -1227,6 +1231,13 @@ processes at a time on the two cores (rows e and k: compare CPU s):
         (11-26: 552), 1,608,717 visits and 23,498 stored as ever, 469 MB peak: within
         the issue's 500 MB. Its `check --misere --root 0*17`: clean, 8,384 losing nodes
         used, 13.8 s, 363 MB.
+  S6 --jobs 2 fresh 0*15..0*17 (`nice -n 10 python bench/misere.py --from 15 --to 17 --jobs 2
+        --cycles 1`, 02:36-02:48, beside the S7 run below: three processes on the two
+        cores, so compare CPU s), filling the 11-28 rows' missing stored L and proof L:
+        0*15 L, 129.9 CPU s in all (11-28: 219.3), 323,708 main visits, 9,179 stored,
+        proof 2,989, 403 MB; 0*16 W, 229.3 (797.5), 613,441, 20,309, 3,739, 468 MB; 0*17
+        W, 274.9 (854.2), 982,649, 30,301, 8,770, 569 MB. All clean, all A164950's. Against
+        --jobs 1 on S6 (0*17 above: 165.0 CPU s): 1.67x the CPU in all for 0.61x the visits.
 """
 
 from __future__ import annotations
