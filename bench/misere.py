@@ -93,6 +93,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  20   L   S6   1  seeded    3,568    3,762  12,276,626   108,935    53,588 u           2219 MB  12-02 n
  20   L   S6   2  seeded    4,440    8,892   7,746,133    51,528    52,695           1650 MB  11-28
  20   L   S7   1  fresh     4,134    3,788  12,805,597   126,728    41,545           3969 MB  12-04 e
+ 20   L   S7   1  fresh     2,872    2,862  12,805,597   126,728    41,545           3507 MB  12-05 q
  20   L   S7   2  fresh     3,035    6,035   8,121,972    71,045    42,934           3310 MB  12-04
  21   L   S6   1  ckpt      2,460    2,454   8,419,975    29,951                    2023 MB  12-02
  21   L   S6   2  ckpt      1,432   ~2,820   4,934,709    31,052 146,051 lib         1700 MB  12-02
@@ -121,8 +122,8 @@ m: the 2026-12-04 last rows, S6 from an empty store on the instance of e and k: 
 --jobs 2 alone on the two cores (its wall is fair), the others beside other runs (compare
 CPU s; see the log).
 q: the 2026-12-05 rows, on the instance of e, k and m: 0*20 alone on the two cores (its wall
-is fair); 0*17 --jobs 1 through `sproutsdb solve 0*17 --misere --store NEW`, and 0*15-0*17
---jobs 2 niced, each beside the S7 0*20 run of that log (compare CPU s).
+is fair); S7 0*20 --jobs 1 with the index fix on one core; 0*17 --jobs 1 through `sproutsdb
+solve 0*17 --misere --store NEW`, and 0*15-0*17 --jobs 2 niced, each beside that S7 run.
 x: the store mixes S6-keyed facts (the seeded library, S6's checkpoint) with an S7 search;
 such a store did not check with S7 alone at 0*14 and 0*19 (0*21's was not checked; see the
 12-02 evening log): the outcome agrees with A164950 and the library, but is no proof here.
@@ -136,7 +137,7 @@ checks of 0*20 beside ~6 of the first 10 minutes of 0*18. Not measured: 0*21 fre
 M main visits and ~44,800 CPU s, were stopped and resumed on three machines; the replies
 solved as roots are logged under 2026-12-01); 0*21 on S7 from an empty store in one
 chain (the d row starts from 0*20's pruned S7 proof, which the 12-04 fresh 0*20 row
-made); S6 at 0*21 on today's code; S7 at 0*20 with the index fix. S6 0*18 fresh took 4.5x
+made); S6 at 0*21 on today's code. S6 0*18 fresh took 4.5x
 less CPU on 12-04 than on 11-27, for the same visits: every older S6 row overstates S6's
 cost today.
 
@@ -1238,6 +1239,15 @@ processes at a time on the two cores (rows e and k: compare CPU s):
         proof 2,989, 403 MB; 0*16 W, 229.3 (797.5), 613,441, 20,309, 3,739, 468 MB; 0*17
         W, 274.9 (854.2), 982,649, 30,301, 8,770, 569 MB. All clean, all A164950's. Against
         --jobs 1 on S6 (0*17 above: 165.0 CPU s): 1.67x the CPU in all for 0.61x the visits.
+  S7 --jobs 1 fresh 0*20 with the index fix (`python bench/misere.py --from 20 --to 20 --jobs
+        1 --table s7 --minutes 65 --cycles 1`, 02:30-03:20, its first 18 minutes beside
+        the runs above, the rest alone): L, 2,871.9 s wall (47:52), 2,862.4 CPU s, the
+        same search as row e (12,805,597 visits, 126,728 stored, proof 41,545, clean),
+        3,507 MB, 3.3 s to open S7. Against row e (the code before the fix): 0.76x the
+        CPU (the estimate of the last log was 0.84x). Against S6 --jobs 1 (row m): 0.73x
+        the CPU, 0.68x the visits, 1.27x the memory; against S6 --jobs 2 alone (above):
+        0.70x the wall on one core instead of two. So S7 pays most at 0*20 of the three
+        sizes measured (0.90x S6's CPU at 0*18, 0.85x at 0*19).
 """
 
 from __future__ import annotations
