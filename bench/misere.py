@@ -99,6 +99,7 @@ same runs idle, 2026-11-27, wall s jobs 1 / jobs 2: 0*12 19.6 / 24.8-28.8, 0*13 
  21   L   S6   2  ckpt      1,432   ~2,820   4,934,709    31,052 146,051 lib         1700 MB  12-02
  21   L   S7   1  ckpt      2,721    2,841  13,965,562    98,863            x       3456 MB  12-02 n
  21   L   S7   2  p20      11,413   21,125  49,550,968   247,912   149,794          3724 MB  12-04 d
+ 21   -   S7   1  p20      ~9,940   ~9,940 ~50,069,000  ~279,300  (4 of 12 settled)   3951 MB  12-05 r
 
 s: S7 rows 13-16 loaded S7's trees one by one (~90 of their CPU s), 17 from the snapshot;
 three runs on the two cores. f: one of the faster machines of this kind (0.51 CPU ms a main
@@ -121,6 +122,8 @@ bound on lives (bench/rct_lookup.py): the same search to the visit, 0.87x the CP
 m: the 2026-12-04 last rows, S6 from an empty store on the instance of e and k: 0*18
 --jobs 2 alone on the two cores (its wall is fair), the others beside other runs (compare
 CPU s; see the log).
+r: not decided yet: two runs from S7's 0*20 proof alone, resumable (the 2026-12-05 log,
+second entry); "-" no outcome; ~ the first run's figures from its last progress line.
 q: the 2026-12-05 rows, on the instance of e, k and m: 0*20 alone on the two cores (its wall
 is fair); S7 0*20 --jobs 1 with the index fix on one core; 0*17 --jobs 1 through `sproutsdb
 solve 0*17 --misere --store NEW`, and 0*15-0*17 --jobs 2 niced, each beside that S7 run.
@@ -1248,6 +1251,30 @@ processes at a time on the two cores (rows e and k: compare CPU s):
         the CPU, 0.68x the visits, 1.27x the memory; against S6 --jobs 2 alone (above):
         0.70x the wall on one core instead of two. So S7 pays most at 0*20 of the three
         sizes measured (0.90x S6's CPU at 0*18, 0.85x at 0*19).
+
+2026-12-05, second entry (the same instance; runs of 12-05 03:23 and 04:16), under
+/usr/bin/time -v (row r):
+  S7 --jobs 1 at 0*21 from S7's 0*20 proof alone, the cell whose only row (12-02 n) came
+        from a store mixing S6 and S7 facts: `import bench/checkpoints/misere-0x20-s7.spdbx`
+        (42,934 nodes) into a new store, then `sproutsdb solve 0*21 --misere --rct-table s7
+        --jobs 1 --store STORE --json`, one core, the other mostly idle. Run 1 (03:23-03:49)
+        ended with the session, killed without a word (no report, no Ctrl-C): at its last
+        progress line 1,554 s of search, 6,423,296 visits, 46,812 stored, 1 of 12 (0*20.AB|AB,
+        from 0*20's proof). Run 2, the same command on that store (04:16-06:36), resumed
+        from it and was stopped by SIGINT: 8,386.5 s of search, 8,387 CPU s (8,345 user + 42
+        system), 43,645,969 visits, 232,529 losing nodes stored, 3.95 GB peak; a fresh clone's
+        `make run` (the seeding of the library, 13 minutes) ran on the other core for its
+        first 25 minutes. Root options shown winning: 0*20.AB|AB, 0*10.AB|0*10.AB,
+        0*15.AB|0*5.AB, 0*16.AB|0*4.AB (2 of 12 at 3.1 M of run 2's visits, 3 at 28.9 M, 4 at
+        33.5 M: 9.5 M, 35.3 M and 40.0 M with run 1's); open: 0*11.AB|0*9.AB, 0*12.AB|0*8.AB, 0*13.AB|0*7.AB, 0*14.AB|0*6.AB,
+        0*17.AB|0*3.AB, 0*18.AB|0*2.AB, 0*19.1a1a, 0*19.AB|0.AB. Both runs: ~9,940 s of
+        search and CPU, ~50.07 M visits, ~279,300 stored, 4 of 12. Against the --jobs 2 route
+        (row d): its main search had 2, 3 and 4 of 12 at 11.1 M, 17.4 M and 17.9 M visits,
+        5 at 25.2 M, and decided with 49.55 M; so on one core S7 needs more visits for the same options at 0*21 (the
+        helper's facts pay there: 0*20 --jobs 2 on S7 took 0.63x the main visits of --jobs
+        1). Not decided; the store is kept at /work/runs/s7j1-21-store on this instance
+        (not in the repository: 44 MB on import, the search's nodes since); the same command
+        resumes it.
 """
 
 from __future__ import annotations
