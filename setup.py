@@ -5,8 +5,8 @@ into sproutsdb/_proto/ (the package sproutsdb._proto) with grpcio-tools, a build
 requirement; the stubs are never committed (sproutsdb/codegen.py). They are generated when
 this file is run, before setuptools looks for the package directories.
 
-`pip install .` compiles solver/sprouts/_core.c into sproutsdb.solver.sprouts._core (and
-solver/misere/_assemble.c, the misère search's children of a node and df-pn's pass over them)
+`pip install .` compiles sproutsdb/solver/sprouts/_core.c into sproutsdb.solver.sprouts._core (and
+sproutsdb/solver/misere/_assemble.c, the misère search's children of a node and df-pn's pass over them)
 when a C compiler works.
 Without one the install still succeeds, with the pure-Python engine (see game.py): the build
 says so, and so does every `sproutsdb` command (about 50x slower).
@@ -24,25 +24,25 @@ HERE = Path(__file__).resolve().parent
 CORE = Extension(
     "sproutsdb.solver.sprouts._core",
     sources=[
-        "solver/sprouts/_core.c",
-        "solver/sprouts/core_arena.c",
-        "solver/sprouts/core_position.c",
-        "solver/sprouts/core_land.c",
-        "solver/sprouts/core_boundary.c",
-        "solver/sprouts/core_search.c",
-        "solver/sprouts/core_memo.c",
+        "sproutsdb/solver/sprouts/_core.c",
+        "sproutsdb/solver/sprouts/core_arena.c",
+        "sproutsdb/solver/sprouts/core_position.c",
+        "sproutsdb/solver/sprouts/core_land.c",
+        "sproutsdb/solver/sprouts/core_boundary.c",
+        "sproutsdb/solver/sprouts/core_search.c",
+        "sproutsdb/solver/sprouts/core_memo.c",
     ],
-    depends=["solver/sprouts/core.h"],
+    depends=["sproutsdb/solver/sprouts/core.h"],
     extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra"],
     optional=True,  # a failed compile installs the pure-Python engine
 )
 
 # The misère search's children of a node from one land's moves, their move order and df-pn's
-# pass over them (solver/misere/assemble.py holds the Python definitions it is tested
+# pass over them (sproutsdb/solver/misere/assemble.py holds the Python definitions it is tested
 # against and falls back to).
 ASSEMBLE = Extension(
     "sproutsdb.solver.misere._assemble",
-    sources=["solver/misere/_assemble.c"],
+    sources=["sproutsdb/solver/misere/_assemble.c"],
     extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra"],
     optional=True,
 )

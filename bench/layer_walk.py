@@ -15,6 +15,7 @@ import argparse
 import ast
 import contextlib
 import io
+import itertools
 import json
 import sys
 import tempfile
@@ -26,7 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_imports import all_edges, folder_of  # noqa: E402
+from test_imports import all_edges, folder_of
 
 # Layers from the floor up; a step whose callee ranks higher than its caller climbs back up.
 LAYER_RANK = {"solver": 0, "sproutsdb": 1, "store": 2, "ops": 3, "server": 4, "client": 4}
@@ -89,7 +90,7 @@ def walk(root: str) -> dict[str, Any]:
             cursor = cursor.f_back
         chain.reverse()
         # keep the part below the command's own function: cli's dispatch is not the walk
-        for caller, callee in zip(chain, chain[1:]):
+        for caller, callee in itertools.pairwise(chain):
             if caller != callee:
                 steps.add((caller, callee))
 
@@ -141,7 +142,9 @@ def largest(limit: int = 10) -> dict[str, list[tuple[str, int]]]:
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
                 methods = sum(isinstance(n, ast.FunctionDef) for n in node.body)
-                classes.append((f"{rel}:{node.name} ({methods} methods)", node.end_lineno - node.lineno + 1))
+                classes.append(
+                    (f"{rel}:{node.name} ({methods} methods)", node.end_lineno - node.lineno + 1)
+                )
     modules.sort(key=lambda item: -item[1])
     classes.sort(key=lambda item: -item[1])
     return {"modules": modules[:limit], "classes": classes[:limit]}
@@ -157,8 +160,10 @@ def main() -> None:
         print(json.dumps(report, indent=2))
         return
     w = report["walk"]
-    print(f"solve {w['root']} -> store: {w['steps']} steps through {w['files']} files, "
-          f"{w['steps_back_up']} back up the layers")
+    print(
+        f"solve {w['root']} -> store: {w['steps']} steps through {w['files']} files, "
+        f"{w['steps_back_up']} back up the layers"
+    )
     for line in w["back_up"]:
         print(f"  up: {line}")
     print("import graph by folder:")
