@@ -48,7 +48,7 @@ lint: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/pip install --quiet pdoc
 	$(BIN)/pdoc -o docs/api sproutsdb sproutsdb.ops sproutsdb.games sproutsdb.client \
-		sproutsdb.solver sproutsdb.server.store sproutsdb.formats sproutsdb.trusted_tables
+		sproutsdb.solver sproutsdb.store sproutsdb.formats sproutsdb.trusted_tables
 	@echo "API reference: docs/api/index.html"
 
 bench: $(STAMP)

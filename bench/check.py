@@ -136,12 +136,12 @@ from pathlib import Path
 
 from sproutsdb.formats.spr import write_spr
 from sproutsdb.ops import CHECK_BATCH, export_store, import_file, import_spr
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal.check import Checker, check_with_cycles
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 
 # The smallest known pruned proofs of 0*n (losing couples), and GLOP's own counts of 2010
 # ("Nimbers are inevitable", §6: the solution tree at the end of its computation, pruned).

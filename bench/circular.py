@@ -20,12 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.circular.game import CANON_VERSION, CircularGame
 from sproutsdb.solver.circular.paper import bs2_first_move_nimber, bs2_nimber, cs4_text, theorem_5_1
 from sproutsdb.solver.normal.check import Checker
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore
 
 GAME = CircularGame()
 

@@ -38,11 +38,11 @@ DEFAULT_BOARDS = ["4x7", "5x6", "5x7"]
 
 def solve_one(board: str, store_dir: str, search: str) -> dict[str, Any]:
     """Solve one board into a new store at `store_dir`, check it; the figures as a dict."""
-    from sproutsdb.server.store import LmdbProofStore
     from sproutsdb.solver.cram import CANON_VERSION, CramGame
     from sproutsdb.solver.normal.check import Checker
     from sproutsdb.solver.normal.solver import NormalSolver
     from sproutsdb.solver.ports.proofstore import FactKind
+    from sproutsdb.store import LmdbProofStore
 
     game = CramGame()
     key = game.canonical(board)

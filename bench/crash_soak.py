@@ -41,9 +41,9 @@ from pathlib import Path
 
 from sproutsdb.client import Client, ServiceError
 from sproutsdb.ops import check_store
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.store import LmdbProofStore
 
 COMMAND = [sys.executable, "-m", "sproutsdb"]
 BATCH = 20  # facts per Insert request and per InsertStream chunk

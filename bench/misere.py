@@ -1373,7 +1373,7 @@ def run_one(
         source = describe_source("file", table_path)
     seeded = 0
     if seed_results:
-        from sproutsdb.server.seed import seed_results_below
+        from sproutsdb.ops.seed import seed_results_below
         from sproutsdb.solver.ports.proofstore import FactKind
         from sproutsdb.solver.sprouts.game import SproutsGame
 

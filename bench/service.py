@@ -32,8 +32,8 @@ import zstandard
 
 from sproutsdb.client import Client
 from sproutsdb.formats.rcttable import read_header
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "data" / "s6.rcttable"

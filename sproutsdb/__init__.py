@@ -28,7 +28,7 @@ __version__ = "0.1.0"
 
 # name -> module that defines it: the public face, imported when first asked for
 _PUBLIC = {
-    "open_store": "sproutsdb.server.store",
+    "open_store": "sproutsdb.store",
     "get_game": "sproutsdb.games",
     "game_names": "sproutsdb.games",
     "Client": "sproutsdb.client",

@@ -1,6 +1,6 @@
 """What a stored fact carries besides its value: its Status and who stored it (Provenance).
 
-Plain value types shared by the store (server/store/schema.py encodes them), the wire
+Plain value types shared by the store (store/schema.py encodes them), the wire
 (sproutsdb/wire.py) and the client, so that the client needs nothing from server/.
 """
 

@@ -42,9 +42,9 @@ def json_lines(output: str) -> list[dict[str, Any]]:
 def committed_facts(store_dir: Path, kind: Any) -> int:
     """Facts of `kind` (a FactKind) a running solve has committed to the store at `store_dir`
     so far: 0 while the solver is still creating it. Read-only, so the solve goes on."""
-    from sproutsdb.server.store import LmdbProofStore
-    from sproutsdb.server.store.errors import NotAStoreError
     from sproutsdb.solver.sprouts.canon import CANON_VERSION
+    from sproutsdb.store import LmdbProofStore
+    from sproutsdb.store.errors import NotAStoreError
 
     if not (store_dir / "data.mdb").exists():
         return 0

@@ -18,8 +18,8 @@ from pathlib import Path
 from sproutsdb.ops.parallel_check import Tally, level_batches, lives_order
 from sproutsdb.ops.ray_check import RayCheckPool
 from sproutsdb.ops.ray_session import ray_session
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.store import LmdbProofStore
 
 
 def main(path: str, report: str) -> None:

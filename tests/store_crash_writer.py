@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 import threading
 
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore
 
 
 def batch(b: int, size: int) -> dict[str, int]:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal.check import Checker, check_with_cycles
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 
 GAME = SproutsGame()
 NIMBERS = {4: 1, 5: 1, 6: 0, 7: 0}

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from cli_helpers import run_cli
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.store import LmdbProofStore
 
 
 def _open(path: Path) -> LmdbProofStore:

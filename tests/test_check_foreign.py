@@ -12,13 +12,13 @@ import pytest
 
 from cli_helpers import COMMAND, run_cli
 from sproutsdb.ops import DEFAULT_DERIVE_LIVES
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal.check import Checker
 from sproutsdb.solver.normal.rules_nimber import SmallLands
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 
 GAME = SproutsGame()
 SPOTS = Path(__file__).parent / "fixtures" / "spots"

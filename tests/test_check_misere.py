@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from cli_helpers import run_cli
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.misere import check as misere_check
 from sproutsdb.solver.misere.check import MisereChecker, check_misere_with_cycles
 from sproutsdb.solver.misere.solver import MisereSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 
 GAME = SproutsGame()
 OUTCOMES = {2: "L", 3: "L", 4: "L", 5: "W"}

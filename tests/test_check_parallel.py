@@ -18,12 +18,12 @@ import pytest
 from cli_helpers import COMMAND, run_cli
 from sproutsdb.ops import check_store
 from sproutsdb.ops.parallel_check import SHOWN, level_batches, lives_order
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal.check import Checker
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.solver.sprouts.notation import key_lives
+from sproutsdb.store import LmdbProofStore
 
 pytestmark = pytest.mark.timeout(300)
 

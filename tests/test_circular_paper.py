@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from sproutsdb.games import game_names, get_game
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.circular.game import CircularGame
 from sproutsdb.solver.circular.paper import bs2_nimber, cs4_text, theorem_5_1
 from sproutsdb.solver.normal.check import Checker
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import MemoryProofStore
+from sproutsdb.store import LmdbProofStore
 
 GAME = CircularGame()
 

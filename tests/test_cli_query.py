@@ -14,7 +14,7 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.formats.rcttable import make_header, table_from_positions, write_table
-from sproutsdb.server.seed import seed_store
+from sproutsdb.ops.seed import seed_store
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import brute_force_misere
 from sproutsdb.solver.ports.proofstore import FactKind

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from cli_helpers import json_lines, run_cli
-from sproutsdb.server.store.opening import peek_identity
+from sproutsdb.store.opening import peek_identity
 
 
 def one_line_error(result: subprocess.CompletedProcess[str], *needles: str) -> None:

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cram import CANON_VERSION, CramGame
 from sproutsdb.solver.normal.check import Checker
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore
 
 GAME = CramGame()
 DAWSON = [0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0, 5]  # 1 x n, n = 1..16

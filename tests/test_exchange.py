@@ -11,11 +11,11 @@ import pytest
 from cli_helpers import run_cli
 from sproutsdb.formats.exchange import FRAME, KINDS, MAGIC, ExchangeFormatError, read_stream
 from sproutsdb.ops import export_store, import_file
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 
 RCTS = {
     "id-leaf": RctRecord(0, "W", ()),

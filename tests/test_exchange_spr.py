@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 
 GAME = SproutsGame()
 

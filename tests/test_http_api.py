@@ -153,9 +153,9 @@ def test_index_and_openapi_explain_every_field(web: WebProcess) -> None:
 def test_a_pos_rct_claim_naming_a_missing_rct_is_answered(tmp_path: Path) -> None:
     """The store maps 0*9 (outside the shipped table) to an RCT it does not hold: every
     position is still answered with a status code, the trouble named, the rest shown."""
-    from sproutsdb.server.store import LmdbProofStore
     from sproutsdb.solver.ports.proofstore import FactKind
     from sproutsdb.solver.sprouts.canon import CANON_VERSION
+    from sproutsdb.store import LmdbProofStore
 
     path = tmp_path / "store"
     done = run_cli("solve", "0*4", "--quiet", "--store", str(path), timeout=300)

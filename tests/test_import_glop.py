@@ -14,11 +14,11 @@ import pytest
 from cli_helpers import run_cli
 from sproutsdb.formats.rcttable import RctTable, load_table
 from sproutsdb.formats.spr import SprFormatError, translate_rcts
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 from test_import_native import respell
 
 S6 = Path(__file__).resolve().parent.parent / "data" / "s6.rcttable"

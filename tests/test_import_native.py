@@ -23,12 +23,12 @@ from sproutsdb.ops import (
     import_file,
     plan_import,
 )
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.misere.keys import join_node_key, split_node_key
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 
 GAME = SproutsGame()
 S6 = Path(__file__).resolve().parent.parent / "data" / "s6.rcttable"

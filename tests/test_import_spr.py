@@ -12,9 +12,9 @@ import zstandard
 
 from cli_helpers import run_cli
 from sproutsdb.formats.spr import read_staged
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.store import LmdbProofStore
 
 
 def test_a_file_without_a_known_section_is_refused(tmp_path: Path) -> None:

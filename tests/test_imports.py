@@ -25,9 +25,11 @@ PACKAGES = {
     "sproutsdb": "sproutsdb",
 }
 SCANNED = ["sproutsdb", "bench", "tests"]
-# The library layer (sproutsdb/ops/) is a layer of its own inside the root package: it may
-# import server/ and solver/ (the root package may not), never tools/ (the CLI calls it).
-LAYERS = {"ops": "sproutsdb.ops"}
+# Two layers of their own inside the root package: the store (sproutsdb/store/, the LMDB floor
+# every door stands on) and the library (sproutsdb/ops/, the verbs every door calls). The
+# library may import the store and solver/, never a door (server/, tools/); the store may
+# import solver/ and the root modules only.
+LAYERS = {"ops": "sproutsdb.ops", "store": "sproutsdb.store"}
 SKIPPED = {"_proto"}  # generated gRPC stubs
 
 # Which folder may not import which (a name of a folder, or the top-level third-party module).
@@ -35,8 +37,9 @@ FORBIDDEN = {
     "solver": {"server", "client", "tools", "ops", "grpc", "lmdb"},
     "server": {"tools", "client"},
     "client": {"tools", "server"},
-    "sproutsdb": {"server", "client", "tools"},
-    "ops": {"tools"},
+    "sproutsdb": {"server", "client", "tools", "ops", "store"},
+    "store": {"server", "client", "tools", "ops"},
+    "ops": {"tools", "server"},
 }
 # The root module `sproutsdb/__main__.py` is the command's entry point and may call tools/.
 ENTRY_POINTS = {"sproutsdb.__main__"}
@@ -44,7 +47,7 @@ ENTRY_POINTS = {"sproutsdb.__main__"}
 # A game's engine is named only by the games registry (sproutsdb/games.py): every layer above
 # solver/ asks the registry for its game. solver/ itself, bench/ and tests/ may name it.
 GAME_PACKAGES = {"sproutsdb.solver.sprouts": "sproutsdb.games"}
-GAME_CLIENTS = {"server", "client", "tools", "sproutsdb", "ops"}
+GAME_CLIENTS = {"server", "client", "tools", "sproutsdb", "ops", "store"}
 
 # The commands (tools/cmd_*) are the command line's: only its entry point imports them; every
 # other door calls the library verbs they call.
@@ -54,10 +57,10 @@ COMMAND_ENTRY = {"sproutsdb.tools.cli", "sproutsdb.__main__"}
 # A store is opened by one verb (sproutsdb.ops.stores.open_proof_store): in tools/, only the
 # command line's store options (tools/stores.py) name a store class or an opener of its own.
 STORE_OPENERS = {
-    ("sproutsdb.server.store", "LmdbProofStore"),
-    ("sproutsdb.server.store", "open_store"),
-    ("sproutsdb.server.store.lmdb_store", "LmdbProofStore"),
-    ("sproutsdb.server.store.lmdb_store", "open_store"),
+    ("sproutsdb.store", "LmdbProofStore"),
+    ("sproutsdb.store", "open_store"),
+    ("sproutsdb.store.lmdb_store", "LmdbProofStore"),
+    ("sproutsdb.store.lmdb_store", "open_store"),
     ("sproutsdb.client", "RemoteProofStore"),
     ("sproutsdb.client.remote", "RemoteProofStore"),
 }
@@ -321,6 +324,14 @@ def test_the_package_has_no_symbolic_links() -> None:
     assert links == []
 
 
+def test_the_doors_stand_on_the_library_never_the_reverse() -> None:
+    """server/ (the gRPC and web doors) imports the library, and neither the library nor the
+    store imports server/: the floor is below every door."""
+    graph = folder_graph(all_edges())
+    assert graph[("server", "ops")] > 0 and graph[("ops", "store")] > 0
+    assert graph[("ops", "server")] == 0 and graph[("store", "server")] == 0
+
+
 def test_no_import_cycles_in_tools() -> None:
     assert tool_cycles(all_edges()) == []
 
@@ -334,7 +345,7 @@ def test_the_check_sees_every_package() -> None:
 def main() -> int:
     edges = all_edges()
     graph = folder_graph(edges)
-    order = ["solver", "server", "client", "ops", "tools", "sproutsdb", "bench", "tests"]
+    order = ["solver", "sproutsdb", "store", "ops", "server", "client", "tools", "bench", "tests"]
     print("importer \\ imported " + " ".join(f"{o:>9}" for o in order))
     for src in order:
         print(f"{src:<19} " + " ".join(f"{graph[(src, dst)] or '':>9}" for dst in order))

@@ -13,11 +13,11 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.facts import CHECK_ALL, CHECK_RECHECK, Provenance, Status
-from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.rctsearch import RctSearch
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore, open_store
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -20,8 +20,8 @@ from sproutsdb.facts import (
     Provenance,
     Status,
 )
-from sproutsdb.server.store import LmdbProofStore, schema
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore, schema
 
 CANON = 2
 OLD_SESSION = "2020-01-01T00:00:00+00:00"

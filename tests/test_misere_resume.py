@@ -21,7 +21,6 @@ from cli_helpers import committed_facts, run_cli, signal_after_first_commit
 from headway import assert_headway_of_a_losing_root
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.ops.solve import SolveInterrupted, SolveSettings, Solving
-from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore
 from sproutsdb.solver.search import resume
@@ -36,6 +35,7 @@ from sproutsdb.solver.search.resume import (
     encode_state,
 )
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store.resume_file import FileResumeSlots
 
 SLOT = "misere "  # a misère record's slot name: "misere <root node key>"
 

@@ -10,9 +10,9 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.store import LmdbProofStore
 
 EVIL = "[Rct+Rcts_children]\n0 \n1 0\n2 0 1\n3 0 1 2\n3-1-L 2\n[Position+Rct]\n0*12 3-1-L\n"
 

@@ -14,12 +14,12 @@ import pytest
 from cli_helpers import run_cli
 from sproutsdb import ops
 from sproutsdb.errors import UsageError, UserError
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.misere.solver import MisereSolver
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 
 GAME = SproutsGame()
 # differ from run to run; `store` (how the command opened its store) names its copy

@@ -13,9 +13,9 @@ from cli_helpers import run_cli
 from service_support import ServerProcess
 from sproutsdb import ops
 from sproutsdb.errors import UsageError
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.search.progress import Progress
+from sproutsdb.store import LmdbProofStore
 
 TIMINGS = {"seconds"}
 

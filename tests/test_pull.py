@@ -12,8 +12,8 @@ import pytest
 
 from service_support import ServerProcess, run_cli
 from sproutsdb.facts import Provenance
-from sproutsdb.server.store import open_store
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import open_store
 
 FORGED = "0*2.2"  # a land of 0*7's proof small enough for the rules to decide
 

@@ -23,11 +23,11 @@ from sproutsdb.ops.parallel_check import (
     lives_order,
     new_checker,
 )
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.timeout(300)

@@ -14,7 +14,6 @@ from cli_helpers import run_cli
 from sproutsdb.formats.rctindex import IndexedRcts, index_digest, write_index
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
 from sproutsdb.ops.stores import open_local_store
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
@@ -22,6 +21,7 @@ from sproutsdb.solver.misere.solver import MisereSolver, TableRcts, largest_with
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store import LmdbProofStore
 from sproutsdb.trusted_tables import (
     MARKS_FOLDER,
     cache_dir,

@@ -12,9 +12,9 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.formats.exchange import KINDS, ExportWriter
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.store import LmdbProofStore
 
 FIXTURE = Path(__file__).parent / "fixtures" / "v1_store"
 V1_COUNTS = {"nimber": 142, "misere": 81, "rct": 7, "pos_rct": 181}

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from service_support import COMMAND, ROOT, ServerProcess, child_env, run_cli
-from sproutsdb.server.store.location import StoreLocationError, check_new_store_location
+from sproutsdb.store.location import StoreLocationError, check_new_store_location
 from sproutsdb.tools.cli import SLOW_ENGINE_NOTE, invoked_as
 
 SPR = ROOT / "tests" / "fixtures" / "spots" / "S10_dfpn_nimber.spr"

@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 from cli_helpers import COMMAND, run_cli
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.server.store.errors import NotAStoreError
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
+from sproutsdb.store import LmdbProofStore
+from sproutsdb.store.errors import NotAStoreError
 
 
 def stored_nimbers(store_dir: Path, *, creating: bool = False) -> int:

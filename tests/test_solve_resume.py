@@ -15,7 +15,6 @@ import pytest
 
 from cli_helpers import committed_facts, run_cli, signal_after_first_commit
 from headway import assert_headway_of_a_losing_root
-from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.search.dfpn import INFINITY
@@ -24,6 +23,7 @@ from sproutsdb.solver.search.progress import Progress
 from sproutsdb.solver.search.resume import MemoryResumeSlots, decode_state, encode_state
 from sproutsdb.solver.search.table import TranspositionTable
 from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.store.resume_file import FileResumeSlots
 
 
 class Stop(KeyboardInterrupt):

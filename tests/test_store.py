@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from sproutsdb.facts import Provenance, Status
-from sproutsdb.server.store import DEFAULT_MAP_SIZE, LmdbProofStore, StoreError
-from sproutsdb.server.store.schema import MAX_DIRECT_KEY_BYTES, InvalidFactError
 from sproutsdb.solver.ports.proofstore import Conflict, FactKind, ProofStore, RctRecord
+from sproutsdb.store import DEFAULT_MAP_SIZE, LmdbProofStore, StoreError
+from sproutsdb.store.schema import MAX_DIRECT_KEY_BYTES, InvalidFactError
 
 GAME, CANON = "sprouts", 1
 
@@ -97,7 +97,7 @@ def test_a_different_value_is_a_conflict_never_an_overwrite(
 ) -> None:
     store.put(FactKind.NIMBER, {"0*2": 0, "0*3": 1})
     store.put(FactKind.RCT, {"r1": RCTS["r1"]})
-    with caplog.at_level(logging.WARNING, logger="sproutsdb.server.store"):
+    with caplog.at_level(logging.WARNING, logger="sproutsdb.store"):
         result = store.put(FactKind.NIMBER, {"0*2": 0, "0*3": 2, "0*4": 1})
         rct = store.put(FactKind.RCT, {"r1": RctRecord(1, "L", ("r0",), nim=2)})
     assert result.inserted == 1 and result.unchanged == 1

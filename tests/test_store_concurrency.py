@@ -10,8 +10,8 @@ import threading
 import time
 from pathlib import Path
 
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore
 
 HELPER = Path(__file__).with_name("store_crash_writer.py")
 

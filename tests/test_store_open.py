@@ -8,7 +8,8 @@ import lmdb
 import pytest
 
 from sproutsdb.errors import UserError
-from sproutsdb.server.store import (
+from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import (
     LmdbProofStore,
     NotAStoreError,
     ReadOnlyStoreError,
@@ -19,8 +20,7 @@ from sproutsdb.server.store import (
     StoreNotFoundError,
     schema,
 )
-from sproutsdb.server.store.location import DEFAULT_DIRNAME, ENV_VAR, resolve_store_path
-from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store.location import DEFAULT_DIRNAME, ENV_VAR, resolve_store_path
 
 
 def make_store(path: Path) -> None:

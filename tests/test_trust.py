@@ -222,7 +222,7 @@ def _drain(verifier: Any, steps: int = 500) -> None:
 
 
 def test_an_unverified_claim_never_refutes_another(tmp_path: Path) -> None:
-    from sproutsdb.server.verifier import Verifier
+    from sproutsdb.ops.verifier import Verifier
 
     game = SproutsGame()
     root = game.canonical("0*6")  # a loss: nimber 0, so no option of it has nimber 0
@@ -263,7 +263,7 @@ def test_a_refuted_claim_keeps_its_evidence_and_verified_facts_are_write_once(
 def test_a_store_made_before_refutations_opens_read_only(tmp_path: Path) -> None:
     import shutil
 
-    from sproutsdb.server.store import LmdbProofStore
+    from sproutsdb.store import LmdbProofStore
 
     fixture = Path(__file__).parent / "fixtures" / "v1_store"
     (tmp_path / "v1").mkdir()
@@ -278,7 +278,7 @@ def test_a_store_made_before_refutations_opens_read_only(tmp_path: Path) -> None
 
 
 def test_claims_stored_before_the_verifier_started_are_found_and_verified(tmp_path: Path) -> None:
-    from sproutsdb.server.verifier import Verifier
+    from sproutsdb.ops.verifier import Verifier
 
     game = SproutsGame()
     memory = MemoryProofStore()

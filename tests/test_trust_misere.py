@@ -85,7 +85,7 @@ def _status(store: Any, kind: FactKind, key: str) -> Status | None:
 
 
 def test_rct_records_and_position_maps_are_re_derived(tmp_path: Path) -> None:
-    from sproutsdb.server.verifier import Verifier
+    from sproutsdb.ops.verifier import Verifier
 
     algebra, rct = _rct_of("0*2", "0*4")
     true_2 = algebra.content_id(rct["0*2"])
@@ -137,7 +137,7 @@ def _honest_nodes(position: str) -> dict[str, str]:
 
 
 def test_misere_claims_are_decided_on_verified_facts_only(tmp_path: Path) -> None:
-    from sproutsdb.server.verifier import Verifier
+    from sproutsdb.ops.verifier import Verifier
 
     nodes = _honest_nodes("0*4")  # 0*4 is a misère loss: the root is among them
     root = GAME.canonical("0*4")

@@ -10,8 +10,8 @@ import pytest
 
 def open_store(path: Path) -> Any:
     """A Sprouts store at `path` (created when missing), without fsync per commit."""
-    from sproutsdb.server.store import LmdbProofStore
     from sproutsdb.solver.sprouts.canon import CANON_VERSION
+    from sproutsdb.store import LmdbProofStore
 
     return LmdbProofStore.open(path, game="sprouts", canon_version=CANON_VERSION, durable=False)
 

@@ -34,13 +34,13 @@ from sproutsdb.ops.parallel_check import (
 )
 from sproutsdb.ops.solved_on import named_table_file, solved_on_comment, tables_solved_on
 from sproutsdb.progress import counter_bar
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError, load_one
 from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
 from sproutsdb.solver.misere.rct_trust import DerivedRcts
 from sproutsdb.solver.normal.check import CheckProgress, CheckReport, check_with_cycles
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore
 
 MARK_BATCH = 10_000
 CHECK_BATCH = 20_000  # facts per memo of `check --all`: bounds its memory

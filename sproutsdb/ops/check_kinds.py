@@ -29,7 +29,6 @@ from typing import Any
 
 from sproutsdb.facts import CHECK_ALL, CHECK_RECHECK
 from sproutsdb.games import get_game
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError
 from sproutsdb.solver.misere.check import MisereChecker
@@ -39,6 +38,7 @@ from sproutsdb.solver.misere.solver import MisereConflictError
 from sproutsdb.solver.normal.check import CheckReport, Verdict
 from sproutsdb.solver.ports.game import NotationError
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+from sproutsdb.store import LmdbProofStore
 
 SHOWN = 20  # problems named per kind
 LOOKUP_BATCH = 4096  # pos_rct lands re-derived per lookup (one store read)

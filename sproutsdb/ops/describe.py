@@ -20,9 +20,9 @@ from typing import Any
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance
 from sproutsdb.games import DEFAULT_GAME, get_game
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.extras.r1 import Part, R1Verdict, r1_rule
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore
 from sproutsdb.values import StoredValues, read_values, refutation_json, status_name, usable
 
 

@@ -47,13 +47,13 @@ from sproutsdb.games import get_game
 from sproutsdb.ops.rekey import KeyClash, rekey_items
 from sproutsdb.ops.solved_on import solved_on_parts, tables_named_in
 from sproutsdb.progress import counter_bar
-from sproutsdb.server.store import LmdbProofStore, open_store, schema
-from sproutsdb.server.store.location import check_new_store_location, resolve_store_path
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import export as export_records
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, join_node_key, split_node_key
 from sproutsdb.solver.ports.game import Game, NotationError
 from sproutsdb.solver.ports.proofstore import Conflict, FactKind, PutResult
+from sproutsdb.store import LmdbProofStore, open_store, schema
+from sproutsdb.store.location import check_new_store_location, resolve_store_path
 
 if TYPE_CHECKING:
     from sproutsdb.ops.check import RootCheck

@@ -40,11 +40,11 @@ from sproutsdb.errors import UserError
 from sproutsdb.facts import CHECK_ALL, CHECK_RECHECK
 from sproutsdb.games import get_game
 from sproutsdb.progress import counter_bar
-from sproutsdb.server.store import LmdbProofStore, Mark, open_store
-from sproutsdb.server.store.opening import peek_identity
 from sproutsdb.solver.normal.check import Checker
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.search.driver import QuietCollector
+from sproutsdb.store import LmdbProofStore, Mark, open_store
+from sproutsdb.store.opening import peek_identity
 
 SHOWN = 20  # holes and inconsistencies listed in a report (the smallest keys)
 

@@ -6,7 +6,7 @@ through Lookup) are stored as claims whose provenance names the peer; a key that
 in canonical form or a value that cannot be stored is rejected, and a fact stored here
 with another value is a conflict (the stored value is kept). Then they are checked from
 the rules as `check --all` or `check --root` do (`sproutsdb.ops.check`), and what those
-could not verify goes to the verifier the server runs (server/verifier.py), which refutes
+could not verify goes to the verifier the server runs (ops/verifier.py), which refutes
 a claim that verified facts and the rules contradict. The report counts, of the facts
 pulled, how many are now verified, still claimed, or refuted.
 """
@@ -27,9 +27,9 @@ from sproutsdb.games import get_game
 from sproutsdb.ops.check import check_all, check_root
 from sproutsdb.ops.exchange import canonical_key_function
 from sproutsdb.progress import counter_bar
-from sproutsdb.server.store import LmdbProofStore, schema
 from sproutsdb.solver.ports.game import NotationError
 from sproutsdb.solver.ports.proofstore import Conflict, FactKind
+from sproutsdb.store import LmdbProofStore, schema
 
 PAGE_FACTS = 50_000  # facts per Export call (each call is one stream with one deadline)
 CHUNK_FACTS = 5_000  # facts per Export message
@@ -248,10 +248,10 @@ def _pulled(keys: IO[str]) -> Iterator[tuple[FactKind, list[str]]]:
 
 
 def _decide_claims(store: LmdbProofStore, keys: IO[str]) -> None:
-    """The pulled facts the check left claimed go to the verifier (server/verifier.py),
+    """The pulled facts the check left claimed go to the verifier (ops/verifier.py),
     only they: verified when verified facts and the rules justify them, refuted when those
     contradict them, else left claimed."""
-    from sproutsdb.server.verifier import Verifier
+    from sproutsdb.ops.verifier import Verifier
 
     verifier = Verifier(store, provenance=Provenance(tool="sproutsdb pull"), scan=False)
     claims = 0

@@ -27,8 +27,8 @@ from sproutsdb.ops.parallel_check import (
     new_checker,
 )
 from sproutsdb.ops.ray_session import import_ray
-from sproutsdb.server.store import open_store
-from sproutsdb.server.store.opening import peek_identity
+from sproutsdb.store import open_store
+from sproutsdb.store.opening import peek_identity
 
 RESTARTS = 3  # restarts of one worker (and re-runs of its batch) before the run stops
 

@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
+from sproutsdb.address import ListenError, split_address
 from sproutsdb.errors import UserError
-from sproutsdb.server.address import ListenError, split_address
 
 INSTALL_HINT = "Ray is not installed: pip install 'sproutsdb[cluster]'"
 

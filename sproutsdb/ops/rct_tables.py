@@ -30,7 +30,7 @@ from sproutsdb.solver.ports.proofstore import FactKind, ProofStore
 from sproutsdb.trusted_tables import cache_dir, remember_built
 
 if TYPE_CHECKING:
-    from sproutsdb.server.store import LmdbProofStore
+    from sproutsdb.store import LmdbProofStore
 
 TABLES_FOLDER = "tables"
 _NAME = re.compile(r"[sS]([1-7])")
@@ -197,7 +197,7 @@ def default_misere_table(
     at least 0*18's lives (built once, announced through `notice`); else None, the store's
     RCTs or the shipped S6 (sproutsdb.ops.solve.misere_rct_source); None for a server's
     store too (the server's table)."""
-    from sproutsdb.server.store import LmdbProofStore
+    from sproutsdb.store import LmdbProofStore
 
     if (
         not isinstance(store, LmdbProofStore)

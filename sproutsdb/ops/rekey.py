@@ -20,12 +20,12 @@ from typing import Any
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance, Status
 from sproutsdb.games import get_game
-from sproutsdb.server.store import LmdbProofStore, schema
-from sproutsdb.server.store.opening import peek_identity
-from sproutsdb.server.store.schema import FactRecord
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, join_node_key, split_node_key
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore, schema
+from sproutsdb.store.opening import peek_identity
+from sproutsdb.store.schema import FactRecord
 
 CANON_VERSION = get_game().canon_version
 

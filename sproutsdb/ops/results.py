@@ -35,9 +35,9 @@ from sproutsdb.errors import UsageError, UserError
 from sproutsdb.formats.exchange import read_stream
 from sproutsdb.ops.check import RootCheck, check_misere_root, check_root, write_pruned
 from sproutsdb.ops.exchange import export_store, import_file, plan_import
-from sproutsdb.server.store import LmdbProofStore, open_store
 from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore, open_store
 from sproutsdb.trusted_tables import cache_dir, file_digest, write_cached_mark
 
 MANIFEST = "manifest.json"

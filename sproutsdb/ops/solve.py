@@ -37,7 +37,7 @@ from sproutsdb.solver.search.progress import ProgressFn, SolverStats
 from sproutsdb.solver.search.resume import ResumeSlots
 
 if TYPE_CHECKING:
-    from sproutsdb.server.store import LmdbProofStore
+    from sproutsdb.store import LmdbProofStore
 
 FLUSH_SECONDS = 5.0  # proven facts are committed at least this often (and every 1 000)
 MISERE_LAND_CACHE = 1 << 17  # lands whose children the engine memoises in a misère solve
@@ -385,9 +385,9 @@ def misere_rct_source(
     build shows its counter on stderr (off under `--quiet`)."""
     from sproutsdb.ops.rct_tables import rct_table_file
     from sproutsdb.ops.shipped_rcts import describe_source, say_on_stderr, shipped_rct_table
-    from sproutsdb.server.store import LmdbProofStore
     from sproutsdb.solver.misere.rct_trust import DerivedRcts
     from sproutsdb.solver.misere.solver import StoreRcts, TableRcts
+    from sproutsdb.store import LmdbProofStore
     from sproutsdb.trusted_tables import verified_rcts
 
     def rederived(claims: Any) -> DerivedRcts:
@@ -418,7 +418,7 @@ def misere_rct_source(
         where = f"the store {store.path}"
         shipped = shipped_rct_table()
         if shipped is not None:
-            from sproutsdb.server.seed import seed_store
+            from sproutsdb.ops.seed import seed_store
 
             table, path = shipped
             seed_store(store, path, load=lambda: table, who=f"{who} --misere")

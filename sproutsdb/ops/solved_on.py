@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sproutsdb.server.store import LmdbProofStore
+    from sproutsdb.store import LmdbProofStore
 
 SOLVED_ON_TABLE = "misère solve on the RCT table"
 _NAMED_FILE = re.compile(r"[^\s/]{1,255} \(sha256 [0-9a-f]{64}\)")

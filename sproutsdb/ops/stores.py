@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from sproutsdb.errors import UsageError
 from sproutsdb.games import DEFAULT_GAME, get_game
-from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError, open_store
-from sproutsdb.server.store.location import check_new_store_location, resolve_store_path
-from sproutsdb.server.store.opening import peek_identity
 from sproutsdb.solver.ports.proofstore import ProofStore
+from sproutsdb.store import LmdbProofStore, StoreNotFoundError, open_store
+from sproutsdb.store.location import check_new_store_location, resolve_store_path
+from sproutsdb.store.opening import peek_identity
 
 if TYPE_CHECKING:
     from sproutsdb.client import RemoteProofStore

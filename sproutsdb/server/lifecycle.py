@@ -24,22 +24,22 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from sproutsdb.address import DEFAULT_LISTEN, ListenError, split_address, why_not_listening
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance
 from sproutsdb.formats.rcttable import read_header
 from sproutsdb.games import DEFAULT_GAME, get_game
-from sproutsdb.server.address import DEFAULT_LISTEN, ListenError, split_address, why_not_listening
+from sproutsdb.ops.seed import LibrarySeeder, TableShelf, needs_seed, seed_store
+from sproutsdb.ops.verifier import Verifier
 from sproutsdb.server.auth import TokenBook, WriteTokenInterceptor
 from sproutsdb.server.reflection import enable_reflection
-from sproutsdb.server.seed import LibrarySeeder, TableShelf, needs_seed, seed_store
 from sproutsdb.server.service import SproutsDbService
-from sproutsdb.server.store import LmdbProofStore, open_store
-from sproutsdb.server.store.errors import StoreNotFoundError
-from sproutsdb.server.store.location import check_new_store_location
-from sproutsdb.server.store.opening import peek_identity
 from sproutsdb.server.validation import Limits
-from sproutsdb.server.verifier import Verifier
 from sproutsdb.server.wire_guard import GarbledRequestInterceptor
+from sproutsdb.store import LmdbProofStore, open_store
+from sproutsdb.store.errors import StoreNotFoundError
+from sproutsdb.store.location import check_new_store_location
+from sproutsdb.store.opening import peek_identity
 from sproutsdb.wire import SERVICE_NAME, WRITE_METHODS, pb_grpc
 
 log = logging.getLogger("sproutsdb.server")
@@ -61,10 +61,10 @@ class ServeOptions:
     workers: int = DEFAULT_WORKERS
     limits: Limits = field(default_factory=Limits)
     grace: float = GRACE_SECONDS
-    verify: bool = True  # run the background verifier of claims (server/verifier.py)
+    verify: bool = True  # run the background verifier of claims (ops/verifier.py)
     map_size: int | None = None  # LMDB map_size in bytes (None: the store's default)
     game: str | None = None  # the game of a new store (None: an existing store's, else Sprouts)
-    results: Path | None = None  # a results library to seed (server/seed.py; None: none)
+    results: Path | None = None  # a results library to seed (ops/seed.py; None: none)
 
 
 class Server:

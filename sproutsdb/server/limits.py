@@ -24,7 +24,7 @@ import grpc
 import lmdb
 
 from sproutsdb.errors import UserError
-from sproutsdb.server.store.errors import StoreDiskError, StoreFullError
+from sproutsdb.store.errors import StoreDiskError, StoreFullError
 
 DEFAULT_MAX_CHILDREN_WORK = 1 << 21  # 0*17 (about 5 s) is allowed, 0*18 is refused
 DEFAULT_REQUEST_SECONDS = 20.0  # of server time for one Children or Verify request

@@ -23,11 +23,11 @@ from typing import Any, cast
 from sproutsdb.errors import UserError
 from sproutsdb.games import get_game
 from sproutsdb.server.children_worker import BoundedChildren, ChildrenTimeout
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.extras.r1 import Part, R1Verdict, r1_class, r1_rule
 from sproutsdb.solver.misere.solver import MisereConflictError, StoreRcts
 from sproutsdb.solver.ports.game import sum_children
+from sproutsdb.store import LmdbProofStore
 from sproutsdb.values import (
     CLAIMED,
     REFUTED,

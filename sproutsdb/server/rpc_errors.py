@@ -23,14 +23,14 @@ import grpc
 from sproutsdb.errors import UserError
 from sproutsdb.server.limits import resource_status
 from sproutsdb.server.metrics import Metrics
-from sproutsdb.server.store import (
+from sproutsdb.server.validation import PreconditionError
+from sproutsdb.server.wire_guard import client_gone, clip_details
+from sproutsdb.store import (
     ReadOnlyStoreError,
     StoreClosedError,
     StoreError,
     StoreFullError,
 )
-from sproutsdb.server.validation import PreconditionError
-from sproutsdb.server.wire_guard import client_gone, clip_details
 
 log = logging.getLogger("sproutsdb.server")
 

@@ -27,12 +27,12 @@ import grpc
 from sproutsdb import __version__
 from sproutsdb.facts import Provenance, Status, now_iso
 from sproutsdb.games import get_game
+from sproutsdb.ops.seed import TableEntry, TableShelf
+from sproutsdb.ops.verifier import Verifier
 from sproutsdb.server.auth import TokenBook, bearer_secret
 from sproutsdb.server.limits import Budget, BudgetedGame, BudgetedSource
 from sproutsdb.server.metrics import Metrics
 from sproutsdb.server.rpc_errors import NotFoundError, rpc, rpc_stream
-from sproutsdb.server.seed import TableEntry, TableShelf
-from sproutsdb.server.store import LmdbProofStore, schema
 from sproutsdb.server.validation import (
     Limits,
     PreconditionError,
@@ -40,12 +40,12 @@ from sproutsdb.server.validation import (
     Validator,
     check_parallel,
 )
-from sproutsdb.server.verifier import Verifier
 from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.misere.keys import split_node_key
 from sproutsdb.solver.normal.check import Checker
 from sproutsdb.solver.ports.game import Game, NotationError
 from sproutsdb.solver.ports.proofstore import FactKind, FactValue, RctRecord
+from sproutsdb.store import LmdbProofStore, schema
 from sproutsdb.values import usable
 from sproutsdb.wire import (
     COLUMN,

@@ -55,7 +55,7 @@ SLOW_ENGINE_NOTE = (
 
 def add_store_option(parser: argparse.ArgumentParser, what: str = "store directory") -> None:
     """The one `--store DIR` option, its default told from server.store.location's rule."""
-    from sproutsdb.server.store.location import DEFAULT_DIRNAME, ENV_VAR
+    from sproutsdb.store.location import DEFAULT_DIRNAME, ENV_VAR
 
     parser.add_argument(
         "--store",

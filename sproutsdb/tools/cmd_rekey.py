@@ -9,7 +9,7 @@ import time
 
 from sproutsdb.ops.rekey import rekey_store
 from sproutsdb.progress import counter_bar
-from sproutsdb.server.store.location import check_new_store_location
+from sproutsdb.store.location import check_new_store_location
 
 EXIT_CONFLICTS = 1
 

@@ -24,9 +24,9 @@ def run_serve(args: argparse.Namespace) -> int:
     from sproutsdb.server.auth import read_token_book
     from sproutsdb.server.lifecycle import ServeOptions, run_server
     from sproutsdb.server.logs import configure_logging
-    from sproutsdb.server.store.location import resolve_store_path
     from sproutsdb.server.validation import Limits
     from sproutsdb.shipped import shipped_table
+    from sproutsdb.store.location import resolve_store_path
 
     if (args.tls_cert is None) != (args.tls_key is None):
         raise UsageError("give both --tls-cert and --tls-key, or neither")
@@ -98,7 +98,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def _serves_shipped_table(seeds: list[Path]) -> bool:
     """Whether one of the tables is the shipped S6 table (the same bytes)."""
-    from sproutsdb.server.seed import file_checksum
+    from sproutsdb.ops.seed import file_checksum
     from sproutsdb.shipped import shipped_table
 
     shipped = shipped_table()

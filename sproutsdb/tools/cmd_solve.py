@@ -24,11 +24,11 @@ from sproutsdb.ops.solve import (
     solve,
 )
 from sproutsdb.progress import status_line
-from sproutsdb.server.store.location import resolve_store_path
-from sproutsdb.server.store.resume_file import FileResumeSlots
 from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, Progress
 from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.progress import ProgressFn, settled_counts
+from sproutsdb.store.location import resolve_store_path
+from sproutsdb.store.resume_file import FileResumeSlots
 from sproutsdb.tools.cli import (
     Interrupted,
     UsageError,
@@ -149,7 +149,7 @@ def _seed_from_results(
             "--seed-results seeds an embedded store (--store); a server seeds the results "
             "library into its own store when it starts (sproutsdb serve)"
         )
-    from sproutsdb.server.seed import ResultSeed, seed_counts, seed_results_below
+    from sproutsdb.ops.seed import ResultSeed, seed_counts, seed_results_below
 
     def say(text: str) -> None:
         if not args.quiet:

@@ -16,7 +16,7 @@ def run_web(args: argparse.Namespace) -> int:
     from sproutsdb.server.http_api import WebServer
     from sproutsdb.server.logs import configure_logging
     from sproutsdb.server.position_view import PositionReader, ViewLimits
-    from sproutsdb.server.store.location import resolve_store_path
+    from sproutsdb.store.location import resolve_store_path
     from sproutsdb.tools.stores import open_store
 
     host, _, port_text = args.listen.rpartition(":")

@@ -34,8 +34,8 @@ def game_of(args: argparse.Namespace) -> GameEntry:
 def store_game(path: str | None) -> str | None:
     """The game recorded by the store at `path`; None where there is no readable store
     (opening it then says why, as it always did)."""
-    from sproutsdb.server.store.errors import StoreError
-    from sproutsdb.server.store.opening import peek_identity
+    from sproutsdb.store.errors import StoreError
+    from sproutsdb.store.opening import peek_identity
 
     try:
         return peek_identity(path).game or None

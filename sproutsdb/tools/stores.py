@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 
 from sproutsdb.games import DEFAULT_GAME
-from sproutsdb.server.store import LmdbProofStore, StoreNotFoundError
-from sproutsdb.server.store import open_store as open_sprouts_store
-from sproutsdb.server.store.location import check_new_store_location, resolve_store_path
-from sproutsdb.server.store.opening import peek_identity
 from sproutsdb.solver.ports.proofstore import ProofStore
+from sproutsdb.store import LmdbProofStore, StoreNotFoundError
+from sproutsdb.store import open_store as open_sprouts_store
+from sproutsdb.store.location import check_new_store_location, resolve_store_path
+from sproutsdb.store.opening import peek_identity
 from sproutsdb.tools.cli import UsageError
 from sproutsdb.tools.server_options import remote_store_from_args
 

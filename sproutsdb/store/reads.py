@@ -2,7 +2,7 @@
 
 Reads run in the caller's thread on short read transactions of their own, so they never
 wait for the writer and never pin old pages while a consumer works. They return raw
-records; decoding them is server/store/schema.py's job.
+records; decoding them is store/schema.py's job.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any, NamedTuple
 import lmdb
 
 from sproutsdb.facts import Provenance
-from sproutsdb.server.store import schema
-from sproutsdb.server.store.schema import LONG_KEY_PREFIX, MAX_DIRECT_KEY_BYTES, InvalidFactError
+from sproutsdb.store import schema
+from sproutsdb.store.schema import LONG_KEY_PREFIX, MAX_DIRECT_KEY_BYTES, InvalidFactError
 
 ITER_CHUNK = 1024  # facts read per read transaction while iterating
 

@@ -6,7 +6,7 @@
 `location` where a store lives by default. The names most callers need are re-exported here.
 """
 
-from sproutsdb.server.store.errors import (
+from sproutsdb.store.errors import (
     NotAStoreError,
     ReadOnlyStoreError,
     SchemaVersionError,
@@ -17,8 +17,8 @@ from sproutsdb.server.store.errors import (
     StoreMismatchError,
     StoreNotFoundError,
 )
-from sproutsdb.server.store.lmdb_store import LmdbProofStore, Mark, VerifiedFacts, open_store
-from sproutsdb.server.store.opening import DEFAULT_MAP_SIZE
+from sproutsdb.store.lmdb_store import LmdbProofStore, Mark, VerifiedFacts, open_store
+from sproutsdb.store.opening import DEFAULT_MAP_SIZE
 
 __all__ = [
     "DEFAULT_MAP_SIZE",

@@ -20,8 +20,8 @@ from typing import Any, NamedTuple
 import lmdb
 
 from sproutsdb.facts import now_iso
-from sproutsdb.server.store import schema
-from sproutsdb.server.store.errors import (
+from sproutsdb.store import schema
+from sproutsdb.store.errors import (
     NotAStoreError,
     SchemaVersionError,
     StoreError,
@@ -29,10 +29,10 @@ from sproutsdb.server.store.errors import (
     StoreMismatchError,
     StoreNotFoundError,
 )
-from sproutsdb.server.store.location import ENV_VAR, resolve_store_path
-from sproutsdb.server.store.schema import MAX_DIRECT_KEY_BYTES, InvalidFactError
+from sproutsdb.store.location import ENV_VAR, resolve_store_path
+from sproutsdb.store.schema import MAX_DIRECT_KEY_BYTES, InvalidFactError
 
-log = logging.getLogger("sproutsdb.server.store")  # the store's one logger, whatever module logs
+log = logging.getLogger("sproutsdb.store")  # the store's one logger, whatever module logs
 
 DEFAULT_MAP_SIZE = (1 << 40) if sys.maxsize > 2**32 else (1 << 30)  # sparse: costs no disk
 MAX_READERS = 1024

@@ -1,4 +1,4 @@
-"""The verifier's decisions on misère and RCT claims (server/verifier.py runs them).
+"""The verifier's decisions on misère and RCT claims (ops/verifier.py runs them).
 
 Same trust model as for nimbers: a claim is decided on verified facts and the rules alone.
 
@@ -29,8 +29,7 @@ from typing import Any
 
 from sproutsdb.errors import UserError
 from sproutsdb.games import get_game
-from sproutsdb.server.seed import TableShelf
-from sproutsdb.server.store import LmdbProofStore
+from sproutsdb.ops.seed import TableShelf
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.cgt.records import RctRecordError, load_one, record_of
@@ -42,6 +41,7 @@ from sproutsdb.solver.misere.solver import MisereSolver, NoRcts
 from sproutsdb.solver.normal.check import Verdict
 from sproutsdb.solver.ports.game import Game, NotationError
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore, RctRecord
+from sproutsdb.store import LmdbProofStore
 
 TERMINAL = get_game().terminal
 

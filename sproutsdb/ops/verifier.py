@@ -19,7 +19,7 @@ parents), one thread, started and stopped by the server. An insert that conflict
 claim leaves its value as a contender: when the claim is refuted the contender is stored
 in its place (with its own provenance), and verified at once if it is the proven value.
 
-Misère, `pos_rct` and RCT claims are decided the same way by server/verifier_misere.py, in
+Misère, `pos_rct` and RCT claims are decided the same way by ops/verifier_misere.py, in
 a queue of their own (records, then position → RCT maps, then misère nodes, smallest
 first) worked after the nimber claims of each step, so normal play pays nothing for them.
 A refuted misère claim whose opposite outcome was shown from verified facts is replaced by
@@ -38,13 +38,13 @@ from typing import Any
 
 from sproutsdb.facts import SERVER_VERIFIER, Provenance, Status
 from sproutsdb.games import get_game
-from sproutsdb.server.seed import TableShelf
-from sproutsdb.server.store import LmdbProofStore
-from sproutsdb.server.verifier_misere import Decision, MisereClaims
+from sproutsdb.ops.seed import TableShelf
+from sproutsdb.ops.verifier_misere import Decision, MisereClaims
 from sproutsdb.solver.normal.check import Checker, CheckReport
 from sproutsdb.solver.normal.rules_nimber import SmallLands
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.store import LmdbProofStore
 
 log = logging.getLogger(__name__)
 

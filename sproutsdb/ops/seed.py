@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING, Any
 from sproutsdb.errors import UserError
 from sproutsdb.facts import SEED_REDERIVED, Provenance
 from sproutsdb.formats.rcttable import RctTable, read_header
-from sproutsdb.server.store import LmdbProofStore
 from sproutsdb.shipped import SHIPPED_TABLE, shipped_table  # noqa: F401 (re-exported)
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import FactKind, ProofStore
+from sproutsdb.store import LmdbProofStore
 from sproutsdb.trusted_tables import verified_table
 
 if TYPE_CHECKING:
     from sproutsdb.ops.results import ManifestEntry
 
-log = logging.getLogger("sproutsdb.server.seed")
+log = logging.getLogger("sproutsdb.ops.seed")
 
 SEED_BATCH = 50_000
 

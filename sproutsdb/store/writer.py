@@ -17,8 +17,8 @@ from typing import Any
 
 import lmdb
 
-from sproutsdb.server.store.errors import StoreClosedError, StoreFullError, disk_error
-from sproutsdb.server.store.txn import MarkClock, MarkOp, PutOp, RefuteOp, UnmarkOp, WriteTxn
+from sproutsdb.store.errors import StoreClosedError, StoreFullError, disk_error
+from sproutsdb.store.txn import MarkClock, MarkOp, PutOp, RefuteOp, UnmarkOp, WriteTxn
 
 MAX_GROUP_FACTS = 100_000  # the writer stops draining once a transaction holds this many
 

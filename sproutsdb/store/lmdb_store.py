@@ -3,7 +3,7 @@
 Reads run in the caller's thread on short read transactions. Writes are validated and
 encoded in the caller's thread, then queued to a single writer thread that drains every
 pending batch into one write transaction (group commit) and wakes each caller only once
-that transaction has committed. Byte formats live in server/store/schema.py, not here.
+that transaction has committed. Byte formats live in store/schema.py, not here.
 
 This module is the facade; each job lives in a module of its own in this package:
 opening (directory, environment, sub-databases, identity checks), writer (the writer
@@ -26,9 +26,10 @@ import lmdb
 
 from sproutsdb.facts import UNKNOWN_CHECK, Provenance, Status
 from sproutsdb.games import DEFAULT_GAME, get_game
-from sproutsdb.server.store import reads as store_reads
-from sproutsdb.server.store import schema
-from sproutsdb.server.store.errors import (
+from sproutsdb.solver.ports.proofstore import Conflict, FactKind, PutResult
+from sproutsdb.store import reads as store_reads
+from sproutsdb.store import schema
+from sproutsdb.store.errors import (
     NotAStoreError,
     ReadOnlyStoreError,
     SchemaVersionError,
@@ -39,8 +40,8 @@ from sproutsdb.server.store.errors import (
     StoreMismatchError,
     StoreNotFoundError,
 )
-from sproutsdb.server.store.opening import DEFAULT_MAP_SIZE, StoreIdentity, open_environment
-from sproutsdb.server.store.schema import (
+from sproutsdb.store.opening import DEFAULT_MAP_SIZE, StoreIdentity, open_environment
+from sproutsdb.store.schema import (
     DECODERS,
     FLAG_VERIFIED,
     FactRecord,
@@ -48,9 +49,8 @@ from sproutsdb.server.store.schema import (
     Refutation,
     table_name,
 )
-from sproutsdb.server.store.txn import MarkOp, MarkResult, PutOp, RefuteOp, UnmarkOp
-from sproutsdb.server.store.writer import Barrier, GroupCommitWriter, shutdown
-from sproutsdb.solver.ports.proofstore import Conflict, FactKind, PutResult
+from sproutsdb.store.txn import MarkOp, MarkResult, PutOp, RefuteOp, UnmarkOp
+from sproutsdb.store.writer import Barrier, GroupCommitWriter, shutdown
 
 CANON_VERSION = get_game().canon_version
 

@@ -1,9 +1,9 @@
 """One write transaction of the store: write-once puts, verified marks, refutations,
 provenance ids.
 
-The writer thread (server/store/writer.py) applies every operation of a group to one
+The writer thread (store/writer.py) applies every operation of a group to one
 WriteTxn, then writes the per-kind count deltas into `meta` in the same transaction, so
-counts never disagree with the facts. Byte formats come from server/store/schema.py.
+counts never disagree with the facts. Byte formats come from store/schema.py.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from typing import Any, cast
 import lmdb
 
 from sproutsdb.facts import Provenance, now_iso
-from sproutsdb.server.store import schema
-from sproutsdb.server.store.errors import StoreFullError
-from sproutsdb.server.store.schema import DECODERS, FLAG_VERIFIED, EncodedFact, Refutation
 from sproutsdb.solver.ports.proofstore import Conflict, FactKind, FactValue, PutResult
+from sproutsdb.store import schema
+from sproutsdb.store.errors import StoreFullError
+from sproutsdb.store.schema import DECODERS, FLAG_VERIFIED, EncodedFact, Refutation
 
 # A mark's provenance record says when the check marked; one record serves the marks of one
 # checker for up to this many seconds (a busy server verifier would otherwise add a record
