@@ -22,19 +22,14 @@ from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.couples import Couples
 from sproutsdb.solver.search.dfpn import BusyMarks, DfpnSearch, RestartSearch, RootShare
 from sproutsdb.solver.search.dfpn import Task as DfpnTask
-from sproutsdb.solver.search.driver import QuietCollector, run_tasks
+from sproutsdb.solver.search.driver import run_tasks
 from sproutsdb.solver.search.facts import NimberConflictError, NimberFacts, StoreFormatError
 from sproutsdb.solver.search.measures import ComponentMeasures
 from sproutsdb.solver.search.options import FactNews, SolveOptions
 from sproutsdb.solver.search.ordering import Option, OrderFn, engine_order, fewest_lives_first
-from sproutsdb.solver.search.progress import (
-    Progress,
-    ProgressFn,
-    RootHeadway,
-    SettledOptions,
-    SolverStats,
-)
+from sproutsdb.solver.search.progress import Progress, ProgressFn, SettledOptions, SolverStats
 from sproutsdb.solver.search.resume import ResumeSlots, SearchState, decode_state, encode_state
+from sproutsdb.solver.search.run import SearchRun
 from sproutsdb.solver.search.table import InconsistentFactError, TranspositionTable
 
 __all__ = [
@@ -66,9 +61,6 @@ SEARCHES = ("dfs", "dfpn")  # depth-first in move order; proof-number search ove
 # solvers of the store put (`solve --jobs`, `FactNews`): the reads of each expansion's new
 # lands were 6.5 % of 0*21's CPU on LMDB (46,507 facts).
 READ_ALL_LIMIT = 1 << 18
-# A resume record is saved at most once per flush interval, and less often when saving it
-# costs more than 1/RESUME_COST_SHARE of the time between saves (a large table).
-RESUME_COST_SHARE = 50
 
 
 # A search task is a coroutine: it yields sub-tasks to the driver, is sent their results
@@ -78,7 +70,7 @@ Task = Generator["Task | DfpnTask", bool | int | None, bool | int]
 Result = TypeVar("Result")
 
 
-class NormalSolver:
+class NormalSolver(SearchRun):
     """Proves normal-play outcomes and nimbers of positions of `game`, storing nimbers.
 
     Trust model: nimbers read from the store are taken as proven, except those of the
@@ -101,17 +93,16 @@ class NormalSolver:
         news: FactNews | None = None,
         busy: BusyMarks | None = None,
     ) -> None:
+        super().__init__(options, share_seconds, resume)
         self.game = game
         self._order = order
-        self._facts = NimberFacts(
+        self._facts: NimberFacts = NimberFacts(
             store,
             batch_size=options.batch_size,
             flush_seconds=options.flush_seconds,
             on_put=news.published if news is not None else None,
         )
         self._table = TranspositionTable()
-        self._meter = options.meter()
-        self._reprove_roots = options.reprove_roots
         children_cache = options.children_cache
         self._measure = ComponentMeasures(
             game,
@@ -122,9 +113,6 @@ class NormalSolver:
         )
         # The table, store buffer and measures, shared with the df-pn space through Couples.
         self._couples = Couples(self._table, self._facts, self._measure)
-        self._stack: list[Task] = []
-        self._stats = SolverStats()
-        self._collector = QuietCollector()
         if search not in SEARCHES:
             raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
         self._table_capacity = table_capacity
@@ -135,24 +123,16 @@ class NormalSolver:
         if share_seconds is not None and news is None:
             raise ValueError("share_seconds needs news: the keys other processes stored")
         self._news = news
-        self._share_seconds = share_seconds
-        self._next_share = time.monotonic() + (share_seconds or 0.0)
         self._space = (
-            CoupleSpace(self._couples, nimber=self._nimber_now, visit=self._expand)
+            CoupleSpace(self._couples, nimber=self._nimber_now, visit=self._visit)
             if search == "dfpn"
             else None
         )
-        self._dfpn = (
+        self._dfpn: DfpnSearch[tuple[tuple[str, ...], int]] | None = (
             DfpnSearch(self._space, capacity=table_capacity, share=root_share, busy=busy)
             if self._space is not None
             else None
         )
-        # Where an interrupted call leaves its search state for a rerun (a hint, never a fact).
-        self._resume = resume
-        self._resume_root: str | None = None  # the call whose state is saved, while it runs
-        self._resume_every = options.flush_seconds
-        self._resume_due = 0.0
-        self._headway = RootHeadway()  # the running call's root options, for progress
 
     # ----------------------------------------------------------------- public API
 
@@ -166,7 +146,7 @@ class NormalSolver:
         def run(components: tuple[str, ...]) -> int:
             rest, total = self._couples.fold(components, 0)
             for component in rest:
-                total ^= self._drive(self._nimber(component))
+                total ^= cast(int, self._drive(self._nimber(component)))
             return total
 
         return self._call(key, run, "nimber")
@@ -185,19 +165,6 @@ class NormalSolver:
             return task if isinstance(task, bool) else bool(self._drive(task))
 
         return "L" if self._call(key, run, f"couple {n}") else "W"
-
-    def flush(self) -> None:
-        """Put every proven nimber still buffered (raises NimberConflictError on conflict)."""
-        try:
-            self._facts.flush()
-        finally:
-            self._sync_store_stats()
-
-    @property
-    def stats(self) -> SolverStats:
-        """A snapshot of the cumulative counters."""
-        self._sync_store_stats()
-        return SolverStats(**vars(self._stats))
 
     def known_nimber(self, key: str) -> int | None:
         """The nimber of a component if this solver knows it already (no search, no I/O)."""
@@ -257,45 +224,27 @@ class NormalSolver:
             for component in components:
                 self._table.forget_stored(component)
             self._couples.roots = frozenset(components)
-        finished = False
-        try:
+        with self._call_frame(started) as frame:
             # The store's only writer, or one told every key the others put: read it whole
             self._couples.read_all(self._read_all_limit())
             self._couples.fetch(components)
-            self._resume_from(f"{query} {canonical}")
+            root = f"{query} {canonical}"
+            self._resume_at(
+                root, root, lambda data: self._take_up(decode_state(root, data)), self._resume_every
+            )
             if len(components) == 1:
                 self._headway.start(lambda: self._settled(components[0]))
-            with self._collector.paused():
-                result = self._restarting(run, components)
-            finished = True
+            result = self._restarting(lambda: run(components))
+            frame.finished = True
             return result
-        finally:
-            self._headway.stop()
-            self._couples.roots = frozenset()
-            self._couples.forget_all()  # the roots' stored nimbers were not read
-            self._stack = []
-            self._stats.seconds += time.perf_counter() - started
-            try:
-                self.flush()
-            finally:
-                try:
-                    self._leave_resume(finished)
-                finally:
-                    self._meter.tick(self._stats.nodes, self._facts.inserted, 0, force=True)
 
-    def _restarting(
-        self, run: Callable[[tuple[str, ...]], Result], components: tuple[str, ...]
-    ) -> Result:
-        """Run the call's search, again from its root (keeping df-pn's numbers and the
-        table) each time another process's facts decide a node on its path (`_meet_news`)."""
-        while True:
-            try:
-                return run(components)
-            except RestartSearch:
-                self._stats.restarts += 1
-                self._stack = []
-                if self._dfpn is not None:
-                    self._dfpn.in_flight.clear()
+    def _end_call(self) -> None:
+        self._couples.roots = frozenset()
+        self._couples.forget_all()  # the roots' stored nimbers were not read
+
+    def _share(self) -> None:
+        if self._news is not None:
+            self._meet_news(self._news.news())
 
     def _meet_news(self, keys: list[str]) -> None:
         """Read the facts other processes stored (`solve --jobs`); RestartSearch if they decide
@@ -323,23 +272,12 @@ class NormalSolver:
 
     # ----------------------------------------------------------------- resume records
 
-    def _resume_from(self, root: str) -> None:
-        """Take up the search state an interrupted call of ``root`` left: its df-pn numbers
-        (they only steer) and its winning couples, each re-derived from known facts when
-        the search first asks about it."""
-        if self._resume is None:
+    def _take_up(self, state: SearchState | None) -> None:
+        """Install a decoded record (None: it did not decode): numbers and children lists
+        as they are (they steer), winning couples as claims, each used only once it
+        re-derives."""
+        if state is None:
             return
-        data = self._resume.load(root)
-        state = decode_state(root, data) if data is not None else None
-        if state is not None:
-            self._take_up(state)
-        # only now: a call stopped while taking up a record leaves that record as it was
-        self._resume_root = root
-        self._resume_due = time.monotonic() + self._resume_every
-
-    def _take_up(self, state: SearchState) -> None:
-        """Install a decoded record: numbers and children lists as they are (they steer),
-        winning couples as claims, each used only once it re-derives."""
         if self._dfpn is not None and self._space is not None:
             room = max(self._dfpn.capacity - len(self._dfpn.numbers), 0)
             for count, (couple, numbers) in enumerate(state.numbers.items()):
@@ -352,13 +290,9 @@ class NormalSolver:
         self._table.drop_claims()
         self._couples.take_claims(state.exclusions, limit=room)
 
-    def _save_resume(self, *, commit: bool = True) -> None:
-        """Commit what is proven (unless just done), then save the search state beside it."""
-        if self._resume is None or self._resume_root is None:
-            return
-        started = time.monotonic()
-        if commit:
-            self._facts.flush()
+    def _record(self) -> bytes:
+        """The search state: df-pn's numbers, the winning couples and the kept children
+        lists (saved after the facts are committed, beside them)."""
         numbers = self._dfpn.numbers if self._dfpn is not None else {}
         space = self._space
         lists: dict[str, list[tuple[str, int]]] = {}
@@ -368,28 +302,11 @@ class NormalSolver:
                 if key not in lists:
                     lists[key] = [(child[0], child[2][1]) for child in children]
         size = space.expanded_size if space is not None else 0
-        data = encode_state(self._resume_root, numbers, self._table.exclusions, lists, size)
-        if self._resume.save(self._resume_root, data):
-            self._stats.resume_saves += 1
-        now = time.monotonic()
-        self._resume_due = now + max(self._resume_every, RESUME_COST_SHARE * (now - started))
+        root = cast(str, self._resume_root)
+        return encode_state(root, numbers, self._table.exclusions, lists, size)
 
-    def _leave_resume(self, finished: bool) -> None:
-        """A finished call needs no record; an interrupted one saves where it stood."""
-        if self._resume is None or self._resume_root is None:
-            return
-        try:
-            if finished:
-                self._resume.discard(self._resume_root)
-                self._table.drop_claims()
-            else:
-                self._save_resume(commit=False)  # the call has just flushed (or failed to)
-        finally:
-            self._resume_root = None
-
-    def _drive(self, task: Task) -> int:
-        """Run a task and all its sub-tasks on the explicit stack."""
-        return cast(int, run_tasks(task, self._stack, self._stats))
+    def _record_discarded(self) -> None:
+        self._table.drop_claims()
 
     def _nimber_now(self, component: str) -> int:
         """Algorithm 3 run to its end on a stack of its own (df-pn's reduction of a sum)."""
@@ -455,7 +372,7 @@ class NormalSolver:
             if table.is_excluded(component, n):
                 return False
             return bool((yield self._dfpn.solve(((component,), n), couple_key((component,), n))))
-        self._expand()
+        self._visit()
         children = self._measure.children(component)
         self._couples.fetch([part for child in children for part in child])
         values: set[int] = set()
@@ -500,39 +417,26 @@ class NormalSolver:
 
     # ----------------------------------------------------------------- helpers
 
-    def _expand(self) -> None:
-        """Count an expansion, keep the table within its capacity, maybe report progress."""
-        self._stats.nodes += 1
+    def _bound_memory(self) -> None:
+        """Keep the table within its capacity: everything proven goes to the store first
+        (the table is a cache of it), then the table is cleared."""
         if len(self._table) > self._table_capacity:
-            # Everything proven goes to the store first: the table is a cache of it.
             self._facts.flush()
             self._table.clear()
             self._stats.table_clears += 1
             if self._facts.complete:  # the store holds every nimber the table had
                 self._couples.read_all(self._read_all_limit())
-        if self._share_seconds is not None and time.monotonic() >= self._next_share:
-            self._next_share = time.monotonic() + self._share_seconds
-            if self._news is not None:
-                self._meet_news(self._news.news())
-        if self._resume_root is not None and time.monotonic() >= self._resume_due:
-            self._save_resume()  # a killed run resumes from here
-        self._collector.tick()
-        if self._meter.active:
-            self._meter.tick(
-                self._stats.nodes,
-                self._facts.inserted,
-                len(self._stack),
-                root_options=self._headway.counts(),
-            )
+
+    def _expand(self) -> None:
+        """A visit, by the name the work model gives its recording space (search.workmodel)."""
+        self._visit()
 
     def _read_all_limit(self) -> int:
         return min(READ_ALL_LIMIT, self._table_capacity // 2)
 
     def _sync_store_stats(self) -> None:
+        super()._sync_store_stats()
         facts, stats = self._facts, self._stats
-        stats.facts_stored = facts.inserted
-        stats.facts_unchanged = facts.unchanged
         stats.store_hits = facts.hits
         stats.store_reads = facts.reads
-        stats.store_writes = facts.writes
         stats.resumed_exclusions = self._couples.redeemed

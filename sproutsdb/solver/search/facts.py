@@ -1,19 +1,23 @@
-"""Batched access to nimber facts through the ProofStore port.
+"""Batched access to facts through the ProofStore port.
 
-Reads: one `get` per expanded node for all the components it has not seen yet. Writes:
-proven nimbers are buffered and put in batches, every `batch_size` facts or `flush_seconds`,
-each batch made durable, so a killed run loses at most the last batch. A put that meets a
-different stored value raises `NimberConflictError` at once.
+Writes (`FactBuffer`, both plays): proven facts are buffered and put in batches, every
+`batch_size` facts or `flush_seconds`, each batch made durable, so a killed run loses at
+most the last batch; a put that meets a different stored value raises at once
+(`NimberConflictError` for nimbers). Reads of nimbers (`NimberFacts`): one `get` per
+expanded node for all the components it has not seen yet.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import cast
 
 from sproutsdb.solver.ports.proofstore import (
+    Conflict,
     ConflictError,
     FactKind,
+    FactValue,
     ListedProofStore,
     ProofStore,
 )
@@ -37,7 +41,81 @@ class StoreFormatError(ConflictError):
     """The store returned something that is not a nimber (a non-negative int)."""
 
 
-class NimberFacts:
+class FactBuffer:
+    """Write-behind buffer of one kind of proven fact in one store: `add` buffers a fact
+    and says when the batch is due (full, or older than `flush_seconds`), `flush` puts it
+    and makes it durable. Both solvers write through one (normal play: `NimberFacts`)."""
+
+    def __init__(
+        self,
+        store: ProofStore,
+        kind: FactKind,
+        *,
+        batch_size: int = 1000,
+        flush_seconds: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        on_put: Callable[[Sequence[str]], None] | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self._store = store
+        self._kind = kind
+        self._batch_size = batch_size
+        self._flush_seconds = flush_seconds
+        self._clock = clock
+        self._pending: dict[str, FactValue] = {}
+        self._on_put = on_put  # told the keys of each batch once it is durable
+        self._last_flush = clock()
+        self.writes = 0  # put batches sent
+        self.inserted = 0  # facts the store did not have
+        self.unchanged = 0  # facts the store already had, with the same value
+
+    def add(self, key: str, value: FactValue) -> bool:
+        """Buffer a proven fact; True when the batch is due (full or old enough)."""
+        self._pending[key] = value
+        return (
+            len(self._pending) >= self._batch_size
+            or self._clock() - self._last_flush >= self._flush_seconds
+        )
+
+    @property
+    def pending(self) -> int:
+        """Facts proven but not yet put."""
+        return len(self._pending)
+
+    def flush(self) -> None:
+        """Put the buffered facts, make them durable, and raise on any conflict."""
+        self._last_flush = self._clock()
+        if not self._pending:
+            return
+        batch, self._pending = self._pending, {}
+        self.writes += 1
+        try:
+            result = self._store.put(self._kind, batch)
+        except BaseException:
+            # a put that did not return (Ctrl-C inside it, a store error) wrote nothing
+            # or the whole batch: keep it pending, so the flush after Ctrl-C stores it
+            # (putting stored facts again is harmless) instead of losing proven work
+            self._pending = {**batch, **self._pending}
+            raise
+        self.inserted += result.inserted
+        self.unchanged += result.unchanged
+        self._store.flush()
+        if self._on_put is not None:
+            self._on_put(list(batch))
+        if result.conflicts:
+            raise self._conflict(result.conflicts, batch)
+
+    def _conflict(self, conflicts: list[Conflict], batch: Mapping[str, FactValue]) -> ConflictError:
+        """The error a batch that met different stored values raises (its first conflict)."""
+        first = conflicts[0]
+        return ConflictError(
+            f"conflict on {self._kind.value} fact {first.key!r}: the store says "
+            f"{first.stored!r}, this search proved {first.offered!r}"
+        )
+
+
+class NimberFacts(FactBuffer):
     """Read-through, write-behind access to `FactKind.NIMBER` facts of one store."""
 
     def __init__(
@@ -50,22 +128,18 @@ class NimberFacts:
         absent_capacity: int = 1 << 16,  # ~3 MB of keys; 2¹⁸ held ~10 MB
         on_put: Callable[[Sequence[str]], None] | None = None,
     ) -> None:
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        self._store = store
-        self._batch_size = batch_size
-        self._flush_seconds = flush_seconds
-        self._clock = clock
+        super().__init__(
+            store,
+            FactKind.NIMBER,
+            batch_size=batch_size,
+            flush_seconds=flush_seconds,
+            clock=clock,
+            on_put=on_put,
+        )
         self._absent: set[str] = set()  # asked and not stored: not asked again (bounded)
         self._absent_capacity = absent_capacity
-        self._pending: dict[str, int] = {}
-        self._on_put = on_put  # told the keys of each batch once it is durable
-        self._last_flush = clock()
         self.reads = 0  # get batches sent
         self.hits = 0  # nimbers found in the store
-        self.writes = 0  # put batches sent
-        self.inserted = 0  # facts the store did not have
-        self.unchanged = 0  # facts the store already had, with the same value
         # Set by `Couples.read_all` while its table holds every fact of the store: its
         # `fetch` then asks nothing.
         self.complete = False
@@ -108,45 +182,16 @@ class NimberFacts:
 
     def record(self, key: str, nimber: int) -> None:
         """Buffer a proven nimber; flush when the batch is full or old enough."""
-        self._pending[key] = nimber
         self._absent.discard(key)  # stored from now on: a later fetch must find it
-        if (
-            len(self._pending) >= self._batch_size
-            or self._clock() - self._last_flush >= self._flush_seconds
-        ):
+        if self.add(key, nimber):
             self.flush()
 
     def forget(self, keys: Iterable[str]) -> None:
         """Ask the store again for these keys (another process has just put them)."""
         self._absent.difference_update(keys)
 
-    @property
-    def pending(self) -> int:
-        """Facts proven but not yet put."""
-        return len(self._pending)
-
-    def flush(self) -> None:
-        """Put the buffered facts, make them durable, and raise on any conflict."""
-        self._last_flush = self._clock()
-        if not self._pending:
-            return
-        batch, self._pending = self._pending, {}
-        self.writes += 1
-        try:
-            result = self._store.put(FactKind.NIMBER, batch)
-        except BaseException:
-            # a put that did not return (Ctrl-C inside it, a store error) wrote nothing
-            # or the whole batch: keep it pending, so the flush after Ctrl-C stores it
-            # (putting stored facts again is harmless) instead of losing proven work
-            self._pending = {**batch, **self._pending}
-            raise
-        self.inserted += result.inserted
-        self.unchanged += result.unchanged
-        self._store.flush()
-        if self._on_put is not None:
-            self._on_put(list(batch))
-        if result.conflicts:
-            first = result.conflicts[0]
-            raise NimberConflictError(
-                first.key, first.stored, batch[first.key], len(result.conflicts) - 1
-            )
+    def _conflict(self, conflicts: list[Conflict], batch: Mapping[str, FactValue]) -> ConflictError:
+        first = conflicts[0]
+        return NimberConflictError(
+            first.key, first.stored, cast(int, batch[first.key]), len(conflicts) - 1
+        )
