@@ -171,6 +171,13 @@ class Describer:
         with self._lock:
             return self._report(key, parent_key, children=True)[1]
 
+    def values(self, text: str) -> tuple[_Facts, dict[str, Any]]:
+        """(the facts read, the report without children): the position's own values and
+        the R1 rule, what `query` shows."""
+        key = self.game.canonical(text)
+        with self._lock:
+            return self._report(key, None, children=False)
+
     def _report(
         self, key: str, parent_key: str | None, *, children: bool
     ) -> tuple[_Facts, dict[str, Any]]:
@@ -654,9 +661,7 @@ def describe(
     describer = Describer(
         store, game=game or DEFAULT_GAME, table=table, verified_only=verified_only
     )
-    key = describer.game.canonical(position)
-    with describer._lock:
-        facts, values = describer._report(key, None, children=False)
+    facts, values = describer.values(position)
     for k, problem in sorted(facts.problems.items()):
         print(f"sproutsdb query: cannot read the RCT of {k}: {problem}", file=sys.stderr)
     report = _query_report(describer, facts, values)
@@ -666,7 +671,7 @@ def describe(
     else:
         report["rct_table"] = rct_source
     lands = [land["land"] for land in values["lands"]]
-    return PositionValues(key, lands, facts.stored, values, report)
+    return PositionValues(values["position"], lands, facts.stored, values, report)
 
 
 def _query_report(describer: Describer, facts: _Facts, values: dict[str, Any]) -> dict[str, Any]:

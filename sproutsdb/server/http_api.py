@@ -1,10 +1,11 @@
 """The JSON API and the page of `sproutsdb web`, on the standard library's ThreadingHTTPServer.
 
-GET /api/v1/position?pos=P answers the values of P and of its children (server/position_view.py);
-bad input is a 400 with the parser's message, a fault of the server a 500 with one line (the
-traceback goes to the log): a request is always answered. GET /api/v1/ is the index,
-/api/v1/openapi.json the OpenAPI description. GET / serves the page (server/web/, package
-data). Nothing is ever written: every other method is refused with 405.
+GET /api/v1/position?pos=P answers the report of P and of its children (ops/describe.py,
+through server/position_view.py); bad input is a 400 with the parser's message, a fault of
+the server a 500 with one line (the traceback goes to the log): a request is always
+answered. GET /api/v1/ is the index, /api/v1/openapi.json the OpenAPI description. GET /
+serves the page (server/web/, package data). Nothing is ever written: every other method is
+refused with 405.
 """
 
 from __future__ import annotations
