@@ -238,7 +238,7 @@ with fewer visits than a fresh run). Not done: interning the land strings of the
 (0*14: 293 k string objects for 231 k distinct texts, 4.5 of 22 MB to gain, less than the
 ~7 MB, estimated, that the interned dict would take).
 
---jobs 2 with busy marks (tools/busy_marks.py; same machine, load ~3, wall s): 0*12 W
+--jobs 2 with busy marks (ops/jobs/busy_marks.py; same machine, load ~3, wall s): 0*12 W
 --jobs 1 21.2, --jobs 2 25.4 and 24.4 (main 41,568 and 40,777 visits of 44,908); 0*13 L
 --jobs 1 11.1, --jobs 2 12.4 (main 15,548 of 17,380). Helpers that solve the root itself
 beside the main search (tried, not kept): 0*12 21.3 and 20.8, 0*13 13.3. Still no gain: the
@@ -406,7 +406,7 @@ new machine of the same kind, the record runs stopped with SIGSTOP; `sproutsdb s
 --misere --jobs J --store NEW --json --quiet`, wall s, main visits): as normal play's
 --jobs (bench/speedup_model.py), a helper now proves the root's options from the far end
 but for the main search's last one, which it takes last, and the main search counts the
-others as busy until that one is decided (tools/busy_marks.py's `HeldBackRoot`, `MainBusy`).
+others as busy until that one is decided (ops/jobs/busy_marks.py's `HeldBackRoot`, `MainBusy`).
   0*12 W: --jobs 1 19.6 (44,908); as built 26.6, 28.8 (40,937, 41,412); now 28.6, 24.8,
           28.8 (49,849, 40,471, 57,760)
   0*13 L: --jobs 1 9.4 (17,380); now 14.2, 13.3, 14.1 (19,553, 18,476, 16,974)
@@ -503,7 +503,7 @@ helper left its own options to follow it); following only an option the main sea
 been in for 2 s: 0*16 246.5 s (1.66x), 0*15 165.6 s (1.36x). A helper needs to know which
 of the two roots it is at, or to split its time between the two kinds of work.
 
-News instead of asking again (2026-11-28, tools/parallel_misere.py; the same as normal play's
+News instead of asking again (2026-11-28, ops/jobs/parallel_misere.py; the same as normal play's
 --jobs): every solver of a --jobs run tells the others the keys of the losing nodes it
 stores, reads the store whole once and then only what it is told of. Before, each re-asked
 the store about every key it had found missing, every second: a live py-spy profile of the
@@ -529,7 +529,7 @@ above: 0*15 225.2 s, 0*16 409.0 s; wall s, main visits; one run unless several a
   254,130 against 291,608 / 243,774 visits).
 So following pays at a winning root and not in the helper's own options at a losing one
 (the main search's visits there are detours). Kept: a helper follows only in the main
-search's kept option, once its share is proven (tools/busy_marks.py `HelperBusy`), which
+search's kept option, once its share is proven (ops/jobs/busy_marks.py `HelperBusy`), which
 is where a record run spends its last hours (0*20's 0*18.1a1a). At a winning root the
 far options still leave the helper's work unused (0*16 1.0-1.4x in every variant but
 following from the root); a division that is right at both kinds of root is not found.
@@ -1339,10 +1339,10 @@ def run_one(
     import tempfile
     from contextlib import ExitStack
 
+    from sproutsdb.ops.jobs.parallel_misere import SHARE_SECONDS, misere_helpers_running
     from sproutsdb.ops.solve import SolveSettings, Solving
     from sproutsdb.solver.misere.solver import Progress
     from sproutsdb.solver.ports.proofstore import MemoryProofStore, ProofStore
-    from sproutsdb.tools.parallel_misere import SHARE_SECONDS, misere_helpers_running
     from sproutsdb.trusted_tables import verified_rcts
 
     opened_cpu = _cpu()
@@ -1361,15 +1361,14 @@ def run_one(
     if jobs is None:
         store = MemoryProofStore()
     else:
+        from sproutsdb.ops.jobs.helper_processes import HelperSpec
         from sproutsdb.ops.shipped_rcts import describe_source
-        from sproutsdb.ops.stores import open_proof_store
+        from sproutsdb.ops.stores import StoreLocation, open_proof_store
 
         folder = resources.enter_context(tempfile.TemporaryDirectory(prefix="misere-bench-"))
         store = open_proof_store(folder, game="sprouts")
         resources.callback(store.close)
-        helpers = argparse.Namespace(
-            store=folder, server=None, rct_table=table_path, no_rct_table=False
-        )
+        helpers = HelperSpec(StoreLocation(path=folder), rct_table=str(table_path))
         source = describe_source("file", table_path)
     seeded = 0
     if seed_results:

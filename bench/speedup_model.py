@@ -71,7 +71,7 @@ solve 0*n --outcome-only --jobs J` on a fresh store, wall s; --jobs 1 once: 0*14
 86.4, 0*20 63.2):
   --jobs 2, now (shared queue, split on demand): 0*14 17.3, 14.8, 16.6, 22.4 (1.04-1.58x);
       0*18 41.7 (2.07x); 0*20 51.5, 31.8, 53.4 (1.18-1.99x)
-  --jobs 2, the root's options only (tools/parallel_solve.py of cbf7a55, same core):
+  --jobs 2, the root's options only (ops/jobs/parallel_normal.py of cbf7a55, same core):
       0*14 15.4, 12.4, 22.1 (1.06-1.89x); 0*20 37.2, 33.3, 53.7 (1.18-1.90x)
 Both are bimodal, by whether the helper's facts reach the main search before it enters the
 same options: the 1.6x the issue asks to keep is met in about half the runs of either, so
@@ -176,7 +176,7 @@ still falls short: the helper's 10 siblings took it 73 s (0*16.AB|0*3.AB 26 s, 0
 20 s) and the main search's 0*18.1a1a 41-47 CPU s, but the main search also spent ~30 CPU s
 in siblings the helper then proved. So 1.6x is still not kept at every run.
 
-Then the main search also stays in that child (tools/parallel_solve.py's `MainBusy`: while it
+Then the main search also stays in that child (ops/jobs/parallel_normal.py's `MainBusy`: while it
 is undecided, the main search counts the other root children as busy, so df-pn's rule for a
 node that looks losing leaves them to the helpers). Traced at 0*20 --jobs 1 first (97.8 CPU
 s): 0*18.1a1a 34.3 of them, the 10 siblings 63.5 (0*16.AB|0*3.AB 15.4, 0*18.AB|0.AB 12.0,
@@ -288,10 +288,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sproutsdb.games import get_game
+from sproutsdb.ops.jobs.parallel_normal import SPLIT_DEPTH
 from sproutsdb.ops.solve import SolveSettings, normal_solver
 from sproutsdb.solver.ports.proofstore import MemoryProofStore
 from sproutsdb.solver.search import workmodel
-from sproutsdb.tools.parallel_solve import SPLIT_DEPTH
 
 WORKERS = (2, 32, 1024)
 BUDGETS = (16, 64, 256, 1024)  # visits a task runs before it hands out its options

@@ -332,6 +332,22 @@ def test_the_doors_stand_on_the_library_never_the_reverse() -> None:
     assert graph[("ops", "server")] == 0 and graph[("store", "server")] == 0
 
 
+# tools/ is the command line only: its entry, one module a command group, and the helpers of
+# its flags; parallel and Ray solving, stores and seeding are the library's (sproutsdb.ops).
+TOOLS_FLAG_HELPERS = {"__init__.py", "cli.py", "game_option.py", "server_options.py", "stores.py"}
+
+
+def test_tools_holds_only_the_command_line() -> None:
+    tools = ROOT / "sproutsdb" / "tools"
+    others = sorted(
+        path.name
+        for path in tools.glob("*.py")
+        if not path.name.startswith("cmd_") and path.name not in TOOLS_FLAG_HELPERS
+    )
+    assert others == []
+    assert not [p for p in tools.iterdir() if p.is_dir() and p.name != "__pycache__"]
+
+
 def test_no_import_cycles_in_tools() -> None:
     assert tool_cycles(all_edges()) == []
 

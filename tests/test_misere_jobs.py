@@ -15,13 +15,13 @@ import pytest
 
 from cli_helpers import COMMAND, committed_facts, run_cli
 from service_support import ServerProcess
+from sproutsdb.ops.jobs.busy_marks import HeldBackRoot
+from sproutsdb.ops.jobs.parallel_misere import helper_share
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
 from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.busy_marks import HeldBackRoot
-from sproutsdb.tools.parallel_misere import helper_share
 
 
 def _rcts() -> TableRcts:

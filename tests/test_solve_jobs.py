@@ -10,11 +10,8 @@ from typing import Any
 import pytest
 
 from cli_helpers import run_cli
-from sproutsdb.solver.normal.solver import NormalSolver
-from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
-from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.busy_marks import BUSY_SLOTS, MainBusy, SharedBusy
-from sproutsdb.tools.parallel_solve import (
+from sproutsdb.ops.jobs.busy_marks import BUSY_SLOTS, MainBusy, SharedBusy
+from sproutsdb.ops.jobs.parallel_normal import (
     DONE,
     HELPER,
     MAIN,
@@ -25,6 +22,9 @@ from sproutsdb.tools.parallel_solve import (
     root_options,
     split,
 )
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.sprouts.game import SproutsGame
 
 
 @pytest.mark.parametrize("position", ["0*8", "0*9", "0*4+0.AB|AB"])

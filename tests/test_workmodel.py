@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -10,12 +9,13 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.games import get_game
+from sproutsdb.ops.jobs.helper_processes import HelperSpec
+from sproutsdb.ops.jobs.parallel_normal import helpers_running
 from sproutsdb.ops.solve import SolveSettings, normal_solver, solve
-from sproutsdb.ops.stores import open_proof_store
+from sproutsdb.ops.stores import StoreLocation, open_proof_store
 from sproutsdb.solver.ports.proofstore import MemoryProofStore
 from sproutsdb.solver.search import workmodel
 from sproutsdb.solver.search.workmodel import TaskGraph, WorkRecord
-from sproutsdb.tools.parallel_solve import helpers_running
 
 WORKERS = (1, 2, 32, 1024)
 
@@ -98,10 +98,10 @@ def test_jobs_3_with_every_couple_split_gives_the_answer_of_jobs_1(tmp_path: Pat
     position = "0*11"
     alone = solve(position, MemoryProofStore())
     store_path = tmp_path / "two"
-    args = argparse.Namespace(server=None, store=str(store_path), search="dfpn")
+    spec = HelperSpec(StoreLocation(path=str(store_path)), search="dfpn")
     store = open_proof_store(str(store_path))
     try:  # a zero budget: once one helper is idle, the other splits what it has
-        with helpers_running(args, position, 3, split_seconds=0.0) as links:
+        with helpers_running(spec, position, 3, split_seconds=0.0) as links:
             settings = SolveSettings(
                 share_seconds=0.5, root_share=links.root_share, news=links.news
             )

@@ -1,6 +1,6 @@
 """Ray for `--ray [ADDRESS]`: import it (an optional extra) and start or join a cluster.
 
-Only the Ray modules (sproutsdb/ops/ray_check.py, tools/ray_fleet.py) import ray, and only
+Only the Ray modules (sproutsdb/ops/ray_check.py, ops/jobs/ray_fleet.py) import ray, and only
 when a command asks for it, so sproutsdb works without `pip install sproutsdb[cluster]`.
 With no address, a private Ray instance starts on this machine's CPUs (never joining a
 cluster someone else started here); with one, the run joins that cluster. Either way the

@@ -4,8 +4,8 @@
 outcome of a position (and the nimber of a single land), or with `misere=True` its misère
 outcome (and with `grundy=True` its misère Grundy value), storing every fact it proves in
 `store` (any ProofStore: `open_proof_store`'s local or remote one, or a MemoryProofStore).
-The command line (`sproutsdb solve`, `nimber`), the Ray fleet and bench/ call it; each door
-only says where the store is, how to show progress and how to print the `SolveReport`.
+The Ray fleet, `nimber` and bench/ call it on a store they opened; `sproutsdb solve` calls
+the whole job around it (sproutsdb.ops.solve_job: seeding, RCT table, helper processes).
 
 Ctrl-C flushes what was proven and raises `SolveInterrupted` with the count of new facts
 kept, so the caller can say that a rerun resumes from them.
@@ -113,6 +113,11 @@ class SolveSettings:
     root_share: Any = None  # --jobs (either play): the root's children shared with helpers
     news: Any = None  # --jobs (either play): the keys the solvers of one store put (FactNews)
     busy: Any = None  # --jobs (either play): the nodes the other searches are in (BusyMarks)
+    # what a whole job (sproutsdb.ops.solve_job) does around the search
+    jobs: int = 1  # processes: the main search and jobs - 1 helpers
+    rct_table: str | None = None  # misère: a table file or name (None: the store's default)
+    use_rcts: bool = True  # misère: False searches with the rules alone
+    seed_results: bool = False  # seed the results library's certificates below the root first
 
     def options(self) -> SolveOptions:
         """The solver options these settings ask for."""

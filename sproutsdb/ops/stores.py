@@ -11,6 +11,7 @@ either. A missing store, a store or server of another game is a `UsageError` (on
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sproutsdb.errors import UsageError
@@ -113,9 +114,38 @@ def open_remote_store(
     return RemoteProofStore(client, owns_client=True)
 
 
+@dataclass(frozen=True)
+class StoreLocation:
+    """Where a store is, as a value a helper process or Ray worker can be handed (it pickles):
+    the embedded store at `path`, or the server at `server` with its write token and TLS
+    certificate; `open()` gives its ProofStore through the one store verb."""
+
+    path: str | None = None
+    server: str | None = None
+    token: str | None = None
+    tls_ca: bytes | None = None
+    game: str | None = None
+
+    def open(self) -> ProofStore:
+        """The ProofStore at this location (open_proof_store)."""
+        return open_proof_store(
+            self.path, server=self.server, game=self.game, token=self.token, tls_ca=self.tls_ca
+        )
+
+    def where(self) -> str:
+        """`server ADDR` or the store's directory, as reports say it."""
+        return store_where(self.path, self.server)
+
+
 def store_where(location: Location = None, server: str | None = None) -> str:
     """Where a verb's facts go, as reports say it: `server ADDR` or the store's directory."""
     return f"server {server}" if server else str(resolve_store_path(location))
 
 
-__all__ = ["open_local_store", "open_proof_store", "open_remote_store", "store_where"]
+__all__ = [
+    "StoreLocation",
+    "open_local_store",
+    "open_proof_store",
+    "open_remote_store",
+    "store_where",
+]

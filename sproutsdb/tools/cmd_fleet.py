@@ -1,7 +1,7 @@
 """`sproutsdb fleet solve`: many solvers on Ray, all clients of one server.
 
 The positions (or the options of one root, `--options-of`) are solved by Ray workers
-(tools/ray_fleet.py), each through the server, so what one proves serves all; with
+(ops/jobs/ray_fleet.py), each through the server, so what one proves serves all; with
 `--options-of` the root itself is then solved here, from what the fleet stored. Ray is
 imported only when the command runs (`pip install 'sproutsdb[cluster]'`).
 """
@@ -49,9 +49,7 @@ def _positions(args: argparse.Namespace, game: Game) -> tuple[list[str], str | N
 
 
 def run_fleet_solve(args: argparse.Namespace) -> int:
-    if getattr(args, "misere", False):  # its own module: sproutsdb.tools.fleet_misere
-        from sproutsdb.tools.fleet_misere import run_fleet_solve_misere
-
+    if getattr(args, "misere", False):
         return run_fleet_solve_misere(args)
     if args.server is None:
         raise UsageError("--server HOST:PORT is required: the fleet shares one server")
@@ -63,8 +61,8 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
         raise UsageError(f"--split-depth D needs D ≥ 1, got {args.split_depth}")
     game = get_game().engine()
     positions, root = _positions(args, game)
+    from sproutsdb.ops.jobs.ray_fleet import ServerSpec, solve_fleet, solve_on_server
     from sproutsdb.ops.ray_session import ray_session
-    from sproutsdb.tools.ray_fleet import ServerSpec, solve_fleet, solve_on_server
 
     server = ServerSpec(args.server, client_token(args), tls_ca_of(args))  # as every command
     started = time.perf_counter()
@@ -125,6 +123,102 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
         print(
             f"{len(results)} positions on {workers} Ray worker{'s' * (workers != 1)}: "
             f"{stored:,} new facts stored on server {args.server} in {seconds:.2f} s"
+        )
+    for r in failed:
+        print(f"sproutsdb fleet: {r['position']}: {r['error']}", file=sys.stderr)
+    if any(r["error"].startswith("conflict") for r in failed):
+        return EXIT_CONFLICT
+    return 2 if failed else 0
+
+
+def run_fleet_solve_misere(args: argparse.Namespace) -> int:
+    """`fleet solve --misere`: the positions' misère outcomes on Ray, then the root's."""
+    if args.server is None:
+        raise UsageError("--server HOST:PORT is required: the fleet shares one server")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs N needs N ≥ 1")
+    if args.outcome_only:
+        raise UsageError("--outcome-only is for normal play: --misere finds the outcome only")
+    positions, root = _positions(args, get_game().engine())
+    from sproutsdb.ops.jobs.ray_fleet import ServerSpec
+    from sproutsdb.ops.jobs.ray_fleet_misere import misere_fleet, misere_on_server
+    from sproutsdb.ops.ray_session import ray_session
+
+    server = ServerSpec(args.server, client_token(args), tls_ca_of(args))
+    started = time.perf_counter()
+    shown = not args.quiet and sys.stderr.isatty()
+    with status_line(enabled=shown) as line:
+
+        def progress(done: int, total: int) -> None:
+            if shown:
+                line.show(
+                    f"{done}/{total} positions solved in misère play  "
+                    f"{time.perf_counter() - started:,.0f} s"
+                )
+
+        # Ray first: its daemons must be forked before this process has gRPC threads
+        with ray_session(args.ray or None, num_cpus=args.jobs) as session:
+            remote_store_from_args(args).close()  # answering, same game and canon
+            _say_if_no_table(args)
+            results, workers = misere_fleet(
+                session, server, positions, workers=args.jobs, progress=progress
+            )
+        root_result = None
+        if root is not None and not any("error" in r for r in results):
+            if shown:
+                line.show(f"solving {root} in misère play from the fleet's losing nodes")
+            root_result = misere_on_server(server, root)
+    return _report_misere(args, results, root_result, workers, time.perf_counter() - started)
+
+
+def _say_if_no_table(args: argparse.Namespace) -> None:
+    """One line on stderr when the server serves no RCT table (the workers then search
+    with the rules alone, slow beyond 0*7)."""
+    with client_from_args(args) as client:
+        if not client.server_info().get("rct_tables"):
+            print(
+                f"sproutsdb fleet solve: server {args.server} serves no RCT table; the "
+                "workers search with the rules alone (slow beyond 0*7)",
+                file=sys.stderr,
+            )
+
+
+def _report_misere(
+    args: argparse.Namespace,
+    results: list[dict[str, Any]],
+    root_result: dict[str, Any] | None,
+    workers: int,
+    seconds: float,
+) -> int:
+    """Print what the fleet proved (JSON or lines); the exit code."""
+    every = [*results, *([root_result] if root_result is not None else [])]
+    failed = [r for r in every if "error" in r]
+    stored = sum(r.get("stored", 0) for r in every)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "play": "misere",
+                    "positions": results,
+                    "root": root_result,
+                    "stored": stored,
+                    "workers": workers,
+                    "seconds": round(seconds, 3),
+                }
+            )
+        )
+    else:
+        for r in every:
+            if "error" in r:
+                print(f"{r['position']}: not solved")
+            else:
+                print(
+                    f"{r['position']}: {r['outcome']} in misère play ({r['stored']:,} new "
+                    f"losing nodes, {r['seconds']:.2f} s, {r['worker']})"
+                )
+        print(
+            f"{len(results)} positions on {workers} Ray worker{'s' * (workers != 1)}: "
+            f"{stored:,} new losing nodes stored on server {args.server} in {seconds:.2f} s"
         )
     for r in failed:
         print(f"sproutsdb fleet: {r['position']}: {r['error']}", file=sys.stderr)

@@ -5,30 +5,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sproutsdb.games import GameEntry, get_game
+from sproutsdb.ops.deferred_interrupt import Deferred, deferred_interrupt
 from sproutsdb.ops.describe import describe
-from sproutsdb.ops.rct_tables import default_misere_table
-from sproutsdb.ops.shipped_rcts import say_on_stderr
 from sproutsdb.ops.solve import (
     FLUSH_SECONDS,
     SolveInterrupted,
     SolveReport,
     SolveSettings,
     Solving,
-    misere_rct_source,
-    refuse_seeding_across_tables,
-    solve,
 )
+from sproutsdb.ops.solve_job import solve_job
+from sproutsdb.ops.stores import StoreLocation
 from sproutsdb.progress import status_line
 from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, Progress
 from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.progress import ProgressFn, settled_counts
 from sproutsdb.store.location import resolve_store_path
-from sproutsdb.store.resume_file import FileResumeSlots
 from sproutsdb.tools.cli import (
     Interrupted,
     UsageError,
@@ -36,15 +33,20 @@ from sproutsdb.tools.cli import (
     add_store_option,
     positions_from,
 )
-from sproutsdb.tools.deferred_interrupt import Deferred, deferred_interrupt
 from sproutsdb.tools.game_option import add_game_option, game_of, open_game_store
-from sproutsdb.tools.parallel_misere import SHARE_SECONDS as MISERE_SHARE_SECONDS
-from sproutsdb.tools.parallel_misere import misere_helpers_running
-from sproutsdb.tools.parallel_solve import SHARE_SECONDS, helpers_running
-from sproutsdb.tools.server_options import add_client_options, client_from_args
+from sproutsdb.tools.server_options import (
+    add_client_options,
+    client_from_args,
+    client_token,
+    tls_ca_of,
+)
 from sproutsdb.tools.stores import open_store
 
+if TYPE_CHECKING:
+    from sproutsdb.ops.seed import ResultSeed
+
 EXIT_CONFLICT = 3
+_PLAY_NAMES = {"normal": "normal-play", "misere": "misère"}
 
 
 def _progress(line: Any, ctrl_c: Deferred | None = None) -> ProgressFn:
@@ -110,12 +112,6 @@ def _settled_note(options: list[tuple[str, str | None]] | None) -> str:
     return f"{note}, {total - won - lost} open"
 
 
-def _resume_slots(args: argparse.Namespace) -> FileResumeSlots | None:
-    """Where a solve (either play) on the embedded store keeps its resume records (not with
-    --server: the record is a file beside the store, never a fact)."""
-    return None if args.server else FileResumeSlots(resolve_store_path(args.store))
-
-
 def _conflict(command: str, error: ConflictError) -> int:
     print(f"sproutsdb {command}: conflict: {error}", file=sys.stderr)
     return EXIT_CONFLICT
@@ -132,42 +128,43 @@ def _settings(args: argparse.Namespace, progress: ProgressFn, **extra: Any) -> S
     )
 
 
-def _seed_from_results(
-    args: argparse.Namespace, entry: GameEntry, key: str, play: str
-) -> dict[str, int] | None:
-    """`--seed-results`: store the results library's certificates of this play whose
-    positions have fewer lives than the root (only those can occur below it), each
-    re-derived from the rules first, or found re-derived by this version's cached mark, as
-    `serve` seeds them; a record run of 0*n then starts from the proof of 0*(n-1) instead of
-    proving it again. Returns the certificates by what seeding did (None: not asked). It
-    runs before the solve, with the store opened on its own, so that Ctrl-C stops it at
-    once (each certificate's facts are stored in one go; a rerun seeds the rest)."""
-    if not getattr(args, "seed_results", False):
-        return None
+def _location(args: argparse.Namespace, entry: GameEntry) -> StoreLocation:
+    """Where the flags put the store: --server (with its token and TLS), else --store."""
     if args.server:
-        raise UsageError(
-            "--seed-results seeds an embedded store (--store); a server seeds the results "
-            "library into its own store when it starts (sproutsdb serve)"
+        return StoreLocation(
+            server=args.server, token=client_token(args), tls_ca=tls_ca_of(args), game=entry.name
         )
-    from sproutsdb.ops.seed import ResultSeed, seed_counts, seed_results_below
+    return StoreLocation(path=args.store, game=entry.name)
 
-    def say(text: str) -> None:
+
+def _seeding(args: argparse.Namespace) -> Callable[[str], None]:
+    """What `--seed-results` says as it begins (unless --quiet)."""
+
+    def begins(play: str) -> None:
         if not args.quiet:
-            print(text, file=sys.stderr)
+            print(
+                f"sproutsdb solve: seeding the store with the results library's "
+                f"{_PLAY_NAMES[play]} certificates below {args.key} (each re-derived from "
+                "the rules the first time: minutes for the largest)",
+                file=sys.stderr,
+            )
 
-    name = "misère" if play == "misere" else "normal-play"
-    say(
-        f"sproutsdb solve: seeding the store with the results library's {name} "
-        f"certificates below {key} (each re-derived from the rules the first time: "
-        "minutes for the largest)"
-    )
+    return begins
+
+
+def _seed_told(args: argparse.Namespace, play: str) -> Callable[[ResultSeed], None]:
+    """What `--seed-results` says of each certificate: seeded (unless --quiet), and always
+    one refused or conflicting."""
+    name = _PLAY_NAMES[play]
 
     def told(seed: ResultSeed) -> None:
         if seed.action == "seeded":
-            say(
-                f"sproutsdb solve: seeded {name} {seed.position} "
-                f"({seed.facts:,} facts) in {seed.seconds:.1f} s"
-            )
+            if not args.quiet:
+                print(
+                    f"sproutsdb solve: seeded {name} {seed.position} "
+                    f"({seed.facts:,} facts) in {seed.seconds:.1f} s",
+                    file=sys.stderr,
+                )
         elif seed.action != "present":  # refused or conflicting: always said
             print(
                 f"sproutsdb solve: warning: {name} {seed.position} not seeded "
@@ -175,11 +172,48 @@ def _seed_from_results(
                 file=sys.stderr,
             )
 
-    store = open_game_store(args, entry)
-    try:
-        return seed_counts(seed_results_below(store, entry.engine(), key, play, told))
-    finally:
-        store.close()
+    return told
+
+
+def _run_job(args: argparse.Namespace, entry: GameEntry, **extra: Any) -> int:
+    """Solve `args.key` as the flags ask (sproutsdb.ops.solve_job), with the progress line
+    on stderr; print the report. Ctrl-C keeps what was proven and says how to resume."""
+    play = "misere" if extra.get("misere") else "normal"
+    told = _seed_told(args, play)
+    with status_line(enabled=not args.quiet) as line:
+        settings = _settings(
+            args,
+            _progress(line),
+            jobs=args.jobs,
+            seed_results=args.seed_results,
+            **extra,
+        )
+        try:
+            report = solve_job(
+                args.key,
+                _location(args, entry),
+                settings,
+                game=entry,
+                on_seed=told,
+                seeding=_seeding(args),
+                rct_progress=not args.quiet,
+            )
+        except SolveInterrupted as stop:
+            if args.json:
+                print(json.dumps(stop.to_json()), flush=True)
+            raise Interrupted(_kept(args, stop)) from None
+        except ConflictError as error:
+            return _conflict("solve", error)
+    if play == "misere":
+        derivation = report.rct_claims  # a DerivedRcts: what its claims came to
+        for refuted in derivation.refuted[:10] if derivation is not None else ():
+            print(
+                f"sproutsdb solve: warning: a false position → RCT claim was not used: "
+                f"{refuted.describe()}",
+                file=sys.stderr,
+            )
+    _print_report(args, report)
+    return 0
 
 
 def run_solve(args: argparse.Namespace) -> int:
@@ -201,9 +235,22 @@ def run_solve(args: argparse.Namespace) -> int:
         raise UsageError("give a position (e.g. 0*8) or --spots N")
     else:
         text = args.position
-    key = game.canonical(text)
+    args.key = game.canonical(text)
+    if args.table_capacity is not None and args.table_capacity < 1:
+        raise UsageError(f"--table-capacity must be at least 1, got {args.table_capacity}")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
     if getattr(args, "misere", False):
-        return run_solve_misere(args, key)
+        if args.no_rct_table and args.rct_table:
+            raise UsageError("give --rct-table FILE|sN or --no-rct-table, not both")
+        return _run_job(
+            args,
+            entry,
+            misere=True,
+            grundy=args.grundy,
+            rct_table=args.rct_table,
+            use_rcts=not args.no_rct_table,
+        )
     if getattr(args, "grundy", False):
         raise UsageError(
             "--grundy is the misère Grundy value: add --misere (in normal play "
@@ -211,89 +258,7 @@ def run_solve(args: argparse.Namespace) -> int:
         )
     if getattr(args, "rct_table", None) or getattr(args, "no_rct_table", False):
         raise UsageError("--rct-table and --no-rct-table are for misère play: add --misere")
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    if args.table_capacity is not None and args.table_capacity < 1:
-        raise UsageError(f"--table-capacity must be at least 1, got {args.table_capacity}")
-    share = SHARE_SECONDS if args.jobs > 1 else None
-    seeded = _seed_from_results(args, entry, key, "normal")
-    try:
-        with (
-            solving(args, entry, json_report=args.json) as (store, progress),
-            helpers_running(args, key, args.jobs) as links,
-        ):
-            settings = _settings(
-                args,
-                progress,
-                outcome_only=args.outcome_only,
-                share_seconds=share,
-                resume=_resume_slots(args),
-                root_share=links.root_share,
-                news=links.news,
-                busy=links.busy,
-            )
-            report = solve(key, store, game=entry, settings=settings)
-            report.seeded_results = seeded
-    except ConflictError as error:
-        return _conflict("solve", error)
-    _print_report(args, report)
-    return 0
-
-
-def run_solve_misere(args: argparse.Namespace, key: str) -> int:
-    """`solve --misere`: the misère outcome (and with --grundy the least g making
-    P + *g a misère loss), storing the losing nodes it proves."""
-    capacity = getattr(args, "table_capacity", None)
-    if capacity is not None and capacity < 1:
-        raise UsageError(f"--table-capacity must be at least 1, got {capacity}")
-    if args.no_rct_table and args.rct_table:
-        raise UsageError("give --rct-table FILE|sN or --no-rct-table, not both")
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    share = MISERE_SHARE_SECONDS if args.jobs > 1 else None
-    if args.seed_results:
-        refuse_seeding_across_tables(args.rct_table, use_rcts=not args.no_rct_table)
-    seeded = _seed_from_results(args, game_of(args), key, "misere")
-    try:
-        with solving(args, json_report=args.json) as (store, progress):
-            if not (args.rct_table or args.no_rct_table):
-                # the table of this store's earlier solves, or S7 for a large new root
-                args.rct_table = default_misere_table(store, key, notice=say_on_stderr)
-            rcts, rct_source = misere_rct_source(
-                store,
-                table_file=args.rct_table,
-                use_rcts=not args.no_rct_table,
-                notice=lambda message: print(message, file=sys.stderr),
-                progress=not args.quiet,
-            )
-            # the helpers start once the store is seeded, with the same RCTs
-            with misere_helpers_running(args, key, args.jobs, rct_source) as links:
-                settings = _settings(
-                    args,
-                    progress,
-                    misere=True,
-                    grundy=args.grundy,
-                    rcts=rcts,
-                    share_seconds=share,
-                    resume=_resume_slots(args),
-                    busy=links.busy,
-                    root_share=links.root_share,
-                    news=links.news,
-                )
-                report = solve(key, store, settings=settings)
-            report.rct_source = rct_source
-            report.seeded_results = seeded
-    except ConflictError as error:
-        return _conflict("solve", error)
-    derivation = report.rct_claims  # a DerivedRcts: what its claims came to
-    for refuted in derivation.refuted[:10] if derivation is not None else ():
-        print(
-            f"sproutsdb solve: warning: a false position → RCT claim was not used: "
-            f"{refuted.describe()}",
-            file=sys.stderr,
-        )
-    _print_report(args, report)
-    return 0
+    return _run_job(args, entry, outcome_only=args.outcome_only)
 
 
 def _print_report(args: argparse.Namespace, report: SolveReport) -> None:

@@ -4,8 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from typing import Any
+
+from sproutsdb.ops.stores import StoreLocation
+
+
+@dataclass(frozen=True)
+class HelperSpec:
+    """What a helper process is handed (it pickles): where the store is, and the settings of
+    the main search that a helper shares (its search, its table size, its RCT table)."""
+
+    location: StoreLocation
+    search: str = "dfpn"
+    table_capacity: int | None = None
+    rct_table: str | None = None
+    use_rcts: bool = True
 
 
 @contextmanager

@@ -20,16 +20,13 @@ gone.
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple, TypeVar
 
-from sproutsdb.ops.solve import SolveSettings, Solving, misere_rct_source
-from sproutsdb.solver.search.progress import Progress
-from sproutsdb.tools.busy_marks import (
+from sproutsdb.ops.jobs.busy_marks import (
     HeldBackRoot,
     HelperBusy,
     MainBusy,
@@ -37,9 +34,10 @@ from sproutsdb.tools.busy_marks import (
     busy_tables,
     helpers_order,
 )
-from sproutsdb.tools.helper_processes import helpers_alive
-from sproutsdb.tools.parallel_solve import Inboxes
-from sproutsdb.tools.stores import open_solve_store
+from sproutsdb.ops.jobs.helper_processes import HelperSpec, helpers_alive
+from sproutsdb.ops.jobs.parallel_normal import Inboxes
+from sproutsdb.ops.solve import SolveSettings, Solving, misere_rct_source
+from sproutsdb.solver.search.progress import Progress
 
 SHARE_SECONDS = 1.0  # how often the solvers of one run look for each other's facts
 # Seconds a helper has to flush and exit before it is terminated: what it has not flushed
@@ -70,7 +68,7 @@ def helper_share(options: Sequence[T], index: int, helpers: int) -> list[T]:
     return helpers_order(options)[index::helpers]
 
 
-def _helper_rcts(store: Any, args: argparse.Namespace, source: dict[str, str | None]) -> Any:
+def _helper_rcts(store: Any, spec: HelperSpec, source: dict[str, str | None]) -> Any:
     """The RCT source of a helper: the main search's. The shipped table is loaded as the
     main one was (the main process seeded the store from it, but a store's RCT claims would
     be re-derived, slower, to the same trees); any other source is found the same way."""
@@ -83,8 +81,8 @@ def _helper_rcts(store: Any, args: argparse.Namespace, source: dict[str, str | N
             return TableRcts(shipped[0])
     rcts, _ = misere_rct_source(
         store,
-        table_file=args.rct_table,
-        use_rcts=not args.no_rct_table,
+        table_file=spec.rct_table,
+        use_rcts=spec.use_rcts,
         notice=lambda _message: None,  # the main process said it already
         who="sproutsdb solve --jobs helper",
     )
@@ -92,7 +90,7 @@ def _helper_rcts(store: Any, args: argparse.Namespace, source: dict[str, str | N
 
 
 def _helper_main(
-    args: argparse.Namespace,
+    spec: HelperSpec,
     key: str,
     source: dict[str, str | None],
     index: int,
@@ -110,17 +108,17 @@ def _helper_main(
 
     if stop.is_set():  # the main search ended while this process was starting
         return
-    store = open_solve_store(args)
+    store = spec.location.open()
     try:
         settings = SolveSettings(
             misere=True,
-            rcts=_helper_rcts(store, args, source),
+            rcts=_helper_rcts(store, spec, source),
             progress=keep_going,
             progress_interval=0.2,
             reprove_roots=False,  # an option the store has decided is not proven again
             flush_seconds=SHARE_SECONDS,
             share_seconds=SHARE_SECONDS,
-            table_capacity=getattr(args, "table_capacity", None),
+            table_capacity=spec.table_capacity,
             busy=busy,
             news=news,
         )
@@ -144,7 +142,7 @@ def _helper_main(
 
 @contextmanager
 def misere_helpers_running(
-    args: argparse.Namespace, key: str, jobs: int, source: dict[str, str | None]
+    spec: HelperSpec, key: str, jobs: int, source: dict[str, str | None]
 ) -> Iterator[MisereLinks]:
     """Run `jobs - 1` helper processes on the misère options of `key` for the time of the
     block, which is given the main search's busy marks and root share (none for one job);
@@ -162,7 +160,7 @@ def misere_helpers_running(
         context.Process(
             target=_helper_main,
             args=(
-                args,
+                spec,
                 key,
                 source,
                 index,

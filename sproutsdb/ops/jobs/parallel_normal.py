@@ -22,7 +22,6 @@ They stop when the main solve ends, or when their parent process is gone.
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import os
 import queue
@@ -32,11 +31,11 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from sproutsdb.games import get_game
+from sproutsdb.ops.jobs.busy_marks import MainBusy, SharedBusy, busy_tables, helpers_order
+from sproutsdb.ops.jobs.helper_processes import HelperSpec, helpers_alive
 from sproutsdb.ops.solve import SolveSettings, normal_solver
 from sproutsdb.solver.normal.solver import Progress
 from sproutsdb.solver.ports.game import Game
-from sproutsdb.tools.busy_marks import MainBusy, SharedBusy, busy_tables, helpers_order
-from sproutsdb.tools.helper_processes import helpers_alive
 
 SHARE_SECONDS = 1.0  # how often solvers of one --jobs run look for each other's facts
 SPLIT_SECONDS = 4.0  # CPU s after which a helper's couple may hand out its options
@@ -197,7 +196,7 @@ def _left_by_main(deferred: list[Couple], claims: Any, current: Any) -> Couple |
 
 
 def _helper_main(
-    args: argparse.Namespace,
+    spec: HelperSpec,
     tasks: Any,
     claims: Any,
     current: Any,
@@ -209,8 +208,6 @@ def _helper_main(
     split_depth: int,
 ) -> None:
     """A helper process: prove couples of the shared queue into the shared store."""
-    from sproutsdb.tools.stores import open_solve_store
-
     parent = os.getppid()
     deadline = [float("inf")]
 
@@ -222,7 +219,7 @@ def _helper_main(
             raise _OverBudget
 
     game = get_game().engine()
-    store = open_solve_store(args)
+    store = spec.location.open()
     try:
         settings = SolveSettings(
             progress=keep_going,
@@ -230,7 +227,7 @@ def _helper_main(
             reprove_roots=False,
             flush_seconds=SHARE_SECONDS,
             share_seconds=SHARE_SECONDS,
-            search=getattr(args, "search", "dfpn"),
+            search=spec.search,
             news=news,
             busy=busy,
         )
@@ -281,7 +278,7 @@ def _helper_main(
 
 @contextmanager
 def helpers_running(
-    args: argparse.Namespace,
+    spec: HelperSpec,
     key: str,
     jobs: int,
     *,
@@ -307,7 +304,7 @@ def helpers_running(
         context.Process(
             target=_helper_main,
             args=(
-                args,
+                spec,
                 tasks,
                 claims,
                 current,

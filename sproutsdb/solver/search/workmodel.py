@@ -260,7 +260,7 @@ def by_budget(budget: int) -> Division:
 
 
 def jobs_split(budget: int, depth: int) -> Division:
-    """`solve --jobs N` as built (tools/parallel_solve.py): the root's options from the
+    """`solve --jobs N` as built (ops/jobs/parallel_normal.py): the root's options from the
     start; a task that ran ``budget`` visits less than ``depth`` moves below the root hands
     out its options."""
 
