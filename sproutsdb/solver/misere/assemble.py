@@ -1,8 +1,8 @@
 """The children a node gets from the moves in one of its lands, keyed, ordered and built.
 
-``MisereSolver._sized_children`` spends most of its own time in ``assemble_land_moves``: for
+``MisereNodes.sized_children`` spends most of its own time in ``assemble_land_moves``: for
 every folded move of a land (``LandMove``, or a lone new land as its string), the child's
-lands, parity, RCTs, key and move order. ``MisereSolver._expand`` then puts the children in
+lands, parity, RCTs, key and move order. ``MisereSpace.expand`` then puts the children in
 move order with their initial proof numbers (``order_children``), and df-pn passes over
 them again and again (``scan_children``). These functions are the definitions; their
 compiled twins in ``_assemble.c`` (built when a C compiler works) give
@@ -26,7 +26,7 @@ from sproutsdb.solver.search.dfpn import Scan
 # CPU of a 0*12 search. The public methods hand out Nodes.
 NodeParts = tuple[tuple[str, ...], int, tuple[int, ...]]  # (lands, parity, rcts)
 
-Size = tuple[int, int, int, int]  # the move order of a node (``MisereSolver._size``)
+Size = tuple[int, int, int, int]  # the move order of a node (``MisereNodes.size``)
 
 Sized = dict[str, tuple[Size, NodeParts]]  # children by key, with their move order
 
@@ -71,7 +71,7 @@ def assemble_land_moves(
     node's RCT handles sorted by content id (``cid``), their nimber and height given;
     ``suffix`` the key's tail after the lands for a child of parity 0 and of parity 1 with
     the node's RCTs. A key already in ``out`` keeps its first child. The move order (size)
-    is ``MisereSolver._size``'s: lives, -lands, nimber ≠ 0, parity + height.
+    is ``MisereNodes.size``'s: lives, -lands, nimber ≠ 0, parity + height.
     """
     for move, move_lives in zip(moves, moves_lives):
         if isinstance(move, str):  # one new land of unknown RCT (LandMoves)
@@ -111,7 +111,7 @@ def assemble_land_moves(
 
 def order_children(kids: Sized, divisor: int, initials: Mapping[int, tuple[int, int]]) -> Ordered:
     """The children in move order (size, then key), each with its initial proof numbers
-    ``initials[δ]``, δ = 1 + lives // divisor + its RCTs (``MisereSolver._expand``)."""
+    ``initials[δ]``, δ = 1 + lives // divisor + its RCTs (``MisereSpace.expand``)."""
     ordered = [(size, key, child) for key, (size, child) in kids.items()]
     ordered.sort()
     return [
@@ -132,7 +132,7 @@ def scan_children(
     """df-pn's pass over a misère node's children (``dfpn.scan_children``). ``table`` (the
     proven nodes) and ``claims`` (a resume record's unchecked wins) are for the compiled
     twin, which reads a child with lands straight from the table unless its key is a claim:
-    ``MisereSolver._decided`` answers exactly that for such a child."""
+    ``MisereSpace.decided`` answers exactly that for such a child."""
     return dfpn.scan_children(children, decided, numbers, learnt, hashed)
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.misere.rcts import largest_with_rct
 from sproutsdb.solver.misere.rctsearch import RctSearch
-from sproutsdb.solver.misere.solver import largest_with_rct
 from sproutsdb.solver.normal.check import Inconsistency
 from sproutsdb.solver.ports.game import Game
 
@@ -30,7 +30,7 @@ DEFAULT_DERIVE_LIVES = 18
 
 
 class ClaimSource(Protocol):
-    """Where claimed RCTs come from (any ``solver.misere.solver.RctSource``)."""
+    """Where claimed RCTs come from (any ``solver.misere.rcts.RctSource``)."""
 
     algebra: Algebra
 
