@@ -25,6 +25,24 @@ class UnknownGameError(UserError):
 
 
 @dataclass(frozen=True)
+class Supports:
+    """What a game offers beyond normal-play nimbers, so that a door asks its entry instead of
+    checking the game's name: misère play, RCT tables, `--spots N` (n isolated spots), the
+    results library's certificates, and `--jobs N` helper processes."""
+
+    misere: bool = False
+    rct_tables: bool = False
+    spots: bool = False
+    library: bool = False
+    parallel: bool = False
+
+    def missing(self, asked: dict[str, bool]) -> list[str]:
+        """The names in `asked` (a capability's name → whether it is asked for) that are
+        asked for and not offered, in order."""
+        return [name for name, wanted in asked.items() if wanted and not getattr(self, name)]
+
+
+@dataclass(frozen=True)
 class GameEntry:
     """What the layers above the engine need of one game."""
 
@@ -38,6 +56,7 @@ class GameEntry:
     count_vertices: Callable[[str], int]  # what max_position_vertices bounds, of any text
     fast_canonical_lands: Callable[[str], list[str] | None]  # None: take the engine's path
     compiled_core: Callable[[], Any]  # the compiled core module, or None
+    supports: Supports = Supports()  # what it offers beyond normal-play nimbers
 
     def engine(self, **options: Any) -> Game:
         """A new engine of this game."""
@@ -61,6 +80,7 @@ def _sprouts() -> GameEntry:
         count_vertices=count_vertices,
         fast_canonical_lands=sprouts_game.core_canonical_lands,
         compiled_core=sprouts_game.compiled_core,
+        supports=Supports(misere=True, rct_tables=True, spots=True, library=True, parallel=True),
     )
 
 

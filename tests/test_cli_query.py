@@ -15,11 +15,11 @@ import pytest
 from cli_helpers import run_cli
 from sproutsdb.formats.rcttable import make_header, table_from_positions, write_table
 from sproutsdb.ops.seed import seed_store
+from sproutsdb.ops.stores import open_local_store as open_store
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
 from sproutsdb.solver.misere.solver import brute_force_misere
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.stores import open_store
 
 GAME = SproutsGame()
 SPOT_NIMBERS = {3: 1, 4: 1}  # normal-play nimbers of 0*3 and 0*4

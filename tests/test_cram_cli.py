@@ -44,7 +44,7 @@ def test_solve_prints_outcome_and_nimber(tmp_path: Path) -> None:
     assert json_lines(summed.stdout)[0]["outcome"] == "L"  # *1 + *1
     one_line_error(
         run_cli("solve", "--game", "cram", "--spots", "4", "--store", store),
-        "--spots, --misere, --jobs and --seed-results are for Sprouts, not cram",
+        "--spots is not offered for cram",
     )
 
 

@@ -12,10 +12,10 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
+from sproutsdb.ops.stores import open_local_store as open_store
 from sproutsdb.server.position_view import PositionReader
 from sproutsdb.solver.misere.solver import brute_force_misere
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.tools.stores import open_store
 
 GAME = SproutsGame()
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from sproutsdb.errors import UserError
 from sproutsdb.formats.rcttable import load_table, make_header, table_from_positions, write_table
-from sproutsdb.games import DEFAULT_GAME, get_game
+from sproutsdb.games import get_game
 from sproutsdb.ops.solved_on import table_file_name, tables_solved_on
 from sproutsdb.progress import counter_bar
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
@@ -201,7 +201,7 @@ def default_misere_table(
 
     if (
         not isinstance(store, LmdbProofStore)
-        or store.identity.game != DEFAULT_GAME
+        or not get_game(store.identity.game).supports.rct_tables
         or store.count(FactKind.RCT)
     ):
         return None

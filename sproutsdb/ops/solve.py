@@ -232,8 +232,8 @@ class Solving:
         if settings.misere:
             from sproutsdb.solver.misere.solver import MisereSolver
 
-            if entry.name != DEFAULT_GAME:
-                raise UsageError(f"misère play is for Sprouts, not {entry.name}")
+            if not entry.supports.misere:
+                raise UsageError(f"misère play is not offered for {entry.name}")
             # the solver keeps its hot lands' moves in an LRU of its own: the engine's memo
             # of land children is only a second level: 2^17 lands at most (about 2 GB if
             # every one were a 15 kB land of 0*12 and up; 3.5-5 MB measured on 2026-11-26)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sproutsdb.errors import UsageError
@@ -49,15 +50,24 @@ def open_proof_store(
 
 
 def open_local_store(
-    location: Location = None, *, readonly: bool = False, game: str | None = None
+    location: Location = None,
+    *,
+    readonly: bool = False,
+    game: str | None = None,
+    create: bool = True,
+    new: bool = False,
 ) -> LmdbProofStore:
     """The embedded store at `location`: created for `game` (default Sprouts) when missing,
-    never under a missing parent directory; read-only, an existing store of its own game.
-    A store of another game or canonical form is refused (StoreMismatchError, one line)."""
-    if readonly:
-        try:  # a reader takes the store as it is, of whatever game it records
+    never under a missing parent directory; with `create=False` or `readonly`, an existing
+    store of the game it records (a UsageError when there is none); with `new`, a new store
+    of `game` at a path that does not exist or is an empty directory. A store of another
+    game or canonical form is refused (StoreMismatchError, one line)."""
+    if new:
+        return _new_store(location, game or DEFAULT_GAME)
+    if readonly or not create:
+        try:  # an existing store is taken as it is, of whatever game it records
             recorded = peek_identity(location).game
-            return open_store(location, create=False, readonly=True, game=recorded)
+            return open_store(location, create=False, readonly=readonly, game=recorded)
         except StoreNotFoundError:
             raise UsageError(_no_store(location)) from None
     name = game or DEFAULT_GAME
@@ -69,6 +79,23 @@ def open_local_store(
         return open_store(location, create=True)
     except StoreNotFoundError:
         raise UsageError(_no_store(location)) from None
+
+
+def _new_store(location: Location, game: str) -> LmdbProofStore:
+    """A new store of `game` at `location`, which must not exist or be an empty directory."""
+    where = Path(location if location is not None else resolve_store_path(None)).expanduser()
+    check_new_store_location(where)
+    if where.exists() and (not where.is_dir() or any(where.iterdir())):
+        raise UsageError(f"{where} already exists and is not empty: give a new directory")
+    return open_store(where, create=True, game=game)
+
+
+def may_write(location: Location) -> bool:
+    """Whether this user may write the store at `location` (its data file and its
+    directory, where LMDB keeps the lock file): a check marks what it verifies only then."""
+    where = resolve_store_path(location)
+    data = where / "data.mdb"
+    return os.access(where, os.W_OK) and (not data.exists() or os.access(data, os.W_OK))
 
 
 def _no_store(location: Location) -> str:
@@ -144,6 +171,7 @@ def store_where(location: Location = None, server: str | None = None) -> str:
 
 __all__ = [
     "StoreLocation",
+    "may_write",
     "open_local_store",
     "open_proof_store",
     "open_remote_store",

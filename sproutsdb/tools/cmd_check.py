@@ -30,10 +30,10 @@ from sproutsdb.ops.check import (
     default_jobs,
     write_pruned,
 )
+from sproutsdb.ops.stores import may_write, open_local_store
 from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.game_option import store_game
-from sproutsdb.tools.stores import may_write, new_store, open_existing, open_to_check
 
 EXIT_BAD_PROOF = 1
 
@@ -46,7 +46,7 @@ def run_check_all(args: argparse.Namespace) -> int:
             "check --all marks what it verifies, and this user may not write the store; "
             "check each root with --root (read-only), or check a writable copy"
         )
-    with open_existing(args.store) as store:
+    with open_local_store(args.store, create=False) as store:
         result = check_all(
             store,
             batch=args.batch,
@@ -152,7 +152,8 @@ def run_check_misere(args: argparse.Namespace) -> int:
     forged position → RCT entry is refuted, exit 1, never believed)."""
     _check_prune_target(args.prune)
     started = time.perf_counter()
-    with open_to_check(args.store) as store:
+    # writable when this user may write it (the check marks what it verifies), else read-only
+    with open_local_store(args.store, create=False, readonly=not may_write(args.store)) as store:
         access = store.access()
         result = check_misere_root(
             store,
@@ -178,7 +179,7 @@ def _check_prune_target(prune: str | None) -> None:
 def _prune(args: argparse.Namespace, result: RootCheck) -> None:
     """--prune OUT: a new store of only the facts a complete proof used."""
     if args.prune is not None and result.ok:
-        with new_store(args.prune, result.game) as pruned:
+        with open_local_store(args.prune, new=True, game=result.game) as pruned:
             write_pruned(result, pruned)
 
 
@@ -217,7 +218,8 @@ def run_check(args: argparse.Namespace) -> int:
     key = get_game(game).engine().canonical(args.root)  # a bad position before any store
     _check_prune_target(args.prune)
     started = time.perf_counter()
-    with open_to_check(args.store) as store:
+    # writable when this user may write it (the check marks what it verifies), else read-only
+    with open_local_store(args.store, create=False, readonly=not may_write(args.store)) as store:
         access = store.access()
         result = check_root(
             store,

@@ -25,9 +25,9 @@ from sproutsdb.ops.exchange import (
     import_into,
 )
 from sproutsdb.ops.rekey import KeyClash
+from sproutsdb.ops.stores import open_local_store
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.tools.cli import UsageError, add_store_option
-from sproutsdb.tools.stores import open_existing
 
 EXIT_CONFLICT = 3
 EXIT_NO_PROOF = 1  # as `check` exits on a proof that is not complete
@@ -53,7 +53,7 @@ def run_export(args: argparse.Namespace) -> int:
     if args.kind and (args.root is not None or spr):
         raise UsageError("--kind is for a whole-store native export, not --root or .spr")
     proof: dict[str, Any] | None = None
-    with open_existing(args.store, readonly=True) as store:
+    with open_local_store(args.store, readonly=True) as store:
         access = store.access()
         if args.root is not None:
             exported = export_root(

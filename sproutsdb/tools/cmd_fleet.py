@@ -22,9 +22,9 @@ from sproutsdb.tools.server_options import (
     add_client_options,
     client_from_args,
     client_token,
-    remote_store_from_args,
     tls_ca_of,
 )
+from sproutsdb.tools.stores import location_of
 
 if TYPE_CHECKING:
     from sproutsdb.client import Client
@@ -80,7 +80,7 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
 
             # Ray first: its daemons must be forked before this process has gRPC threads
             with ray_session(args.ray or None, num_cpus=args.jobs) as session:
-                remote_store_from_args(args).close()  # answering, same game and canon
+                location_of(args).open().close()  # answering, same game and canon
                 split = None
                 if args.split is not None:
                     split = (args.split, game.children, args.split_depth)
@@ -158,7 +158,7 @@ def run_fleet_solve_misere(args: argparse.Namespace) -> int:
 
         # Ray first: its daemons must be forked before this process has gRPC threads
         with ray_session(args.ray or None, num_cpus=args.jobs) as session:
-            remote_store_from_args(args).close()  # answering, same game and canon
+            location_of(args).open().close()  # answering, same game and canon
             _say_if_no_table(args)
             results, workers = misere_fleet(
                 session, server, positions, workers=args.jobs, progress=progress

@@ -10,9 +10,9 @@ import argparse
 import json
 import sys
 
+from sproutsdb.ops.stores import open_local_store
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.server_options import add_client_options, client_from_args
-from sproutsdb.tools.stores import open_store
 
 EXIT_REFUTED = 1  # the peer served facts that the rules contradict
 
@@ -28,7 +28,7 @@ def run_pull(args: argparse.Namespace) -> int:
         raise UsageError("--jobs N (N ≥ 1) is for --all")
     with client_from_args(args) as client:
         client.server_info()  # a peer that does not answer: before a store is created
-        with open_store(args.store) as store:
+        with open_local_store(args.store) as store:
             report = pull(
                 client,
                 store,

@@ -3,7 +3,9 @@
 Each row is one statement (normal outcome or nimber, misère outcome) marked: certificate here
 and checked (re-derived now with --check, or earlier by this version: a cached mark per file
 checksum), certificate here, or literature only. `--check` re-derives every shipped
-certificate from the rules (sproutsdb.ops.results); exit 1 when one fails, naming it.
+certificate from the rules (sproutsdb.ops.results, through the gate of ops/admission.py);
+exit 1 when one fails, naming it. `--recheck` believes no cached mark, not even the RCT
+table's.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def run_results(args: argparse.Namespace) -> int:
         raise UsageError("--max-facts N needs N ≥ 0")
     if args.jobs is not None and (args.jobs < 1 or not args.check):
         raise UsageError("--jobs N (N ≥ 1) is for --check")
+    if args.recheck and not args.check:
+        raise UsageError("--recheck is for --check")
     started = time.perf_counter()
     checks: list[CertificateCheck] = []
     if args.check:
@@ -51,9 +55,10 @@ def run_results(args: argparse.Namespace) -> int:
             only=lambda entry: _selected(args, entry),
             progress=None if args.quiet else _say,
             jobs=default_jobs() if args.jobs is None else args.jobs,
+            recheck=args.recheck,
         )
     shipped = directory is None and args.play != "normal"  # the install's tables, not a folder's
-    tables = table_rows(check=args.check) if shipped else []
+    tables = table_rows(check=args.check, recheck=args.recheck) if shipped else []
     seconds = time.perf_counter() - started
     rows = [r for r in result_rows(directory, checks) if args.play is None or r.play == args.play]
     failed = [c for c in checks if not c.ok]
@@ -213,6 +218,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     p.add_argument("--check", action="store_true", help="re-derive the certificates now")
+    p.add_argument(
+        "--recheck",
+        action="store_true",
+        help="with --check: believe no cached mark, re-derive the RCT table under the "
+        "misère certificates too",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--play", choices=["normal", "misere"], default=None, help="only this play's rows"

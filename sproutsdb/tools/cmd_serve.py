@@ -118,9 +118,9 @@ def run_stats(args: argparse.Namespace) -> int:
         with client_from_args(args) as client:
             report = {"server": client.server_info(), **client.stats()}
     else:
-        from sproutsdb.tools.stores import open_store
+        from sproutsdb.ops.stores import open_local_store
 
-        with open_store(args.store, readonly=True) as store:
+        with open_local_store(args.store, readonly=True) as store:
             report = store.stats()
             if args.marks:
                 report["marks"] = {

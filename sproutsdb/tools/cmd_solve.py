@@ -20,7 +20,7 @@ from sproutsdb.ops.solve import (
     Solving,
 )
 from sproutsdb.ops.solve_job import solve_job
-from sproutsdb.ops.stores import StoreLocation
+from sproutsdb.ops.stores import open_local_store
 from sproutsdb.progress import status_line
 from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, Progress
 from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
@@ -37,10 +37,8 @@ from sproutsdb.tools.game_option import add_game_option, game_of, open_game_stor
 from sproutsdb.tools.server_options import (
     add_client_options,
     client_from_args,
-    client_token,
-    tls_ca_of,
 )
-from sproutsdb.tools.stores import open_store
+from sproutsdb.tools.stores import location_of
 
 if TYPE_CHECKING:
     from sproutsdb.ops.seed import ResultSeed
@@ -128,15 +126,6 @@ def _settings(args: argparse.Namespace, progress: ProgressFn, **extra: Any) -> S
     )
 
 
-def _location(args: argparse.Namespace, entry: GameEntry) -> StoreLocation:
-    """Where the flags put the store: --server (with its token and TLS), else --store."""
-    if args.server:
-        return StoreLocation(
-            server=args.server, token=client_token(args), tls_ca=tls_ca_of(args), game=entry.name
-        )
-    return StoreLocation(path=args.store, game=entry.name)
-
-
 def _seeding(args: argparse.Namespace) -> Callable[[str], None]:
     """What `--seed-results` says as it begins (unless --quiet)."""
 
@@ -191,7 +180,7 @@ def _run_job(args: argparse.Namespace, entry: GameEntry, **extra: Any) -> int:
         try:
             report = solve_job(
                 args.key,
-                _location(args, entry),
+                location_of(args, entry.name),
                 settings,
                 game=entry,
                 on_seed=told,
@@ -219,12 +208,17 @@ def _run_job(args: argparse.Namespace, entry: GameEntry, **extra: Any) -> int:
 def run_solve(args: argparse.Namespace) -> int:
     entry = game_of(args)
     game = entry.engine()
-    if entry.name != "sprouts" and (
-        args.spots is not None or args.misere or args.jobs != 1 or args.seed_results
-    ):
-        raise UsageError(
-            f"--spots, --misere, --jobs and --seed-results are for Sprouts, not {entry.name}"
-        )
+    flags = {  # a capability of the game's registry entry → its flag, and whether it is given
+        "spots": ("--spots", args.spots is not None),
+        "misere": ("--misere", args.misere),
+        "parallel": ("--jobs", args.jobs != 1),
+        "library": ("--seed-results", args.seed_results),
+    }
+    refused = entry.supports.missing({name: given for name, (_, given) in flags.items()})
+    if refused:
+        named = " and ".join(flags[name][0] for name in refused)
+        verb = "is" if len(refused) == 1 else "are"
+        raise UsageError(f"{named} {verb} not offered for {entry.name}")
     if args.spots is not None:
         if args.position is not None:
             raise UsageError("give a position or --spots N, not both")
@@ -443,7 +437,7 @@ def run_query(args: argparse.Namespace) -> int:
         with client_from_args(args) as client:
             values = describe(client, args.position, verified_only=args.verified)
     else:
-        with open_store(args.store, readonly=True) as store:
+        with open_local_store(args.store, readonly=True) as store:
             values = describe(store, args.position, verified_only=args.verified)
             access = store.access()
     if args.json:

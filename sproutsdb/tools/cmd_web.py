@@ -13,11 +13,11 @@ from sproutsdb.tools.cli import UsageError, add_store_option
 
 def run_web(args: argparse.Namespace) -> int:
     from sproutsdb.ops.shipped_rcts import shipped_rct_table
+    from sproutsdb.ops.stores import open_local_store
     from sproutsdb.server.http_api import WebServer
     from sproutsdb.server.logs import configure_logging
     from sproutsdb.server.position_view import PositionReader, ViewLimits
     from sproutsdb.store.location import resolve_store_path
-    from sproutsdb.tools.stores import open_store
 
     host, _, port_text = args.listen.rpartition(":")
     if not host or not port_text.isdigit() or int(port_text) > 65535:
@@ -25,7 +25,7 @@ def run_web(args: argparse.Namespace) -> int:
     if not 0 < args.children_seconds <= 600:
         raise UsageError(f"--children-seconds {args.children_seconds:g}: give 0 < SECONDS <= 600")
     configure_logging(args.log_level, "text")
-    store = open_store(args.store, readonly=True)
+    store = open_local_store(args.store, readonly=True)
     try:
         shipped = None if args.no_table else shipped_rct_table()
         reader = PositionReader(

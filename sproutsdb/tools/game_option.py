@@ -47,6 +47,6 @@ def open_game_store(args: argparse.Namespace, entry: GameEntry) -> ProofStore:
     """The ProofStore of a solve of `entry`'s game: the --server's (which must hold that
     game), else the embedded store at --store, created for the game or refused when it
     records another game or canonical-form version (StoreMismatchError: one line)."""
-    from sproutsdb.tools.stores import open_solve_store
+    from sproutsdb.tools.stores import location_of
 
-    return open_solve_store(args, entry.name)
+    return location_of(args, entry.name).open()

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sproutsdb.solver.ports.proofstore import ProofStore
 from sproutsdb.tools.cli import UsageError
 
 TOKEN_ENV = "SPROUTSDB_TOKEN"
@@ -64,13 +63,3 @@ def client_from_args(args: argparse.Namespace) -> Any:
     from sproutsdb.client import Client
 
     return Client(args.server, client_token(args), tls_ca=tls_ca_of(args), timeout=30.0)
-
-
-def remote_store_from_args(args: argparse.Namespace, game: str | None = None) -> ProofStore:
-    """The RemoteProofStore of --server, checked to be answering and to hold `game` (default
-    Sprouts) in this engine's canonical form (sproutsdb.ops.stores.open_remote_store)."""
-    from sproutsdb.ops.stores import open_remote_store
-
-    return open_remote_store(
-        args.server, game=game, token=client_token(args), tls_ca=tls_ca_of(args)
-    )
