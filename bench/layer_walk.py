@@ -154,6 +154,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", default="0*5", help="the position solved (default: 0*5)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=ROOT / "bench" / "baselines" / "layer-walk-before-71.json",
+        help="a saved --json run to print beside this one (default: the layout before #71)",
+    )
     args = parser.parse_args()
     report = {"walk": walk(args.root), "imports": import_graph(), **largest()}
     if args.json:
@@ -164,6 +170,12 @@ def main() -> None:
         f"solve {w['root']} -> store: {w['steps']} steps through {w['files']} files, "
         f"{w['steps_back_up']} back up the layers"
     )
+    if args.baseline.exists():
+        b = json.loads(args.baseline.read_text(encoding="utf-8"))["walk"]
+        print(
+            f"  baseline ({args.baseline.name}): {b['steps']} steps through {b['files']} "
+            f"files, {b['steps_back_up']} back up"
+        )
     for line in w["back_up"]:
         print(f"  up: {line}")
     print("import graph by folder:")
