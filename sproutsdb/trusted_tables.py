@@ -9,7 +9,12 @@ so this re-derives every entry from the rules, by induction on lives). The S6 ta
 about 13 s; the verdict is remembered in a mark keyed by the SHA-256 of the file's bytes and
 the engine's canonical-form and tool versions, so an install verifies the shipped table once,
 not once per command. A mark is only ever written by this function, after a clean check, or
-by ``remember_built`` in the process that built the table from the rules and read it back.
+by ``remember_built`` in the process that built the table from the rules and read it back;
+each mark names the check that made it (``made_by``) and the tool version.
+
+A mark is as trusted as the user who owns the cache: one that anybody else could have
+written (a mark file or cache folder owned by another user, or writable by group or others)
+is treated as absent, and the table re-derived, as ssh refuses a group-writable key.
 
 A search takes a large table (S7: 3.2 M positions) through ``verified_rcts`` instead: once
 verified, its positions go to a memory-mapped index in the cache and its trees to a snapshot
@@ -22,6 +27,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import time
@@ -44,13 +50,17 @@ from sproutsdb.solver.misere.solver import TableRcts
 from sproutsdb.solver.ports.game import Game
 
 CANON_VERSION = get_game().canon_version
+log = logging.getLogger("sproutsdb.cache")
 
 MARKS_FOLDER = "verified-tables"
 INDEX_FOLDER = "table-index"
 # Tables with more positions are opened in place by verified_rcts. S6 (226 809 positions)
 # loads whole in 2 CPU s and 142 MB; S7 (3.2 M) took 99.6 CPU s and 2 589 MB that way.
 LAZY_FROM_POSITIONS = 1_000_000
+TABLE_CHECK = "rct-table check"  # the `made_by` of a mark verified_table wrote
+TABLE_BUILD = "rct-table build"  # the `made_by` of a mark remember_built wrote
 _verified: dict[str, RctTable] = {}  # sha256 -> table, re-derived in this process
+_untrusted_said: set[Path] = set()  # cache paths refused so far (each said once)
 
 
 def cache_dir() -> Path:
@@ -73,19 +83,21 @@ def verified_table(
     *,
     progress: Callable[[int], None] | None = None,
     notice: Callable[[str], None] | None = None,
+    recheck: bool = False,
 ) -> RctTable:
     """Load a table and make sure every position of it re-derives from its children.
 
     RctTableError (a UserError) naming the first faulty position when one does not. The
     table's header gets a ``verified`` entry saying how (now, or the cached mark). `notice`
-    is told, in one line, when the whole check is about to run (it takes seconds).
+    is told, in one line, when the whole check is about to run (it takes seconds). With
+    `recheck`, no mark is believed: the table is re-derived (once per process).
     """
     digest = file_digest(path)
     table = _verified.get(digest)
-    if table is not None:
+    if table is not None and not (recheck and _how(table) != "re-derived now"):
         return table
     table = load_table(path)  # checksum, framing, every record re-derived
-    mark = read_mark(digest)
+    mark = None if recheck else read_mark(digest)
     if mark is not None:
         table.header["verified"] = {"how": "cached mark", **mark}
     else:
@@ -111,11 +123,18 @@ def verified_table(
             "rcts": len(table.algebra),
             "cpu_seconds": round(time.process_time() - started, 2),
             "verified_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "made_by": TABLE_CHECK,
         }
         _write_mark(digest, mark)
         table.header["verified"] = {"how": "re-derived now", **mark}
     _verified[digest] = table
     return table
+
+
+def _how(table: RctTable) -> str | None:
+    """How a table of this process was verified: "re-derived now" or "cached mark"."""
+    verified = table.header.get("verified")
+    return verified.get("how") if isinstance(verified, dict) else None
 
 
 def remember_built(path: str | Path, table: RctTable, cpu_seconds: float) -> None:
@@ -133,6 +152,7 @@ def remember_built(path: str | Path, table: RctTable, cpu_seconds: float) -> Non
         "cpu_seconds": round(cpu_seconds, 2),
         "verified_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "derived_by": "rct-table build (the file read back the same)",
+        "made_by": TABLE_BUILD,
     }
     if len(table.positions) > LAZY_FROM_POSITIONS:
         index, trees = cached_index_files(digest)
@@ -239,13 +259,11 @@ def _mark_path(digest: str) -> Path:
 
 
 def read_mark(digest: str) -> dict[str, Any] | None:
-    """The cached mark of a file with this digest, if written by this tool version for this
-    canonical form (a mark of another version is not evidence for this engine)."""
-    try:
-        mark = json.loads(_mark_path(digest).read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(mark, dict):
+    """The cached mark of a file with this digest, if written by a table check or build of
+    this tool version for this canonical form (a mark of another version is not evidence
+    for this engine) in a cache only this user can write."""
+    mark = read_cached_mark(_mark_path(digest))
+    if mark is None or mark.get("made_by") not in (TABLE_CHECK, TABLE_BUILD):
         return None
     wanted = {"sha256": digest, "tool_version": __version__, "canon_version": CANON_VERSION}
     if any(mark.get(key) != value for key, value in wanted.items()):
@@ -259,13 +277,71 @@ def _write_mark(digest: str, mark: dict[str, Any]) -> None:
 
 
 def write_cached_mark(target: Path, mark: dict[str, Any]) -> None:
-    """Write a mark file of the cache atomically (never half-written); an unwritable cache
-    only costs the next command the check."""
+    """Write a mark file of the cache atomically (never half-written), its folders private
+    to this user; an unwritable or untrusted cache only costs the next command the check."""
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        _private_folders(target.parent)
+        if not trusted_cache_path(target.parent):  # its marks would not be read back
+            return
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".mark-")
         with os.fdopen(fd, "w") as handle:
             json.dump(mark, handle, indent=1)
         os.replace(temporary, target)
     except OSError:
         pass
+
+
+def read_cached_mark(target: Path) -> dict[str, Any] | None:
+    """The JSON object of a mark file of the cache, or None when there is none, it does not
+    parse, or it is not to be trusted (`trusted_cache_path`)."""
+    if not target.is_file() or not trusted_cache_path(target):
+        return None
+    try:
+        mark = json.loads(target.read_text())
+    except (OSError, ValueError):
+        return None
+    return mark if isinstance(mark, dict) else None
+
+
+def trusted_cache_path(path: Path) -> bool:
+    """Whether a file or folder of the cache may be believed: it and every folder above it,
+    up to the cache folder itself, belong to this user and nobody else may write them (as
+    ssh refuses a group-writable key). An untrusted one is said once, as a warning."""
+    root = cache_dir()
+    chain = [path]
+    if path.is_relative_to(root):
+        chain += [p for p in path.parents if p.is_relative_to(root)]
+    for place in chain:
+        try:
+            status = os.stat(place)
+        except OSError:
+            return False
+        why = _untrusted_because(status)
+        if why is not None:
+            if place not in _untrusted_said:
+                _untrusted_said.add(place)
+                log.warning(
+                    "not trusting the cache at %s: %s; its marks are ignored and what they "
+                    "vouch for is re-derived (fix: chmod go-w, or remove it)",
+                    place,
+                    why,
+                )
+            return False
+    return True
+
+
+def _untrusted_because(status: os.stat_result) -> str | None:
+    """Why a cache path with this status could hold what another user wrote, or None."""
+    if hasattr(os, "getuid") and status.st_uid != os.getuid():
+        return f"owned by user id {status.st_uid}, not by this user"
+    if status.st_mode & 0o022:
+        return "writable by group or others"
+    return None
+
+
+def _private_folders(folder: Path) -> None:
+    """Make `folder` and the missing folders above it, readable and writable by this user
+    only (a folder created by someone's umask 002 would be group-writable, so untrusted)."""
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    for place in reversed(missing):
+        place.mkdir(mode=0o700, exist_ok=True)

@@ -5,9 +5,11 @@ A certificate is a native export (sproutsdb/formats/exchange.py, checksummed) of
 root check used (`check --root P --prune OUT --cycles K`, or `--misere`), with an entry in
 `manifest.json` beside it: position, play, the statement proved, facts, SHA-256, the commands,
 the sproutsdb version and CPU seconds that made it. Nothing in a certificate is believed: it is
-checked by importing it into a fresh store and re-deriving its root from the rules
-(`check_certificate`), before it is added (`build_certificate`), by `sproutsdb results --check`,
-and before `serve` seeds it. The literature (`sproutsdb/data/literature.json`) is shipped
+checked by importing it into a fresh store and re-deriving its root from the rules, before it
+is added (`build_certificate`), by `sproutsdb results --check`, and before `serve` or
+`solve --seed-results` seeds it: all through one gate (sproutsdb/ops/admission.py), which
+reads the file once, matches its SHA-256 and refuses it whole unless its check verified
+every fact it holds. The literature (`sproutsdb/data/literature.json`) is shipped
 with its sources and only ever printed beside the certificates.
 """
 
@@ -38,13 +40,20 @@ from sproutsdb.ops.exchange import export_store, import_file, plan_import
 from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.store import LmdbProofStore, open_store
-from sproutsdb.trusted_tables import cache_dir, file_digest, write_cached_mark
+from sproutsdb.trusted_tables import (
+    cache_dir,
+    file_digest,
+    read_cached_mark,
+    verified_table,
+    write_cached_mark,
+)
 
 MANIFEST = "manifest.json"
 LITERATURE = "literature.json"
 RESULTS_FOLDER = "results"  # under the package's data folder
 PLAYS = ("normal", "misere")
 MARKS_FOLDER = "verified-results"  # cached marks of certificates re-derived clean
+MADE_BY = "results check"  # the `made_by` of those marks
 DEFAULT_CYCLES = 4
 
 _extracted = contextlib.ExitStack()  # a zipped install's data, copied out for this process
@@ -204,7 +213,7 @@ def statement_of(check: RootCheck) -> dict[str, Any]:
 @dataclass
 class CertificateCheck:
     """What re-deriving one certificate found: `ok` when the file is the manifest's (SHA-256)
-    and its facts prove the manifest's statement in a fresh store."""
+    and its facts prove the manifest's statement in a fresh store, each verified."""
 
     entry: ManifestEntry
     path: Path
@@ -212,51 +221,39 @@ class CertificateCheck:
     message: str
     seconds: float = 0.0
     facts: int = 0
-    unverified: list[str] = field(default_factory=list)  # facts the check did not need
 
 
 def check_certificate_file(
-    path: Path, position: str, play: str, work: Path, *, quiet: bool = True
+    path: Path, position: str, play: str, work: Path, *, quiet: bool = True, recheck: bool = False
 ) -> tuple[RootCheck, int]:
     """Import the certificate at `path` into a new store under `work` and check its root;
-    the check and the number of facts imported."""
+    the check and the number of facts imported. UsageError for keys not in this canonical
+    form or a key given two values; with `recheck`, the RCT table under a misère check is
+    re-derived whatever its cached mark says."""
     work.mkdir(parents=True, exist_ok=True)
+    plan = plan_import(path)
+    if any(plan.moved.values()):
+        raise UsageError(f"{path}: keys not in this canonical form; rebuild it")
+    table = required_table(play)
+    if table is not None and recheck:
+        verified_table(table, recheck=True)  # the check below then uses this process's own
     with open_store(work / "store", create=True, durable=False) as store:
-        totals, _ = import_file(path, store, plan=plan_import(path))
-        check = prove(store, position, play, rct_table=required_table(play), quiet=quiet)
+        totals, _ = import_file(path, store, plan=plan)
+        if totals["conflicts"]:
+            raise UsageError(f"{path}: gives {totals['conflicts']} of its keys two values")
+        check = prove(store, position, play, rct_table=table, quiet=quiet)
         return check, totals["inserted"] + totals["unchanged"]
 
 
-def check_certificate(directory: Path, entry: ManifestEntry) -> CertificateCheck:
-    """Re-derive one shipped certificate from the rules (its file's checksum first)."""
-    path = directory / entry.file
-    started = time.perf_counter()
+def check_certificate(
+    directory: Path, entry: ManifestEntry, recheck: bool = False
+) -> CertificateCheck:
+    """Re-derive one certificate of the library from the rules, through the gate
+    (sproutsdb.ops.admission.admit: its bytes read once, their checksum first, every fact
+    verified as its kind); with `recheck`, its RCT table too, whatever its mark says."""
+    from sproutsdb.ops.admission import admit
 
-    def failed(message: str) -> CertificateCheck:
-        return CertificateCheck(entry, path, False, message, time.perf_counter() - started)
-
-    if not path.is_file():
-        return failed(f"{path}: no such file")
-    if sha256_of(path) != entry.sha256:
-        return failed(f"{path}: its SHA-256 is not the manifest's (the file was changed)")
-    if entry.requires is not None and entry.requires != _requirement(entry.play):
-        return failed(f"{path}: needs {entry.requires}, which this install does not ship")
-    try:
-        with tempfile.TemporaryDirectory(prefix="sproutsdb-results-") as work:
-            check, facts = check_certificate_file(path, entry.position, entry.play, Path(work))
-    except Exception as error:  # noqa: BLE001 - any refusal of the file is a failed check
-        return failed(f"{path}: refused: {error!s:.300}")
-    if not check.ok:
-        return failed(f"{path}: the proof of {entry.position} does not check ({_why(check)})")
-    proved = statement_of(check)
-    if proved != entry.statement:
-        return failed(
-            f"{path}: proves {statement_text(proved)}, the manifest says {entry.statement_text()}"
-        )
-    seconds = time.perf_counter() - started
-    unverified = unverified_facts(path, check)
-    _write_mark(entry, unverified)
-    return CertificateCheck(entry, path, True, "re-derived", seconds, facts, unverified)
+    return admit(directory, entry, recheck=recheck).check
 
 
 TIGHTEN_ROUNDS = 5
@@ -281,31 +278,25 @@ def _tighten(
 ) -> tuple[RootCheck, int]:
     """Check the certificate alone, as `results --check` will, and prune it again to what
     that check used until it verifies every fact it holds (a fresh check may find a proof
-    among a subset of the facts the random cycles kept). UsageError if it does not check."""
+    among a subset of the facts the random cycles kept). UsageError if it does not check,
+    or still holds facts the check does not verify."""
+    from sproutsdb.ops.admission import stray_facts
+
     for round_ in range(TIGHTEN_ROUNDS):
         again = work / f"again-{round_}"
         check, facts = check_certificate_file(staged, position, play, again, quiet=quiet)
         if not check.ok:
             raise UsageError(f"the certificate of {position} does not check on its own")
-        if not unverified_facts(staged, check):
+        if not stray_facts(staged, check)[1]:
             return check, facts
         _write_certificate(check, play, work / f"tight-{round_}", staged)
-    return check, facts
-
-
-def unverified_facts(path: Path, check: RootCheck) -> list[str]:
-    """The nimber and misère facts of a certificate file its check did not verify."""
-    verified = check.report.verified
-    return sorted(
-        key
-        for kind, facts in certificate_keys(path)
-        if kind in (FactKind.NIMBER, FactKind.MISERE)
-        for key, _ in facts
-        if key not in verified
+    raise UsageError(
+        f"the certificate of {position} still holds facts its check does not verify after "
+        f"{TIGHTEN_ROUNDS} prunings (the library's gate would refuse it)"
     )
 
 
-def _requirement(play: str) -> str | None:
+def requirement(play: str) -> str | None:
     """What a certificate of `play` is checked on top of, as the manifest says it."""
     table = required_table(play)
     return None if table is None else f"{table.name} sha256:{sha256_of(table)}"
@@ -314,8 +305,6 @@ def _requirement(play: str) -> str | None:
 def _export_beyond_table(pruned: LmdbProofStore, work: Path, out: Path) -> None:
     """Export a pruned misère proof without the RCT records and position → RCT entries the
     shipped S6 table holds (its checks take them from the table, re-derived whole)."""
-    from sproutsdb.trusted_tables import verified_table
-
     table_path = required_table("misere")
     assert table_path is not None
     table = verified_table(table_path)
@@ -336,7 +325,8 @@ def _export_beyond_table(pruned: LmdbProofStore, work: Path, out: Path) -> None:
         export_store(beyond, out)
 
 
-def _why(check: RootCheck) -> str:
+def why_not(check: RootCheck) -> str:
+    """Why a root check proved nothing: its inconsistencies or holes, one named."""
     report = check.report
     if report.inconsistent:
         return f"{len(report.inconsistent)} inconsistent, e.g. {report.inconsistent[0]}"
@@ -351,10 +341,12 @@ def check_library(
     only: Callable[[ManifestEntry], bool] | None = None,
     progress: Callable[[str], None] | None = None,
     jobs: int = 1,
+    recheck: bool = False,
 ) -> list[CertificateCheck]:
     """Re-derive every certificate of the library (or those `only` selects); the results in
     manifest order. With `jobs` > 1, in that many processes, the largest certificates first
-    (misère 0*20's alone is most of the library's checking time)."""
+    (misère 0*20's alone is most of the library's checking time). With `recheck`, the RCT
+    table under the misère ones is re-derived too (in each process), marks or not."""
     directory = shipped_library() if directory is None else directory
     entries = [e for e in read_manifest(directory) if only is None or only(e)]
     done: dict[tuple[str, str], CertificateCheck] = {}
@@ -372,14 +364,16 @@ def check_library(
 
     if jobs <= 1 or len(entries) <= 1:
         for entry in entries:
-            report(check_certificate(directory, entry))
+            report(check_certificate(directory, entry, recheck))
     else:
-        if any(entry.requires is not None for entry in entries):
+        if any(entry.requires is not None for entry in entries) and not recheck:
             required_table_verified()  # once here, not once per worker
         largest_first = sorted(entries, key=lambda e: e.facts, reverse=True)
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(min(jobs, len(entries)), mp_context=context) as pool:
-            futures = {pool.submit(check_certificate, directory, e): e for e in largest_first}
+            futures = {
+                pool.submit(check_certificate, directory, e, recheck): e for e in largest_first
+            }
             for future in as_completed(futures):
                 report(_worker_result(future, futures[future], directory))
     return [done[entry.key] for entry in entries]
@@ -399,8 +393,6 @@ def _worker_result(
 def required_table_verified() -> None:
     """Re-derive the shipped S6 table misère certificates are checked on (or find this
     version's cached mark of it), so that worker processes find the mark."""
-    from sproutsdb.trusted_tables import verified_table
-
     table = required_table("misere")
     if table is not None:
         with contextlib.suppress(UserError):  # then each misère certificate fails, saying why
@@ -434,7 +426,7 @@ def build_certificate(
         with open_store(store_dir, create=False) as store:
             check = prove(store, position, play, cycles, quiet=quiet)
             if not check.ok:
-                raise UsageError(f"{store_dir} does not prove {position} ({_why(check)})")
+                raise UsageError(f"{store_dir} does not prove {position} ({why_not(check)})")
             _write_certificate(check, play, Path(work) / "pruned", staged)
         statement = statement_of(check)
         again, facts = _tighten(staged, position, play, Path(work), quiet)
@@ -468,7 +460,7 @@ def build_certificate(
         cycle_sizes=list(check.sizes),
         solve_max_rss_kb=solve_max_rss_kb,
         made_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        requires=_requirement(play),
+        requires=requirement(play),
     )
     add_to_manifest(out_dir, entry)
     return entry
@@ -488,6 +480,7 @@ def _mark_body(entry: ManifestEntry) -> dict[str, Any]:
     return {
         "sha256": entry.sha256,
         "tool_version": __version__,
+        "made_by": MADE_BY,
         "play": entry.play,
         "position": entry.position,
         "statement": entry.statement,
@@ -495,39 +488,31 @@ def _mark_body(entry: ManifestEntry) -> dict[str, Any]:
     }
 
 
-def _write_mark(entry: ManifestEntry, unverified: list[str]) -> None:
-    """Remember that this file was re-derived clean, and which of its facts the check did
-    not need (so not verified): an unwritable cache costs nothing."""
-    body = {
-        **_mark_body(entry),
-        "unverified": unverified,
-        "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+def write_mark(entry: ManifestEntry) -> None:
+    """Remember that the file of this SHA-256 passed the gate (sproutsdb.ops.admission: its
+    statement re-derived, every fact verified as its kind); an unwritable cache costs
+    nothing."""
+    body = {**_mark_body(entry), "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     write_cached_mark(_mark_path(entry), body)
 
 
-def read_mark(directory: Path, entry: ManifestEntry) -> dict[str, Any] | None:
-    """The mark of this version having re-derived this very file (same SHA-256, same
-    statement, same table under it), or None."""
-    try:
-        mark = json.loads(_mark_path(entry).read_text())
-    except (OSError, ValueError):
-        return None
-    path = directory / entry.file
+def read_mark(entry: ManifestEntry) -> dict[str, Any] | None:
+    """The mark of a results check of this version having admitted the file of the entry's
+    SHA-256 (same statement, same table under it) in a cache only this user can write, or
+    None. The caller matches the file's bytes with that SHA-256."""
+    mark = read_cached_mark(_mark_path(entry))
     sound = (
-        isinstance(mark, dict)
+        mark is not None
         and all(mark.get(k) == v for k, v in _mark_body(entry).items())
-        and isinstance(mark.get("unverified"), list)
-        and path.is_file()
-        and sha256_of(path) == entry.sha256
-        and (entry.requires is None or entry.requires == _requirement(entry.play))
+        and (entry.requires is None or entry.requires == requirement(entry.play))
     )
     return mark if sound else None
 
 
 def has_mark(directory: Path, entry: ManifestEntry) -> bool:
-    """Whether this version re-derived this very file (`read_mark`)."""
-    return read_mark(directory, entry) is not None
+    """Whether this version admitted this very file (`read_mark`, and the file's SHA-256)."""
+    path = directory / entry.file
+    return read_mark(entry) is not None and path.is_file() and sha256_of(path) == entry.sha256
 
 
 # --- the table beside the literature --------------------------------------------------------
@@ -656,13 +641,12 @@ def _literature_by_position() -> dict[tuple[str, str], dict[str, Any]]:
     return out
 
 
-def table_rows(*, check: bool = False) -> list[dict[str, Any]]:
+def table_rows(*, check: bool = False, recheck: bool = False) -> list[dict[str, Any]]:
     """The RCT tables the project ships (the S6 table), as results: the RCTs of every
     position of the game tree of their root. `checked` when this version re-derived the
     whole table (a cached mark per file checksum); `check` re-derives it now when it has no
-    mark (about 13 s), as every command that uses it does."""
+    mark (about 13 s), as every command that uses it does, `recheck` whatever its mark."""
     from sproutsdb.formats.rcttable import read_header
-    from sproutsdb.trusted_tables import file_digest, verified_table
     from sproutsdb.trusted_tables import read_mark as read_table_mark
 
     table = shipped_table()
@@ -680,7 +664,7 @@ def table_rows(*, check: bool = False) -> list[dict[str, Any]]:
     }
     if check:
         try:
-            verified_table(table)
+            verified_table(table, recheck=recheck)
             row["checked"] = True
         except UserError as error:  # a table that does not re-derive, or a damaged file
             row["checked"], row["failed"] = False, str(error)

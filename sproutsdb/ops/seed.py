@@ -1,5 +1,6 @@
 """What the project ships, served: RCT tables seeded into an empty store and streamed, and
-the results library's certificates seeded and verified (`seed_results`).
+the results library's certificates seeded and verified (`seed_results`, through the one gate
+of sproutsdb/ops/admission.py).
 
 The S6 table (the RCTs of every position of the game tree of 0*6, docs/architecture.md §3)
 ships as package data (sproutsdb/shipped.py; `data/s6.rcttable` in a checkout). A server whose store holds no RCT yet seeds `rct` and
@@ -144,8 +145,8 @@ class TableShelf:
 @dataclass
 class ResultSeed:
     """What seeding one certificate of the results library did: `action` is "seeded",
-    "present" (the store held its facts, verified, already), "refused" (it does not
-    re-derive: nothing stored) or "conflicts" (the store holds other values for some of its
+    "present" (the store held its facts, verified, already), "refused" (the gate refused
+    it: nothing stored) or "conflicts" (the store holds other values for some of its
     facts: those are kept, and not marked)."""
 
     play: str
@@ -166,12 +167,12 @@ def seed_results(
     who: str = "sproutsdb serve",
 ) -> list[ResultSeed]:
     """Store each certificate of the results library (default: the shipped one; with
-    `wanted`, those it accepts) that the store does not hold yet, once it re-derived alone
-    in a fresh store (now, or by this version before: a cached mark per file checksum, as
-    for RCT tables), with the facts its root check verified marked so
-    (sproutsdb.ops.results). A certificate that does not re-derive is refused with a log
-    line. `on_seed` is told of each as it is done; `stop`, once set, ends the work before
-    the next certificate; `who` names the tool in the facts' provenance."""
+    `wanted`, those it accepts) that the store does not hold yet, once it passed the gate
+    (sproutsdb.ops.admission: re-derived alone in a fresh store now, or by this version
+    before: a cached mark per file checksum, as for RCT tables), its facts marked verified
+    by its root check. A certificate the gate refuses is not stored at all (a log line).
+    `on_seed` is told of each as it is done; `stop`, once set, ends the work before the
+    next certificate; `who` names the tool in the facts' provenance."""
     from sproutsdb.ops.results import read_manifest, shipped_library
 
     directory = shipped_library() if directory is None else directory
@@ -196,11 +197,13 @@ def seed_results_below(
     play: str,
     on_seed: Callable[[ResultSeed], None] | None = None,
     who: str = "sproutsdb solve",
+    *,
+    directory: Path | None = None,
 ) -> list[ResultSeed]:
-    """`solve --seed-results`: seed (as `seed_results`) the shipped library's certificates
-    of `play` ("normal" or "misere") whose positions have fewer lives than `root`, the only
-    ones that can occur below it: a run of 0*n then starts from the proof of 0*(n-1).
-    Only an embedded store is seeded (a server seeds its own when it starts)."""
+    """`solve --seed-results`: seed (as `seed_results`) the library's certificates (default:
+    the shipped one) of `play` ("normal" or "misere") whose positions have fewer lives than
+    `root`, the only ones that can occur below it: a run of 0*n then starts from the proof
+    of 0*(n-1). Only an embedded store is seeded (a server seeds its own when it starts)."""
     if not isinstance(store, LmdbProofStore):
         raise UserError("the results library seeds an embedded store only (--store)")
     lives = game.size(root)
@@ -208,7 +211,7 @@ def seed_results_below(
     def wanted(entry: ManifestEntry) -> bool:
         return entry.play == play and game.size(game.canonical(entry.position)) < lives
 
-    return seed_results(store, on_seed=on_seed, wanted=wanted, who=who)
+    return seed_results(store, directory, on_seed=on_seed, wanted=wanted, who=who)
 
 
 def seed_counts(seeds: list[ResultSeed]) -> dict[str, int]:
@@ -219,102 +222,23 @@ def seed_counts(seeds: list[ResultSeed]) -> dict[str, int]:
 def _seed_certificate(
     store: LmdbProofStore, directory: Path, entry: ManifestEntry, who: str
 ) -> ResultSeed:
-    from sproutsdb.ops.results import check_certificate, read_mark
+    """Pass one certificate through the gate (sproutsdb.ops.admission.admit) into the store,
+    with a log line when it is refused or meets conflicts."""
+    from sproutsdb.ops.admission import admit
 
-    started = time.perf_counter()
-    seed = ResultSeed(entry.play, entry.position, "present", facts=entry.facts)
-    path = directory / entry.file
-    held, verified = _holds(store, path) if path.is_file() else (False, False)
-    if held and verified:
+    admission = admit(directory, entry, into=store, who=who)
+    check = admission.check
+    seed = ResultSeed(entry.play, entry.position, "refused", facts=check.facts)
+    seed.seconds = check.seconds
+    if not check.ok:
+        seed.message = check.message
+        log.warning("results library: refusing %s %s: %s", entry.play, entry.position, seed.message)
         return seed
-    how = "re-derived by this version before (cached mark)"
-    mark = read_mark(directory, entry)
-    unverified = set(mark["unverified"]) if mark is not None else set()
-    if mark is None:  # re-derived alone, from the rules, in a fresh store
-        checked = check_certificate(directory, entry)
-        if not checked.ok:
-            seed.action, seed.message = "refused", checked.message
-            log.warning(
-                "results library: refusing %s %s: %s", entry.play, entry.position, seed.message
-            )
-            return seed
-        how, unverified = "re-derived now in a fresh store", set(checked.unverified)
-    try:
-        conflicts = _put_certificate(store, path, entry, how, unverified, who)
-    except UserError as error:  # the file changed under us, or is keyed by another form
-        seed.action, seed.message = "refused", str(error)
-        log.warning("results library: refusing %s %s: %s", entry.play, entry.position, error)
-        return seed
-    seed.seconds = time.perf_counter() - started
-    if conflicts:
-        seed.action = "conflicts"
-        seed.message = f"the store holds other values for {conflicts} of its facts (kept)"
+    seed.action = admission.stored or "seeded"
+    if admission.conflicts:
+        seed.message = f"the store holds other values for {admission.conflicts} of its facts (kept)"
         log.warning("results library: %s %s: %s", entry.play, entry.position, seed.message)
-        return seed
-    seed.action = "seeded"
     return seed
-
-
-def _put_certificate(
-    store: LmdbProofStore,
-    path: Path,
-    entry: ManifestEntry,
-    how: str,
-    unverified: set[str],
-    who: str,
-) -> int:
-    """Store the facts of a certificate that re-derived: the nimbers or misère nodes its
-    root check verified marked so; those it did not need (`unverified`), RCT records and
-    position → RCT entries as claims (the verifier and every misère check re-derive those).
-    Returns the conflicts (the stored values are kept)."""
-    from sproutsdb.facts import CHECK_MISERE_ROOT, CHECK_ROOT
-    from sproutsdb.formats.exchange import ExchangeFormatError, read_stream
-    from sproutsdb.ops.exchange import plan_import
-
-    plan = plan_import(path)
-    if any(plan.moved.values()):
-        raise ExchangeFormatError(f"{path}: keys not in this canonical form; rebuild it")
-    provenance = Provenance(
-        who=who,
-        tool="results library",
-        comment=f"{entry.file} (sha256 {entry.sha256[:16]}): {entry.play} {entry.position} "
-        f"{entry.statement_text()}, {how}",
-    )
-    check = CHECK_MISERE_ROOT if entry.play == "misere" else CHECK_ROOT
-    marked = provenance.for_check(check)
-    conflicts = 0
-    hashes: list[bytes] = []
-    for frame, data in read_stream(path, hashes):
-        if frame != "C":
-            continue
-        if hashes[-1] != plan.chunk_hashes[len(hashes) - 1]:
-            raise ExchangeFormatError(f"{path}: the file changed while it was seeded")
-        kind, facts = data
-        proved = kind in (FactKind.NIMBER, FactKind.MISERE)
-        sure = {k: v for k, v in facts if proved and k not in unverified}
-        claims = {k: v for k, v in facts if k not in sure}
-        for items, by in ((sure, marked), (claims, None)):
-            if items:
-                result = store.put(kind, items, provenance=provenance, verified_by=by)
-                conflicts += len(result.conflicts)
-    store.flush()
-    return conflicts
-
-
-def _holds(store: LmdbProofStore, path: Path) -> tuple[bool, bool]:
-    """Whether the store holds every fact of the certificate with the same value, and
-    whether its nimber and misère facts (what a root check marks) are all verified."""
-    from sproutsdb.ops.results import certificate_keys
-
-    verified = True
-    for kind, facts in certificate_keys(path):
-        marked: set[str] = set()
-        stored = store.get(kind, [key for key, _ in facts], verified_out=marked)
-        if any(stored.get(key) != value for key, value in facts):
-            return False, False
-        if kind in (FactKind.NIMBER, FactKind.MISERE) and len(marked) < len(facts):
-            verified = False
-    return True, verified
 
 
 def seed_library(
