@@ -10,6 +10,13 @@ import argparse
 import json
 import sys
 
+from sproutsdb.ops.pull import (
+    DEFAULT_MAX_FACTS,
+    DEFAULT_MAX_PAGES,
+    DEFAULT_MAX_SECONDS,
+    PullBounds,
+    pull,
+)
 from sproutsdb.ops.stores import open_local_store
 from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.server_options import add_client_options, client_from_args
@@ -18,14 +25,13 @@ EXIT_REFUTED = 1  # the peer served facts that the rules contradict
 
 
 def run_pull(args: argparse.Namespace) -> int:
-    from sproutsdb.ops.pull import pull
-
     if not args.server:
         raise UsageError("give --server HOST:PORT, the peer's server")
     if (args.root is None) == (not args.all):
         raise UsageError("give --root POS (the facts of its proof) or --all (every fact)")
     if args.jobs is not None and (args.jobs < 1 or not args.all):
         raise UsageError("--jobs N (N ≥ 1) is for --all")
+    bounds = PullBounds(args.max_pages, args.max_facts, args.max_seconds)
     with client_from_args(args) as client:
         client.server_info()  # a peer that does not answer: before a store is created
         with open_local_store(args.store) as store:
@@ -36,6 +42,7 @@ def run_pull(args: argparse.Namespace) -> int:
                 root=args.root,
                 jobs=args.jobs,
                 quiet=args.quiet or args.json,
+                bounds=bounds,
             )
     data = {**report.as_dict(), "store": str(store.path)}
     if args.json:
@@ -46,7 +53,7 @@ def run_pull(args: argparse.Namespace) -> int:
             f"pulled {what} from {args.server}: {sum(report.received.values()):,} received, "
             f"{report.verified:,} verified, {report.claimed:,} still claimed, "
             f"{report.refuted:,} refuted ({report.inserted:,} new, {report.conflicts:,} "
-            f"conflicts kept as stored, {report.rejected:,} rejected) in {report.seconds:.2f} s"
+            f"conflicts kept as stored) in {report.seconds:.2f} s"
         )
         for line in report.examples:
             print(f"  {line}")
@@ -74,6 +81,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "`check --root` do; what stays claimed goes to the verifier the server runs)\n"
             "and say how many became verified, stayed claimed or were refuted. A fact\n"
             "stored here with another value is a conflict and keeps its stored value.\n"
+            "An answer of the peer is taken whole or refused whole (a key not canonical\n"
+            "here, a value Insert would refuse, columns of unequal length, a page token\n"
+            "sent twice), and the pull is bounded (--max-pages, --max-facts,\n"
+            "--max-seconds): either ends it with one line naming the peer, exit status 2,\n"
+            "and what was stored before stays as claims (`check` verifies them).\n"
             "Exit status 1 when something was refuted."
         ),
         epilog=(
@@ -87,6 +99,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_store_option(p, "local store directory, created if missing")
     p.add_argument(
         "--jobs", type=int, default=None, metavar="N", help="--all: processes that check"
+    )
+    p.add_argument(
+        "--max-pages",
+        type=int,
+        default=DEFAULT_MAX_PAGES,
+        metavar="N",
+        help=f"stop after N answers of the peer (default {DEFAULT_MAX_PAGES:,})",
+    )
+    p.add_argument(
+        "--max-facts",
+        type=int,
+        default=DEFAULT_MAX_FACTS,
+        metavar="N",
+        help=f"stop after N facts received (default {DEFAULT_MAX_FACTS:,})",
+    )
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        default=DEFAULT_MAX_SECONDS,
+        metavar="S",
+        help=f"stop reading the peer after S seconds (default {DEFAULT_MAX_SECONDS:g})",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
