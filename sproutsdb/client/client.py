@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 
@@ -33,6 +33,7 @@ from sproutsdb.wire import (
     INSERT_STATUS_NAMES,
     KIND_TO_PB,
     STATUS_FROM_PB,
+    WireError,
     column_values,
     fill_column,
     kind_from_pb,
@@ -188,6 +189,16 @@ def _default_provenance() -> Provenance:
 # --- the client -----------------------------------------------------------------------------
 
 
+def _same_length(call: str, *columns: Sized) -> None:
+    """An answer whose columns (keys, values, statuses...) differ in length is refused, never
+    paired up to the shorter one (WireError)."""
+    lengths = {len(column) for column in columns}
+    if len(lengths) > 1:
+        raise WireError(
+            f"the server's {call} answer has columns of unequal length ({sorted(lengths)})"
+        )
+
+
 class Client:
     """A connection to one sproutsdb server (thread-safe: share it between threads)."""
 
@@ -297,6 +308,10 @@ class Client:
                 kind = kind_from_pb(column.kind)
                 values = column_values(column, kind)
                 found = column.found
+                columns = [part, values, found]
+                if with_records:
+                    columns += [column.status, column.provenance, column.verified_by]
+                _same_length("Lookup", *columns)
                 result.values[kind].extend(v if f else None for v, f in zip(values, found))
                 if with_records:
                     refutations = list(column.refutation) or [""] * len(part)
@@ -416,6 +431,7 @@ class Client:
         )
         for chunk in self._stream("Export", request, retry=False):
             values = column_values(chunk, kind)
+            _same_length("Export", chunk.keys, values, chunk.status, chunk.provenance)
             yield ExportPage(
                 kind,
                 list(zip(chunk.keys, values)),
