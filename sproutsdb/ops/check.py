@@ -380,14 +380,17 @@ def check_misere_root(
     cycles: int = 1,
     seed: int = 0,
     rct_table: str | Path | None = None,
+    use_rcts: bool = True,
     derive_rct_lives: int = DEFAULT_DERIVE_RCT_LIVES,
     quiet: bool = True,
 ) -> RootCheck:
     """The misère outcome of `root` from the store's losing nodes.
 
-    The lands the checker replaces by RCTs come from the store's `pos_rct` claims or from
-    `rct_table`; each one is re-derived from the rules before it is used (solver.misere.rct_trust),
-    so a forged position → RCT entry is refuted (the check fails), never believed. Unless
+    The lands the checker replaces by RCTs come from `rct_table`, the store's `pos_rct`
+    claims, the table the store names or the shipped S6 (`misere_rct_source`; none with
+    `use_rcts=False`); each one is re-derived from the rules before it is used
+    (solver.misere.rct_trust), so a forged position → RCT entry is refuted (the check
+    fails), never believed. The JSON form's `rct_table` says which and why. Unless
     `quiet`, the nodes checked so far are shown on stderr.
     """
     from sproutsdb.solver.misere.check import check_misere_with_cycles
@@ -397,9 +400,10 @@ def check_misere_root(
     if cycles < 1:
         raise UsageError("the number of cycles must be at least 1")
     game = get_game().engine()
-    rcts, table_source, table_file = misere_rct_source(
-        store, rct_table, derive_rct_lives, progress=not quiet
+    choice = misere_rct_source(
+        store, rct_table, derive_rct_lives, use_rcts=use_rcts, progress=not quiet
     )
+    rcts = choice.rcts
     # the solver class only as the engine (nodes, children, rules); it never searches
     engine = MisereSolver(game, MemoryProofStore(), rcts)
     with root_check_progress(cycles, quiet) as progress:
@@ -411,17 +415,16 @@ def check_misere_root(
     _mark(store, FactKind.MISERE, list(report.verified), CHECK_MISERE_ROOT)
     if (
         rcts is not None
-        and table_source == "store"
+        and choice.source == "store"
         and not report.inconsistent
         and not store.readonly
     ):
         _mark_rcts_rederived(rcts, store)
-    extra: dict[str, Any] = {"rct_source": table_source}
-    if table_file is not None:
-        extra["rct_table_file"] = table_file
-    if rcts is None:
-        extra["solved_on_tables"] = tables_solved_on(store)
-    else:
+    extra: dict[str, Any] = {"rct_source": choice.source, "rct_table": choice.as_dict()}
+    if choice.named_file is not None:
+        extra["rct_table_file"] = choice.named_file
+    extra["solved_on_tables"] = tables_solved_on(store)
+    if rcts is not None:
         extra["rct_claims"] = rcts.report.to_json()
     return RootCheck(report, sizes, play="misere", rcts=rcts, extra=extra)
 
@@ -465,26 +468,58 @@ def write_pruned(check: RootCheck, pruned: LmdbProofStore) -> None:
         )
 
 
+@dataclass(frozen=True)
+class RctChoice:
+    """The RCTs a misère check reads and why it took them: `source` (file, store, shipped,
+    none), `where` (the table's or the store's path), `named_file` (`s6.rcttable (sha256
+    …)`, which a pruned proof's provenance repeats), `why`, the reason the check's text
+    gives on its first line (a check with the wrong table only finds holes), and `default`:
+    chosen by the check, not by --rct-table or --no-rct-table."""
+
+    rcts: DerivedRcts | None
+    source: str
+    where: str | None
+    named_file: str | None
+    why: str
+    default: bool = True
+
+    def as_dict(self) -> dict[str, str | bool | None]:
+        """The `rct_table` entry of a misère check's JSON."""
+        return {
+            "source": self.source,
+            "where": self.where,
+            "file": self.named_file,
+            "why": self.why,
+            "default": self.default,
+        }
+
+
 def misere_rct_source(
     store: LmdbProofStore,
     rct_table: str | Path | None,
     derive_rct_lives: int,
     *,
+    use_rcts: bool = True,
     progress: bool = True,
-) -> tuple[DerivedRcts | None, str, str | None]:
-    """The RCTs a misère check may use, every one re-derived before use, where the
-    claims come from: `rct_table` (re-derived whole, or its cached mark and index; a name
-    built first, its counter on stderr if `progress`), else the named table (`s7`) the
-    store's solves ran on, the store's `pos_rct` facts (each land re-derived from its
-    children, up to `derive_rct_lives` lives), or none; and a table file's name and
-    SHA-256 (`s7.rcttable (sha256 …)`), which a pruned proof's provenance repeats."""
+) -> RctChoice:
+    """The RCTs a misère check may use, every one re-derived before use, as `solve --misere`
+    picks them: `rct_table` (re-derived whole, or its cached mark and index; a name built
+    first, its counter on stderr if `progress`); else the store's `pos_rct` facts (each
+    land re-derived from its children, up to `derive_rct_lives` lives); else the named
+    table (`s7`) the store's solves ran on, when it is here (a check never builds one);
+    else, when the store names no table, the shipped S6 table, which `solve --misere`
+    takes on such a store and the results library's certificates were proven on; none
+    with `use_rcts=False` (`--no-rct-table`), or when the table the store names is not here."""
     from sproutsdb.ops.rct_tables import rct_table_file, table_the_store_names
     from sproutsdb.ops.shipped_rcts import say_on_stderr, shipped_rct_table
-    from sproutsdb.solver.misere.solver import StoreRcts
+    from sproutsdb.solver.misere.solver import StoreRcts, TableRcts
     from sproutsdb.trusted_tables import file_digest, verified_rcts
 
     game = get_game().engine()
+    if not use_rcts:
+        return RctChoice(None, "none", None, None, "--no-rct-table", default=False)
     holds_rcts = store.count(FactKind.RCT) or store.count(FactKind.POS_RCT)
+    why, default = f"--rct-table {rct_table}", not rct_table
     if (
         not rct_table
         and not holds_rcts
@@ -492,19 +527,40 @@ def misere_rct_source(
     ):
         say_on_stderr(f"this store's misère facts were solved on {named}: checking with it")
         rct_table = named
+        why = f"this store's misère facts were solved on {named}"
     if rct_table:
         # a name (s7): built once
         path = rct_table_file(rct_table, notice=say_on_stderr, progress=progress)
         rcts = verified_rcts(path, notice=say_on_stderr)  # a large one: in place
         named_file = named_table_file(Path(path).name, file_digest(path))
-        return DerivedRcts(game, rcts, trusted=rcts.rct_id_of), "file", named_file
+        derived = DerivedRcts(game, rcts, trusted=rcts.rct_id_of)
+        where = str(Path(path).resolve())
+        return RctChoice(derived, "file", where, named_file, why, default=default)
     if holds_rcts:
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
         trusted = shipped[0].rct_id_of if shipped is not None else None
         claims = StoreRcts(store)
         derived = DerivedRcts(game, claims, trusted=trusted, max_lives=derive_rct_lives)
-        return derived, "store", None
-    return None, "none", None
+        why = "the store holds RCTs (each claim re-derived before use)"
+        return RctChoice(derived, "store", str(store.path), None, why)
+    if named_here := tables_solved_on(store):
+        why = (
+            f"this store's misère facts were solved on {' and on '.join(named_here)}, "
+            "which is not here (a check builds no table)"
+        )
+        return RctChoice(None, "none", None, None, why)
+    shipped = shipped_rct_table()
+    if shipped is None:
+        why = "the store names no table and holds no RCTs, and this install lacks S6"
+        return RctChoice(None, "none", None, None, why)
+    table, path = shipped
+    why = (
+        "the store names no table and holds no RCTs, so the default of `solve --misere` "
+        "(--rct-table FILE|sN or --no-rct-table to choose)"
+    )
+    named_file = named_table_file(path.name, file_digest(path))
+    derived = DerivedRcts(game, TableRcts(table), trusted=table.rct_id_of)
+    return RctChoice(derived, "shipped", str(path.resolve()), named_file, why)
 
 
 def _mark_rcts_rederived(rcts: DerivedRcts, store: LmdbProofStore) -> None:

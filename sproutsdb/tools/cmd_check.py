@@ -36,6 +36,7 @@ from sproutsdb.tools.cli import UsageError, add_store_option
 from sproutsdb.tools.game_option import store_game
 
 EXIT_BAD_PROOF = 1
+HOLES_SHOWN = 20  # missing positions a root check's text lists (--json: all of them)
 
 
 def run_check_all(args: argparse.Namespace) -> int:
@@ -161,6 +162,7 @@ def run_check_misere(args: argparse.Namespace) -> int:
             cycles=args.cycles,
             seed=args.seed,
             rct_table=args.rct_table,
+            use_rcts=not args.no_rct_table,
             derive_rct_lives=args.derive_rct_lives,
             quiet=args.quiet,
         )
@@ -197,6 +199,8 @@ def run_check(args: argparse.Namespace) -> int:
     if args.derive_rct_lives is not None and (not args.misere or args.derive_rct_lives < 0):
         raise UsageError("--derive-rct-lives K (K ≥ 0) is for --misere")
     if args.misere:
+        if args.no_rct_table and args.rct_table:
+            raise UsageError("give --rct-table FILE|sN or --no-rct-table, not both")
         if args.derive_rct_lives is None:
             args.derive_rct_lives = DEFAULT_DERIVE_RCT_LIVES
         if args.all or args.root is None or args.outcome_only or args.derive_lives is not None:
@@ -206,8 +210,8 @@ def run_check(args: argparse.Namespace) -> int:
         return run_check_misere(args)
     if args.derive_lives is None:
         args.derive_lives = DEFAULT_DERIVE_LIVES
-    if args.rct_table is not None:
-        raise UsageError("--rct-table is for misère play: add --misere")
+    if args.rct_table is not None or args.no_rct_table:
+        raise UsageError("--rct-table and --no-rct-table are for misère play: add --misere")
     if args.all:
         if args.root is not None or args.prune is not None:
             raise UsageError("--all checks every fact: give no --root and no --prune")
@@ -255,6 +259,10 @@ def _finish(
 
 
 def _print_text(data: dict[str, Any]) -> None:
+    """The text form of a root check's report: a misère check first says which RCTs it
+    read and why, then the verdict, and at most HOLES_SHOWN holes (the JSON lists all)."""
+    if data.get("play") == "misere" and data.get("rct_table"):
+        print(_rct_line(data["rct_table"]))
     result = (
         "unknown"
         if data["outcome"] is None
@@ -276,18 +284,21 @@ def _print_text(data: dict[str, Any]) -> None:
         )
     if len(data["cycle_sizes"]) > 1:
         print(f"  proof sizes over {len(data['cycle_sizes'])} cycles: {data['cycle_sizes']}")
-    for hole in data["missing"]:
+    for hole in data["missing"][:HOLES_SHOWN]:
         names = ", ".join(hole["missing"]) or "(no candidate)"
         print(
             f"  missing: ({hole['couple']}) needed by {hole['needed_by']} "
             f"is not shown winning; a stored fact for any of: {names}"
         )
+    if len(data["missing"]) > HOLES_SHOWN:
+        print(f"  … and {len(data['missing']) - HOLES_SHOWN:,} more missing (--json lists all)")
     for bad in data["inconsistent"]:
         print(f"  inconsistent: {bad['land']} stored nimber {bad['stored']}: {bad['reason']}")
     claims = data.get("rct_claims")
     if claims:
         print(
-            f"  RCTs from the {data['rct_source']}: {claims['claims_used']:,} land(s) replaced, "
+            f"  RCTs from {_SOURCE_NAMES.get(data['rct_source'], data['rct_source'])}: "
+            f"{claims['claims_used']:,} land(s) replaced, "
             f"each re-derived ({claims['positions_derived']:,} positions derived here in "
             f"{claims['derive_seconds']:.2f} s, {claims['from_rederived_table']:,} from the "
             "re-derived table)"
@@ -304,19 +315,8 @@ def _print_text(data: dict[str, Any]) -> None:
                 f"  not used: {claims['not_derived']:,} RCT claim(s) on lands too large to "
                 f"re-derive (--derive-rct-lives): {', '.join(claims['not_derived_first'])}"
             )
-    if data.get("play") == "misere" and data.get("rct_source") == "none" and data["missing"]:
-        tables = data.get("solved_on_tables")
-        if tables:
-            print(
-                "  no RCT table was used (the store holds no RCTs), but its losing nodes were "
-                f"proven on {' and on '.join(tables)}: check with --rct-table that file"
-                f"{_named_table_hint(tables)}"
-            )
-        else:
-            print(
-                "  no RCT table was used (the store holds no RCTs): losing nodes proven with "
-                "`solve --misere --rct-table FILE` are checked with the same --rct-table FILE"
-            )
+    if data.get("play") == "misere" and data["missing"]:
+        _print_table_hint(data)
     if data.get("pruned"):
         print(f"  pruned proof written to {data['pruned']}")
 
@@ -400,10 +400,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="FILE|sN",
         default=None,
         help="with --misere: the RCT table the solve used, a file or a name (s6, s7: as "
-        "`solve --rct-table`; s7 built into the cache if it is not there) (default: the "
-        "store's RCTs, else the named table its solves used if it is in the cache, else "
-        "none); nodes are keyed by it. A file is re-derived whole before "
-        "its first use (about 13 s for S6; the verdict is cached per file checksum)",
+        "`solve --rct-table`; s7 built into the cache if it is not there) (default, as "
+        "`solve --misere`: the store's RCTs, else the named table its solves used if it "
+        "is in the cache, else the shipped S6 table when the store names no table; the "
+        "first line says which and why); nodes are keyed by it. A file is re-derived "
+        "whole before its first use (about 13 s for S6; the verdict is cached per file "
+        "checksum)",
+    )
+    p.add_argument(
+        "--no-rct-table",
+        action="store_true",
+        help="with --misere: check with the rules alone, no RCTs (for nodes proven with "
+        "`solve --misere --no-rct-table`)",
     )
     p.add_argument(
         "--derive-rct-lives",
@@ -447,6 +455,44 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--seed", type=int, default=0, help="seed of the random cycles")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run_check)
+
+
+_SOURCE_NAMES = {"file": "the table", "shipped": "the shipped S6 table", "store": "the store"}
+
+
+def _rct_line(choice: dict[str, Any]) -> str:
+    """The first line of a misère check's text: the RCTs it read, from where, and why."""
+    what = {
+        "file": "the RCT table",
+        "shipped": "the shipped S6 RCT table",
+        "store": "the store's RCTs",
+    }.get(choice["source"], "none")
+    where = f" {choice['where']}" if choice.get("where") else ""
+    return f"RCTs: {what}{where}: {choice['why']}"
+
+
+def _print_table_hint(data: dict[str, Any]) -> None:
+    """After the holes of a misère check: the table the store's nodes were proven on when
+    the check read another, or how to give the table when the store names none."""
+    tables = data.get("solved_on_tables") or []
+    if data.get("rct_source") == "store" or data.get("rct_table_file") in tables:
+        return
+    used = (
+        "no RCT table was used"
+        if data.get("rct_source") == "none"
+        else f"checked with {data.get('rct_table_file')}"
+    )
+    if tables:
+        print(
+            f"  {used}, but this store's losing nodes were proven on "
+            f"{' and on '.join(tables)}: check with --rct-table that file"
+            f"{_named_table_hint(tables)}"
+        )
+    elif data.get("rct_source") == "none" and data.get("rct_table", {}).get("default", True):
+        print(
+            f"  {used}: losing nodes proven with `solve --misere --rct-table FILE` are "
+            "checked with the same --rct-table FILE"
+        )
 
 
 def _named_table_hint(tables: list[str]) -> str:
