@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from cli_helpers import run_cli
-from sproutsdb import __version__
+from sproutsdb import __version__, trusted_tables
 from sproutsdb.formats.exchange import ExportWriter, read_stream
 from sproutsdb.formats.rcttable import RctTableError
 from sproutsdb.ops import admission
@@ -296,3 +296,32 @@ def test_results_check_recheck_believes_no_mark(tmp_path: Path, private_cache: P
         assert done.returncode == 0 and json.loads(done.stdout)["ok"] is True, done.stderr
         made = json.loads(mark.read_text())
         assert made["made_by"] == TABLE_CHECK and (made["cpu_seconds"] > 0) == (seconds == 0)
+
+
+def test_a_table_swapped_after_it_is_hashed_is_not_what_is_used(
+    tmp_path: Path,
+    private_cache: Path,
+    forged_table: tuple[Path, str],  # noqa: F811 (the fixture imported above)
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The table's bytes are read once: hashed, then verified and used from memory. A forged
+    table put in the genuine one's place right after the read (the seam where a second read
+    would take it) changes nothing: the genuine table is verified and marked, never the
+    forgery, and the forgery read later is refused."""
+    forged, _victim = forged_table
+    genuine = forged.with_name("s3.rcttable")
+    target = tmp_path / "table.rcttable"
+    target.write_bytes(genuine.read_bytes())
+    real = trusted_tables.table_from_bytes
+
+    def swapped_first(name: str, data: bytes, **options: Any) -> Any:
+        target.write_bytes(forged.read_bytes())  # the swap, after the one read
+        return real(name, data, **options)
+
+    monkeypatch.setattr(trusted_tables, "table_from_bytes", swapped_first)
+    table = verified_table(target, recheck=True)
+    assert table.header["verified"]["sha256"] == file_digest(genuine)
+    assert read_mark(file_digest(forged)) is None
+    monkeypatch.setattr(trusted_tables, "table_from_bytes", real)
+    with pytest.raises(RctTableError, match="do not re-derive"):
+        verified_table(target, recheck=True)

@@ -267,8 +267,21 @@ def load_table(
     ``game`` and ``canon_version`` are what the caller needs (None: accept any): a table
     keyed by another canonical form would silently miss every lookup, so it is refused.
     """
-    name = str(path)
-    header, packed = read_header(path)
+    return table_from_bytes(
+        str(path), Path(path).read_bytes(), game=game, canon_version=canon_version
+    )
+
+
+def table_from_bytes(
+    name: str,
+    data: bytes,
+    *,
+    game: str | None = "sprouts",
+    canon_version: int | None = CANON_VERSION,
+) -> RctTable:
+    """`load_table` of a file's bytes already read (`name` says where they came from), so a
+    caller that hashed those bytes verifies and uses exactly them, never a second read."""
+    header, packed = _split(name, data)
     if game is not None and header.get("game") != game:
         raise RctTableError(f"{name}: a table of {header.get('game')!r}, not of {game!r}")
     if canon_version is not None and header.get("canon_version") != canon_version:
