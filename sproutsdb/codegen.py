@@ -92,6 +92,7 @@ def generate(root: Path = ROOT, *, force: bool = False, quiet: bool = False) -> 
             for path in sorted(generated.iterdir()):
                 text = _ABSOLUTE_IMPORT.sub(r"from . import \1", path.read_text())
                 (staging / path.name).write_text(text)
+            staging.chmod(0o755)  # mkdtemp's 0700 would hide the stubs from other users
             if out.exists():
                 shutil.rmtree(out)
             os.replace(staging, out)

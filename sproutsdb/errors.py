@@ -11,3 +11,9 @@ class UserError(Exception):
 
 class UsageError(UserError):
     """A mistake in what the user asked for; printed as one line, exit code 2."""
+
+
+class WireError(UserError):
+    """A message that does not say something meaningful (unknown enum, bad token, columns of
+    unequal length); here, not in sproutsdb.wire, so that code which only catches it never
+    imports grpc."""

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sproutsdb.errors import UserError
+from sproutsdb.errors import UserError, WireError
 from sproutsdb.facts import Provenance, Status
 from sproutsdb.solver.ports.proofstore import FactKind, FactValue, RctRecord
 
@@ -77,10 +77,6 @@ INSERTED, UNCHANGED, CONFLICT = (
     pb.INSERT_STATUS_CONFLICT,
 )
 INSERT_STATUS_NAMES = {INSERTED: "inserted", UNCHANGED: "unchanged", CONFLICT: "conflict"}
-
-
-class WireError(UserError):
-    """A message that does not say something meaningful (unknown enum, bad token...)."""
 
 
 def kind_from_pb(value: int, what: str = "kind") -> FactKind:

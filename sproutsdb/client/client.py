@@ -26,14 +26,13 @@ from typing import Any, Self, TypeVar
 import grpc
 
 from sproutsdb import __version__
-from sproutsdb.errors import UserError
+from sproutsdb.errors import UserError, WireError
 from sproutsdb.facts import Provenance, Status
 from sproutsdb.solver.ports.proofstore import Conflict, FactKind, FactValue, PutResult, RctRecord
 from sproutsdb.wire import (
     INSERT_STATUS_NAMES,
     KIND_TO_PB,
     STATUS_FROM_PB,
-    WireError,
     column_values,
     fill_column,
     kind_from_pb,

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, TypeVar
 
-from sproutsdb.errors import UsageError, UserError
+from sproutsdb.errors import UsageError, UserError, WireError
 from sproutsdb.facts import Provenance, Status
 from sproutsdb.formats.exchange import KINDS
 from sproutsdb.games import get_game
@@ -36,7 +36,6 @@ from sproutsdb.solver.cgt.ident import CONTENT_ID_SYNTAX, is_content_id
 from sproutsdb.solver.ports.game import NotationError
 from sproutsdb.solver.ports.proofstore import Conflict, FactKind, RctRecord
 from sproutsdb.store import LmdbProofStore, schema
-from sproutsdb.wire import WireError
 
 PAGE_FACTS = 50_000  # facts per Export call (each call is one stream with one deadline)
 CHUNK_FACTS = 5_000  # facts per Export message
