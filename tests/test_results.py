@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from sproutsdb.ops.results import (
     shipped_library,
     write_manifest,
 )
+from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 
 SMALL = 700  # facts: the certificates CI re-derives (0*0..0*13 in normal play)
@@ -48,8 +50,13 @@ def small_library(folder: Path, positions: tuple[str, ...]) -> Path:
     return folder
 
 
-def flip_root_nimber(path: Path, root: str) -> None:
-    """Rewrite a certificate, valid checksums and all, with the root's nimber changed."""
+def rewrite_certificate(
+    path: Path,
+    change: Callable[[FactKind, list[tuple[str, Any]]], list[tuple[str, Any]]] | None = None,
+    extra: tuple[FactKind, list[tuple[str, Any]]] | None = None,
+) -> None:
+    """Rewrite a certificate, valid checksums and all: each chunk's facts through `change`,
+    then one `extra` chunk (a forger's tools are the project's own writer)."""
     frames = list(read_stream(path))
     header = next(data for frame, data in frames if frame == "H")
     with open(path, "wb") as handle:
@@ -57,9 +64,17 @@ def flip_root_nimber(path: Path, root: str) -> None:
         for frame, data in frames:
             if frame == "C":
                 kind, facts = data
-                facts = [(k, v + 1 if k == root else v) for k, v in facts]
-                writer.write_chunk(kind, facts)
+                writer.write_chunk(kind, change(kind, facts) if change else facts)
+        if extra is not None:
+            writer.write_chunk(*extra)
         writer.close()
+
+
+def flip_root_nimber(path: Path, root: str) -> None:
+    """Rewrite a certificate with the root's nimber changed."""
+    rewrite_certificate(
+        path, lambda _kind, facts: [(k, v + 1 if k == root else v) for k, v in facts]
+    )
 
 
 def test_the_library_ships_the_normal_outcomes_and_small_nimbers() -> None:
