@@ -5,9 +5,11 @@ into place at the end, and verified completely before an import writes anything:
 values, every key canonicalised (whatever canonical-form version the file claims), and
 every RCT a pos_rct fact names held by the file or the store. Imports are idempotent and
 write-once, and store facts as claims: a fact already stored with another value is
-reported as a conflict and kept. GLOP/SPOTS `.spr` files (sproutsdb/formats/spr.py) are
-read the same way: canonicalised whole into a staging file first, then stored. The
-commands `sproutsdb export` / `import` (tools/cmd_exchange.py) parse flags and print.
+reported as a conflict and kept. A native file holds the facts of the game its header
+names (any game of the registry, sproutsdb.games): it imports into a store of that game,
+a new store being made for it. GLOP/SPOTS `.spr` files (sproutsdb/formats/spr.py, Sprouts
+only) are read the same way: canonicalised whole into a staging file first, then stored.
+The commands `sproutsdb export` / `import` (tools/cmd_exchange.py) parse flags and print.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from sproutsdb.formats.spr import (
     translate_rcts,
     write_spr,
 )
-from sproutsdb.games import get_game
+from sproutsdb.games import DEFAULT_GAME, GameEntry, game_names, get_game
 from sproutsdb.ops.rekey import KeyClash, rekey_items
 from sproutsdb.ops.solved_on import solved_on_parts, tables_named_in
 from sproutsdb.progress import counter_bar
@@ -54,13 +56,15 @@ from sproutsdb.solver.ports.game import Game, NotationError
 from sproutsdb.solver.ports.proofstore import Conflict, FactKind, PutResult
 from sproutsdb.store import LmdbProofStore, open_store, schema
 from sproutsdb.store.location import check_new_store_location, resolve_store_path
+from sproutsdb.store.opening import peek_identity
 
 if TYPE_CHECKING:
     from sproutsdb.ops.check import RootCheck
 
+# The default game's: the results library admits Sprouts facts only (ops.admission).
 CANON_VERSION = get_game().canon_version
+GAME = DEFAULT_GAME
 
-GAME = "sprouts"
 SHOWN_CONFLICTS = 10
 
 
@@ -110,10 +114,24 @@ def export_store(
     return writer.counts
 
 
+def file_game(path: Path, header: dict[str, Any]) -> GameEntry:
+    """The registry's entry of the game an export's header names: its keys are read by
+    that game's engine (UsageError for a game this sproutsdb does not know)."""
+    name = header.get("game")
+    if not isinstance(name, str) or name not in game_names():
+        raise UsageError(
+            f"{path} holds {name!r:.40} facts; this sproutsdb knows the games "
+            f"{', '.join(game_names())}"
+        )
+    return get_game(name)
+
+
 def _check_canon_version(path: Path, header: dict[str, Any], ours: int) -> None:
-    """A file keyed by this canonical form or an older one (re-keyed on import) is fine."""
+    """A file keyed by its game's canonical form or an older one (re-keyed on import) is
+    fine, into a store (canon_version `ours`) keyed by this sproutsdb's form of that game."""
     version = header.get("canon_version")
-    if not isinstance(version, int) or version > ours or ours != CANON_VERSION:
+    current = file_game(path, header).canon_version
+    if not isinstance(version, int) or version > ours or ours != current:
         raise UsageError(
             f"{path} was written with canon_version {version}; the store uses "
             f"{ours} (keys would not match; a newer file needs a newer sproutsdb)"
@@ -161,8 +179,13 @@ def canonical_key_function(game: Game) -> Callable[[FactKind, str], str]:
     position part canonicalised; RCT content ids are game values and stay. The compiled
     core reads each land of a sum when it can, the Python parser the rest."""
 
+    def lands(key: str) -> tuple[str, ...]:
+        if game.name != DEFAULT_GAME:  # the compiled core's fast path reads Sprouts lands
+            return game.components(game.canonical(key))
+        return canonical_lands(game, key)
+
     def position(key: str) -> str:
-        return key if key == EMPTY_POSITION else game.join(canonical_lands(game, key))
+        return key if key == EMPTY_POSITION else game.join(lands(key))
 
     def canonical(kind: FactKind, key: str) -> str:
         if kind is FactKind.RCT:
@@ -182,16 +205,13 @@ def plan_import(path: Path) -> ImportPlan:
     """Read the whole file once: frames, checksums, trailer; every value must be storable
     and every key must canonicalise, so that an import never stops half-way on bad input."""
     plan = ImportPlan(header={})
-    canonical = canonical_key_function(get_game().engine())
+    canonical: Callable[[FactKind, str], str] | None = None
     for frame, data in read_stream(path, plan.chunk_hashes):
         if frame == "H":
             plan.header = data
-            if data.get("game") != GAME:  # its keys are no Sprouts positions
-                raise UsageError(
-                    f"{path} holds {data.get('game')!r:.40} facts; this sproutsdb "
-                    f"imports {GAME!r} facts"
-                )
+            canonical = canonical_key_function(file_game(path, data).engine())
         elif frame == "C":
+            assert canonical is not None  # read_stream yields the header first
             kind, facts = data
             table = schema.table_name(kind)
             items = dict(facts)
@@ -254,10 +274,7 @@ def import_file(
     if plan is None:
         plan = plan_import(path)
     header = plan.header
-    if header.get("game") != store.identity.game:
-        raise UsageError(
-            f"{path} holds {header.get('game')!r} facts; the store is for {store.identity.game!r}"
-        )
+    _check_game(path, file_game(path, header).name, store.identity.game, store.path)
     _check_canon_version(path, header, store.identity.canon_version)
     _check_named_rcts(path, plan, store)
     older = header["canon_version"] < store.identity.canon_version
@@ -319,6 +336,15 @@ def _verified_chunks(path: Path, plan: ImportPlan) -> Iterator[tuple[FactKind, A
                 "the facts before that chunk were imported, import it again"
             )
         yield data
+
+
+def _check_game(path: Path, held: str, kept: str, where: Path) -> None:
+    """Refuse a file of the game `held` for the store at `where`, which keeps `kept`."""
+    if held != kept:
+        raise UsageError(
+            f"{path} holds {held!r} facts and the store at {where} holds {kept!r} facts; "
+            f"import it into a {held} store or a new one (made for the file's game)"
+        )
 
 
 def _check_named_rcts(path: Path, plan: ImportPlan, store: LmdbProofStore | None) -> None:
@@ -515,20 +541,29 @@ def import_into(
     dialect: str = "auto",
     quiet: bool = True,
     staging_dir: str | None = None,
+    game: str | None = None,
 ) -> tuple[dict[str, int], Sequence[Conflict | KeyClash]]:
-    """Import a file into the store at `store_path` (created if missing, never under a
-    missing parent): a native export (`import_file`), or a .spr database (`import_spr`);
-    `file_format` "auto" tells them apart by the export magic. A bad native file is
-    refused before a store is created or touched."""
+    """Import a file into the store at `store_path`, created if missing (never under a
+    missing parent) for the file's game: a native export (`import_file`, its header names
+    the game), or a .spr database (`import_spr`, Sprouts); `file_format` "auto" tells them
+    apart by the export magic. A bad native file, or one of another game than the existing
+    store's or than `game` (the game asked for), is refused before a store is touched."""
     check_new_store_location(store_path)  # a mistyped --store is refused, not created
     native = is_native(path) if file_format == "auto" else file_format == "native"
-    if not native:
+    plan = plan_import(path) if native else None  # refuse a bad file before any store
+    held = file_game(path, plan.header).name if plan is not None else DEFAULT_GAME
+    where = resolve_store_path(store_path)
+    new = not (where / "data.mdb").exists()
+    if not new:
+        _check_game(path, held, peek_identity(where).game, where)
+    if game is not None and game != held:
+        raise UsageError(f"{path} holds {held!r} facts, not {game!r} facts (--game {game})")
+    if plan is None:
         return import_spr(path, store_path, dialect=dialect, quiet=quiet, staging_dir=staging_dir)
-    plan = plan_import(path)  # refuse a bad file before creating or touching a store
-    _check_canon_version(path, plan.header, CANON_VERSION)
-    if not (resolve_store_path(store_path) / "data.mdb").exists():
+    _check_canon_version(path, plan.header, get_game(held).canon_version)
+    if new:
         _check_named_rcts(path, plan, None)  # before the store is made
-    with open_store(store_path) as store:
+    with open_store(store_path, game=held) as store:
         return import_file(path, store, quiet=quiet, plan=plan)
 
 

@@ -28,6 +28,7 @@ from sproutsdb.ops.rekey import KeyClash
 from sproutsdb.ops.stores import open_local_store
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.tools.cli import UsageError, add_store_option
+from sproutsdb.tools.game_option import add_game_option, game_of
 
 EXIT_CONFLICT = 3
 EXIT_NO_PROOF = 1  # as `check` exits on a proof that is not complete
@@ -43,6 +44,7 @@ def _new_file(path: str) -> Path:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    game_of(args)  # a --game other than the store's is refused; the store's game is written
     if args.misere and args.root is None:
         raise UsageError("--misere is for --root: give the position whose misère proof to write")
     if args.cycles < 1:
@@ -122,6 +124,7 @@ def _not_exported(args: argparse.Namespace, proof: dict[str, Any], access: dict[
 
 def run_import(args: argparse.Namespace) -> int:
     path = Path(args.file).expanduser()
+    game_of(args)  # a --game other than the store's is refused; a new store takes the file's
     started = time.perf_counter()
     totals, conflicts = import_into(
         path,
@@ -130,6 +133,7 @@ def run_import(args: argparse.Namespace) -> int:
         dialect=args.dialect,
         quiet=args.quiet,
         staging_dir=args.staging_dir,
+        game=args.game,
     )
     seconds = time.perf_counter() - started
     report = {
@@ -189,6 +193,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     add_store_option(p)
+    add_game_option(p, store=True)
     p.add_argument("--out", required=True, metavar="FILE", help="new file to write")
     p.add_argument(
         "--root",
@@ -242,7 +247,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="FILE",
         help="the file to import: a sproutsdb export (.spdbx) or a GLOP/SPOTS .spr file",
     )
-    add_store_option(p, "store directory, created if missing")
+    add_store_option(p, "store directory, created if missing (for the game of the file)")
+    add_game_option(p, store=True)
     p.add_argument(
         "--format",
         choices=("auto", "native", "spr"),

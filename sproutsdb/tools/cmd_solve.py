@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from sproutsdb.games import GameEntry, get_game
+from sproutsdb.games import GameEntry
 from sproutsdb.ops.deferred_interrupt import Deferred, deferred_interrupt
 from sproutsdb.ops.describe import describe
 from sproutsdb.ops.solve import (
@@ -302,7 +302,7 @@ def _print_unverified(args: argparse.Namespace, report: SolveReport) -> None:
 
 
 def run_nimber(args: argparse.Namespace) -> int:
-    entry = game_of(args)  # the store's own game, read before this process opens it
+    entry = game_of(args)  # the server's or store's game, read before this process opens it
     try:
         with (
             solving(args, entry) as (store, progress),
@@ -431,14 +431,21 @@ def run_query(args: argparse.Namespace) -> int:
     outcome of the position, each with its status; nimbers and misère outcome derived from
     stored RCTs (never written back) where the store holds no fact. With --verified, only
     verified facts are used (claims are shown as such). The values are sproutsdb.ops.describe's."""
-    get_game().engine().canonical(args.position)  # bad notation is said before any store opens
+    entry = game_of(args)  # the store's or the server's game
+    entry.engine().canonical(args.position)  # bad notation is said before any store opens
     access: dict[str, Any] | None = None  # how a local store was opened (--json)
     if args.server:
         with client_from_args(args) as client:
-            values = describe(client, args.position, verified_only=args.verified)
+            values = describe(client, args.position, entry.name, verified_only=args.verified)
     else:
         with open_local_store(args.store, readonly=True) as store:
-            values = describe(store, args.position, verified_only=args.verified)
+            values = describe(
+                store,
+                args.position,
+                entry.name,
+                verified_only=args.verified,
+                shipped_rcts=entry.supports.rct_tables,  # the shipped S6 table is of Sprouts
+            )
             access = store.access()
     if args.json:
         out = values.to_json()
@@ -633,6 +640,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="POS",
         help="position in GLOP notation: 2.x (0*3, 0.AB|AB, lands joined by +) or 1.x",
     )
+    add_game_option(p, store=True)
     p.add_argument(
         "--json",
         action="store_true",

@@ -1,18 +1,21 @@
 """The `--game NAME` option of the commands that work on more than one game, and the store
-of that game: a store records its game, and one of another game is refused in one line."""
+of that game: a store records its game and a server says its own, and --game naming another
+is refused in one line."""
 
 from __future__ import annotations
 
 import argparse
 
+from sproutsdb.errors import UsageError
 from sproutsdb.games import DEFAULT_GAME, GameEntry, game_names, get_game
 from sproutsdb.solver.ports.proofstore import ProofStore
+from sproutsdb.store.location import resolve_store_path
 
 
 def add_game_option(parser: argparse.ArgumentParser, *, store: bool = False) -> None:
-    """`--game NAME`, one of the registered games (the store's game by default, for commands
-    that open a store; else Sprouts)."""
-    default = "the game of the --store, else sprouts" if store else DEFAULT_GAME
+    """`--game NAME`, one of the registered games (the store's or server's game by default,
+    for commands that open one; else Sprouts)."""
+    default = "the game of the --store or --server, else sprouts" if store else DEFAULT_GAME
     parser.add_argument(
         "--game",
         choices=game_names(),
@@ -23,12 +26,34 @@ def add_game_option(parser: argparse.ArgumentParser, *, store: bool = False) -> 
 
 
 def game_of(args: argparse.Namespace) -> GameEntry:
-    """The game a command works on: --game; else, for a command with a local store, the
-    game that store records (when there is one); else Sprouts."""
-    name = getattr(args, "game", None)
-    if name is None and hasattr(args, "store") and not getattr(args, "server", None):
-        name = store_game(args.store)
-    return get_game(name or DEFAULT_GAME)
+    """The game a command works on: the one its --server holds or its --store records (when
+    there is one), else --game, else Sprouts; a --game naming another game than the server's
+    or the store's is refused in one line (the positions would be read as the wrong game)."""
+    asked = getattr(args, "game", None)
+    held, where = held_game(args)
+    if asked is not None and held is not None and asked != held:
+        raise UsageError(f"--game {asked} disagrees with {where}, which holds {held} positions")
+    return get_game(asked or held or DEFAULT_GAME)
+
+
+def held_game(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The game the command's --server or --store holds, and where that is said; (None, "")
+    for a command with neither, or a store not made yet."""
+    if getattr(args, "server", None):
+        return server_game(args), f"server {args.server}"
+    if hasattr(args, "store"):
+        return store_game(args.store), f"the store at {resolve_store_path(args.store)}"
+    return None, ""
+
+
+def server_game(args: argparse.Namespace) -> str:
+    """The game the --server holds, from its ServerInfo (grpc is imported only here, when
+    the command connects)."""
+    from sproutsdb.tools.server_options import client_from_args
+
+    with client_from_args(args) as client:
+        game: str = client.server_info()["game"]
+    return game
 
 
 def store_game(path: str | None) -> str | None:
