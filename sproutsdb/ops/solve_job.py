@@ -39,6 +39,10 @@ if TYPE_CHECKING:
     from sproutsdb.ops.seed import ResultSeed
 
 Notice = Callable[[str], None]
+SEED_A_SERVER = (
+    "--seed-results seeds an embedded store (--store); a server seeds the results library "
+    "into its own store when it starts (sproutsdb serve)"
+)
 
 
 def _say(message: str) -> None:
@@ -65,10 +69,7 @@ def solve_job(
     if settings.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if settings.seed_results and location.server is not None:
-        raise UsageError(
-            "--seed-results seeds an embedded store (--store); a server seeds the results "
-            "library into its own store when it starts (sproutsdb serve)"
-        )
+        raise UsageError(SEED_A_SERVER)
     if settings.misere and settings.seed_results:
         refuse_seeding_across_tables(settings.rct_table, use_rcts=settings.use_rcts)
     if settings.seed_results and seeding is not None:

@@ -19,7 +19,7 @@ from sproutsdb.ops.solve import (
     SolveSettings,
     Solving,
 )
-from sproutsdb.ops.solve_job import solve_job
+from sproutsdb.ops.solve_job import SEED_A_SERVER, solve_job
 from sproutsdb.ops.stores import open_local_store
 from sproutsdb.progress import status_line
 from sproutsdb.solver.normal.solver import DEFAULT_TABLE_CAPACITY, SEARCHES, Progress
@@ -206,6 +206,8 @@ def _run_job(args: argparse.Namespace, entry: GameEntry, **extra: Any) -> int:
 
 
 def run_solve(args: argparse.Namespace) -> int:
+    if args.seed_results and args.server:  # said before the server is asked for its game
+        raise UsageError(SEED_A_SERVER)
     entry = game_of(args)
     game = entry.engine()
     flags = {  # a capability of the game's registry entry → its flag, and whether it is given
