@@ -208,7 +208,7 @@ def _run_job(args: argparse.Namespace, entry: GameEntry, **extra: Any) -> int:
 def run_solve(args: argparse.Namespace) -> int:
     if args.seed_results and args.server:  # said before the server is asked for its game
         raise UsageError(SEED_A_SERVER)
-    entry = game_of(args)
+    entry = game_of(args, [args.position] if args.position is not None else [])
     game = entry.engine()
     flags = {  # a capability of the game's registry entry → its flag, and whether it is given
         "spots": ("--spots", args.spots is not None),
@@ -433,7 +433,7 @@ def run_query(args: argparse.Namespace) -> int:
     outcome of the position, each with its status; nimbers and misère outcome derived from
     stored RCTs (never written back) where the store holds no fact. With --verified, only
     verified facts are used (claims are shown as such). The values are sproutsdb.ops.describe's."""
-    entry = game_of(args)  # the store's or the server's game
+    entry = game_of(args, [args.position])  # the store's or the server's game
     entry.engine().canonical(args.position)  # bad notation is said before any store opens
     access: dict[str, Any] | None = None  # how a local store was opened (--json)
     if args.server:

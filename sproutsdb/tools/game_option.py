@@ -5,9 +5,11 @@ is refused in one line."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
 from sproutsdb.errors import UsageError
 from sproutsdb.games import DEFAULT_GAME, GameEntry, game_names, get_game
+from sproutsdb.solver.ports.game import NotationError
 from sproutsdb.solver.ports.proofstore import ProofStore
 from sproutsdb.store.location import resolve_store_path
 
@@ -25,15 +27,30 @@ def add_game_option(parser: argparse.ArgumentParser, *, store: bool = False) -> 
     )
 
 
-def game_of(args: argparse.Namespace) -> GameEntry:
+def game_of(args: argparse.Namespace, positions: Sequence[str] = ()) -> GameEntry:
     """The game a command works on: the one its --server holds or its --store records (when
     there is one), else --game, else Sprouts; a --game naming another game than the server's
-    or the store's is refused in one line (the positions would be read as the wrong game)."""
+    or the store's is refused in one line (the positions would be read as the wrong game).
+    A text of `positions` that no game could read is refused before any server is asked."""
     asked = getattr(args, "game", None)
+    for text in positions:
+        refuse_unreadable(text, asked or DEFAULT_GAME)
     held, where = held_game(args)
     if asked is not None and held is not None and asked != held:
         raise UsageError(f"--game {asked} disagrees with {where}, which holds {held} positions")
     return get_game(asked or held or DEFAULT_GAME)
+
+
+def refuse_unreadable(text: str, likely: str) -> None:
+    """Raise the NotationError of game `likely` when no registered game reads `text`, so a
+    position that is wrong in every game (0*5000) is said without waiting for a server."""
+    for name in game_names():
+        try:
+            get_game(name).engine().canonical(text)
+        except NotationError:
+            continue
+        return
+    get_game(likely).engine().canonical(text)
 
 
 def held_game(args: argparse.Namespace) -> tuple[str | None, str]:
