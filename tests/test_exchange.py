@@ -12,15 +12,17 @@ from cli_helpers import run_cli
 from sproutsdb.formats.exchange import FRAME, KINDS, MAGIC, ExchangeFormatError, read_stream
 from sproutsdb.ops import export_store, import_file
 from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.cgt.ident import tree_id
 from sproutsdb.solver.ports.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
 from sproutsdb.store import LmdbProofStore
 
+TWO = tree_id(("*1",))  # the tree whose one move leads to *1 (its id is its children's digest)
 RCTS = {
-    "id-leaf": RctRecord(0, "W", ()),
-    "id-star1": RctRecord(1, "L", ("id-leaf",), nim=1),
-    "id-two": RctRecord(2, "W", ("id-leaf", "id-star1"), plus1_of="id-leaf"),
+    "*0": RctRecord(0, "W", (), nim=0),
+    "*1": RctRecord(1, "L", ("*0",), nim=1),
+    TWO: RctRecord(2, "W", ("*1",)),
 }
 
 
@@ -37,7 +39,7 @@ def source(tmp_path: Path) -> Path:
         solver.nimber("0*5")
         solver.flush()
         store.put(FactKind.RCT, RCTS)
-        store.put(FactKind.POS_RCT, {"0*2": "id-two", "0": "id-star1"})
+        store.put(FactKind.POS_RCT, {"0*2": TWO, "0": "*1"})
         store.put(FactKind.MISERE, {"0*2+1": "L"})  # canonical: imports canonicalise keys
     return path
 

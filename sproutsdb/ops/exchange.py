@@ -46,6 +46,7 @@ from sproutsdb.formats.spr import (
     write_spr,
 )
 from sproutsdb.games import DEFAULT_GAME, GameEntry, game_names, get_game
+from sproutsdb.ops.claims import ClaimRefused, admit_claims, check_claims
 from sproutsdb.ops.rekey import KeyClash, rekey_items
 from sproutsdb.ops.solved_on import solved_on_parts, tables_named_in
 from sproutsdb.progress import counter_bar
@@ -223,6 +224,10 @@ def plan_import(path: Path) -> ImportPlan:
                     f"{path}: {len(errors)} {table} facts cannot be "
                     f"stored, e.g. {errors[0]}; nothing was imported"
                 )
+            try:
+                check_claims(kind, facts)
+            except ClaimRefused as error:
+                raise ExchangeFormatError(f"{path}: {error}; nothing was imported") from None
             _plan_keys(path, plan, kind, facts, canonical)
     return plan
 
@@ -285,7 +290,7 @@ def import_file(
     conflicts: list[Conflict | KeyClash] = []
 
     def put(kind: FactKind, items: dict[str, Any]) -> None:
-        result = store.put(kind, items, provenance=provenance)
+        result = admit_claims(store, kind, items, provenance)
         totals["inserted"] += result.inserted
         totals["unchanged"] += result.unchanged
         totals["conflicts"] += len(result.conflicts)
@@ -459,10 +464,10 @@ def _store_staged(
         done = 0
         for kind, facts in ((FactKind.RCT, rct_facts), (FactKind.POS_RCT, pos_facts)):
             if facts:
-                count(store.put(kind, facts, provenance=provenance))
+                count(admit_claims(store, kind, facts, provenance))
                 done += len(facts)
         for batch in read_staged(staging):
-            count(store.put(FactKind.NIMBER, batch.items, provenance=provenance))
+            count(admit_claims(store, FactKind.NIMBER, batch.items, provenance))
             count(_repeated(store, batch.later, provenance))
             done += len(batch)
             bar.update_to(done)
@@ -481,7 +486,7 @@ def _repeated(
     for land, nimber in lines:
         value = stored.get(land)
         if value is None:  # not stored after all (never expected): put it like any line
-            again = store.put(FactKind.NIMBER, {land: nimber}, provenance=provenance)
+            again = admit_claims(store, FactKind.NIMBER, {land: nimber}, provenance)
             result.inserted += again.inserted
             result.unchanged += again.unchanged
             result.conflicts.extend(again.conflicts)

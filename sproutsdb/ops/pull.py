@@ -30,11 +30,11 @@ from sproutsdb.facts import Provenance, Status
 from sproutsdb.formats.exchange import KINDS
 from sproutsdb.games import get_game
 from sproutsdb.ops.check import check_all, check_root
+from sproutsdb.ops.claims import admit_claims, fact_problem
 from sproutsdb.ops.exchange import canonical_key_function
 from sproutsdb.progress import counter_bar
-from sproutsdb.solver.cgt.ident import CONTENT_ID_SYNTAX, is_content_id
 from sproutsdb.solver.ports.game import NotationError
-from sproutsdb.solver.ports.proofstore import Conflict, FactKind, RctRecord
+from sproutsdb.solver.ports.proofstore import Conflict, FactKind
 from sproutsdb.store import LmdbProofStore, schema
 
 PAGE_FACTS = 50_000  # facts per Export call (each call is one stream with one deadline)
@@ -173,7 +173,7 @@ class _Puller:
         items = self._admit(kind, facts)
         if not items:
             return {}
-        result = self.store.put(kind, items, provenance=self.provenance)
+        result = admit_claims(self.store, kind, items, self.provenance)
         report.inserted += result.inserted
         report.unchanged += result.unchanged
         report.conflicts += len(result.conflicts)
@@ -216,16 +216,7 @@ class _Puller:
             return "nested too deeply"
         if canon != key:
             return f"not in canonical form ({canon!r:.60})"
-        if kind is FactKind.POS_RCT:
-            ids: list[object] = [value]
-        elif kind is FactKind.RCT and isinstance(value, RctRecord):
-            ids = [key, *value.children]
-            if value.plus1_of is not None:
-                ids.append(value.plus1_of)
-        else:
-            return ""
-        bad = next((cid for cid in ids if not is_content_id(cid)), None)
-        return "" if bad is None else f"{bad!r:.60} is not an RCT content id ({CONTENT_ID_SYNTAX})"
+        return fact_problem(kind, key, value)
 
 
 def _conflict_text(c: Conflict) -> str:

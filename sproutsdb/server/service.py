@@ -27,6 +27,7 @@ import grpc
 from sproutsdb import __version__
 from sproutsdb.facts import Provenance, Status, now_iso
 from sproutsdb.games import get_game
+from sproutsdb.ops.claims import admit_claims
 from sproutsdb.ops.seed import TableEntry, TableShelf
 from sproutsdb.ops.verifier import Verifier
 from sproutsdb.server.auth import TokenBook, bearer_secret
@@ -358,7 +359,7 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         result = None
         if fresh:
             start = time.perf_counter()
-            result = store.put(kind, fresh, provenance=provenance)
+            result = admit_claims(store, kind, fresh, provenance)
             self.metrics.commit(time.perf_counter() - start)
         raced = {c.key: c.stored for c in result.conflicts} if result is not None else {}
         stored_status = self._after_insert(kind, canon, values, fresh, stored, raced, provenance)

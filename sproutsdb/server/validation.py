@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from sproutsdb.errors import UserError
 from sproutsdb.games import get_game
+from sproutsdb.ops.claims import content_id_problem, record_problem
 from sproutsdb.server.limits import DEFAULT_MAX_CHILDREN_WORK, DEFAULT_REQUEST_SECONDS
-from sproutsdb.solver.cgt.ident import CONTENT_ID_SYNTAX, is_content_id, nim_id, tree_id
 from sproutsdb.solver.misere.keys import join_node_key, split_node_key
 from sproutsdb.solver.ports.game import Game, NotationError
 from sproutsdb.solver.ports.proofstore import RctRecord
@@ -199,39 +199,15 @@ class Validator:
     # --- RCTs -----------------------------------------------------------------------------
 
     def content_id(self, text: object, what: str = "content id") -> str:
-        if not is_content_id(text):
-            raise RequestError(
-                f"{what} {text!r:.80} is not an RCT content id ({CONTENT_ID_SYNTAX})"
-            )
-        return text
+        if why := content_id_problem(text, what):
+            raise RequestError(why)
+        return text  # type: ignore[return-value]
 
     def rct_record(self, cid: str, record: RctRecord, index: int | None = None) -> None:
-        """Check what can be checked of one record alone: ids, order, id = digest."""
-        where = f"key {index} ({cid}): " if index is not None else f"{cid}: "
-        for child in record.children:
-            self.content_id(child, f"{where}child")
-        if list(record.children) != sorted(record.children):
-            raise RequestError(f"{where}the children must be sorted")
-        if len(set(record.children)) != len(record.children):
-            raise RequestError(f"{where}the children must be distinct")
-        if record.plus1_of is not None:
-            self.content_id(record.plus1_of, f"{where}plus1_of")
-        if record.outcome not in ("L", "W"):
-            raise RequestError(f"{where}outcome must be 'L' or 'W', got {record.outcome!r}")
-        expected = nim_id(record.nim) if record.nim is not None else tree_id(record.children)
-        if cid != expected:
-            raise RequestError(
-                f"{where}the content id does not match the record: its children (and nim "
-                f"value) give {expected}"
-            )
-        if record.nim is not None and record.children != tuple(
-            sorted(nim_id(k) for k in range(record.nim))
-        ):
-            raise RequestError(
-                f"{where}the nim-heap *{record.nim} has the children *0..*{record.nim - 1}"
-            )
-        if record.height > 1_000_000:
-            raise RequestError(f"{where}height {record.height} is out of range")
+        """Check what can be checked of one record alone (ops.claims.record_problem)."""
+        if why := record_problem(cid, record):
+            where = f"key {index} ({cid}): " if index is not None else f"{cid}: "
+            raise RequestError(f"{where}{why}")
 
 
 def _where(index: int | None) -> str:
