@@ -134,3 +134,7 @@ def test_solve_and_query_through_a_server_of_the_game(
                 f"--game sprouts disagrees with server {server.address}, "
                 f"which holds {game} positions",
             )
+        pulled = tmp_path / "pulled"
+        ok(run_cli("pull", "--server", server.address, "--all", "--store", str(pulled), "--quiet"))
+    assert peek_identity(pulled).game == game  # a new store takes the peer's game
+    assert query(root, "--store", str(pulled)) == local

@@ -33,8 +33,8 @@ def run_pull(args: argparse.Namespace) -> int:
         raise UsageError("--jobs N (N ≥ 1) is for --all")
     bounds = PullBounds(args.max_pages, args.max_facts, args.max_seconds)
     with client_from_args(args) as client:
-        client.server_info()  # a peer that does not answer: before a store is created
-        with open_local_store(args.store) as store:
+        game = client.server_info()["game"]  # asked before a store is created
+        with open_local_store(args.store, game=game) as store:  # a new store: the peer's game
             report = pull(
                 client,
                 store,
