@@ -11,8 +11,8 @@ import pytest
 from cli_helpers import run_cli
 from sproutsdb.formats.exchange import FRAME, KINDS, MAGIC, ExchangeFormatError, read_stream
 from sproutsdb.ops import export_store, import_file
-from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.cgt.ident import tree_id
+from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, RctRecord
 from sproutsdb.solver.sprouts.canon import CANON_VERSION
 from sproutsdb.solver.sprouts.game import SproutsGame
