@@ -306,3 +306,101 @@ def test_start_page_legend_and_phone_width(web: WebProcess) -> None:
         )
         if shot is not None:  # for a person to look at: SPROUTSDB_WEB_SHOTS=/tmp/dir
             (shot / "web-420.png").write_bytes(browser.screenshot_png())
+
+
+WIDEST = (
+    "return Math.max(document.documentElement.scrollWidth, ...[...document"
+    ".querySelectorAll('table, dl, svg')].map(t => t.getBoundingClientRect().right));"
+)
+
+
+def save_shot(browser: Browser, name: str) -> None:
+    """A screenshot for a person to look at, when SPROUTSDB_WEB_SHOTS names a folder."""
+    folder = os.environ.get("SPROUTSDB_WEB_SHOTS")
+    if folder:
+        (Path(folder) / f"{name}.png").write_bytes(browser.screenshot_png())
+
+
+def test_a_position_no_game_reads_says_why_and_keeps_the_start_links(web: WebProcess) -> None:
+    need_browser()
+    with Browser() as browser:
+        browser.get(web.url + "?pos=" + quote("0*2.ZZ|"))
+        browser.wait_for("!document.getElementById('error').hidden")
+        assert browser.text(browser.find("#error"))
+        assert len(browser.find_all("#start-links a[data-start]")) == 13  # never an empty list
+
+
+def test_children_show_one_status_per_value(web: WebProcess) -> None:
+    """A verified stored nimber of a child carries its badge like every other value."""
+    need_browser()
+    with Browser() as browser:
+        browser.get(web.url + "?pos=" + quote("0*6"))
+        browser.wait_for(shown("0*6"))
+        cells = browser.script(
+            "return [...document.querySelectorAll('#children td.nimber')].map(c => c.textContent);"
+        )
+        assert cells and all("·" in c for c in cells if c != "unknown"), cells
+
+
+@pytest.fixture(scope="module")
+def misere_21(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebProcess]:
+    """A store holding the shipped misère 0*21 certificate (imported: claims) and 0*6."""
+    path = tmp_path_factory.mktemp("web21") / "store"
+    certificate = Path(__file__).resolve().parent.parent / "sproutsdb/data/results"
+    done = run_cli("import", str(certificate / "misere-0x21.spdbx"), "--store", str(path))
+    assert done.returncode == 0, done.stderr
+    assert run_cli("solve", "0*6", "--quiet", "--store", str(path)).returncode == 0
+    server = WebProcess(path)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def cram_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebProcess]:
+    path = tmp_path_factory.mktemp("webcram") / "store"
+    done = run_cli("solve", "3x4", "--game", "cram", "--quiet", "--store", str(path))
+    assert done.returncode == 0, done.stderr
+    server = WebProcess(path)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_pages_fit_the_window_and_are_shot(
+    misere_21: WebProcess, cram_web: WebProcess, width: int
+) -> None:
+    """0*21 (misère), 0*6, a Cram board and /results at a desktop and a phone width: nothing
+    wider than the window, the board drawn square by square; SPROUTSDB_WEB_SHOTS=/dir keeps
+    the screenshots."""
+    need_browser()
+    with Browser() as browser:
+        browser.resize(width, 1000)
+        inner = browser.script("return window.innerWidth;")
+        pages = [
+            (misere_21, "?pos=0*21", shown("0*21"), "misere-0x21"),
+            (misere_21, "?pos=0*6", shown("0*6"), "0x6"),
+            (cram_web, "?pos=3x4", shown("3x4"), "cram-3x4"),
+            (misere_21, "results", "document.querySelectorAll('#normal tbody tr').length > 0",
+             "results"),
+        ]  # fmt: skip
+        for web, page, ready, name in pages:
+            browser.get(web.url + page)
+            browser.wait_for(ready)
+            assert browser.script(WIDEST) <= inner, (name, width)
+            save_shot(browser, f"{name}-{width}")
+        browser.get(cram_web.url + "?pos=3x4")
+        browser.wait_for(shown("3x4"))
+        squares = browser.script("return document.querySelectorAll('svg.board rect').length;")
+        assert squares == 12
+        browser.get(misere_21.url + "results")
+        browser.wait_for("document.querySelectorAll('#misere tbody tr').length > 0")
+        split = browser.script(
+            "return [...document.querySelectorAll('td.num')].filter(c => c.getClientRects()"
+            ".length && c.getBoundingClientRect().height > 2.2 * parseFloat("
+            "getComputedStyle(c).lineHeight || 16)).map(c => c.textContent);"
+        )
+        assert split == [], split  # a count is never broken across lines

@@ -88,9 +88,21 @@ async function showState(state) {
   render(data);
 }
 
+// An error says why, and the start's positions stay there to open one instead.
 function fail(message) {
   $("error").textContent = message;
   $("error").hidden = false;
+  if ($("values").hidden) fillStartLinks();
+}
+
+function fillStartLinks() {
+  const box = $("start-links");
+  if (box.childElementCount) return;
+  for (let n = 1; n <= 12; n++) {
+    box.appendChild(link("0*" + n, null, "start"));
+    box.appendChild(document.createTextNode(" "));
+  }
+  box.appendChild(link("0.AB|AB", null, "start"));
 }
 
 function showStart() {
@@ -100,14 +112,7 @@ function showStart() {
   $("path").replaceChildren();
   trail = [];
   $("back").disabled = true;
-  const box = $("start-links");
-  if (!box.childElementCount) {
-    for (let n = 1; n <= 12; n++) {
-      box.appendChild(link("0*" + n, null, "start"));
-      box.appendChild(document.createTextNode(" "));
-    }
-    box.appendChild(link("0.AB|AB", null, "start"));
-  }
+  fillStartLinks();
 }
 
 function rctText(d) {
@@ -131,6 +136,7 @@ function render(d) {
   renderProvenance(d);
   renderLands(d);
   drawTree(d.rct_tree);
+  drawBoards(d.lands.map((land) => land.land));
   renderChildren(d);
   $("back").disabled = trail.length < 2;
   const path = $("path");
@@ -226,7 +232,7 @@ function valueCell(row, value, status, source, label, cls) {
   v.textContent = text(value);
   v.className = status === "verified" ? "result" : (value === null || value === undefined ? "" : "claim");
   td.appendChild(v);
-  if (value !== null && value !== undefined && (status !== "verified" || source !== "stored")) {
+  if (value !== null && value !== undefined) {  // one status per value, everywhere
     td.appendChild(document.createTextNode(" "));
     td.appendChild(badge(status, source));
   }
@@ -379,6 +385,44 @@ function drawTree(tree) {
   const title = document.createElement("h3");
   title.textContent = "Its reduced canonical tree (leaves: nim-heaps)";
   box.append(title, svg);
+}
+
+// Cram lands as boards: "MxN" is an empty board, else rows of . (empty) and # (taken)
+// joined by "/". Lands of other games are not drawn.
+function boardRows(land) {
+  const empty = /^(\d+)x(\d+)$/.exec(land);
+  if (empty) return Array.from({ length: +empty[1] }, () => ".".repeat(+empty[2]));
+  return /^[.#]+(\/[.#]+)*$/.test(land) ? land.split("/") : null;
+}
+
+function drawBoards(lands) {
+  const box = $("boards");
+  box.replaceChildren();
+  const ns = "http://www.w3.org/2000/svg", size = 18;
+  for (const land of lands) {
+    const rows = boardRows(land);
+    if (!rows || rows.length * rows[0].length > 400) continue;
+    const svg = document.createElementNS(ns, "svg");
+    const width = rows[0].length * size + 2, height = rows.length * size + 2;
+    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    svg.setAttribute("width", width);
+    svg.setAttribute("class", "board");
+    svg.setAttribute("aria-label", "board " + land);
+    rows.forEach((row, r) => [...row].forEach((mark, c) => {
+      const square = document.createElementNS(ns, "rect");
+      square.setAttribute("x", 1 + c * size); square.setAttribute("y", 1 + r * size);
+      square.setAttribute("width", size); square.setAttribute("height", size);
+      square.setAttribute("fill", mark === "#" ? "#555" : "#fff");
+      square.setAttribute("stroke", "#999");
+      svg.appendChild(square);
+    }));
+    box.appendChild(svg);
+  }
+  if (box.childElementCount) {
+    const title = document.createElement("h3");
+    title.textContent = "Boards (a move covers two free squares side by side)";
+    box.prepend(title);
+  }
 }
 
 $("ask").addEventListener("submit", (e) => {

@@ -37,7 +37,7 @@ function addRow(r) {
   a.className = "key";
   td.appendChild(a);
   cell(row, statementText(r.statement), "proved here");
-  cell(row, r.facts === null ? "-" : String(r.facts), "facts");
+  cell(row, r.facts === null ? "-" : r.facts.toLocaleString("en"), "facts").className = "num";
   const mark = cell(row, "", "mark");
   const badge = document.createElement("span");
   badge.className = "badge " + (r.checked ? "verified" : r.statement ? "claimed" : "");
@@ -45,7 +45,7 @@ function addRow(r) {
   mark.appendChild(badge);
   const said = cell(row, literatureText(r.literature), "literature");
   if (r.agrees === false) said.textContent += " (disagrees)";
-  cell(row, sizesText(r.literature), "proof sizes");
+  cell(row, sizesText(r.literature), "proof sizes").className = "num";
   cell(row, (r.literature.sources || []).join(", ") || "-", "sources");
 }
 
