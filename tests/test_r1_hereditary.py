@@ -87,6 +87,24 @@ def test_the_abstract_gremlin_to_null() -> None:
     )
 
 
+def test_no_rule_on_classes_mends_it() -> None:
+    """Two gremlins, both hereditarily R1 and both with a move to a null, against the same
+    higher switch: G + *2 loses and W + *2 wins, G + *5 wins and W + *5 loses (brute force).
+    Their misère Grundy values differ (2 and 5); the classes cannot tell them apart."""
+    heaps = {f"*{n}": [(f"*{k}",) if k else () for k in range(n)] for n in range(1, 6)}
+    game = Abstract(
+        heaps | {"T": [("*2",)], "G": [("T",), ()], "W": [(), ("T",), ("*2",), ("*3",), ("*4",)]}
+    )
+    test = HereditaryR1(game, rct_values(RctSearch(game)), conditions=(1, 2, 3, 4))
+    for gremlin in ("G", "W"):
+        assert test.class_of(gremlin) == "gremlin"
+        assert list(test.check(gremlin).violations) == [4]  # the move to 0, a null
+        assert test.check(gremlin).violations[4].option == "!"
+    outcomes = {k: brute_force_misere(game, k) for k in ("G+*2", "W+*2", "G+*5", "W+*5")}
+    assert outcomes == {"G+*2": "L", "W+*2": "W", "G+*5": "W", "W+*5": "L"}
+    assert brute_force_misere(game, "G+*1") == brute_force_misere(game, "W+*1") == "W"
+
+
 def test_abstract_evidence() -> None:
     """A higher inverter below the top is found, with its depth; a null with a move to a
     gremlin fails condition 3; a higher switch with neither fails condition 2."""
@@ -120,11 +138,13 @@ def test_abstract_evidence() -> None:
         HereditaryR1(game, lambda _: (None, None)).check("G")
 
 
-def sprouts_counts(root: str) -> tuple[int, int, set[int], set[int]]:
+def sprouts_counts(
+    root: str, conditions: tuple[int, ...] = (1, 2, 3)
+) -> tuple[int, int, set[int], set[int]]:
     """(hereditarily R1 lands, lands, lives of the former, lives of the others) of a tree."""
     game = SproutsGame()
     search = RctSearch(game)
-    test = HereditaryR1(game, rct_values(search))
+    test = HereditaryR1(game, rct_values(search), conditions)
     lands = tree_lands(search, root)
     good = {land for land in lands if test.check(land).hereditary}
     return (
@@ -136,16 +156,20 @@ def sprouts_counts(root: str) -> tuple[int, int, set[int], set[int]]:
 
 
 def test_hereditarily_r1_lands_of_0x4() -> None:
+    """No gremlin of them has a move to a null: condition 4 takes none away."""
     good, total, lives_good, lives_bad = sprouts_counts("0*4")
     assert (good, total) == (1008, 1188)
     assert min(lives_bad) == 6 and max(lives_good) == 9
+    assert sprouts_counts("0*4", (1, 2, 3, 4))[:2] == (1008, 1188)
 
 
 def test_hereditarily_r1_lands_of_0x5() -> None:
-    """About 2 s: every land of at most 5 lives is hereditarily R1, none of 13 or more."""
+    """About 2 s: every land of at most 5 lives is hereditarily R1, none of 13 or more; 111
+    of them have a gremlin with a move to a null somewhere in their tree (condition 4)."""
     good, total, lives_good, lives_bad = sprouts_counts("0*5")
     assert (good, total) == (6965, 13342)
     assert min(lives_bad) == 6 and max(lives_good) == 12
+    assert sprouts_counts("0*5", (1, 2, 3, 4))[:2] == (6854, 13342)
 
 
 def test_values_from_rcts_agree_with_the_normal_solver() -> None:
@@ -187,3 +211,6 @@ def test_the_sprouts_gremlin_to_null() -> None:
     solver = exact_misere()
     assert solver.outcome(key) == "W" and solver.outcome(moved) == "L"
     assert brute_force_misere(game, key) == "W" and brute_force_misere(game, moved) == "L"
+    strict = HereditaryR1(game, value, conditions=(1, 2, 3, 4)).check("2aA2Ba|AC|BC")
+    assert strict.evidence is not None and strict.evidence.condition == 4
+    assert (strict.evidence.land, strict.evidence.option) == ("2aA2Ba|AC|BC", null)

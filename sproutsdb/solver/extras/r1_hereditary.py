@@ -10,6 +10,10 @@ positions of a sum's game tree are sums of lands met below its lands, so a sum m
 conditions everywhere exactly when each of its lands does, land by land down its tree:
 that is the test here, memoised per land (a dict).
 
+Asked for condition 4 as well (`conditions=(1, 2, 3, 4)`: no gremlin has a move to a null,
+which is not the note's), the test finds the lands on which the note's argument goes
+through: that move is the only one its proof leaves open (bench/r1.py --exhaustive).
+
 A land that fails is reported with evidence: for each condition failed somewhere in its
 tree, one land where it fails (the nearest to the top, ties by the order of moves), its
 class, the move that breaks condition 3, and how many moves below the top it stands.
@@ -24,6 +28,9 @@ keeps a gremlin from moving to a null. Abstractly, with T = {*2} (a trap) and G 
 gremlin), G + *1 meets the conditions everywhere and has nim-sum 0 with a gremlin, so the
 note calls it a loss, yet G -> 0 leaves *1 and wins. In Sprouts, 1 + 2aA2Ba|AC|BC (both
 lands hereditarily R1) is such a sum: 2aA2Ba|AC|BC -> 2AB|2A|2B wins (tests/test_r1_hereditary.py).
+No rule that reads only the classes, even told which gremlins have a move to a null, can
+mend it: G + *2 loses and G + *5 wins, while W + *2 wins and W + *5 loses for the gremlin
+W = {0, T, *2, *3, *4}, also hereditarily R1 (its misère Grundy value is 5, G's is 2).
 """
 
 from __future__ import annotations
@@ -41,7 +48,9 @@ CONDITIONS: dict[int, str] = {
     1: "a higher inverter",
     2: "a higher switch with no move to a null or a gremlin",
     3: "a null with a move to a gremlin",
+    4: "a gremlin with a move to a null",  # not the note's: what its argument misses
 }
+NOTE_CONDITIONS = (1, 2, 3)
 
 
 @dataclass(frozen=True)
@@ -62,13 +71,16 @@ class Violation:
             text += " with no move to a null or a gremlin"
         elif self.condition == 3:
             text += f" with a move to the gremlin {self.option}"
+        elif self.condition == 4:
+            text += f" with a move to the null {self.option}"
         return text
 
 
 @dataclass(frozen=True)
 class HereditaryVerdict:
     """Of one land: its class and, for each condition that fails somewhere in its game tree,
-    the nearest land where it does (empty: hereditarily R1)."""
+    the nearest land where it does (empty: hereditarily R1, or R1 with condition 4 when
+    the test was asked for it)."""
 
     land: str
     land_class: str | None
@@ -98,9 +110,15 @@ class UnknownValue(ValueError):
 class HereditaryR1:
     """The hereditary R1 test over one game, memoised per land (and classes per position)."""
 
-    def __init__(self, game: Game, value: Value) -> None:
+    def __init__(
+        self, game: Game, value: Value, conditions: Iterable[int] = NOTE_CONDITIONS
+    ) -> None:
         self.game = game
         self.value = value
+        self.conditions = frozenset(conditions)
+        unknown = self.conditions - set(CONDITIONS)
+        if unknown:
+            raise ValueError(f"no condition {sorted(unknown)}: they are {sorted(CONDITIONS)}")
         self._classes: dict[str, str] = {}
         self._verdicts: dict[str, HereditaryVerdict] = {}
 
@@ -132,12 +150,13 @@ class HereditaryR1:
             found[1] = Violation(1, land, cls)
         elif cls == "higher switch" and not self.has_option(land, ("null", "gremlin")):
             found[2] = Violation(2, land, cls)
-        elif cls == "null":
+        elif cls in ("null", "gremlin"):
+            condition, target = (3, "gremlin") if cls == "null" else (4, "null")
             for child in self.options(land):
-                if self.class_of(child) == "gremlin":
-                    found[3] = Violation(3, land, cls, child)
+                if self.class_of(child) == target:
+                    found[condition] = Violation(condition, land, cls, child)
                     break
-        return found
+        return {c: v for c, v in found.items() if c in self.conditions}
 
     def check(self, land: str) -> HereditaryVerdict:
         """The verdict on a land (canonical key of one land): hereditarily R1, or for each
