@@ -404,3 +404,18 @@ def test_pages_fit_the_window_and_are_shot(
             "getComputedStyle(c).lineHeight || 16)).map(c => c.textContent);"
         )
         assert split == [], split  # a count is never broken across lines
+
+
+def test_every_move_of_the_misere_0x21_loss_shows_its_reply(misere_21: WebProcess) -> None:
+    """The 0*21 certificate (a misère loss) keys most of its losses as search nodes, lands of
+    the S6 table replaced by their trees: each of the 12 moves still shows the stored loss
+    that answers it, those found as nodes saying so."""
+    status, view = api(misere_21, "0*21")
+    assert status == 200
+    proof = view["proof"]["misere"]
+    assert (proof["outcome"], proof["children"], proof["refuted"]) == ("L", 12, 12)
+    sources = {c["reply_misere"]["source"] for c in view["children"]}
+    assert sources == {"stored", "node"}
+    for child in view["children"]:
+        _, reply = api(misere_21, child["reply_misere"]["position"])
+        assert reply["misere"] == "L" and reply["misere_source"] == child["reply_misere"]["source"]

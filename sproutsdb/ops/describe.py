@@ -22,14 +22,15 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Provenance
 from sproutsdb.games import DEFAULT_GAME, get_game
-from sproutsdb.solver.cgt import Algebra
+from sproutsdb.solver.cgt import ONE, ZERO, Algebra
 from sproutsdb.solver.extras.r1 import Part, R1Verdict, r1_class, r1_rule
+from sproutsdb.solver.misere.keys import EMPTY_POSITION, join_node_key
 from sproutsdb.solver.misere.solver import MisereConflictError, StoreRcts
 from sproutsdb.solver.ports.game import sum_children
 from sproutsdb.solver.ports.proofstore import FactKind
@@ -113,6 +114,7 @@ class _Facts:
     handles: dict[str, int]  # key -> RCT handle (store or table)
     from_table: set[str]  # keys whose RCT is the table's
     problems: dict[str, str]  # key -> why its mapped RCT cannot be read
+    via_node: dict[str, str] = field(default_factory=dict)  # key -> the node its misère is of
 
 
 class Describer:
@@ -241,7 +243,49 @@ class Describer:
         stored = read_values(self.records, nimbers=sorted(lands), misere=every, pos_rct=every)
         pos_rct = {k: r for k, r in stored.pos_rct.items() if usable(r, self.verified_only)}
         handles, from_table, problems = self._rct_handles(every, pos_rct)
-        return _Facts(stored, pos_rct, handles, from_table, problems)
+        via_node = self._stored_nodes(keys, stored, handles)
+        return _Facts(stored, pos_rct, handles, from_table, problems, via_node)
+
+    def _stored_nodes(
+        self, keys: list[str], stored: StoredValues, handles: dict[str, int]
+    ) -> dict[str, str]:
+        """Misère facts the search stored of these positions as nodes: lands of known RCT
+        replaced by their trees (how solve --misere keys what it proves). Each one found is
+        put in `stored.misere` under the position's key; returns key -> node key."""
+        nodes = {}
+        for k in keys:
+            if k in stored.misere or k in handles or k == self.terminal:
+                continue
+            lands = self.game.components(k)
+            known = [handles[land] for land in lands if land in handles]
+            if known:
+                nodes[k] = self._node_key([x for x in lands if x not in handles], known)
+        if not nodes:
+            return {}
+        found = dict(
+            self.records.get_records(FactKind.MISERE, sorted(set(nodes.values())), refuted=True)
+        )
+        if found and not stored.provenance:
+            stored.provenance = dict(self.records.provenance_records())
+        via = {k: node for k, node in nodes.items() if node in found}
+        stored.misere.update({k: found[node] for k, node in via.items()})
+        return via
+
+    def _node_key(self, lands: list[str], rcts: list[int]) -> str:
+        """The misère search's key of `lands` + the trees `rcts`: 0 vanishes, *1 (and the *1
+        of a tree H + *1) flips the parity, the other trees are named by content id."""
+        parity, stays = 0, []
+        for handle in rcts:
+            while handle not in (ZERO, ONE):
+                base = self.algebra.plus1_of(handle)
+                if base is None:
+                    stays.append(handle)
+                    break
+                parity ^= 1
+                handle = base
+            parity ^= handle == ONE
+        position = self.game.join(sorted(lands)) if lands else EMPTY_POSITION
+        return join_node_key(position, parity, [self.algebra.content_id(h) for h in stays])
 
     def _rct_handles(
         self, keys: list[str], pos_rct: dict[str, Any]
@@ -336,7 +380,7 @@ class Describer:
         if record is not None and usable(record, self.verified_only):
             return {
                 "misere": str(record.value),
-                "misere_source": "stored",
+                "misere_source": "node" if key in facts.via_node else "stored",
                 "misere_status": _status(record),
                 "misere_provenance": facts.stored.who(record.provenance),
             }

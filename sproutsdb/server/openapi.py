@@ -21,7 +21,9 @@ STATUS: dict[str, Any] = {
 }
 SOURCE = (
     "Where the value comes from. stored: a fact of the store; rct: derived from a reduced "
-    "canonical tree (RCT) of the store or of the shipped S6 table; inferred: implied by "
+    "canonical tree (RCT) of the store or of the shipped S6 table; node (misère): a fact the "
+    "misère search stored of this position with its lands of known RCT replaced by their "
+    "trees; inferred: implied by "
     "verified values of a parent or a child (see inferred_from); rules: the empty position "
     "(no move: a normal-play loss, a misère win). null: no value."
 )
@@ -80,7 +82,7 @@ RCT_FIELDS: dict[str, Any] = {
 }
 MISERE_FIELDS: dict[str, Any] = {
     "misere": _nullable("string", "Misère outcome for the player to move.", enum=["W", "L", None]),
-    "misere_source": _source("stored", "rct", "inferred", "rules"),
+    "misere_source": _source("stored", "node", "rct", "inferred", "rules"),
     "misere_status": STATUS,
     "misere_provenance": PROVENANCE,
 }

@@ -298,7 +298,11 @@ function renderR1(d) {
 function replyInto(td, reply, child) {
   if (!reply) return;
   td.appendChild(link(reply.position, child.position, "reply"));
-  if (reply.status !== "verified") td.append(" ", badge(reply.status, null));
+  td.append(" ", badge(reply.status, reply.source === "node" ? "node" : null));
+  if (reply.source === "node") {
+    td.lastChild.title = "a loss the misère search stored as a node: the lands of this " +
+      "position that the RCT table holds read as their trees (RCTs)";
+  }
 }
 
 function winText(wins) {
