@@ -246,5 +246,11 @@ def test_a_verified_misere_loss_makes_every_child_a_misere_win(tmp_path: Path) -
         move = five["proof"]["misere"]["move"]
         assert move in cli_children("0*5") and five["proof"]["misere"]["move_status"] == "verified"
         assert "a verified loss" in five["inferred_from"]["misere"]
+        (land,) = five["lands"]  # one land: its row says what the summary says
+        assert (land["misere"], land["misere_source"], land["misere_status"]) == (
+            "W",
+            "inferred",
+            "verified",
+        )
     finally:
         server.stop()

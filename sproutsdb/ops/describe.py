@@ -204,6 +204,7 @@ class Describer:
             self._from_parent(report, parent_key)
         for play in ("normal", "misere"):
             self._infer(report, play, note is None)
+        _one_land_follows(report)
         report["proof"] = {play: self._proof(report, play) for play in ("normal", "misere")}
         report["r1"] = self._r1(report)
         for child in report["children"]:
@@ -858,6 +859,17 @@ def _loses(value: dict[str, Any], play: str) -> bool | None:
 
 def _verified(value: dict[str, Any], play: str) -> bool:
     return bool(value[_fields(play)[2]] == VERIFIED)
+
+
+def _one_land_follows(report: dict[str, Any]) -> None:
+    """A position that is one land: the land's row shows the misère outcome inferred for
+    the position (they are one game), so the summary and the lands table never disagree."""
+    lands = report["lands"]
+    if len(lands) == 1 and lands[0]["land"] == report["position"]:
+        land = lands[0]
+        if land["misere"] is None and report["misere_source"] == "inferred":
+            for field_name in ("misere", "misere_source", "misere_status"):
+                land[field_name] = report[field_name]
 
 
 def _set(value: dict[str, Any], play: str, outcome: str, why: str) -> None:
