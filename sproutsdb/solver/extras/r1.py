@@ -26,8 +26,12 @@ Any other sum (no trap or switch and an odd number of inverters, or case 1's cou
 nim-sum 0) is one the note calls a loss, so no case applies. A case names classes, not one
 move: among the moves it allows, `r1_rule` takes the first whose result the note's own loss
 criterion calls a loss (by the classes of the lands after the move), else the first it
-allows. Sprouts is not known to be an R1 game (higher inverters occur), so the rule is a
-claim to measure against the exact misère solver (bench/r1.py), never a source of facts.
+allows. The note claims its rule for R1 games only, and Sprouts is not one: higher inverters
+occur, and 6,377 of the 13,342 lands of the tree of 0*5 fail a condition somewhere in their
+own tree (solver/extras/r1_hereditary.py tests every position). Even on sums of lands that
+meet the conditions everywhere the rule can fail, since the note's argument never rules out
+a gremlin moving to a null (1+2aA2Ba|AC|BC). So the rule is a claim to measure against the
+exact misère solver (bench/r1.py), never a source of facts.
 """
 
 from __future__ import annotations
