@@ -419,3 +419,30 @@ def test_every_move_of_the_misere_0x21_loss_shows_its_reply(misere_21: WebProces
     for child in view["children"]:
         _, reply = api(misere_21, child["reply_misere"]["position"])
         assert reply["misere"] == "L" and reply["misere_source"] == child["reply_misere"]["source"]
+
+
+def test_the_proof_tree_of_a_verified_loss_unfolds_level_by_level(web: WebProcess) -> None:
+    """0*8's normal proof as a tree: its 5 moves, each with the reply that answers it; opening
+    a reply lists that loss's own moves and replies, fetched only then."""
+    need_browser()
+    _, view = api(web, "0*8")
+    with Browser() as browser:
+        browser.get(web.url + "?pos=" + quote("0*8"))
+        browser.wait_for(shown("0*8"))
+        browser.script("document.getElementById('proof-tree-box').open = true;")
+        browser.click(browser.find("#proof-normal"))
+        browser.wait_for(
+            "document.querySelectorAll('#proof-tree > li > details > ul > li').length === 5"
+        )
+        heads = browser.script(
+            "return [...document.querySelectorAll('#proof-tree > li > details > ul > li > "
+            "details > summary')].map(s => s.textContent);"
+        )
+        replies = [c["reply_normal"]["position"] for c in view["children"]]
+        assert heads == [
+            f"{c['position']} answered by → {r}" for c, r in zip(view["children"], replies)
+        ]
+        first = "#proof-tree > li > details > ul > li > details"
+        browser.script(f"document.querySelector('{first}').open = true;")
+        browser.wait_for(f"document.querySelectorAll('{first} > ul > li').length > 0")
+        assert " L " in browser.text(browser.find(f"{first} > summary")) + " "

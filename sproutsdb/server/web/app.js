@@ -133,6 +133,8 @@ function render(d) {
   setValue("rct", d.rct ? rctText(d) : null, d.rct_status, d.rct_source);
   if (!d.rct) $("rct").textContent = d.rct_note ? "not computed here (see Provenance)" : "unknown";
   renderProof(d);
+  proofRoot = d.position;
+  $("proof-tree").replaceChildren();
   renderProvenance(d);
   renderLands(d);
   drawTree(d.rct_tree);
@@ -428,6 +430,68 @@ function drawBoards(lands) {
     box.prepend(title);
   }
 }
+
+// The proof tree: each line a position of the proof, folded; opening it asks the API for
+// that position and lists the next level (a win's winning move; a loss's every move with
+// the reply that answers it), so only what is opened is fetched.
+let proofRoot = null;
+
+function proofLine(pos, play, note) {
+  const li = document.createElement("li");
+  const box = document.createElement("details");
+  const head = document.createElement("summary");
+  head.textContent = (note ? note + " " : "") + pos;
+  head.dataset.proofPos = pos;
+  box.appendChild(head);
+  box.addEventListener("toggle", () => {
+    if (box.open && !box.dataset.filled) {
+      box.dataset.filled = "1";
+      fillProof(box, pos, play);
+    }
+  });
+  li.appendChild(box);
+  return li;
+}
+
+async function fillProof(box, pos, play) {
+  const d = await fetchView(pos, null);
+  const list = document.createElement("ul");
+  box.appendChild(list);
+  const p = d && d.proof && d.proof[play];
+  const head = box.firstChild;
+  if (!p) {
+    head.append(" ", badge(null, null));
+    list.appendChild(Object.assign(document.createElement("li"),
+      { textContent: "no value of this position in the store", className: "hint" }));
+    return;
+  }
+  head.append(" " + p.outcome + " ", badge(p.status, p.source));
+  if (p.outcome === "W") {
+    if (p.move) list.appendChild(proofLine(p.move, play, "winning move →"));
+    else list.appendChild(Object.assign(document.createElement("li"),
+      { textContent: "no winning move among the children is known", className: "hint" }));
+    return;
+  }
+  for (const child of d.children) {
+    const reply = child["reply_" + play];
+    if (reply) list.appendChild(proofLine(reply.position, play, child.position + " answered by →"));
+    else list.appendChild(Object.assign(document.createElement("li"),
+      { textContent: child.position + ": no stored reply", className: "hint" }));
+  }
+  if (!d.children.length) list.appendChild(Object.assign(document.createElement("li"),
+    { textContent: "no move is left", className: "hint" }));
+}
+
+function showProofTree(play) {
+  const tree = $("proof-tree");
+  tree.replaceChildren();
+  if (!proofRoot) return;
+  tree.appendChild(proofLine(proofRoot, play, play === "misere" ? "misère:" : "normal:"));
+  tree.querySelector("details").open = true;
+}
+
+$("proof-normal").addEventListener("click", () => showProofTree("normal"));
+$("proof-misere").addEventListener("click", () => showProofTree("misere"));
 
 $("ask").addEventListener("submit", (e) => {
   e.preventDefault();
