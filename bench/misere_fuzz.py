@@ -19,22 +19,8 @@ Prints, per kind: mutations tried, refused, accepted with the true outcome (a de
 proof does without, a fact it does not need), FALSE acceptances, seconds; exits 1 if any
 false acceptance (each one is printed: the mutation and what the check said).
 
-Measured 2026-11-25 (`--all --corruptions 200 --roots 10 --fake-worlds 4`, run as two
-processes, `--skip claims` and `--skip nodes,records,fake,tree`, on a shared 2-core machine
-at load 9-13): the 0*12 proof (W) of 452 losing nodes, 1 579 entries and 24 498 records;
-183 991 mutated checks, 0 false acceptances, 670 CPU-s (2 930 s wall).
-
-    nodes    2 166 mutations: 2 050 refused, 116 harmless (2 nodes the proof does not
-             need, the others deleted or renamed away with the proof still complete)
-    pos_rct  6 316: 3 × 1 579 retargeted (other outcome, same outcome, unknown id) all
-             refused; 1 579 deleted: 263 refused (missing), 1 316 still complete
-    records  171 485 field corruptions and deletions: all refused on load but 13 of the
-             trees 0 and *1, which every algebra holds from birth and never loads; 20
-             also checked whole from a fresh algebra: refused
-    fake     4 worlds wrong in one land of 18 lives (a liar's solve): refused (inconsistent)
-    multi    200 + 200 corruptions of k = 2..5 facts of the tree of 0*5 (17 456 positions;
-             plain table 5 314 losing positions; with RCTs 10 nodes, 13 342 entries, 1 203
-             records), 10 roots each: 4 000 checks, 604 refused, 3 396 harmless, 0 false
+Figures of earlier runs, with their dates and machines: bench/history/misere_fuzz.md (a
+run prints its own).
 """
 
 from __future__ import annotations

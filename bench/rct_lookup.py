@@ -1,6 +1,6 @@
 """Time position → RCT lookups in a large RCT table opened in place (formats.rctindex), and a
 misère search on it, with the sampled keys and the bound on lives (the default) against a
-plain binary search of every land (the baseline: what the index did before 2026-12-04).
+plain binary search of every land (the baseline: what the index did before it sampled keys).
 
     .venv/bin/python bench/rct_lookup.py [--table s7] [--root 0*14] [--lookups 50000] [--repeat 2]
 

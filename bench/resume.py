@@ -12,29 +12,8 @@ come after a share of its time): a KeyboardInterrupt raised from the progress ca
 Nodes are the robust figure; CPU ratios here are flattered by what one process keeps warm
 between runs (measured on 0*14 through the CLI instead: both runs 1.03-1.11x a fresh one).
 
-Normal play, 2026-11-27, after a rerun kept every recorded key of a children list that
-stands for one couple (two keys the interrupted run made before a nimber was known):
-`0*14 --at 0.02,0.05,0.1,0.25,0.5`, both runs 1.00x the fresh run's 150,064 nodes and the
-same 7,724 facts at every stop. Before, stops early in the search moved the rerun's path:
-0*12 stopped at 2, 5, 20 % took 1.15, 1.28, 1.54x the nodes (0*11 at 2 %: 1.12x, 1.26x
-the facts), exact from 30 % on.
-
-Misère, 2026-11-27 (`0*14 --misere --at 0.25,0.5,0.75`, fresh run 46,306 nodes): reruns of
-39,544, 25,118 and 11,100 nodes (1.10x, 1.04x, 0.99x with the first run), the same whether
-a record's claimed winning nodes are re-derived all before the search (as until then) or
-each when the search meets it (now). What that changes is the take-up: 0*18's record after
-9.77 M visits (2,097,152 claims, 26.8 MB) took its rerun 1,055 s before its first visit,
-and now 2.9 CPU s (961 MB peak, the claims kept as strings for the next record).
-
-Normal play, 2026-11-29 (twenty-eighth session): the same change. A record's winning couples
-(nimber(C) ≠ n) were re-derived all before the first visit, each from the whole children
-list of its land; they are now claims in the table (`TranspositionTable.claim`), each
-re-derived the first time the search asks about it, with the children made only up to a
-losing one. Taking up the record of the stopped 0*33 (55 CPU minutes of search, 462,949
-df-pn numbers; a copy of its store, in-process, CPU s from the call to its first visit,
-beside a --jobs 2 solve): before 101.8 s and 386 MB, after 2.3 s and 249 MB. `0*13 --at
-0.05,0.25,0.5`: both runs 1.00x the fresh run's 43,490 nodes and the same 1,689 facts at
-every stop, as before.
+Figures of earlier runs, with their dates and machines: bench/history/resume.md (a run
+prints its own).
 """
 
 from __future__ import annotations

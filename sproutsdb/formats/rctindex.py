@@ -40,7 +40,7 @@ _PREFIX = struct.Struct(">8sI")  # magic, header length
 _OFFSET = 8  # bytes per line offset (u64 little-endian)
 # One position in this many is kept in memory at open, so that a lookup bisects them in C
 # and then reads at most log2(stride) lines: a plain binary search over S7's 3.2 M positions
-# read ~22 lines in Python, 19 % of a live 0*20 search's CPU (py-spy, 2026-12-04). S7: 100 k
+# read ~22 lines in Python, 19 % of a live 0*20 search's CPU (py-spy). S7: 100 k
 # keys, ~6 MB, ~0.1 s at open.
 SAMPLE_STRIDE = 32
 

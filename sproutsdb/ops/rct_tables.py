@@ -154,15 +154,10 @@ def rct_table_file(
     return path
 
 
-# From 0*18's lives on, an empty store's misère solve takes S7. Measured on one machine and
-# the code of 2026-12-04 (bench/misere.py rows e, k, m, --jobs 1, from an empty store), S7
-# barely pays at 0*18: 1,929 CPU s against S6's 2,144 (0.90x), 0.77x the visits, 1.5x the
-# memory (4.0 against 2.7 GB), and its build costs ~590 CPU s once; 0*19 968 against 1,139
-# (0.85x), 1.6x the memory; 0*20 2,862 against 3,939 (0.73x, with the index fix; 3,788
-# before it; rows q, m), 0.68x the visits, 1.3x the memory. The earlier case for it
-# (0*18 4,599 against 9,657, 0*20 6,035 against ~19,500) set S7 on new code against S6 on
-# the code of 11-27, whose visits cost 4.5x today's; so does S7's lead at 0*21 (from 0*20's
-# proof: 21,125 against ~47,600 CPU s). Below 0*18, S6 stays: small roots need no 5 GB build.
+# From 0*18's lives on, an empty store's misère solve takes S7: measured there (bench/misere.py;
+# its rows are kept in bench/history/misere.md), S7 pays from 0*18 on in CPU and visits, at
+# 1.3-1.6x the memory and a build of about 10 CPU minutes once; below 0*18 S6 stays, as small
+# roots need no 5 GB build.
 LARGE_MISERE_LIVES = 54
 LARGE_ROOT_TABLE = 7
 

@@ -236,7 +236,7 @@ class Solving:
                 raise UsageError(f"misère play is not offered for {entry.name}")
             # the solver keeps its hot lands' moves in an LRU of its own: the engine's memo
             # of land children is only a second level: 2^17 lands at most (about 2 GB if
-            # every one were a 15 kB land of 0*12 and up; 3.5-5 MB measured on 2026-11-26)
+            # every one were a 15 kB land of 0*12 and up; a few MB in practice)
             self.game = entry.engine(cache_size=MISERE_LAND_CACHE)
             self.solver = MisereSolver(
                 self.game,
