@@ -6,8 +6,8 @@ under a valid checksum, would feed a false tree to every misère search and chec
 command that uses a table takes it through ``verified_table``: each position's RCT must be the
 reduction of the RCTs its children have in the table (a whole game tree is closed under moves,
 so this re-derives every entry from the rules, by induction on lives). The S6 table takes
-about 13 s; the verdict is remembered in a mark keyed by the SHA-256 of the file's bytes and
-the engine's canonical-form and tool versions, so an install verifies the shipped table once,
+tens of seconds; the verdict is remembered in a mark keyed by the SHA-256 of the file's bytes
+and the engine's canonical-form and tool versions, so an install verifies the shipped table once,
 not once per command. A mark is only ever written by this function, after a clean check, or
 by ``remember_built`` in the process that built the table from the rules and read it back;
 each mark names the check that made it (``made_by``) and the tool version.
@@ -105,7 +105,7 @@ def verified_table(
         if notice is not None:
             notice(
                 f"re-deriving every position of the RCT table {path} before using it "
-                f"({len(table.positions):,} positions: about 13 s for the S6 table, 17 min for S7; "
+                f"({len(table.positions):,} positions: tens of seconds for the S6 table, minutes for S7; "
                 "done once, then remembered for this file)"
             )
         started = time.process_time()

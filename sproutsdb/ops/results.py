@@ -645,7 +645,7 @@ def table_rows(*, check: bool = False, recheck: bool = False) -> list[dict[str, 
     """The RCT tables the project ships (the S6 table), as results: the RCTs of every
     position of the game tree of their root. `checked` when this version re-derived the
     whole table (a cached mark per file checksum); `check` re-derives it now when it has no
-    mark (about 13 s), as every command that uses it does, `recheck` whatever its mark."""
+    mark (tens of seconds for S6), as every command that uses it does, `recheck` whatever its mark."""
     from sproutsdb.formats.rcttable import read_header
     from sproutsdb.trusted_tables import read_mark as read_table_mark
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from sproutsdb.formats.rcttable import RctTable
+from sproutsdb.progress import counter_bar
 from sproutsdb.shipped import shipped_table
 from sproutsdb.trusted_tables import verified_table
 
@@ -20,8 +21,10 @@ def shipped_rct_table() -> tuple[RctTable, Path] | None:
     if path is None:
         return None
     table = _loaded.get(path)
-    if table is None:
-        table = _loaded[path] = verified_table(path, notice=say_on_stderr)  # all re-derived
+    if table is None:  # all re-derived once per install: a counter on a terminal meanwhile
+        with counter_bar("positions re-derived", enabled=sys.stderr.isatty()) as bar:
+            table = verified_table(path, notice=say_on_stderr, progress=bar.update_to)
+        _loaded[path] = table
     return table, path
 
 

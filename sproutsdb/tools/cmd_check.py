@@ -404,7 +404,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "`solve --misere`: the store's RCTs, else the named table its solves used if it "
         "is in the cache, else the shipped S6 table when the store names no table; the "
         "first line says which and why); nodes are keyed by it. A file is re-derived "
-        "whole before its first use (about 13 s for S6; the verdict is cached per file "
+        "whole before its first use (tens of seconds for S6; the verdict is cached per file "
         "checksum)",
     )
     p.add_argument(
