@@ -21,6 +21,46 @@ All: per case 816/316/367/135 applies, 213/15/79/6 fail; 28 sums where the case 
 move; 103 failures where another move the case allows would have won; 74 of the failures
 have a higher inverter. Sums of two lands of at most 5 lives (20,301) and of three of at
 most 4 (18,424): no failure (tests/test_r1.py pins the pairs of ≤ 4 lives).
+
+The note claims its rule for R1 games only, so each sum's lands also go through the
+hereditary test (solver/extras/r1_hereditary.py: conditions 1-3 in every position of a
+land's tree). Figures of 2026-12-05, the same 2,000 sums (seed 1):
+
+    sums with a land failing a condition   1,941 of 2,000; failures: 313 of 313
+    ... somewhere in its tree, by condition  1: 1,870  2: 1,931  3: 1,615; failures 312 / 313 / 288
+    ... in the land itself (the top)         1: 359    2: 217    3: 143;   failures  74 / 104 /  42
+    failures by the conditions failed        1+2+3: 288, 1+2: 24, 2: 1
+    sums of hereditarily R1 lands            59, failures among them: 0
+
+So these failures only say that Sprouts is not an R1 game. The note is still wrong inside R1
+games: its argument never rules out a gremlin moving to a null (1+2aA2Ba|AC|BC, tests/
+test_r1_hereditary.py). `--exhaustive ROOT` measures that on the lands of ROOT's tree that
+pass the test (`--conditions 1,2,3`, or `1,2,3,4` adding "no gremlin has a move to a null"):
+
+    python bench/r1.py --exhaustive 0*5 [--sizes 2,3,4] [--conditions 1,2,3] [--limit N]
+
+The note's criterion (loss iff nim-sum 0 with a trap or switch, or none and an odd number
+of inverters) is checked on every multiset of the lands' RCTs, which is every sum (a sum's
+classes and exact outcome depend on its lands' RCTs only), a seeded sample of them re-solved
+by the exact misère solver; its moves on multisets of signatures (lands alike in everything
+the cases read), all of them up to --limit of one size, else a seeded sample of --limit.
+Figures of 2026-12-05 (seed 1, land sums counted as multisets of lands):
+
+    0*4, 1,008 of 1,188 lands (all also meet condition 4): criterion right on every sum of
+      2-4 lands (990 RCT multisets, all re-solved: no disagreement); moves: every pair and
+      triple of the 138 signatures and 450,000 of 15.8 M quadruples, no failure.
+    0*5, conditions 1-3, 6,965 lands: criterion wrong on 4,379 of 135,710 RCT multisets
+      (2,536 exact wins called losses, 1,843 exact losses called wins); moves: all 283,881
+      pairs and 300,000 of each larger size, 33,551 failures, every one with a gremlin that
+      can move to a null: the winning move is that move (2,772) or it wins after the
+      note's move (20,147), else such a gremlin is a land of the sum or below one (10,632).
+    0*5, conditions 1-4, 6,854 lands: criterion right on every sum of 2-4 lands (27,378 RCT
+      multisets, 2,000 re-solved: no disagreement); moves: all 243,253 pairs and 300,000 of
+      each larger size, no failure.
+
+With condition 4 the note's own argument goes through (its only gap is that move), and
+nothing mends the rule on classes alone: two gremlins with a move to a null can beat the
+same higher switch the opposite ways (tests/test_r1_hereditary.py).
 """
 
 from __future__ import annotations
@@ -59,15 +99,26 @@ class Values:
         self._hereditary: Any = None
 
     def hereditary(self) -> Any:
-        """The hereditary R1 test (solver/extras/r1_hereditary.py) on the table's RCTs: every
-        land of the S6 tree is a position of the table, a child sum the sum of its lands'."""
+        """The hereditary R1 test (solver/extras/r1_hereditary.py) on the table: every land of
+        the S6 tree is a position of it (its RCT gives the nimber and misère outcome); a sum
+        that is not gets the nim-sum of its lands' nimbers and the exact misère solver's
+        outcome (summing the lands' RCTs instead took over 15 CPU minutes on large ones;
+        the whole pool's closure this way takes about 40 s)."""
         if self._hereditary is None:
-            from sproutsdb.solver.extras.r1_hereditary import HereditaryR1, rct_values
-            from sproutsdb.solver.misere.rctsearch import RctSearch
+            from sproutsdb.solver.extras.r1_hereditary import HereditaryR1
 
-            search = RctSearch(self.game, self.table.algebra)
-            search.preload(self.table.positions)
-            self._hereditary = HereditaryR1(self.game, rct_values(search))
+            positions, algebra = self.table.positions, self.table.algebra
+
+            def value(key: str) -> tuple[int | None, str | None]:
+                handle = positions.get(key)
+                if handle is not None:
+                    return algebra.nimber(handle), algebra.outcome(handle)
+                nim_sum = 0
+                for land in self.game.components(key):
+                    nim_sum ^= algebra.nimber(positions[land])
+                return nim_sum, self.misere.outcome(key)
+
+            self._hereditary = HereditaryR1(self.game, value)
         return self._hereditary
 
     def lands(self, max_lives: int | None) -> list[str]:
@@ -436,11 +487,12 @@ def check_sum(tree: Tree, lands: list[str]) -> tuple[str, str] | None:
             else:
                 cause = ""
     if not cause:
-        cause = (
-            "a gremlin with a move to a null stands below (condition 4 fails)"
-            if tree.wild_below(lands)
-            else "none found"
-        )
+        if any(tree.token[x][1] for x in lands):
+            cause = "a land is a gremlin with a move to a null (condition 4 fails at the top)"
+        elif tree.wild_below(lands):
+            cause = "a gremlin with a move to a null stands below a land (condition 4 fails)"
+        else:
+            cause = "none found"
     return what, cause
 
 
