@@ -5,6 +5,9 @@ abstract G + *1 and the Sprouts sum 1 + 2aA2Ba|AC|BC, checked by the exact misè
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 from collections.abc import Iterable, Sequence
 from functools import cache
 
@@ -214,3 +217,33 @@ def test_the_sprouts_gremlin_to_null() -> None:
     strict = HereditaryR1(game, value, conditions=(1, 2, 3, 4)).check("2aA2Ba|AC|BC")
     assert strict.evidence is not None and strict.evidence.condition == 4
     assert (strict.evidence.land, strict.evidence.option) == ("2aA2Ba|AC|BC", null)
+
+
+def note_criterion_errors(root: str, size: int) -> dict[tuple[int, ...], int]:
+    """For conditions 1-3 and 1-4: the multisets of `size` RCTs of the lands of `root`'s tree
+    passing the test on which the note's criterion differs from the exact outcome (the RCT
+    algebra's sum)."""
+    game = SproutsGame()
+    search = RctSearch(game)
+    value = rct_values(search)
+    algebra = search.algebra
+    lands = tree_lands(search, root)
+    errors = {}
+    for conditions in ((1, 2, 3), (1, 2, 3, 4)):
+        test = HereditaryR1(game, value, conditions)
+        handles = sorted({search.rct(x) for x in lands if test.check(x).hereditary})
+        errors[conditions] = 0
+        for combo in itertools.combinations_with_replacement(handles, size):
+            parts = [Part(str(h), algebra.nimber(h), algebra.outcome(h)) for h in combo]
+            nim_sum = functools.reduce(operator.xor, (algebra.nimber(h) for h in combo), 0)
+            exact = algebra.outcome(algebra.sum(combo))
+            loss = note_says_loss([p.r1 or "" for p in parts], nim_sum)
+            errors[conditions] += loss != (exact == "L")
+    return errors
+
+
+def test_condition_4_mends_the_criterion_on_0x5() -> None:
+    """bench/r1.py --exhaustive in small: on every sum of two lands of 0*5's tree that meet
+    conditions 1-4 hereditarily the note's criterion is the exact outcome; with 1-3 only
+    (gremlins with a move to a null among them) it is wrong on 43 of the 820 RCT pairs."""
+    assert note_criterion_errors("0*5", 2) == {(1, 2, 3): 43, (1, 2, 3, 4): 0}
