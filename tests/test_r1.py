@@ -198,8 +198,17 @@ def test_the_rules_move_agrees_with_the_exact_misere_solver_on_small_sums() -> N
 def test_a_small_sprouts_sum_where_the_note_fails() -> None:
     """Found by bench/r1.py, checked by brute force: two higher switches of nimber 2 add up
     to nim-sum 0, which the note calls a misère loss, yet the sum is a misère win; so case 1
-    (two higher switches) moves to it from 2ABC|ADE|BCDE+AB|2CAD|2CBD and loses."""
+    (two higher switches) moves to it from 2ABC|ADE|BCDE+AB|2CAD|2CBD and loses. Outside
+    the note's claim: 2ABC|ADE|BCDE has no move to a null or a gremlin (condition 2), so
+    the sum is not an R1 position (solver/extras/r1_hereditary.py)."""
+    from sproutsdb.solver.extras.r1_hereditary import HereditaryR1, rct_values
+    from sproutsdb.solver.misere.rctsearch import RctSearch
     from sproutsdb.solver.misere.solver import brute_force_misere
+
+    test = HereditaryR1(SproutsGame(), rct_values(RctSearch(SproutsGame())))
+    evidence = test.check("2ABC|ADE|BCDE").evidence
+    assert evidence is not None and (evidence.condition, evidence.depth) == (2, 0)
+    assert test.check("2A2B|AC|BC").hereditary and test.check("AB|2CAD|2CBD").hereditary
 
     game = SproutsGame()
     lands = [sprouts_part("2A2B|AC|BC"), sprouts_part("2ABC|ADE|BCDE")]
