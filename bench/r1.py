@@ -51,9 +51,11 @@ Figures of 2026-12-05 (seed 1, land sums counted as multisets of lands):
       triple of the 138 signatures and 450,000 of 15.8 M quadruples, no failure.
     0*5, conditions 1-3, 6,965 lands: criterion wrong on 4,379 of 135,710 RCT multisets
       (2,536 exact wins called losses, 1,843 exact losses called wins); moves: all 283,881
-      pairs and 300,000 of each larger size, 33,551 failures, every one with a gremlin that
-      can move to a null: the winning move is that move (2,772) or it wins after the
-      note's move (20,147), else such a gremlin is a land of the sum or below one (10,632).
+      pairs and 300,000 of each larger size, 33,551 failures (4,267 wins called losses,
+      3,051 losses given a case, 26,233 moves into a note's loss that is an exact win),
+      every one with a gremlin that can move to a null: that move wins the sum (2,772) or
+      the position the note's move reaches (20,147); else such a gremlin is a land of the
+      sum (6,315) or stands below one (4,317), its misère Grundy value deciding.
     0*5, conditions 1-4, 6,854 lands: criterion right on every sum of 2-4 lands (27,378 RCT
       multisets, 2,000 re-solved: no disagreement); moves: all 243,253 pairs and 300,000 of
       each larger size, no failure.
