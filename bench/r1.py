@@ -55,7 +55,7 @@ Figures of 2026-12-05 (seed 1, land sums counted as multisets of lands):
       3,051 losses given a case, 26,233 moves into a note's loss that is an exact win),
       every one with a gremlin that can move to a null: that move wins the sum (2,772) or
       the position the note's move reaches (20,147); else such a gremlin is a land of the
-      sum (6,315) or stands below one (4,317), its misère Grundy value deciding.
+      sum (6,315) or stands below one (4,317).
     0*5, conditions 1-4, 6,854 lands: criterion right on every sum of 2-4 lands (27,378 RCT
       multisets, 2,000 re-solved: no disagreement); moves: all 243,253 pairs and 300,000 of
       each larger size, no failure.
