@@ -511,6 +511,14 @@ class Client:
                 "checks": r.verifier_checks,
                 "scanning": r.verifier_scanning,
             },
+            "results_library": {
+                "total": r.results_total,
+                "done": r.results_done,
+                "counts": dict(sorted(r.results.items())),
+                "seeding": r.results_seeding,
+                "current": r.results_current,
+                "eta_seconds": None if r.results_eta_seconds < 0 else r.results_eta_seconds,
+            },
         }
 
     def server_info(self) -> dict[str, Any]:

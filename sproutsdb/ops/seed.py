@@ -219,6 +219,9 @@ def seed_counts(seeds: list[ResultSeed]) -> dict[str, int]:
     return {action: sum(1 for seed in seeds if seed.action == action) for action in _ACTIONS}
 
 
+_ACTIONS = ("seeded", "present", "refused", "conflicts")
+
+
 def _seed_certificate(
     store: LmdbProofStore, directory: Path, entry: ManifestEntry, who: str
 ) -> ResultSeed:
@@ -242,22 +245,34 @@ def _seed_certificate(
 
 
 def seed_library(
-    store: LmdbProofStore, directory: Path, stop: threading.Event | None = None
+    store: LmdbProofStore,
+    directory: Path,
+    stop: threading.Event | None = None,
+    progress: SeedProgress | None = None,
 ) -> list[ResultSeed]:
-    """`serve`'s seeding of the results library, with a log line per certificate it seeded
-    (refusals are logged as warnings where they happen) and one in all."""
+    """`serve`'s seeding of the results library: its certificates smallest file first (the
+    big misère ones last, so that most of the library is served soon), a line per
+    certificate done ("seeding results k of N: ...", with an estimate of the time left from
+    the bytes done and their seconds; a certificate the store held already only at debug
+    level; refusals are also logged as warnings where they happen) and one in all.
+    `progress` (default: a new one) is kept up to date for the Stats RPC."""
+    from sproutsdb.ops.results import read_manifest
 
-    def said(seed: ResultSeed) -> None:
-        if seed.action == "seeded":
-            log.info(
-                "results library: seeded and verified %s %s (%d facts) in %.1f s",
-                seed.play,
-                seed.position,
-                seed.facts,
-                seed.seconds,
-            )
-
-    seeds = seed_results(store, directory, on_seed=said, stop=stop)
+    progress = SeedProgress() if progress is None else progress
+    seeds: list[ResultSeed] = []
+    if store.identity.game == "sprouts":  # the library's positions are Sprouts positions
+        sized = [(_file_size(directory / e.file), e) for e in read_manifest(directory)]
+        sized.sort(key=lambda pair: pair[0])  # stable: the manifest's order among equals
+        progress.begin([(entry.play, entry.position, size) for size, entry in sized])
+        for size, entry in sized:
+            if stop is not None and stop.is_set():
+                break
+            progress.starting(entry.play, entry.position)
+            seed = _seed_certificate(store, directory, entry, "sproutsdb serve")
+            seeds.append(seed)
+            line = progress.finished(seed, size)
+            log.log(logging.DEBUG if seed.action == "present" else logging.INFO, "%s", line)
+    progress.end()
     counts = seed_counts(seeds)
     log.info(
         "results library %s: %s",
@@ -268,7 +283,115 @@ def seed_library(
     return seeds
 
 
-_ACTIONS = ("seeded", "present", "refused", "conflicts")
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # missing: the gate says so, in its turn
+        return 0
+
+
+_DONE_WORDS = {
+    "seeded": "seeded and verified",
+    "present": "already held",
+    "refused": "refused",
+    "conflicts": "seeded (with conflicts, kept)",
+}
+
+
+class SeedProgress:
+    """How far the seeding of a results library is: certificates done of all, by action,
+    the one being checked, and an estimate of the time left: the bytes left of each play at
+    the seconds per byte of its last few certificates done (of any play, when none of that
+    play is done yet). Seeded smallest first, the last ones done are the most like the
+    next, and a byte of a big proof takes longer to re-derive than one of a small proof.
+    Read from other threads (the Stats RPC): `figures`."""
+
+    RECENT = 3  # certificates of a play whose seconds per byte go into the estimate
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.running = False
+        self.total = 0
+        self.done = 0
+        self.counts = dict.fromkeys(_ACTIONS, 0)
+        self.current = ""
+        self._left: list[tuple[str, str, int]] = []  # (play, position, bytes), in order
+        self._recent: dict[str, list[tuple[int, float]]] = {}  # (bytes, seconds), by play
+        self._last: list[tuple[int, float]] = []  # the same, of any play
+
+    def begin(self, certificates: list[tuple[str, str, int]]) -> None:
+        """Seeding starts: these (play, position, bytes), in their order."""
+        with self._lock:
+            self.running = True
+            self.total = len(certificates)
+            self._left = list(certificates)
+
+    def starting(self, play: str, position: str) -> None:
+        with self._lock:
+            self.current = f"{play} {position}"
+
+    def finished(self, seed: ResultSeed, size: int) -> str:
+        """Count a certificate done; the line that says so, with what comes next."""
+        with self._lock:
+            self.done += 1
+            self.counts[seed.action] = self.counts.get(seed.action, 0) + 1
+            self.current = ""
+            key = (seed.play, seed.position)
+            for i, (play, position, _) in enumerate(self._left):
+                if (play, position) == key:
+                    del self._left[i]
+                    break
+            for recent in (self._recent.setdefault(seed.play, []), self._last):
+                recent.append((size, seed.seconds))
+                del recent[: -self.RECENT]
+            eta = self._eta()
+            facts = f"{seed.facts:,} facts, {size:,} bytes"
+            line = (
+                f"seeding results {self.done} of {self.total}: {_DONE_WORDS[seed.action]} "
+                f"{seed.play} {seed.position} ({facts}) in {seed.seconds:.1f} s"
+            )
+            if not self._left:
+                return f"{line} (done)"
+            play, position, _ = self._left[0]
+            return f"{line}; next {play} {position} (ETA {_minutes(eta)})"
+
+    def end(self) -> None:
+        with self._lock:
+            self.running = False
+            self.current = ""
+
+    def _eta(self) -> float | None:
+        def rate(recent: list[tuple[int, float]]) -> float | None:
+            size = sum(n for n, _ in recent)
+            return sum(seconds for _, seconds in recent) / size if size else None
+
+        overall = rate(self._last)
+        if overall is None:
+            return None
+        rates = {play: rate(recent) for play, recent in self._recent.items()}
+        return sum(size * (rates.get(play) or overall) for play, _, size in self._left)
+
+    def figures(self) -> dict[str, Any]:
+        """A consistent snapshot: total, done, the counts by action, running, current, and
+        eta_seconds (None before the first certificate is done)."""
+        with self._lock:
+            return {
+                "total": self.total,
+                "done": self.done,
+                "counts": dict(self.counts),
+                "running": self.running,
+                "current": self.current,
+                "eta_seconds": self._eta() if self._left else 0.0,
+            }
+
+
+def _minutes(seconds: float | None) -> str:
+    """`~M min` (`<1 min` under half a minute; `unknown` without an estimate)."""
+    if seconds is None:
+        return "unknown"
+    if seconds < 30:
+        return "<1 min"
+    return f"~{round(seconds / 60)} min"
 
 
 class LibrarySeeder:
@@ -280,6 +403,7 @@ class LibrarySeeder:
         self.store = store
         self.directory = directory
         self.stop = threading.Event()
+        self.progress = SeedProgress()
         self.thread = threading.Thread(target=self._run, name="results-seed", daemon=True)
 
     def start(self) -> None:
@@ -288,9 +412,10 @@ class LibrarySeeder:
 
     def _run(self) -> None:
         try:
-            seed_library(self.store, self.directory, self.stop)
+            seed_library(self.store, self.directory, self.stop, self.progress)
         except Exception:  # a fault here must not stop the server: it is logged
             log.exception("results library: seeding %s failed", self.directory)
+            self.progress.end()
 
     def close(self, timeout: float) -> None:
         self.stop.set()

@@ -18,7 +18,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,6 +131,8 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
         self._provenance_lock = threading.Lock()
         self._streams: dict[str, _TableStream] = {}
         self._streams_lock = threading.Lock()
+        # the figures of `serve`'s seeding of the results library (ops/seed.py), if any
+        self.seeding: Callable[[], dict[str, Any]] | None = None
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -738,6 +740,16 @@ class SproutsDbService(pb_grpc.SproutsDbServicer):
             response.verifier_waiting = figures["waiting"]
             response.verifier_checks = figures["checks"]
             response.verifier_scanning = figures["scanning"]
+        if self.seeding is not None:
+            seeding = self.seeding()
+            response.results_total = seeding["total"]
+            response.results_done = seeding["done"]
+            for action, n in seeding["counts"].items():
+                response.results[action] = n
+            response.results_seeding = seeding["running"]
+            response.results_current = seeding["current"]
+            eta = seeding["eta_seconds"]
+            response.results_eta_seconds = -1.0 if eta is None else eta
         for name, n in list(metrics.requests.items()):
             response.requests[name] = n
         for code, n in list(metrics.errors.items()):
