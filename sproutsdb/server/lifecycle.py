@@ -1,9 +1,11 @@
 """`sproutsdb serve`: a Server (the gRPC server, its interceptors, health and reflection,
 the verifier) and run_server, its lifecycle.
 
-`run_server` opens the store, seeds it from the RCT tables when it has none, listens
-(SO_REUSEPORT off, so a busy port is an error, not a shared port), and on SIGTERM/SIGINT
-stops taking calls, lets in-flight ones finish (their writes commit) and closes the store.
+`run_server` binds the listen address first (SO_REUSEPORT off, so a busy port is an error,
+not a shared port; a bad address is refused before any store is created), opens the store,
+seeds it from the RCT tables when it has none, starts serving (the results library is then
+seeded in the background, its progress in Stats), and on SIGTERM/SIGINT stops taking calls,
+lets in-flight ones finish (their writes commit) and closes the store.
 """
 
 from __future__ import annotations
@@ -68,36 +70,25 @@ class ServeOptions:
 
 
 class Server:
-    """A running gRPC server over a store: start(), then stop() (graceful)."""
+    """A gRPC server: Server(options) binds its port at once (ListenError when it cannot, before
+    any store is opened), serve(store, tables) adds the services, then start(), stop()."""
 
-    def __init__(
-        self, store: LmdbProofStore, options: ServeOptions, tables: TableShelf | None = None
-    ) -> None:
-        self.store = store
+    def __init__(self, options: ServeOptions) -> None:
         self.options = options
-        tls = options.tls_cert is not None
         tokens = options.token
         if isinstance(tokens, str):
             tokens = TokenBook.single(tokens)
-        self.verifier = Verifier(store) if options.verify else None
-        self.service = SproutsDbService(
-            store,
-            limits=options.limits,
-            tables=tables,
-            writes_need_token=tokens is not None,
-            tls=tls,
-            tokens=tokens,
-            verifier=self.verifier,
-        )
+        self.tokens = tokens
+        self.store: LmdbProofStore | None = None
+        self.verifier: Verifier | None = None
+        self._service: SproutsDbService | None = None
         interceptors: list[grpc.ServerInterceptor] = [
-            GarbledRequestInterceptor(on_refused=self.service.metrics.error)
+            GarbledRequestInterceptor(on_refused=self._refused)
         ]
         if tokens is not None:
             streaming = frozenset({f"/{SERVICE_NAME}/InsertStream"})
             interceptors.append(
-                WriteTokenInterceptor(
-                    tokens, WRITE_METHODS, streaming, on_denied=self.service.metrics.error
-                )
+                WriteTokenInterceptor(tokens, WRITE_METHODS, streaming, on_denied=self._refused)
             )
         limit = options.limits.max_message_bytes
         self.grpc = grpc.server(
@@ -112,15 +103,23 @@ class Server:
             ],
             maximum_concurrent_rpcs=options.workers * 16,
         )
-        pb_grpc.add_SproutsDbServicer_to_server(self.service, self.grpc)
         self.health = health.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
-        enable_reflection((SERVICE_NAME, health.SERVICE_NAME), self.grpc)  # v1 and v1alpha
-        self.port = 0
+        self.port = self._bind()
 
-    def start(self) -> int:
+    @property
+    def service(self) -> SproutsDbService:
+        assert self._service is not None, "serve(store) first"
+        return self._service
+
+    def _refused(self, code: str) -> None:
+        if self._service is not None:
+            self._service.metrics.error(code)
+
+    def _bind(self) -> int:
+        """Bind the listen address (not accepting calls until start): its port, or
+        ListenError with the reason (malformed, port out of range, in use, not local)."""
         address = self.options.listen
-        split_address(address)
+        check_listen_address(address)
         try:
             if self.options.tls_cert is not None:
                 assert self.options.tls_key is not None
@@ -136,13 +135,32 @@ class Server:
             port = 0
         if not port:
             raise ListenError(f"cannot listen on {address}: {why_not_listening(address)}")
-        self.port = port
+        return int(port)
+
+    def serve(self, store: LmdbProofStore, tables: TableShelf | None = None) -> None:
+        """Add the services over `store` (before start)."""
+        self.store = store
+        self.verifier = Verifier(store) if self.options.verify else None
+        self._service = SproutsDbService(
+            store,
+            limits=self.options.limits,
+            tables=tables,
+            writes_need_token=self.tokens is not None,
+            tls=self.options.tls_cert is not None,
+            tokens=self.tokens,
+            verifier=self.verifier,
+        )
+        pb_grpc.add_SproutsDbServicer_to_server(self._service, self.grpc)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
+        enable_reflection((SERVICE_NAME, health.SERVICE_NAME), self.grpc)  # v1 and v1alpha
+
+    def start(self) -> int:
         self.grpc.start()
         if self.verifier is not None:
             self.verifier.start()
         for name in ("", SERVICE_NAME):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        return port
+        return self.port
 
     def stop(self, grace: float | None = None) -> None:
         """Refuse new calls, let in-flight ones finish (their writes commit), then return."""
@@ -150,6 +168,15 @@ class Server:
         self.grpc.stop(self.options.grace if grace is None else grace).wait()
         if self.verifier is not None:
             self.verifier.stop()
+
+
+def check_listen_address(address: str) -> tuple[str, int]:
+    """(host, port) of a HOST:PORT listen address; ListenError when it is malformed or its
+    port is past 65535 (binding it is Server's test)."""
+    host, port = split_address(address)
+    if port > 65535:
+        raise ListenError(f"listen address {address!r}: port {port} is past 65535")
+    return host, port
 
 
 @contextmanager
@@ -245,10 +272,18 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         signals.append(signum)
         stop.set()
 
+    # the address first: a malformed or busy one is refused before a store is created or
+    # seeded; the port stays bound (not answering yet) until the server starts
+    server = Server(options)
+    try:
+        store = open_served_store(options.store, options.map_size, options.game)
+    except BaseException:
+        server.grpc.stop(None)
+        raise
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    store = open_served_store(options.store, options.map_size, options.game)
     lock = ServeLock(Path(store.path))
     seeder: LibrarySeeder | None = None
+    started = False
     try:
         lock.acquire(options.listen)
         shelf = TableShelf()
@@ -289,13 +324,16 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
                 )
             if stop.is_set():
                 return 0
-        server = Server(store, options, shelf)
+        server.serve(store, shelf)
         for entry in shelf.entries.values():
             if entry.table is not None:  # loaded to seed: keep the stream, drop the algebra
                 server.service.table_stream(entry)
-        server.start()
         if options.results is not None:  # the results library, in the background
             seeder = LibrarySeeder(store, options.results)
+            server.service.seeding = seeder.progress.figures  # in Stats
+        server.start()
+        started = True
+        if seeder is not None:
             seeder.start()
         log.info(
             "serving %s on port %d",
@@ -321,6 +359,8 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         )
         server.stop()
     finally:
+        if not started:  # bound, never started: let the port go
+            server.grpc.stop(None)
         if seeder is not None:  # stopped between two certificates, before the store closes
             seeder.close(options.grace)
         store.close()

@@ -22,12 +22,13 @@ DEFAULT_REQUEST_SECONDS = 20.0  # server/limits.py's (not imported: it needs grp
 
 def run_serve(args: argparse.Namespace) -> int:
     from sproutsdb.server.auth import read_token_book
-    from sproutsdb.server.lifecycle import ServeOptions, run_server
+    from sproutsdb.server.lifecycle import ServeOptions, check_listen_address, run_server
     from sproutsdb.server.logs import configure_logging
     from sproutsdb.server.validation import Limits
     from sproutsdb.shipped import shipped_table
     from sproutsdb.store.location import resolve_store_path
 
+    check_listen_address(args.listen)  # its form first; binding it is run_server's first step
     if (args.tls_cert is None) != (args.tls_key is None):
         raise UsageError("give both --tls-cert and --tls-key, or neither")
     for option, value in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key)):
@@ -166,6 +167,17 @@ def run_stats(args: argparse.Namespace) -> int:
             f"  verifier  backlog {v['backlog']:,} claims ({v['waiting']:,} waiting for the "
             f"facts below them), {v['checks']:,} checks{scanning}"
         )
+    seeding = report.get("results_library") if args.server else None
+    if seeding and seeding["total"]:
+        counts = ", ".join(f"{n:,} {action}" for action, n in seeding["counts"].items() if n)
+        if seeding["seeding"]:
+            eta = seeding["eta_seconds"]
+            left = "ETA pending" if eta is None else f"ETA ~{max(1, round(eta / 60))} min"
+            now = f"; checking {seeding['current']}" if seeding["current"] else ""
+            state = f"seeding: {seeding['done']:,} of {seeding['total']:,} done{now}; {left}"
+        else:
+            state = f"{seeding['done']:,} of {seeding['total']:,} certificates done"
+        print(f"  results   {state}" + (f" ({counts})" if counts else ""))
     if args.server:
         print(
             f"  requests  {sum(report['requests'].values()):,} "
@@ -227,8 +239,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "A store without RCTs is first seeded from the RCT table the project ships\n"
             "(the S6 table, package data) or from --seed FILE. Serving the S6 table, it\n"
             "also gets the results library's certificates it lacks (`sproutsdb results`),\n"
-            "in the background once it listens, each re-derived from the rules first\n"
-            "(--no-results: not). Reads are open to all.\n"
+            "in the background once it listens, each re-derived from the rules first,\n"
+            "smallest first, a log line for each and the progress in `stats`\n"
+            "(--no-results: not). A bad or busy --listen address is refused first.\n"
+            "Reads are open to all.\n"
             "Writes are open to all too unless --token-file F is given: then they need\n"
             "`authorization: Bearer <token>` (clients: --token-file F). SIGTERM or Ctrl-C\n"
             "stops taking calls, lets in-flight writes commit, and closes the store.\n\n"
