@@ -108,8 +108,13 @@ class Values:
         the whole pool's closure this way takes about 40 s)."""
         if self._hereditary is None:
             from sproutsdb.solver.extras.r1_hereditary import HereditaryR1
+            from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
+            from sproutsdb.solver.ports.proofstore import MemoryProofStore
 
             positions, algebra = self.table.positions, self.table.algebra
+            # its own solver: each call of a solver reads every fact of its memory store,
+            # so the test's many sums would slow every later outcome the bench asks
+            misere = MisereSolver(self.game, MemoryProofStore(), TableRcts(self.table))
 
             def value(key: str) -> tuple[int | None, str | None]:
                 handle = positions.get(key)
@@ -118,7 +123,7 @@ class Values:
                 nim_sum = 0
                 for land in self.game.components(key):
                     nim_sum ^= algebra.nimber(positions[land])
-                return nim_sum, self.misere.outcome(key)
+                return nim_sum, misere.outcome(key)
 
             self._hereditary = HereditaryR1(self.game, value)
         return self._hereditary
