@@ -885,31 +885,13 @@ def channel_table(world: World, work: Path) -> ChannelRun:
             name = f"{i}-{MARK_VARIANTS.index(variant)}"
             store = work / f"table-{name}"
             cli(run, "solve", TABLE_ROOT, "--store", str(store), "--quiet")
-            cli(
-                run,
-                "solve",
-                TABLE_ROOT,
-                "--misere",
-                "--rct-table",
-                str(table),
-                "--store",
-                str(store),
-                "--quiet",
-                env=env,
-            )
-            cli(
-                run,
-                "check",
-                "--misere",
-                "--root",
-                TABLE_ROOT,
-                "--rct-table",
-                str(table),
-                "--store",
-                str(store),
-                "--quiet",
-                env=env,
-            )
+            for verb in (
+                ("solve", TABLE_ROOT, "--misere"),
+                ("check", "--misere", "--root", TABLE_ROOT),
+            ):
+                cli(
+                    run, *verb, "--rct-table", str(table), "--store", str(store), "--quiet", env=env
+                )
             cli(run, "check", "--root", TABLE_ROOT, "--store", str(store), "--quiet", env=env)
             served = work / f"served-{name}"
             server = ServerProcess(served, "--seed", str(table), "--no-results")
