@@ -83,5 +83,7 @@ def test_license_citation_and_the_readme_section() -> None:
     readme = (ROOT / "README.md").read_text()
     for path in ("docs/grpc.md", "docs/deploy.md", "LICENSE", "CITATION.cff"):
         assert f"({path})" in readme, path
-    # the two set-up commands stay the first thing the README shows
-    assert readme.index("make run    #") < readme.index("## The service")
+    # the two set-up commands stay the first thing the README shows: its first code block
+    first_block = readme.index("```")
+    assert readme[first_block:].startswith("```sh\nmake run    #")
+    assert readme.index("make test   #") < readme.index("```", first_block + 3)
