@@ -14,6 +14,7 @@ import pytest
 
 from cli_helpers import run_cli
 from sproutsdb.formats.rcttable import make_header, table_from_positions, write_table
+from sproutsdb.ops.describe import Describer
 from sproutsdb.ops.seed import seed_store
 from sproutsdb.ops.stores import open_local_store as open_store
 from sproutsdb.solver.misere.rctsearch import game_tree_rcts
@@ -197,3 +198,30 @@ def test_query_shows_the_status_of_misere_and_rct_facts(tmp_path: Path) -> None:
     )
     text = run_cli("query", "0*3", "--store", str(tmp_path / "store")).stdout
     assert f"RCT claim {cid} REFUTED: its children say *1" in text
+
+
+def test_a_node_fact_is_no_more_verified_than_the_maps_that_keyed_it(tmp_path: Path) -> None:
+    """The misère search keys a sum by its lands of known RCT replaced by their trees: a
+    verified fact of such a node, found through a claimed map of one of those lands, is a
+    claim about the position (the map may be false), so the position's outcome says claimed."""
+    four, three = GAME.canonical("0*4"), GAME.canonical("0*3")
+    position = GAME.join([four, three])
+    search = game_tree_rcts(GAME, four)
+    algebra = search.algebra
+    store = open_store(str(tmp_path / "store"))
+    try:
+        store.put(FactKind.RCT, dict(algebra.records()), verified=True)
+        store.put(FactKind.POS_RCT, {four: algebra.content_id(search.positions()[four])})
+        table = table_from_positions(algebra, search.positions())
+        node = Describer(store, game="sprouts", table=table)._node_key(
+            [three], [table.positions[four]]
+        )
+        outcome = brute_force_misere(GAME, position)
+        store.put(FactKind.MISERE, {node: outcome}, verified=True)
+    finally:
+        store.close()
+    shown = json.loads(
+        run_cli("query", position, "--json", "--store", str(tmp_path / "store")).stdout
+    )
+    assert shown["misere"]["stored"] == outcome
+    assert shown["misere"]["status"] == "claimed"

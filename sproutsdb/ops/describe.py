@@ -373,6 +373,15 @@ class Describer:
             "rct_problem": facts.problems.get(land),
         }
 
+    def misere_status(self, key: str, facts: _Facts, record: Any) -> str | None:
+        """The status of a key's stored misère record; a fact of a search node rests also
+        on the maps of the lands its key replaced by their trees (one claimed: a claim)."""
+        status = status_name(record)
+        if key not in facts.via_node or status != VERIFIED:
+            return status
+        replaced = [x for x in self.game.components(key) if x in facts.handles]
+        return worst([status] + [self._rct_value(x, facts)["rct_status"] for x in replaced])
+
     def _misere(
         self, key: str, facts: _Facts, handle: int | None, rct: dict[str, Any]
     ) -> dict[str, Any]:
@@ -382,7 +391,7 @@ class Describer:
             return {
                 "misere": str(record.value),
                 "misere_source": "node" if key in facts.via_node else "stored",
-                "misere_status": _status(record),
+                "misere_status": self.misere_status(key, facts, record),
                 "misere_provenance": facts.stored.who(record.provenance),
             }
         if handle is not None:
@@ -808,7 +817,7 @@ def _query_misere(
     RCT (not of the sum of its lands', which the page shows); the RCT map's status."""
     key = values["position"]
     record = facts.stored.misere.get(key)
-    status = status_name(record)
+    status = describer.misere_status(key, facts, record)
     stored = None
     if record is not None and usable(record, describer.verified_only):
         stored = str(record.value)
