@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: run test test-each lint bench docs venv clean
 
-$(STAMP): pyproject.toml setup.py $(wildcard sproutsdb/solver/sprouts/*.c sproutsdb/solver/sprouts/*.h) proto/sproutsdb/v1/sproutsdb.proto sproutsdb/codegen.py
+$(STAMP): pyproject.toml setup.py $(wildcard sproutsdb/solver/sprouts/*.c sproutsdb/solver/sprouts/*.h sproutsdb/solver/cram/*.c) proto/sproutsdb/v1/sproutsdb.proto sproutsdb/codegen.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,lint,cluster]'

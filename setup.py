@@ -6,7 +6,8 @@ requirement; the stubs are never committed (sproutsdb/codegen.py). They are gene
 this file is run, before setuptools looks for the package directories.
 
 `pip install .` compiles sproutsdb/solver/sprouts/_core.c into sproutsdb.solver.sprouts._core (and
-sproutsdb/solver/misere/_assemble.c, the misère search's children of a node and df-pn's pass over them)
+sproutsdb/solver/misere/_assemble.c, the misère search's children of a node and df-pn's pass over them,
+and sproutsdb/solver/cram/_cram.c, Cram's bitboards, canonical form, children and lands)
 when a C compiler works.
 Without one the install still succeeds, with the pure-Python engine (see game.py): the build
 says so, and so does every `sproutsdb` command (about 50x slower).
@@ -47,6 +48,16 @@ ASSEMBLE = Extension(
     optional=True,
 )
 
+# Cram's hot path on 64-bit grid masks: canonical form, a land's children, its lands
+# (sproutsdb/solver/cram/canon.py and game.py hold the Python definitions it is tested against
+# and falls back to).
+CRAM = Extension(
+    "sproutsdb.solver.cram._cram",
+    sources=["sproutsdb/solver/cram/_cram.c"],
+    extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra"],
+    optional=True,
+)
+
 NO_CORE = (
     "sproutsdb: the C core could not be compiled ({error}); installing the pure-Python "
     "engine, which gives the same answers about 50x slower. Install a C compiler (e.g. "
@@ -56,7 +67,12 @@ NO_ASSEMBLE = (
     "sproutsdb: the misère assembler could not be compiled ({error}); installing its "
     "Python definition, which gives the same answers with a slower misère search."
 )
-NOTES = {CORE.name: NO_CORE, ASSEMBLE.name: NO_ASSEMBLE}  # what a failed build of each says
+NO_CRAM = (
+    "sproutsdb: the Cram core could not be compiled ({error}); installing the Python Cram "
+    "engine, which gives the same answers more slowly."
+)
+# what a failed build of each says
+NOTES = {CORE.name: NO_CORE, ASSEMBLE.name: NO_ASSEMBLE, CRAM.name: NO_CRAM}
 
 
 class OptionalBuildExt(build_ext):
@@ -88,4 +104,4 @@ def generate_stubs() -> None:
 
 if __name__ == "__main__":  # setuptools runs this file as __main__; tests import it
     generate_stubs()
-    setup(ext_modules=[CORE, ASSEMBLE], cmdclass={"build_ext": OptionalBuildExt})
+    setup(ext_modules=[CORE, ASSEMBLE, CRAM], cmdclass={"build_ext": OptionalBuildExt})

@@ -10,13 +10,70 @@ Positions are worked on as one int per board, a *grid mask*: cell (r, c) of a bo
 width w is bit r·(w+1) + (w-1-c). The extra bit per row stays 0, so a shift by 1 never
 carries a cell into the next row and adjacency is a shift: horizontal neighbours by 1,
 vertical ones by the stride w+1.
+
+The functions below are the Python definitions. The compiled core (_cram.c, built when a
+C compiler works) does the same on boards with h·(w+1) ≤ 64 (one 64-bit grid mask):
+`CORE` is it, or None without it, with a core of another CANON_VERSION, or with
+SPROUTSDB_PURE_PYTHON=1 (as for Sprouts). `board_keys` takes it when it can;
+tests/test_cram_core.py holds the two to the same answers.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+from typing import Protocol, cast
+
 from sproutsdb.solver.cram.notation import Shape
 
 CANON_VERSION = 1
+
+
+class CramCore(Protocol):
+    """What the compiled core offers (the module sproutsdb.solver.cram._cram)."""
+
+    CANON_VERSION: int
+    MEMO_SLOTS: int
+
+    def canonical_shape(self, height: int, width: int, rows: tuple[int, ...], /) -> Shape:
+        """canonical_shape of a shape of ≤ 64 rows and ≤ 63 columns."""
+        ...
+
+    def lands(self, height: int, width: int, rows: tuple[int, ...], /) -> list[Shape] | None:
+        """lands_of then cut, in the same order; None when h·(w+1) > 64."""
+        ...
+
+    def board_keys(self, height: int, width: int, rows: tuple[int, ...], /) -> list[str] | None:
+        """The keys of a board's lands; None when it does not fit a grid mask either way."""
+        ...
+
+    def land_children(self, key: str, /) -> tuple[tuple[str, ...], ...] | None:
+        """CramGame's children of one board's key; None when it does not fit a grid mask."""
+        ...
+
+    def memo_stats(self) -> tuple[int, int, int]:
+        """(hits, misses, slots) of the core's land-key memo."""
+        ...
+
+
+def _load_core() -> CramCore | None:
+    """The compiled core when it is built, ports this CANON_VERSION and is not turned off."""
+    if os.environ.get("SPROUTSDB_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        module = importlib.import_module("sproutsdb.solver.cram._cram")
+    except ImportError:
+        return None
+    core = cast(CramCore, module)
+    return core if core.CANON_VERSION == CANON_VERSION else None
+
+
+CORE = _load_core()
+
+
+def fits(height: int, width: int) -> bool:
+    """Whether the core takes a board of this size as it stands (one 64-bit grid mask)."""
+    return 1 <= height and 1 <= width <= 63 and height * (width + 1) <= 64
 
 
 def grid_mask(shape: Shape) -> tuple[int, int]:

@@ -6,16 +6,22 @@ see canon), `!` when no two free cells touch. The hot path is `component_childre
 domino of a land is one pair of bits of its grid mask, the rest is split into lands by
 flood fills on the mask, and each land is cut and canonicalised through two memos (one by
 the land's position-free mask, one by its shape).
+
+That path is the Python definition. With the compiled core (canon.CORE) a board that fits
+one 64-bit grid mask (h·(w+1) ≤ 64, e.g. up to 7x7, 7x8, 5x11, 4x15) goes through
+`_cram.land_children` and `_cram.board_keys` instead, which give the same keys, children
+and order (tests/test_cram_core.py); larger boards, and `CramGame(core=False)`, take the
+Python path. IMPLEMENTATION says which one a default engine uses: "c" or "python".
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sproutsdb.solver.cram.canon import canonical_shape, cut, grid_mask, lands_of
+from sproutsdb.solver.cram.canon import CORE, canonical_shape, cut, fits, grid_mask, lands_of
 from sproutsdb.solver.cram.notation import TERMINAL, Shape, format_shape, key_cells, parse_terms
 
-IMPLEMENTATION = "python"
+IMPLEMENTATION = "python" if CORE is None else "c"
 MEMO_LIMIT = 1 << 17  # entries of each canonicalisation memo before it is cleared
 
 Children = tuple[tuple[str, ...], ...]
@@ -27,8 +33,9 @@ class CramGame:
     name = "cram"
     terminal = TERMINAL
 
-    def __init__(self, cache_size: int = 1 << 14) -> None:
+    def __init__(self, cache_size: int = 1 << 14, *, core: bool = True) -> None:
         self._cache_size = cache_size  # lands whose children are memoised (0: none)
+        self._core = CORE if core else None  # core=False: the Python definitions only
         self._children: dict[str, Children] = {}
         self._shapes: dict[str, Shape] = {}  # land key -> its canonical shape
         self._mask_keys: dict[int, dict[int, str]] = {}  # stride -> {mask moved to row 0: key}
@@ -38,7 +45,14 @@ class CramGame:
 
     def canonical(self, text: str) -> str:
         keys: list[str] = []
+        core = self._core
         for shape in parse_terms(text):
+            height, width = shape[0], shape[1]
+            if core is not None and fits(min(height, width), max(height, width)):
+                found = core.board_keys(*shape)
+                if found is not None:
+                    keys.extend(found)
+                    continue
             mask, stride = grid_mask(shape)
             keys.extend(self._land_key(land, stride) for land in lands_of(mask, stride))
         return self.join(keys)
@@ -90,8 +104,13 @@ class CramGame:
     def _land_children(self, component: str) -> Children:
         """Distinct children of one land: each domino placed, the rest split and keyed.
 
-        canon.lands_of and the land-key memo are inlined: this loop is the engine's hot path.
+        canon.lands_of and the land-key memo are inlined: this loop is the engine's hot path
+        (the compiled core's when the land fits it).
         """
+        if self._core is not None:
+            found = self._core.land_children(component)
+            if found is not None:
+                return found
         mask, stride = grid_mask(self.shape(component))
         memo = self._mask_keys.get(stride)
         if memo is None:
