@@ -4,22 +4,21 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from sproutsdb.errors import UserError
-from sproutsdb.formats.rcttable import (
-    load_table,
-    read_header,
-)
+from sproutsdb.formats.rcttable import read_header, table_from_bytes
 from sproutsdb.games import get_game
 from sproutsdb.ops.rct_tables import build_rct_table
 from sproutsdb.progress import counter_bar
 from sproutsdb.solver.cgt import Algebra, FormatLimitError
-from sproutsdb.solver.misere.rctsearch import RctSearch, check_positions
+from sproutsdb.solver.misere.rctsearch import RctSearch
 from sproutsdb.tools.cli import positions_from
+from sproutsdb.trusted_tables import rederive_positions
 
 # docs/architecture.md §9: GLOP 2.2 built the S6 table in about 1 740 s CPU
 GLOP_S6_CPU_SECONDS = 1740.0
@@ -98,10 +97,11 @@ def run_table_info(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"file": str(args.file), "bytes": Path(args.file).stat().st_size}
     report.update(header)
     if args.check:
-        table = load_table(args.file)  # every RCT record re-derived
+        data = Path(args.file).read_bytes()
+        table = table_from_bytes(str(args.file), data)  # every RCT record re-derived
         with counter_bar("positions", enabled=not args.quiet) as bar:
-            problems = check_positions(
-                get_game().engine(), table.algebra, table.positions, progress=bar.update_to
+            problems, _ = rederive_positions(
+                args.file, hashlib.sha256(data).hexdigest(), table, bar.update_to
             )
         report["check"] = "ok" if not problems else problems[:20]
     if args.json:

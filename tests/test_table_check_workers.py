@@ -1,0 +1,74 @@
+"""An RCT table re-derived by helper processes finds exactly what one process finds: no
+fault of a clean table, every fault of a forged one (a wrong tree under a valid checksum), in
+the same order; a file that changed under the check is refused, and no helper outlives it."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from sproutsdb.formats.rcttable import (
+    RctTableError,
+    load_table,
+    make_header,
+    table_from_positions,
+    write_table,
+)
+from sproutsdb.solver.misere.rctsearch import check_positions, game_tree_rcts
+from sproutsdb.solver.sprouts.game import SproutsGame
+from sproutsdb.table_check_workers import check_on_helpers, helpers_for
+from sproutsdb.trusted_tables import rederive_positions
+
+GAME = SproutsGame()
+
+
+def _write(path: Path, positions: dict[str, int], algebra: object) -> Path:
+    table = table_from_positions(algebra, positions)  # type: ignore[arg-type]
+    write_table(path, table, make_header(table, game="sprouts", root="0*4"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def s4_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The table of 0*4's game tree, and a forgery of it: 0*2 given the tree of 0*3."""
+    folder = tmp_path_factory.mktemp("s4")
+    search = game_tree_rcts(GAME, GAME.canonical("0*4"))
+    positions = dict(search.positions())
+    clean = _write(folder / "s4.rcttable", positions, search.algebra)
+    positions[GAME.canonical("0*2")] = positions[GAME.canonical("0*3")]
+    return clean, _write(folder / "forged.rcttable", positions, search.algebra)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("helpers", [1, 3])
+def test_helpers_find_what_one_process_finds(s4_files: tuple[Path, Path], helpers: int) -> None:
+    clean, forged = s4_files
+    table = load_table(clean)
+    seen: list[int] = []
+    problems, cpu = check_on_helpers(clean, _digest(clean), table, helpers, seen.append)
+    assert problems == [] and cpu > 0
+    assert seen == sorted(seen) and seen[-1] == len(table.positions)
+    table = load_table(forged)
+    alone = check_positions(GAME, table.algebra, table.positions)
+    assert any(p.startswith("0*2: stored") for p in alone)
+    problems, _ = check_on_helpers(forged, _digest(forged), table, helpers)
+    assert problems == alone
+
+
+def test_a_table_that_changed_under_the_check_is_refused(s4_files: tuple[Path, Path]) -> None:
+    clean, forged = s4_files
+    with pytest.raises(RctTableError, match="changed while it was being checked"):
+        check_on_helpers(forged, _digest(clean), load_table(forged), 2)
+
+
+def test_small_tables_are_checked_in_the_caller(s4_files: tuple[Path, Path]) -> None:
+    clean, _ = s4_files
+    table = load_table(clean)
+    assert helpers_for(len(table.positions)) == 0
+    assert rederive_positions(clean, _digest(clean), table) == ([], 0.0)
+    assert helpers_for(10**6) in (0, *range(2, 9))  # one core: none; else one per core
