@@ -197,11 +197,13 @@ def check_positions(
     for count, position in enumerate(chosen, 1):
         handle = positions[position]
         kids = game.children(position)
-        missing = [k for k in kids if k not in positions]
-        if missing:
-            problems.append(f"{position}: child {missing[0]} is not in the table")
+        try:
+            trees = frozenset([positions[k] for k in kids])
+        except KeyError:  # rare: looked for only then
+            missing = next(k for k in kids if k not in positions)
+            problems.append(f"{position}: child {missing} is not in the table")
         else:
-            derived = reduce_children(frozenset([positions[k] for k in kids]))
+            derived = reduce_children(trees)
             if derived != handle:
                 problems.append(
                     f"{position}: stored {algebra.content_id(handle)}, its children give "
