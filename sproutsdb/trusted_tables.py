@@ -24,6 +24,8 @@ rather than loading and re-deriving the table whole.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
 import json
@@ -31,7 +33,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +101,47 @@ def verified_table(
     if table is not None and not (recheck and _how(table) != "re-derived now"):
         return table
     table = table_from_bytes(str(path), data)  # checksum, framing, every record re-derived
+    with _one_check_at_a_time(digest, path, notice):  # another process may be checking it
+        _check_or_believe(path, digest, table, recheck, progress, notice)
+    _verified[digest] = table
+    return table
+
+
+@contextlib.contextmanager
+def _one_check_at_a_time(
+    digest: str, path: str | Path, notice: Callable[[str], None] | None
+) -> Iterator[None]:
+    """Hold the cache's lock of one table file's digest: two commands started together (a
+    server seeding and a query) wait for one check instead of both running it. Without a
+    writable cache folder this user alone can write, no lock (each checks for itself)."""
+    folder = _mark_path(digest).parent
+    try:
+        _private_folders(folder)
+        handle = open(folder / f".{digest}.lock", "a")  # noqa: SIM115 (held across the yield)
+    except OSError:
+        yield
+        return
+    with handle:
+        if trusted_cache_path(folder):
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if notice is not None:
+                    notice(f"waiting for another sproutsdb command that is re-deriving {path}")
+                fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def _check_or_believe(
+    path: str | Path,
+    digest: str,
+    table: RctTable,
+    recheck: bool,
+    progress: Callable[[int], None] | None,
+    notice: Callable[[str], None] | None,
+) -> None:
+    """Believe the file's mark, else re-derive every position and write one (see
+    verified_table)."""
     mark = None if recheck else read_mark(digest)
     if mark is not None:
         table.header["verified"] = {"how": "cached mark", **mark}
@@ -128,8 +171,6 @@ def verified_table(
         }
         _write_mark(digest, mark)
         table.header["verified"] = {"how": "re-derived now", **mark}
-    _verified[digest] = table
-    return table
 
 
 def rederive_positions(

@@ -1,14 +1,19 @@
 """An RCT table re-derived by helper processes finds exactly what one process finds: no
 fault of a clean table, every fault of a forged one (a wrong tree under a valid checksum), in
-the same order; a file that changed under the check is refused, and no helper outlives it."""
+the same order; a file that changed under the check is refused, and no helper outlives it. Two
+commands that need one table at once run one check."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from sproutsdb import trusted_tables
 from sproutsdb.formats.rcttable import (
     RctTableError,
     load_table,
@@ -72,3 +77,40 @@ def test_small_tables_are_checked_in_the_caller(s4_files: tuple[Path, Path]) -> 
     assert helpers_for(len(table.positions)) == 0
     assert rederive_positions(clean, _digest(clean), table) == ([], 0.0)
     assert helpers_for(10**6) in (0, *range(2, 9))  # one core: none; else one per core
+
+
+def test_two_commands_checking_one_table_wait_for_one_check(
+    s4_files: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second command that needs a table another is re-deriving says it waits, then takes
+    the first one's mark instead of re-deriving the table again."""
+    clean, _ = s4_files
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("SPROUTSDB_CACHE", str(cache))
+    monkeypatch.setattr(trusted_tables, "_verified", {})
+    digest = _digest(clean)
+    second = (
+        "from sproutsdb.trusted_tables import verified_table\n"
+        "import sys\n"
+        f"table = verified_table({str(clean)!r}, notice=lambda s: print(s, file=sys.stderr, flush=True))\n"
+        "print(table.header['verified']['how'])\n"
+    )
+    with trusted_tables._one_check_at_a_time(digest, clean, None):
+        waiting = subprocess.Popen(
+            [sys.executable, "-c", second],
+            env={**os.environ, "SPROUTSDB_CACHE": str(cache)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert waiting.stderr is not None
+            assert "waiting for another sproutsdb command" in waiting.stderr.readline()
+            table = load_table(clean)
+            trusted_tables._check_or_believe(clean, digest, table, False, None, None)
+            assert table.header["verified"]["how"] == "re-derived now"
+        except BaseException:
+            waiting.kill()
+            raise
+    out, _ = waiting.communicate(timeout=60)
+    assert waiting.returncode == 0 and out.strip() == "cached mark"
