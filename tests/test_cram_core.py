@@ -216,7 +216,7 @@ def test_four_by_seven_by_the_core() -> None:  # ~2 s (~4 s by the Python engine
 @needs_core
 @pytest.mark.slow
 @pytest.mark.parametrize(("board", "nimber"), [("5x6", 2), ("5x7", 1)])
-def test_published_values_by_the_core(board: str, nimber: int) -> None:  # ~4 s and ~15 s
+def test_published_values_by_the_core(board: str, nimber: int) -> None:  # 4-11 s, 17-46 s
     assert solve_by_the_core(board) == nimber
 
 
