@@ -104,7 +104,9 @@ def _circular() -> GameEntry:
 
 
 def _cram() -> GameEntry:
-    """Cram: dominoes on a grid, the engine of solver/cram (pure Python)."""
+    """Cram: dominoes on a grid, the engine of solver/cram (its compiled core when built,
+    `implementation` says which). The server's key fast path is Sprouts' alone: a Cram key is
+    made by the engine, whose C and Python definitions are tested equal."""
     from sproutsdb.solver.cram import game as cram_game
     from sproutsdb.solver.cram.canon import CANON_VERSION
     from sproutsdb.solver.cram.notation import (
