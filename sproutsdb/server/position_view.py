@@ -16,6 +16,7 @@ from typing import Any
 from sproutsdb.errors import UserError
 from sproutsdb.ops.describe import Describer, ReportLimits
 from sproutsdb.server.children_worker import BoundedChildren, ChildrenTimeout, LandChildren
+from sproutsdb.server.sprouts_drawing import layout
 from sproutsdb.store import LmdbProofStore
 
 
@@ -39,6 +40,7 @@ class PositionReader:
     ) -> None:
         self.limits = limits or ViewLimits()
         game = store.identity.game  # the store's game
+        self.draws = game == "sprouts"  # a picture of the position (sprouts_drawing.py)
         self.engine = BoundedChildren(self.limits.children_seconds, game=game)
         self.describer = Describer(
             store,
@@ -58,8 +60,12 @@ class PositionReader:
 
     def view(self, text: str, parent: str | None = None) -> dict[str, Any]:
         """The position's report as the JSON API answers it; NotationError on unreadable
-        text. `parent`, a position the user came from, adds what its verified value implies."""
-        return self.describer.report(text, parent)
+        text. `parent`, a position the user came from, adds what its verified value implies.
+        A Sprouts position also gets its `drawing` (server/sprouts_drawing.py)."""
+        report = self.describer.report(text, parent)
+        if self.draws:
+            report["drawing"] = layout(report["position"])
+        return report
 
     def close(self) -> None:
         """Stop the children worker."""
