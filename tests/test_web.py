@@ -396,6 +396,7 @@ def test_pages_fit_the_window_and_are_shot(
         browser.wait_for(shown("3x4"))
         squares = browser.script("return document.querySelectorAll('svg.board rect').length;")
         assert squares == 12
+        assert browser.script("return document.getElementById('sprouts-drawing').hidden;")
         browser.get(misere_21.url + "results")
         browser.wait_for("document.querySelectorAll('#misere tbody tr').length > 0")
         split = browser.script(
@@ -446,3 +447,53 @@ def test_the_proof_tree_of_a_verified_loss_unfolds_level_by_level(web: WebProces
         browser.script(f"document.querySelector('{first}').open = true;")
         browser.wait_for(f"document.querySelectorAll('{first} > ul > li').length > 0")
         assert " L " in browser.text(browser.find(f"{first} > summary")) + " "
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_small_sprouts_positions_are_drawn(web: WebProcess, width: int) -> None:
+    """0*6 and a land of two regions as pictures (server/sprouts_drawing.py): an svg with a
+    title and an aria-label, a circle per spot (a spot of two regions once in each, the two
+    copies joined by a dashed link), every letter written, no two letters on top of each
+    other, a caption saying what it shows, nothing wider than the window; 0*9 is too large
+    and says so. SPROUTSDB_WEB_SHOTS=/dir keeps the screenshots."""
+    need_browser()
+    with Browser() as browser:
+        browser.resize(width, 1000)
+        inner = browser.script("return window.innerWidth;")
+        for position, name in (("0*6", "0x6"), ("0*3.AB|0*2.AB", "two-regions")):
+            _, view = api(web, position)
+            drawing = view["drawing"]
+            browser.get(web.url + "?pos=" + quote(position))
+            browser.wait_for(shown(position))
+            browser.wait_for("document.querySelector('#sprouts-svg') !== null")
+            svg = browser.script(
+                "const s = document.getElementById('sprouts-svg'); return {"
+                "title: s.querySelector(':scope > title').textContent,"
+                "label: s.getAttribute('aria-label'), role: s.getAttribute('role'),"
+                "spots: s.querySelectorAll('g.spot circle').length,"
+                "regions: s.querySelectorAll('rect.region').length,"
+                "links: s.querySelectorAll('path.link').length,"
+                "letters: [...s.querySelectorAll('text.letter')].map(t => t.textContent).sort(),"
+                "caption: document.querySelector('#sprouts-drawing figcaption').textContent};"
+            )
+            assert position in svg["title"] and svg["label"] == svg["title"]
+            assert svg["role"] == "img" and f"{drawing['spots']} spots" in svg["label"]
+            assert svg["spots"] == drawing["spots"] + len(drawing["links"])
+            assert svg["regions"] == len(drawing["regions"])
+            assert svg["links"] == len(drawing["links"])
+            assert svg["letters"] == sorted(c for c in position if c.isalpha())
+            assert "planar embedding" in svg["caption"] and "dashed" in svg["caption"]
+            overlaps = browser.script(
+                "const r = [...document.querySelectorAll('#sprouts-svg text.letter')]"
+                ".map(t => t.getBoundingClientRect()); return r.flatMap((a, i) => r.slice(i + 1)"
+                ".filter(b => a.left < b.right && b.left < a.right && a.top < b.bottom && "
+                "b.top < a.bottom)).length;"
+            )
+            assert overlaps == 0, (position, width)
+            assert browser.script(WIDEST) <= inner, (position, width)
+            save_shot(browser, f"drawing-{name}-{width}")
+        assert svg["links"] == 2  # A and B, each drawn in both regions
+        browser.get(web.url + "?pos=" + quote("0*9"))
+        browser.wait_for(shown("0*9"))
+        note = browser.text(browser.find("#drawing-note"))
+        assert "too large to draw" in note and not browser.find_all("#sprouts-svg")

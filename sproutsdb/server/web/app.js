@@ -139,6 +139,7 @@ function render(d) {
   renderLands(d);
   drawTree(d.rct_tree);
   drawBoards(d.lands.map((land) => land.land));
+  drawSprouts(d.drawing, d.position);
   renderChildren(d);
   $("back").disabled = trail.length < 2;
   const path = $("path");
@@ -429,6 +430,122 @@ function drawBoards(lands) {
     title.textContent = "Boards (a move covers two free squares side by side)";
     box.prepend(title);
   }
+}
+
+// A small Sprouts position as a picture, from the layout the server computes
+// (server/sprouts_drawing.py): each region a box of its own holding its boundaries, a
+// boundary the closed walk through its spots in the notation's order, a spot filled by its
+// lives, the two copies of a spot written in two regions joined by a dashed line.
+const LIVES_FILL = { 3: "#1f5fa8", 2: "#4fa35a", 1: "#f0b030", 0: "#b8b8b8" };
+const LIVES_WORDS = { 3: "3 lives (isolated)", 2: "2 lives", 1: "1 life", 0: "dead" };
+
+function svgElement(name, attrs, text) {
+  const el = document.createElementNS("http://www.w3.org/2000/svg", name);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+// Where a spot's letter goes: beside the spot, away from the middle of its boundary.
+function labelSpot(point, points) {
+  const xs = points.map((p) => p.x), ys = points.map((p) => p.y);
+  const cx = (Math.min(...xs) + Math.max(...xs)) / 2, cy = (Math.min(...ys) + Math.max(...ys)) / 2;
+  let dx = point.x - cx, dy = point.y - cy;
+  if (points.length > 1 && Math.abs(dy) < 1 && new Set(xs).size === 2) { dx = 0; dy = -1; }
+  const norm = Math.hypot(dx, dy);
+  if (norm < 1) { dx = 0.7; dy = -0.7; } else { dx /= norm; dy /= norm; }
+  return { x: point.x + dx * 15, y: point.y + dy * 15 + 4 };
+}
+
+function drawSprouts(drawing, position) {
+  const box = $("sprouts-drawing");
+  box.replaceChildren();
+  box.hidden = !drawing;
+  if (!drawing) return;
+  if (drawing.note) {  // one line instead of a picture
+    const note = document.createElement("p");
+    note.className = "hint";
+    note.id = "drawing-note";
+    note.textContent = "No picture of the position: " + drawing.note + ".";
+    box.appendChild(note);
+    return;
+  }
+  const title = document.createElement("h3");
+  title.textContent = "Picture of the position";
+  box.appendChild(title);
+  // drawn a little larger than its units on a wide screen, scaled down to fit a narrow one
+  const pad = 4, width = drawing.width + 2 * pad, height = drawing.height + 2 * pad, zoom = 1.3;
+  const regions = drawing.regions.length, lands = drawing.lands.length || 1;
+  const summary = "Sprouts position " + position + ": " + drawing.spots + " spots, " +
+    drawing.lives + " lives, " + regions + (regions === 1 ? " region" : " regions") +
+    (lands > 1 ? " in " + lands + " lands" : "");
+  const svg = svgElement("svg", {
+    viewBox: (-pad) + " " + (-pad) + " " + width + " " + height,
+    width: Math.round(width * zoom), height: Math.round(height * zoom),
+    class: "sprouts", id: "sprouts-svg", role: "img", "aria-label": summary,
+  });
+  svg.appendChild(svgElement("title", {}, summary));
+  for (const land of drawing.lands) {
+    svg.appendChild(svgElement("rect", { x: land.x, y: land.y, width: land.w, height: land.h,
+      rx: 6, class: "land" }));
+    svg.appendChild(svgElement("text", { x: land.x + 6, y: land.y + 11, class: "land-label" },
+      land.label));
+  }
+  for (const region of drawing.regions) {
+    svg.appendChild(svgElement("rect", { x: region.x, y: region.y, width: region.w,
+      height: region.h, rx: 8, class: "region" }));
+    svg.appendChild(svgElement("text", { x: region.x + 8, y: region.y + 13,
+      class: "region-label" }, region.label));
+  }
+  for (const link of drawing.links) {  // bowed, so that no link runs along a line
+    const dx = link.x2 - link.x1, dy = link.y2 - link.y1, length = Math.hypot(dx, dy) || 1;
+    const bow = Math.min(40, 0.2 * length);
+    const cx = (link.x1 + link.x2) / 2 - dy / length * bow;
+    const cy = (link.y1 + link.y2) / 2 + dx / length * bow;
+    svg.appendChild(svgElement("path", { class: "link",
+      d: "M" + link.x1 + " " + link.y1 + " Q" + cx + " " + cy + " " + link.x2 + " " + link.y2 }));
+  }
+  const spots = [], labels = [];
+  for (const region of drawing.regions) for (const boundary of region.boundaries) {
+    const points = boundary.points;
+    if (boundary.closed) {
+      const d = points.map((p, i) => (i ? "L" : "M") + p.x + " " + p.y).join(" ") + " Z";
+      svg.appendChild(svgElement("path", { d, class: "line" }));
+    }
+    const once = points.filter((p) => !p.again);
+    for (const p of once) {
+      const spot = svgElement("g", { class: "spot lives-" + p.lives });
+      spot.appendChild(svgElement("title", {}, (p.label ? p.label + ": " : "a spot with ") +
+        LIVES_WORDS[p.lives]));
+      spot.appendChild(svgElement("circle", { cx: p.x, cy: p.y, r: 8,
+        fill: LIVES_FILL[p.lives] || "#fff" }));
+      spot.appendChild(svgElement("text", { x: p.x, y: p.y + 3.5, class: "lives" },
+        String(p.lives)));
+      spots.push(spot);
+      if (p.label) {
+        const at = labelSpot(p, once);
+        labels.push(svgElement("text", { x: at.x, y: at.y, class: "letter" }, p.label));
+      }
+    }
+  }
+  svg.append(...spots, ...labels);
+  box.appendChild(svg);
+  const caption = document.createElement("figcaption");
+  caption.className = "hint";
+  caption.append("Not a planar embedding: each box is a region (its notation on top) with " +
+    "its boundaries inside, each drawn as the closed walk through its spots in the " +
+    "notation's order. Spots by lives: ");
+  for (const lives of [3, 2, 1]) {
+    const key = document.createElement("span");
+    key.className = "swatch lives-" + lives;
+    key.style.background = LIVES_FILL[lives];
+    key.textContent = lives;
+    caption.append(key, " " + LIVES_WORDS[lives] + (lives > 1 ? ", " : ". "));
+  }
+  caption.append("A letter seen twice on one boundary is one spot; a spot written in two " +
+    "regions (an uppercase letter) is drawn in each, the copies joined by a dashed line." +
+    (drawing.lands.length ? " Dashed grey frames are the lands (independent parts)." : ""));
+  box.appendChild(caption);
 }
 
 // The proof tree: each line a position of the proof, folded; opening it asks the API for
