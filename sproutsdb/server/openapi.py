@@ -208,6 +208,19 @@ REPORT = {
             "properties": {"normal": PROOF, "misere": PROOF},
             "description": "The proof per play (see proof).",
         },
+        "drawing": {
+            "type": "object",
+            "description": (
+                "Sprouts stores only: a picture of the position (server/sprouts_drawing.py), "
+                "not a planar embedding. regions: boxes {x, y, w, h, label (the region's "
+                "notation), boundaries: [{points: [{x, y, label (a letter, or empty), lives, "
+                "again (a spot met the second time on its walk)}], closed}]}, each boundary the "
+                "walk through its spots in the notation's order; links: {x1, y1, x2, y2, label}, "
+                "the two copies of a spot written in two regions; lands: frames {x, y, w, h, "
+                "label} when there are several; width, height, spots, lives; note: why nothing "
+                "is drawn (the empty position, or more than 24 lives: 8 isolated spots' worth)."
+            ),
+        },
         "rct_tree": _nullable(
             "object",
             "The RCT as nested {nim: n} (a nim-heap leaf) or {children: [...]}; null when "
