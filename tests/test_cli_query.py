@@ -225,3 +225,18 @@ def test_a_node_fact_is_no_more_verified_than_the_maps_that_keyed_it(tmp_path: P
     )
     assert shown["misere"]["stored"] == outcome
     assert shown["misere"]["status"] == "claimed"
+
+
+def test_a_report_whose_lands_sum_to_nothing_has_no_node_to_look_up(tmp_path: Path) -> None:
+    """0*3+0*3's moves include sums whose lands' trees cancel (the empty node, a misère win
+    by the rules): the page's report lists its moves and replies instead of refusing the
+    position because '!' alone is no node key."""
+    search = game_tree_rcts(GAME, GAME.canonical("0*4"))
+    table = table_from_positions(search.algebra, search.positions())
+    store = open_store(str(tmp_path / "store"))
+    try:
+        describer = Describer(store, game="sprouts", table=table)
+        report = describer.report(GAME.canonical("0*3+0*3"))
+        assert report["position"] == GAME.canonical("0*3+0*3") and report["children"]
+    finally:
+        store.close()

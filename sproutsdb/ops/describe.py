@@ -259,8 +259,9 @@ class Describer:
                 continue
             lands = self.game.components(k)
             known = [handles[land] for land in lands if land in handles]
-            if known:
-                nodes[k] = self._node_key([x for x in lands if x not in handles], known)
+            node = self._node_key([x for x in lands if x not in handles], known) if known else None
+            if node is not None:
+                nodes[k] = node
         if not nodes:
             return {}
         found = dict(
@@ -272,9 +273,10 @@ class Describer:
         stored.misere.update({k: found[node] for k, node in via.items()})
         return via
 
-    def _node_key(self, lands: list[str], rcts: list[int]) -> str:
+    def _node_key(self, lands: list[str], rcts: list[int]) -> str | None:
         """The misère search's key of `lands` + the trees `rcts`: 0 vanishes, *1 (and the *1
-        of a tree H + *1) flips the parity, the other trees are named by content id."""
+        of a tree H + *1) flips the parity, the other trees are named by content id. None when
+        nothing is left (the empty position, a misère win by the rules: no node is stored)."""
         parity, stays = 0, []
         for handle in rcts:
             while handle not in (ZERO, ONE):
@@ -285,6 +287,8 @@ class Describer:
                 parity ^= 1
                 handle = base
             parity ^= handle == ONE
+        if not lands and not parity and not stays:
+            return None
         position = self.game.join(sorted(lands)) if lands else EMPTY_POSITION
         return join_node_key(position, parity, [self.algebra.content_id(h) for h in stays])
 
