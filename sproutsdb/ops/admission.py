@@ -8,6 +8,9 @@ swapped after its check is not what gets stored. A certificate is admitted whole
 all: each of its facts must be one its own play's root check re-derived, as that kind with
 that value (a nimber fact by the normal check, a losing misère node by the misère check).
 Facts of another play or game, or facts the proof does not use, refuse the whole file, named.
+A certificate's game is its manifest entry's (`game`, Sprouts when absent): its file must hold
+that game's facts, it is checked in a fresh store of that game, and it is stored only into a
+store of that game.
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ from typing import Any
 from sproutsdb.errors import UserError
 from sproutsdb.facts import CHECK_MISERE_ROOT, CHECK_ROOT, Provenance
 from sproutsdb.formats.exchange import read_stream
+from sproutsdb.games import get_game
 from sproutsdb.ops.check import RootCheck
-from sproutsdb.ops.exchange import CANON_VERSION, GAME
 from sproutsdb.ops.results import (
     CertificateCheck,
     ManifestEntry,
@@ -187,18 +190,22 @@ def _verdict(
     """How the held certificate is admitted (PRESENT, CACHED or DERIVED), with the facts
     its check verified when it ran now and the number of facts it holds; AdmissionRefused
     (or any error of the check) when it is not."""
-    if entry.requires is not None and entry.requires != requirement(entry.play):
+    if entry.requires is not None and entry.requires != requirement(entry.play, entry.game):
         raise AdmissionRefused(
             f"{held.source}: needs {entry.requires}, which this install does not ship"
         )
     facts = _refuse_other_plays(held, entry)
+    if into is not None and into.identity.game != entry.game:
+        raise AdmissionRefused(
+            f"{held.source}: a {entry.game} certificate, not for a store of {into.identity.game}"
+        )
     if into is not None and _holds(into, held.copy):
         return PRESENT, None, facts
     if into is not None and not recheck and read_mark(entry) is not None:
         return CACHED, None, facts
     with tempfile.TemporaryDirectory(dir=held.work) as work:
         check, _ = check_certificate_file(
-            held.copy, entry.position, entry.play, Path(work), recheck=recheck
+            held.copy, entry.position, entry.play, Path(work), recheck=recheck, game=entry.game
         )
     if not check.ok:
         raise AdmissionRefused(
@@ -222,17 +229,18 @@ def _refuse_other_plays(held: HeldCertificate, entry: ManifestEntry) -> int:
     its play's check never verifies (a misère node in a normal certificate, an RCT...);
     the number of facts it holds."""
     kind = fact_kind(entry.play)
+    canon_version = get_game(entry.game).canon_version
     strays: list[tuple[FactKind, str, Any]] = []
     count = total = 0
     for frame, data in read_stream(held.copy):
         if frame == "H" and (data.get("game"), data.get("canon_version")) != (
-            GAME,
-            CANON_VERSION,
+            entry.game,
+            canon_version,
         ):
             raise AdmissionRefused(
                 f"{held.source}: holds {data.get('game')!r:.40} facts keyed by canon_version "
-                f"{data.get('canon_version')!r:.20}; the library admits {GAME!r} facts of "
-                f"canon_version {CANON_VERSION}"
+                f"{data.get('canon_version')!r:.20}; its entry admits {entry.game!r} facts of "
+                f"canon_version {canon_version}"
             )
         if frame == "C":
             total += len(data[1])

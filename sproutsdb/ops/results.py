@@ -4,7 +4,10 @@ as a pruned certificate, and listed beside what the literature says.
 A certificate is a native export (sproutsdb/formats/exchange.py, checksummed) of the facts one
 root check used (`check --root P --prune OUT --cycles K`, or `--misere`), with an entry in
 `manifest.json` beside it: position, play, the statement proved, facts, SHA-256, the commands,
-the sproutsdb version and CPU seconds that made it. Nothing in a certificate is believed: it is
+the sproutsdb version and CPU seconds that made it, and its `game` when it is not Sprouts (a
+Cram board's nimber: position "4x7", game "cram"; an entry without one is a Sprouts entry).
+A certificate is checked in a fresh store of its own game, and seeded only into a store of
+that game. Nothing in a certificate is believed: it is
 checked by importing it into a fresh store and re-deriving its root from the rules, before it
 is added (`build_certificate`), by `sproutsdb results --check`, and before `serve` or
 `solve --seed-results` seeds it: all through one gate (sproutsdb/ops/admission.py), which
@@ -35,6 +38,7 @@ from urllib.parse import quote
 from sproutsdb import __version__
 from sproutsdb.errors import UsageError, UserError
 from sproutsdb.formats.exchange import read_stream
+from sproutsdb.games import DEFAULT_GAME
 from sproutsdb.ops.check import RootCheck, check_misere_root, check_root, write_pruned
 from sproutsdb.ops.exchange import export_store, import_file, plan_import
 from sproutsdb.shipped import shipped_table
@@ -82,14 +86,20 @@ class ManifestEntry:
     solve_max_rss_kb: int | None = None
     made_at: str = ""
     requires: str | None = None  # the RCT table it is checked on top of: "s6.rcttable sha256:…"
+    game: str = DEFAULT_GAME  # the game of `position`: absent from the file for Sprouts
 
     @property
-    def key(self) -> tuple[str, str]:
-        return (self.play, self.position)
+    def key(self) -> tuple[str, str, str]:
+        return (self.game, self.play, self.position)
 
     def statement_text(self) -> str:
         """`nimber 0` or `outcome W`: the statement in words."""
         return statement_text(self.statement)
+
+
+def _game_prefix(game: str) -> str:
+    """`cram ` before another game's statement in a line; nothing for Sprouts."""
+    return "" if game == DEFAULT_GAME else f"{game} "
 
 
 def statement_text(statement: dict[str, Any]) -> str:
@@ -125,11 +135,12 @@ def read_manifest(directory: Path) -> list[ManifestEntry]:
 
 
 def write_manifest(directory: Path, entries: Iterable[ManifestEntry]) -> Path:
-    """Write the manifest (sorted by play, then n), atomically."""
-    ordered = sorted(entries, key=lambda e: (PLAYS.index(e.play), _order(e.position)))
+    """Write the manifest (Sprouts first, then by game, play and size), atomically; a
+    Sprouts entry is written without its `game`, as before there were other games."""
+    ordered = sorted(entries, key=_entry_order)
     data = {
         "about": "Certificates of the results library: sproutsdb results [--check]",
-        "results": [asdict(entry) for entry in ordered],
+        "results": [_entry_json(entry) for entry in ordered],
     }
     path = directory / MANIFEST
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=".manifest-")
@@ -147,9 +158,31 @@ def add_to_manifest(directory: Path, entry: ManifestEntry) -> None:
     write_manifest(directory, [*kept, entry])
 
 
+def _entry_json(entry: ManifestEntry) -> dict[str, Any]:
+    data = asdict(entry)
+    if entry.game == DEFAULT_GAME:
+        del data["game"]
+    return data
+
+
+def _entry_order(entry: ManifestEntry) -> tuple[bool, str, int, tuple[int, ...], str]:
+    board = board_of(entry.position)
+    size = board if board is not None else (_order(entry.position)[0],)
+    return (entry.game != DEFAULT_GAME, entry.game, PLAYS.index(entry.play), size, entry.position)
+
+
 def _order(position: str) -> tuple[int, str]:
     spots = spots_of(position)
     return (spots if spots is not None else 1 << 30, position)
+
+
+def board_of(position: str) -> tuple[int, int, int] | None:
+    """(cells, rows, columns) of an empty board written `RxC` (Cram), else None."""
+    match = re.fullmatch(r"(\d+)x(\d+)", position)
+    if match is None:
+        return None
+    rows, columns = int(match.group(1)), int(match.group(2))
+    return (rows * columns, rows, columns)
 
 
 def spots_of(position: str) -> int | None:
@@ -158,10 +191,12 @@ def spots_of(position: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def certificate_name(position: str, play: str) -> str:
-    """The certificate's file name: normal-0x12.spdbx for 0*12 in normal play."""
+def certificate_name(position: str, play: str, game: str = DEFAULT_GAME) -> str:
+    """The certificate's file name: normal-0x12.spdbx for 0*12 in normal play; another
+    game's name first: cram-normal-4x7.spdbx for the Cram board 4x7."""
     slug = re.sub(r"[^A-Za-z0-9]+", "_", position.replace("*", "x")).strip("_") or "empty"
-    return f"{play}-{slug}.spdbx"
+    prefix = "" if game == DEFAULT_GAME else f"{game}-"
+    return f"{prefix}{play}-{slug}.spdbx"
 
 
 sha256_of = file_digest  # a certificate's checksum, as the manifest gives it
@@ -189,11 +224,11 @@ def prove(
     return check_root(store, position, cycles=cycles, quiet=quiet)
 
 
-def required_table(play: str) -> Path | None:
-    """The RCT table a certificate of `play` is checked on top of: misère certificates
-    hold only what lies beyond the shipped S6 table (the paper's Figure 10 counts the
-    same), normal ones need none."""
-    if play != "misere":
+def required_table(play: str, game: str = DEFAULT_GAME) -> Path | None:
+    """The RCT table a certificate of `play` is checked on top of: Sprouts misère
+    certificates hold only what lies beyond the shipped S6 table (the paper's Figure 10
+    counts the same), normal ones (and other games') need none."""
+    if play != "misere" or game != DEFAULT_GAME:
         return None
     table = shipped_table()
     if table is None:
@@ -224,20 +259,29 @@ class CertificateCheck:
 
 
 def check_certificate_file(
-    path: Path, position: str, play: str, work: Path, *, quiet: bool = True, recheck: bool = False
+    path: Path,
+    position: str,
+    play: str,
+    work: Path,
+    *,
+    quiet: bool = True,
+    recheck: bool = False,
+    game: str = DEFAULT_GAME,
 ) -> tuple[RootCheck, int]:
-    """Import the certificate at `path` into a new store under `work` and check its root;
-    the check and the number of facts imported. UsageError for keys not in this canonical
-    form or a key given two values; with `recheck`, the RCT table under a misère check is
-    re-derived whatever its cached mark says."""
+    """Import the certificate at `path` into a new store of `game` under `work` and check
+    its root; the check and the number of facts imported. UsageError for keys not in this
+    canonical form, a file of another game, or a key given two values; with `recheck`, the
+    RCT table under a misère check is re-derived whatever its cached mark says."""
     work.mkdir(parents=True, exist_ok=True)
+    if play == "misere" and game != DEFAULT_GAME:
+        raise UsageError(f"the results library holds no misère {game} certificate")
     plan = plan_import(path)
     if any(plan.moved.values()):
         raise UsageError(f"{path}: keys not in this canonical form; rebuild it")
-    table = required_table(play)
+    table = required_table(play, game)
     if table is not None and recheck:
         verified_table(table, recheck=True)  # the check below then uses this process's own
-    with open_store(work / "store", create=True, durable=False) as store:
+    with open_store(work / "store", create=True, durable=False, game=game) as store:
         totals, _ = import_file(path, store, plan=plan)
         if totals["conflicts"]:
             raise UsageError(f"{path}: gives {totals['conflicts']} of its keys two values")
@@ -264,8 +308,9 @@ TIGHTENED = (
 
 
 def _write_certificate(check: RootCheck, play: str, work: Path, out: Path) -> None:
-    """Export the facts a complete check used (misère: beyond the shipped S6 table) to `out`."""
-    with open_store(work, create=True, durable=False) as pruned:
+    """Export the facts a complete check used (misère: beyond the shipped S6 table) to `out`,
+    from a store of the check's game."""
+    with open_store(work, create=True, durable=False, game=check.game) as pruned:
         write_pruned(check, pruned)
         if play == "misere":
             _export_beyond_table(pruned, work.with_name(work.name + "-beyond"), out)
@@ -274,7 +319,7 @@ def _write_certificate(check: RootCheck, play: str, work: Path, out: Path) -> No
 
 
 def _tighten(
-    staged: Path, position: str, play: str, work: Path, quiet: bool
+    staged: Path, position: str, play: str, work: Path, quiet: bool, game: str = DEFAULT_GAME
 ) -> tuple[RootCheck, int]:
     """Check the certificate alone, as `results --check` will, and prune it again to what
     that check used until it verifies every fact it holds (a fresh check may find a proof
@@ -284,7 +329,7 @@ def _tighten(
 
     for round_ in range(TIGHTEN_ROUNDS):
         again = work / f"again-{round_}"
-        check, facts = check_certificate_file(staged, position, play, again, quiet=quiet)
+        check, facts = check_certificate_file(staged, position, play, again, quiet=quiet, game=game)
         if not check.ok:
             raise UsageError(f"the certificate of {position} does not check on its own")
         if not stray_facts(staged, check)[1]:
@@ -296,9 +341,9 @@ def _tighten(
     )
 
 
-def requirement(play: str) -> str | None:
+def requirement(play: str, game: str = DEFAULT_GAME) -> str | None:
     """What a certificate of `play` is checked on top of, as the manifest says it."""
-    table = required_table(play)
+    table = required_table(play, game)
     return None if table is None else f"{table.name} sha256:{sha256_of(table)}"
 
 
@@ -349,7 +394,7 @@ def check_library(
     table under the misère ones is re-derived too (in each process), marks or not."""
     directory = shipped_library() if directory is None else directory
     entries = [e for e in read_manifest(directory) if only is None or only(e)]
-    done: dict[tuple[str, str], CertificateCheck] = {}
+    done: dict[tuple[str, str, str], CertificateCheck] = {}
 
     def report(result: CertificateCheck) -> None:
         done[result.entry.key] = result
@@ -357,7 +402,8 @@ def check_library(
             entry = result.entry
             verdict = "ok" if result.ok else "FAILED"
             progress(
-                f"[{len(done)}/{len(entries)}] {entry.play} {entry.position}: "
+                f"[{len(done)}/{len(entries)}] {_game_prefix(entry.game)}{entry.play} "
+                f"{entry.position}: "
                 f"{entry.statement_text()}, {result.facts:,} facts, {verdict} "
                 f"({result.seconds:.1f} s)"
             )
@@ -410,26 +456,27 @@ def build_certificate(
     solve_cpu_seconds: float | None = None,
     solve_max_rss_kb: int | None = None,
     quiet: bool = True,
+    game: str = DEFAULT_GAME,
 ) -> ManifestEntry:
-    """Prune the proof of `position` held in the solved store at `store_dir` (`cycles`
-    random cycles, keeping the smallest), export it natively into `out_dir`, check that the
-    file alone proves the same statement in a fresh store, and add it to the manifest.
-    Unless `quiet`, each check shows its progress on stderr.
+    """Prune the proof of `position` held in the solved store of `game` at `store_dir`
+    (`cycles` random cycles, keeping the smallest), export it natively into `out_dir`, check
+    that the file alone proves the same statement in a fresh store of `game`, and add it to
+    the manifest. Unless `quiet`, each check shows its progress on stderr.
 
     UsageError when the store does not prove `position`, or the file does not check (then
     nothing is written to `out_dir`)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    name = certificate_name(position, play)
+    name = certificate_name(position, play, game)
     started = time.process_time()
     with tempfile.TemporaryDirectory(prefix="sproutsdb-build-") as work:
         staged = Path(work) / name
-        with open_store(store_dir, create=False) as store:
+        with open_store(store_dir, create=False, game=game) as store:
             check = prove(store, position, play, cycles, quiet=quiet)
             if not check.ok:
                 raise UsageError(f"{store_dir} does not prove {position} ({why_not(check)})")
             _write_certificate(check, play, Path(work) / "pruned", staged)
         statement = statement_of(check)
-        again, facts = _tighten(staged, position, play, Path(work), quiet)
+        again, facts = _tighten(staged, position, play, Path(work), quiet, game)
         prune_cpu = time.process_time() - started
         if statement_of(again) != statement:
             raise UsageError(f"the certificate of {position} does not check on its own")
@@ -447,7 +494,7 @@ def build_certificate(
             for part in (
                 solve_command,
                 f"sproutsdb check{flag} --store SOLVED --root {position} --prune PRUNED "
-                f"--cycles {cycles}",
+                f"--cycles {cycles}" + ("" if game == DEFAULT_GAME else f" (a {game} store)"),
                 f"sproutsdb export --store PRUNED --out {name} --format native",
                 TIGHTENED,
             )
@@ -460,7 +507,8 @@ def build_certificate(
         cycle_sizes=list(check.sizes),
         solve_max_rss_kb=solve_max_rss_kb,
         made_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        requires=requirement(play),
+        requires=requirement(play, game),
+        game=game,
     )
     add_to_manifest(out_dir, entry)
     return entry
@@ -472,12 +520,14 @@ def build_certificate(
 def _mark_path(entry: ManifestEntry) -> Path:
     # empty proofs (a misère outcome the S6 table settles) are byte-identical files: the
     # mark names the statement's play and position too
-    name = certificate_name(entry.position, entry.play).removesuffix(".spdbx")
+    name = certificate_name(entry.position, entry.play, entry.game).removesuffix(".spdbx")
     return cache_dir() / MARKS_FOLDER / f"{entry.sha256}-{name}.json"
 
 
 def _mark_body(entry: ManifestEntry) -> dict[str, Any]:
+    game = {} if entry.game == DEFAULT_GAME else {"game": entry.game}  # Sprouts marks as before
     return {
+        **game,
         "sha256": entry.sha256,
         "tool_version": __version__,
         "made_by": MADE_BY,
@@ -504,7 +554,7 @@ def read_mark(entry: ManifestEntry) -> dict[str, Any] | None:
     sound = (
         mark is not None
         and all(mark.get(k) == v for k, v in _mark_body(entry).items())
-        and (entry.requires is None or entry.requires == requirement(entry.play))
+        and (entry.requires is None or entry.requires == requirement(entry.play, entry.game))
     )
     return mark if sound else None
 
@@ -539,6 +589,7 @@ class ResultRow:
     failed: str | None = None  # why --check refused it
     facts: int | None = None
     literature: dict[str, Any] = field(default_factory=dict)
+    game: str = DEFAULT_GAME
 
     @property
     def mark(self) -> str:
@@ -550,16 +601,24 @@ class ResultRow:
 
     @property
     def agrees(self) -> bool | None:
-        """Whether the certificate's statement agrees with the literature's outcome (None:
+        """Whether the certificate's statement agrees with the literature's outcome, and
+        its nimber with the literature's nimber or lower bound when both give one (None:
         one of them is missing)."""
         said = self.literature.get("outcome")
         if self.statement is None or said is None:
             return None
-        return bool(outcome_of(self.statement) == said)
+        agrees = outcome_of(self.statement) == said
+        nimber = self.statement.get("nimber")
+        if nimber is not None and "nimber" in self.literature:
+            agrees = agrees and nimber == self.literature["nimber"]
+        if nimber is not None and "nimber_above" in self.literature:
+            agrees = agrees and nimber > self.literature["nimber_above"]
+        return bool(agrees)
 
     def as_json(self) -> dict[str, Any]:
         data = {
             "position": self.position,
+            "game": self.game,
             "play": self.play,
             "statement": self.statement,
             "file": self.file,
@@ -581,14 +640,18 @@ def result_rows(
     checks: Iterable[CertificateCheck] = (),
     *,
     with_literature: bool = True,
+    game: str = DEFAULT_GAME,
 ) -> list[ResultRow]:
-    """Every statement known about 0*n: the library's certificates (checked now, or by a
-    cached mark of this version) and the literature's rows, by play and n."""
+    """Every statement known about the positions of `game` (Sprouts: 0*n; Cram: empty
+    boards RxC): the library's certificates of that game (checked now, or by a cached mark
+    of this version) and the literature's rows, by play and size."""
     shipped = directory is None
     directory = shipped_library() if directory is None else directory
     done = {c.entry.key: c for c in checks}
     rows: dict[tuple[str, str], ResultRow] = {}
     for entry in read_manifest(directory):
+        if entry.game != game:
+            continue
         path = directory / entry.file
         row = ResultRow(
             entry.position,
@@ -596,6 +659,7 @@ def result_rows(
             entry.statement,
             file=_shown_path(path, shipped),
             facts=entry.facts,
+            game=game,
         )
         result = done.get(entry.key)
         if result is not None:
@@ -603,12 +667,44 @@ def result_rows(
             row.failed = None if result.ok else result.message
         elif has_mark(directory, entry):
             row.checked, row.checked_how = True, "cached mark"
-        rows[entry.key] = row
+        rows[(entry.play, entry.position)] = row
     if with_literature:
-        for (play, position), values in _literature_by_position().items():
-            row = rows.setdefault((play, position), ResultRow(position, play, None, literature={}))
-            row.literature = values
-    return sorted(rows.values(), key=lambda r: (PLAYS.index(r.play), _order(r.position)))
+        said = _literature_by_position() if game == DEFAULT_GAME else _literature_of(game)
+        for (play, position), values in said.items():
+            blank = ResultRow(position, play, None, literature={}, game=game)
+            rows.setdefault((play, position), blank).literature = values
+    return sorted(rows.values(), key=lambda r: (PLAYS.index(r.play), _row_order(r.position)))
+
+
+def _row_order(position: str) -> tuple[int, ...]:
+    board = board_of(position)
+    return board if board is not None else (_order(position)[0],)
+
+
+def _literature_of(game: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """The literature's values about another game's positions (the `cram` section: boards
+    RxC in normal play), per (play, position): outcome, nimber or a lower bound, sources. A
+    board given with its nimber only is a win iff the nimber is not 0."""
+    section = literature().get(game, {})
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in section.get("boards", []):
+        values = {k: v for k, v in row.items() if k not in ("board", "note")}
+        if "outcome" not in values and "nimber" in values:
+            values["outcome"] = "L" if values["nimber"] == 0 else "W"
+        values["sources"] = list(row.get("sources", []))
+        out[("normal", row["board"])] = values
+    return out
+
+
+def other_games(directory: Path | None = None) -> list[str]:
+    """The games other than Sprouts the library or the literature has statements about."""
+    directory = shipped_library() if directory is None else directory
+    named = {e.game for e in read_manifest(directory)} | {
+        name
+        for name, section in literature().items()
+        if isinstance(section, dict) and "boards" in section
+    }
+    return sorted(named - {DEFAULT_GAME})
 
 
 def _shown_path(path: Path, shipped: bool) -> str:
@@ -679,7 +775,11 @@ def results_payload(directory: Path | None = None) -> dict[str, Any]:
         data = row.as_json()
         data["href"] = "./?pos=" + quote(row.position)
         rows.append(data)
-    return {"results": rows, "tables": table_rows(), "sources": literature()["sources"]}
+    games = {
+        game: [row.as_json() for row in result_rows(directory, game=game)]
+        for game in other_games(directory)
+    }
+    return {"results": rows, **games, "tables": table_rows(), "sources": literature()["sources"]}
 
 
 def certificate_keys(path: Path) -> Iterator[tuple[FactKind, list[tuple[str, Any]]]]:
@@ -695,10 +795,12 @@ __all__ = [
     "ManifestEntry",
     "ResultRow",
     "add_to_manifest",
+    "board_of",
     "build_certificate",
     "check_certificate",
     "check_library",
     "literature",
+    "other_games",
     "outcome_of",
     "read_manifest",
     "result_rows",

@@ -171,15 +171,15 @@ def seed_results(
     (sproutsdb.ops.admission: re-derived alone in a fresh store now, or by this version
     before: a cached mark per file checksum, as for RCT tables), its facts marked verified
     by its root check. A certificate the gate refuses is not stored at all (a log line).
-    `on_seed` is told of each as it is done; `stop`, once set, ends the work before the
-    next certificate; `who` names the tool in the facts' provenance."""
-    from sproutsdb.ops.results import read_manifest, shipped_library
+    Only the certificates of the store's game are seeded (a Sprouts store never gets a
+    Cram fact, nor a Cram store a Sprouts one). `on_seed` is told of each as it is done;
+    `stop`, once set, ends the work before the next certificate; `who` names the tool in
+    the facts' provenance."""
+    from sproutsdb.ops.results import shipped_library
 
     directory = shipped_library() if directory is None else directory
-    if store.identity.game != "sprouts":  # the library's positions are Sprouts positions
-        return []
     seeds: list[ResultSeed] = []
-    for entry in read_manifest(directory):
+    for entry in entries_of_game(directory, store.identity.game):
         if stop is not None and stop.is_set():
             break
         if wanted is not None and not wanted(entry):
@@ -212,6 +212,13 @@ def seed_results_below(
         return entry.play == play and game.size(game.canonical(entry.position)) < lives
 
     return seed_results(store, directory, on_seed=on_seed, wanted=wanted, who=who)
+
+
+def entries_of_game(directory: Path, game: str) -> list[ManifestEntry]:
+    """The manifest's entries of `game` (its positions are read by that game's engine)."""
+    from sproutsdb.ops.results import read_manifest
+
+    return [entry for entry in read_manifest(directory) if entry.game == game]
 
 
 def seed_counts(seeds: list[ResultSeed]) -> dict[str, int]:
@@ -256,22 +263,20 @@ def seed_library(
     the bytes done and their seconds; a certificate the store held already only at debug
     level; refusals are also logged as warnings where they happen) and one in all.
     `progress` (default: a new one) is kept up to date for the Stats RPC."""
-    from sproutsdb.ops.results import read_manifest
-
     progress = SeedProgress() if progress is None else progress
     seeds: list[ResultSeed] = []
-    if store.identity.game == "sprouts":  # the library's positions are Sprouts positions
-        sized = [(_file_size(directory / e.file), e) for e in read_manifest(directory)]
-        sized.sort(key=lambda pair: pair[0])  # stable: the manifest's order among equals
-        progress.begin([(entry.play, entry.position, size) for size, entry in sized])
-        for size, entry in sized:
-            if stop is not None and stop.is_set():
-                break
-            progress.starting(entry.play, entry.position)
-            seed = _seed_certificate(store, directory, entry, "sproutsdb serve")
-            seeds.append(seed)
-            line = progress.finished(seed, size)
-            log.log(logging.DEBUG if seed.action == "present" else logging.INFO, "%s", line)
+    entries = entries_of_game(directory, store.identity.game)  # the store's game's only
+    sized = [(_file_size(directory / e.file), e) for e in entries]
+    sized.sort(key=lambda pair: pair[0])  # stable: the manifest's order among equals
+    progress.begin([(entry.play, entry.position, size) for size, entry in sized])
+    for size, entry in sized:
+        if stop is not None and stop.is_set():
+            break
+        progress.starting(entry.play, entry.position)
+        seed = _seed_certificate(store, directory, entry, "sproutsdb serve")
+        seeds.append(seed)
+        line = progress.finished(seed, size)
+        log.log(logging.DEBUG if seed.action == "present" else logging.INFO, "%s", line)
     progress.end()
     counts = seed_counts(seeds)
     log.info(
