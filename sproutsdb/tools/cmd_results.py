@@ -1,4 +1,6 @@
-"""`sproutsdb results`: the statements the project proves about 0*n, beside the literature.
+"""`sproutsdb results`: the statements the project proves about 0*n, beside the literature,
+and those about other games' positions (Cram's empty boards RxC) in a table of their own (in
+--json, a section named by the game: "cram").
 
 Each row is one statement (normal outcome or nimber, misère outcome) marked: certificate here
 and checked (re-derived now with --check, or earlier by this version: a cached mark per file
@@ -24,6 +26,7 @@ from sproutsdb.ops.results import (
     ResultRow,
     check_library,
     literature,
+    other_games,
     result_rows,
     shipped_library,
     table_rows,
@@ -61,25 +64,37 @@ def run_results(args: argparse.Namespace) -> int:
     tables = table_rows(check=args.check, recheck=args.recheck) if shipped else []
     seconds = time.perf_counter() - started
     rows = [r for r in result_rows(directory, checks) if args.play is None or r.play == args.play]
+    games = {
+        game: [
+            r
+            for r in result_rows(directory, checks, game=game)
+            if args.play is None or r.play == args.play
+        ]
+        for game in other_games(directory)
+    }
     failed = [c for c in checks if not c.ok]
     for table in tables:
         if table.get("failed"):
             print(f"sproutsdb results: FAILED {table['file']}: {table['failed']}", file=sys.stderr)
     for check in failed:
+        game = "" if check.entry.game == "sprouts" else f"{check.entry.game} "
         print(
-            f"sproutsdb results: FAILED {check.entry.play} {check.entry.position}: {check.message}",
+            f"sproutsdb results: FAILED {game}{check.entry.play} {check.entry.position}: "
+            f"{check.message}",
             file=sys.stderr,
         )
     if args.json:
-        report = _report(args, rows, checks, seconds, directory)
+        report = _report(args, rows, checks, seconds, directory, games)
         report["tables"] = tables
         if args.check:
             report["ok"] = report["ok"] and not any(t.get("failed") for t in tables)
         print(json.dumps(report))
     else:
         _print_table(rows)
+        for game, shown in games.items():
+            _print_game_table(game, shown)
         _print_tables(tables)
-        _print_summary(rows, checks, seconds)
+        _print_summary([*rows, *(r for shown in games.values() for r in shown)], checks, seconds)
     return EXIT_FAILED if failed or any(t.get("failed") for t in tables) else 0
 
 
@@ -109,13 +124,15 @@ def _report(
     checks: list[CertificateCheck],
     seconds: float,
     directory: Path | None,
+    games: dict[str, list[ResultRow]],
 ) -> dict[str, Any]:
-    here = [r for r in rows if r.statement is not None]
+    here = [r for r in [*rows, *(r for shown in games.values() for r in shown)] if r.statement]
     report: dict[str, Any] = {
         "library": str(directory if directory is not None else shipped_library()),
         "certificates": len(here),
         "facts": sum(r.facts or 0 for r in here),
         "results": [r.as_json() for r in rows],
+        **{game: [r.as_json() for r in shown] for game, shown in games.items()},
         "sources": literature()["sources"],
     }
     if args.check:
@@ -123,7 +140,12 @@ def _report(
         report["checked"] = len(checks)
         report["checked_facts"] = sum(c.facts for c in checks)
         report["failed"] = [
-            {"position": c.entry.position, "play": c.entry.play, "message": c.message}
+            {
+                "position": c.entry.position,
+                "game": c.entry.game,
+                "play": c.entry.play,
+                "message": c.message,
+            }
             for c in checks
             if not c.ok
         ]
@@ -144,6 +166,36 @@ def _print_table(rows: list[ResultRow]) -> None:
         for row in shown:
             print("  " + _line(row))
         print()
+
+
+GAME_TITLES = {
+    "cram": "Cram, normal play: empty boards RxC (Lemoine & Viennot's table, TCS 2012 §6.2)",
+}
+
+
+def _print_game_table(game: str, rows: list[ResultRow]) -> None:
+    """Another game's statements (Cram's boards): what is proved here beside the
+    literature's nimber, lower bound or outcome, and its sources."""
+    if not rows:
+        return
+    print(GAME_TITLES.get(game, f"{game}, normal play"))
+    print(f"  {'board':8} {'proved here':12} {'facts':>6}  {'mark':29} {'literature':14} sources")
+    for row in rows:
+        lit = row.literature
+        said = lit.get("outcome", "")
+        if "nimber" in lit:
+            said += f" (nimber {lit['nimber']})"
+        elif "nimber_above" in lit:
+            said += f" (nimber > {lit['nimber_above']})"
+        if row.agrees is False:
+            said += " DISAGREES"
+        proved = "-" if row.statement is None else _statement(row.statement)
+        facts = "-" if row.facts is None else f"{row.facts:,}"
+        print(
+            f"  {row.position:8} {proved:12} {facts:>6}  {row.mark:29} {said or '-':14} "
+            f"{', '.join(lit.get('sources', [])) or '-'}"
+        )
+    print()
 
 
 def _line(row: ResultRow) -> str:
@@ -200,14 +252,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = subparsers.add_parser(
         "results",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        help="what the project proves about 0*n (shipped certificates) beside the literature",
+        help="what the project proves about 0*n and Cram boards (shipped certificates) "
+        "beside the literature",
         description=(
             "List every statement known about 0*n: the certificates the package ships\n"
             "(pruned proofs, one file each, package data) and the literature's values with\n"
-            "their sources. Each row is marked: certificate here and checked, certificate\n"
-            "here, or literature only. --check re-derives every certificate from the rules\n"
-            "(each imported into a fresh temporary store, its root checked); exit 1 when\n"
-            "one fails, 2 for bad input."
+            "their sources; then Cram's empty boards RxC the same way, in a table of their\n"
+            'own (--json: the section "cram"). Each row is marked: certificate here and\n'
+            "checked, certificate here, or literature only. --check re-derives every\n"
+            "certificate from the rules (each imported into a fresh temporary store of its\n"
+            "game, its root checked); exit 1 when one fails, 2 for bad input."
         ),
         epilog=(
             "examples:\n"
