@@ -89,7 +89,13 @@ class ManifestEntry:
     game: str = DEFAULT_GAME  # the game of `position`: absent from the file for Sprouts
 
     @property
-    def key(self) -> tuple[str, str, str]:
+    def key(self) -> tuple[str, str]:
+        """(play, position): the statement within its game."""
+        return (self.play, self.position)
+
+    @property
+    def ident(self) -> tuple[str, str, str]:
+        """(game, play, position): the statement in the library, which holds several games."""
         return (self.game, self.play, self.position)
 
     def statement_text(self) -> str:
@@ -154,7 +160,7 @@ def write_manifest(directory: Path, entries: Iterable[ManifestEntry]) -> Path:
 
 def add_to_manifest(directory: Path, entry: ManifestEntry) -> None:
     """Put `entry` in the manifest, replacing the entry of the same play and position."""
-    kept = [e for e in read_manifest(directory) if e.key != entry.key]
+    kept = [e for e in read_manifest(directory) if e.ident != entry.ident]
     write_manifest(directory, [*kept, entry])
 
 
@@ -397,7 +403,7 @@ def check_library(
     done: dict[tuple[str, str, str], CertificateCheck] = {}
 
     def report(result: CertificateCheck) -> None:
-        done[result.entry.key] = result
+        done[result.entry.ident] = result
         if progress is not None:
             entry = result.entry
             verdict = "ok" if result.ok else "FAILED"
@@ -422,7 +428,7 @@ def check_library(
             }
             for future in as_completed(futures):
                 report(_worker_result(future, futures[future], directory))
-    return [done[entry.key] for entry in entries]
+    return [done[entry.ident] for entry in entries]
 
 
 def _worker_result(
@@ -647,7 +653,7 @@ def result_rows(
     of this version) and the literature's rows, by play and size."""
     shipped = directory is None
     directory = shipped_library() if directory is None else directory
-    done = {c.entry.key: c for c in checks}
+    done = {c.entry.ident: c for c in checks}
     rows: dict[tuple[str, str], ResultRow] = {}
     for entry in read_manifest(directory):
         if entry.game != game:
@@ -661,7 +667,7 @@ def result_rows(
             facts=entry.facts,
             game=game,
         )
-        result = done.get(entry.key)
+        result = done.get(entry.ident)
         if result is not None:
             row.checked, row.checked_how = result.ok, "now"
             row.failed = None if result.ok else result.message
