@@ -243,7 +243,8 @@ REPORT = {
 RESULT_ROW = {
     "type": "object",
     "properties": {
-        "position": {"type": "string", "description": "The position, e.g. 0*12."},
+        "position": {"type": "string", "description": "The position, e.g. 0*12 (Cram: 4x7)."},
+        "game": {"type": "string", "description": "The position's game: sprouts, cram."},
         "play": {"type": "string", "enum": ["normal", "misere"]},
         "statement": _nullable(
             "object", "The certificate's statement: {nimber: k} or {outcome: W|L}; null: none."
@@ -261,8 +262,9 @@ RESULT_ROW = {
         "literature": {
             "type": "object",
             "description": (
-                "The literature's outcome, nimber (0 for a loss), proof sizes (glop_2010_size, "
-                "smallest_known_size; misère positions_beyond_s6) and sources."
+                "The literature's outcome, nimber (0 for a loss; Cram: nimber_above, a lower "
+                "bound), proof sizes (glop_2010_size, smallest_known_size; misère "
+                "positions_beyond_s6) and sources."
             ),
         },
         "agrees": _nullable("boolean", "Whether the statement agrees with the literature."),
@@ -273,6 +275,11 @@ RESULTS = {
     "type": "object",
     "properties": {
         "results": {"type": "array", "items": RESULT_ROW},
+        "cram": {
+            "type": "array",
+            "items": RESULT_ROW,
+            "description": "Cram's empty boards RxC in normal play, the same rows.",
+        },
         "sources": {"type": "object", "description": "Citation of each source key."},
     },
 }
