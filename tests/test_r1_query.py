@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 from cli_helpers import run_cli
+from sproutsdb.ops.describe import describe
+from sproutsdb.ops.stores import open_local_store
 from sproutsdb.solver.misere.solver import brute_force_misere
 from sproutsdb.solver.sprouts.game import SproutsGame
 
@@ -75,3 +77,32 @@ def test_remote_query_gives_the_same_rule(tmp_path: Path) -> None:
     assert r1["case"] == 4 and r1["moved_to"] is not None
     assert r1 == local
     assert brute_force_misere(GAME, r1["moved_to"]) == "L"
+
+
+def test_query_says_where_the_note_is_a_theorem(tmp_path: Path) -> None:
+    """Each land is tested hereditarily (conditions 1-3 in its whole tree, and condition 4,
+    the gap in the note's argument): a sum of such lands gets the corrected rule with its
+    move's result checked exactly; otherwise the land and the violation are named."""
+    store = _store(tmp_path)
+
+    def scope(position: str) -> dict[str, object]:  # query --json's, in this process
+        opened = open_local_store(store)
+        try:
+            found: dict[str, object] = describe(opened, position).report["r1"]["scope"]
+        finally:
+            opened.close()
+        return found
+
+    holds = scope("2AB|2A|2B+0*1")
+    assert (holds["hereditary_r1"], holds["corrected_rule_applies"]) == (True, True)
+    assert holds["move_checked"] == "L" and "the corrected rule holds" in str(holds["says"])
+    gap = scope("1+2aA2Ba|AC|BC")  # the issue's counterexample: a gremlin moving to a null
+    assert (gap["hereditary_r1"], gap["corrected_rule_applies"]) == (True, False)
+    assert "2aA2Ba|AC|BC is gremlin with a move to the null 2AB|2A|2B" in str(gap["says"])
+    outside = scope("0*4")
+    assert outside["hereditary_r1"] is False
+    assert "0*2.2a2a is higher inverter" in str(outside["says"])
+    large = scope("0*6")
+    assert large["tested"] is False and large["hereditary_r1"] is None
+    text = run_cli("query", "1+2aA2Ba|AC|BC", "--store", store).stdout
+    assert "R1 scope: every land is hereditarily R1, but the note's argument has a gap" in text

@@ -30,7 +30,9 @@ from sproutsdb.facts import Provenance
 from sproutsdb.games import DEFAULT_GAME, get_game
 from sproutsdb.solver.cgt import ONE, ZERO, Algebra
 from sproutsdb.solver.extras.r1 import Part, R1Verdict, r1_class, r1_rule
+from sproutsdb.solver.extras.r1_hereditary import NOTE_CONDITIONS, HereditaryR1, rct_values
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, join_node_key
+from sproutsdb.solver.misere.rctsearch import RctSearch
 from sproutsdb.solver.misere.solver import MisereConflictError, StoreRcts
 from sproutsdb.solver.ports.game import sum_children
 from sproutsdb.solver.ports.proofstore import FactKind
@@ -61,6 +63,7 @@ class ReportLimits:
     max_replies: int = 200  # children of a loss searched for a refuting reply
     max_sum_pairs: int = 10_000  # pairs of subtrees a sum of lands' RCTs may visit (~0.5 s)
     view_sum_pairs: int = 40_000  # and all the sums of one report together (~2 s)
+    r1_tree_size: int = 12  # the hereditary R1 test runs on lands this small (0*4: ~0.1 s)
 
 
 def worst(statuses: list[str | None]) -> str | None:
@@ -158,6 +161,9 @@ class Describer:
         self._lock = threading.Lock()  # the algebra and the memo grow as reports are made
         self._subtrees: dict[int, int] = {}  # handle -> number of distinct subtrees
         self._sum_budget = 0  # pairs of subtrees the sums of this report may still visit
+        # the hereditary R1 test (conditions 1-4) on small lands, values from their own RCTs
+        self._r1_search = RctSearch(self.game)
+        self._r1_tree = HereditaryR1(self.game, rct_values(self._r1_search), (1, 2, 3, 4))
 
     def _engine_children(self, lands: Sequence[str]) -> dict[str, Iterable[Sequence[str]]]:
         return {land: self.game.component_children(land) for land in lands}
@@ -592,7 +598,49 @@ class Describer:
         if verdict.land is not None and verdict.child is not None:
             rest = [p.key for i, p in enumerate(parts) if i != verdict.land]
             moved = self.game.join([*rest, *self.game.components(verdict.child.key)])
-        return {**verdict.as_json(parts), "moved_to": moved, "status": status}
+        scope = self._r1_scope([p.key for p in parts], moved)
+        return {**verdict.as_json(parts), "moved_to": moved, "status": status, "scope": scope}
+
+    def _r1_scope(self, lands: list[str], moved: str | None) -> dict[str, Any]:
+        """Where the note's rule is a theorem: whether every land is hereditarily R1 (the
+        note's conditions 1-3 in every position of its tree) and meets condition 4 too (no
+        gremlin moves to a null: the gap in the note's argument), with the nearest violation
+        as evidence; on such a sum the rule's move is checked by the exact misère outcome of
+        the position it reaches. Lands past `r1_tree_size` are not tested (the cost grows
+        with the tree: 15 lives ~1 s)."""
+        limit = self.limits.r1_tree_size
+        verdicts: list[dict[str, Any]] = []
+        for land in dict.fromkeys(lands):
+            size = self.game.size(land)
+            if size > limit:
+                verdicts.append({"land": land, "tested": False, "size": size})
+                continue
+            found = self._r1_tree.check(land)
+            note = {c: v for c, v in found.violations.items() if c in NOTE_CONDITIONS}
+            evidence = found.evidence
+            verdicts.append({
+                "land": land,
+                "tested": True,
+                "size": size,
+                "hereditary_r1": not note,
+                "condition_4": 4 not in found.violations,
+                "evidence": None if evidence is None else evidence.describe(),
+            })  # fmt: skip
+        tested = all(v["tested"] for v in verdicts)
+        r1 = tested and all(v["hereditary_r1"] for v in verdicts)
+        corrected = r1 and all(v["condition_4"] for v in verdicts)
+        checked = None
+        if corrected and moved is not None:  # small lands only: their sum's RCT is cheap
+            checked = self._r1_search.algebra.outcome(self._r1_search.rct(moved))
+        return {
+            "says": _r1_scope_says(verdicts, tested, r1, corrected, checked, limit),
+            "lands": verdicts,
+            "tested": tested,
+            "hereditary_r1": r1 if tested else None,
+            "corrected_rule_applies": corrected if tested else None,
+            "move_checked": checked,
+            "limit": limit,
+        }
 
     def _land_children(self, land: Part) -> list[Part]:
         """A land's children with their nimbers and misère outcomes, as the report reads them."""
@@ -851,6 +899,42 @@ def _query_misere(
 
 
 # --- small helpers ---------------------------------------------------------------------------
+
+
+def _r1_scope_says(
+    lands: list[dict[str, Any]],
+    tested: bool,
+    r1: bool,
+    corrected: bool,
+    checked: str | None,
+    limit: int,
+) -> str:
+    """One sentence on where the note's rule stands for this sum (query and the page)."""
+    if not tested:
+        big = next(v for v in lands if not v["tested"])
+        return (
+            f"not tested whether every land is hereditarily R1: {big['land']} has size "
+            f"{big['size']} (the test runs on lands of size at most {limit})"
+        )
+    if not r1:
+        bad = next(v for v in lands if not v["hereditary_r1"])
+        return (
+            f"not an R1 game, so the note claims nothing here: {bad['land']} is not "
+            f"hereditarily R1 ({bad['evidence']})"
+        )
+    if not corrected:
+        bad = next(v for v in lands if not v["condition_4"])
+        return (
+            "every land is hereditarily R1, but the note's argument has a gap here "
+            f"({bad['evidence']}): its verdict may be wrong"
+        )
+    tail = (
+        "" if checked is None else f"; the exact misère outcome of its move's result is {checked}"
+    )
+    return (
+        "every land is hereditarily R1 and no gremlin below moves to a null: the corrected "
+        f"rule holds here{tail}"
+    )
 
 
 def _status(record: Any) -> str:

@@ -394,6 +394,9 @@ def _print_r1(r1: dict[str, Any] | None) -> None:
     classes = ", ".join(f"{c['land']} {c['r1'] or 'unknown'}" for c in r1["classes"])
     if classes:
         print(f"  R1 classes: {classes}")
+    scope = r1.get("scope")
+    if scope is not None:
+        print(f"  R1 scope: {scope['says']}")
     if r1["case"] is None:
         print(f"  R1 rule: no case applies ({r1['reason']})")
         return

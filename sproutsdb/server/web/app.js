@@ -282,6 +282,7 @@ function renderR1(d) {
   box.appendChild(title);
   if (r1.case === null) {
     box.appendChild(document.createTextNode("no case applies (" + r1.reason + ")."));
+    if (r1.scope) box.appendChild(document.createTextNode(" Scope: " + r1.scope.says + "."));
     return;
   }
   box.appendChild(document.createTextNode("case " + r1.case + " applies (" + r1.reason + ")"));
@@ -295,6 +296,12 @@ function renderR1(d) {
     box.appendChild(document.createTextNode("."));
   }
   if (r1.status && r1.status !== "verified") box.appendChild(badge(r1.status, null));
+  if (r1.scope) {
+    const scope = document.createElement("span");
+    scope.className = "r1-scope";
+    scope.textContent = " Scope: " + r1.scope.says + ".";
+    box.appendChild(scope);
+  }
 }
 
 // A reply that refutes a move (a child of the child that is a loss): click to follow it.
