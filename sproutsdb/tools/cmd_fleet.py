@@ -61,6 +61,8 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
         raise UsageError(f"--split-depth D needs D ≥ 1, got {args.split_depth}")
     game = get_game().engine()
     positions, root = _positions(args, game)
+    if root is None and args.split is None and not args.tasks:
+        return run_fleet_solve_helped(args, positions)
     from sproutsdb.ops.jobs.ray_fleet import ServerSpec, solve_fleet, solve_on_server
     from sproutsdb.ops.ray_session import ray_session
 
@@ -123,6 +125,72 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
         print(
             f"{len(results)} positions on {workers} Ray worker{'s' * (workers != 1)}: "
             f"{stored:,} new facts stored on server {args.server} in {seconds:.2f} s"
+        )
+    for r in failed:
+        print(f"sproutsdb fleet: {r['position']}: {r['error']}", file=sys.stderr)
+    if any(r["error"].startswith("conflict") for r in failed):
+        return EXIT_CONFLICT
+    return 2 if failed else 0
+
+
+def run_fleet_solve_helped(args: argparse.Namespace, positions: list[str]) -> int:
+    """`fleet solve POS...`: each position solved here as `solve --jobs 1` would, against
+    the server, with N - 1 Ray helpers proving parts of its tree (ops/jobs/ray_helpers.py)."""
+    from sproutsdb.ops.jobs.ray_fleet import ServerSpec
+    from sproutsdb.ops.jobs.ray_helpers import solve_with_helpers
+    from sproutsdb.ops.ray_session import cluster_cpus, ray_session
+
+    server = ServerSpec(args.server, client_token(args), tls_ca_of(args))
+    started = time.perf_counter()
+    shown = not args.quiet and sys.stderr.isatty()
+    results: list[dict[str, Any]] = []
+    # Ray first: its daemons must be forked before this process has gRPC threads
+    with (
+        status_line(enabled=shown) as line,
+        ray_session(args.ray or None, num_cpus=args.jobs) as session,
+    ):
+        location_of(args).open().close()  # answering, same game and canon
+        workers = args.jobs or cluster_cpus(session)
+        for done, position in enumerate(positions):
+            if shown:
+                line.show(
+                    f"{done}/{len(positions)} positions solved, solving {position} "
+                    f"with {workers - 1} Ray helpers  {time.perf_counter() - started:,.0f} s"
+                )
+            results.append(
+                solve_with_helpers(
+                    server,
+                    position,
+                    workers - 1,
+                    search=args.search,
+                    outcome_only=args.outcome_only,
+                )
+            )
+    seconds = time.perf_counter() - started
+    failed = [r for r in results if "error" in r]
+    stored = sum(r.get("stored", 0) for r in results)
+    if args.json:
+        from sproutsdb.ops.jobs.ray_helpers import merge_timings
+
+        report: dict[str, Any] = {
+            "positions": results,
+            "root": None,
+            "stored": stored,
+            "handed_out": 0,
+            "workers": workers,
+            "seconds": round(seconds, 3),
+            "visits": sum(r.get("visits", 0) for r in results),
+        }
+        for cost in ("dispatch", "sharing", "sync"):
+            report[cost] = merge_timings([r[cost] for r in results if cost in r])
+        print(json.dumps(report))
+    else:
+        for r in results:
+            _print_result(r)
+        print(
+            f"{len(results)} positions, each solved here with {workers - 1} Ray "
+            f"helper{'s' * (workers != 2)}: {stored:,} new facts stored on server "
+            f"{args.server} in {seconds:.2f} s"
         )
     for r in failed:
         print(f"sproutsdb fleet: {r['position']}: {r['error']}", file=sys.stderr)
@@ -315,6 +383,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         metavar="N",
         help="workers (default: one per CPU of the cluster)",
+    )
+    p.add_argument(
+        "--tasks",
+        action="store_true",
+        help="one Ray task per position, each a whole solve (for many independent "
+        "positions); default: each position solved here, N - 1 Ray helpers proving parts "
+        "of its tree as `solve --jobs N` does",
     )
     p.add_argument(
         "--split",

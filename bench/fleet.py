@@ -1,0 +1,253 @@
+"""Fleet benchmark: does `fleet solve --ray` pay against one process and `solve --jobs 2`?
+
+Run on demand (not part of the test suite):
+    .venv/bin/python bench/fleet.py                          # 0*14 and 0*16, modes one,jobs2,fleet
+    .venv/bin/python bench/fleet.py --roots 0*18 0*20 --modes one,fleet
+    .venv/bin/python bench/fleet.py --roots 0*14 --modes one,tasks,fleet --rounds 2
+    .venv/bin/python bench/fleet.py --roots 0*18 --modes one,fleet8,fleet16   # visits
+Each mode runs `sproutsdb` in a fresh process on a fresh store (a fleet: against a fresh
+local `serve --no-results` on 127.0.0.1, port 0), the modes of one root alternated in one run
+(same load), their answers asserted equal. Modes: `one` (solve --outcome-only), `jobs2`
+(solve --jobs 2), `fleetN` (fleet solve --ray --jobs N, N solvers: the driver's main search and
+N - 1 Ray helpers; `fleet` is fleet2), `tasks` (fleet solve --ray --jobs 2 --tasks: a Ray task
+per position, the earlier fleet). Wall and CPU seconds (every process of the run's tree,
+sampled from /proc, the server's too), visits (the searches' df-pn visits: the main search's
+for `one`/`jobs2`, every solver's for a fleet), and the ratios to `one`. --profile DIR also
+records a fleet run with `py-spy record --subprocesses` (a speedscope file a mode). Saves
+bench/results/fleet.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMAND = [sys.executable, "-m", "sproutsdb"]
+RESULTS = ROOT / "bench" / "results" / "fleet.json"
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("SPROUTSDB_")}
+
+
+class TreeCpu:
+    """CPU seconds of a process and all its descendants (Ray's daemons and workers are
+    not waited for by their parents, so RUSAGE_CHILDREN misses them): /proc sampled every
+    0.2 s, the last figure seen of each pid summed."""
+
+    def __init__(self, *roots: int) -> None:
+        self.roots = set(roots)
+        self.seen: dict[int, float] = {}
+        self.base = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def add(self, pid: int) -> None:
+        self.roots.add(pid)
+
+    def start(self) -> TreeCpu:
+        self._sample()
+        self.base = sum(self.seen.values())  # a server's start (its RCT seeding) is not the run's
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        parents: dict[int, int] = {}
+        cpu: dict[int, float] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            pid = int(entry)
+            parents[pid] = int(fields[1])
+            cpu[pid] = (int(fields[11]) + int(fields[12])) / TICK
+        for pid in cpu:
+            walk, hops = pid, 0
+            while walk and walk not in self.roots and hops < 64:
+                walk, hops = parents.get(walk, 0), hops + 1
+            if walk in self.roots:
+                self.seen[pid] = max(self.seen.get(pid, 0.0), cpu[pid])
+                if pid not in self.roots:
+                    self.roots.add(pid)  # a daemon reparented later is still ours
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._sample()
+            self._stop.wait(0.2)
+
+    def stop(self) -> float:
+        self._sample()
+        self._stop.set()
+        self._thread.join()
+        return sum(self.seen.values()) - self.base
+
+
+class Server:
+    """`sproutsdb serve --no-results` on a fresh store, 127.0.0.1, a free port."""
+
+    def __init__(self, store: Path, *extra: str) -> None:
+        self.log = open(store.parent / "server.log", "a")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [*COMMAND, "serve", "--store", str(store), "--listen", "127.0.0.1:0",
+             "--no-results", *extra],
+            stdout=subprocess.PIPE, stderr=self.log, text=True, env=_env(),
+            start_new_session=True,
+        )  # fmt: skip
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            found = re.search(r"listening on (\S+)", line)
+            if found:
+                self.address = found.group(1)
+                return
+        raise RuntimeError(f"server did not start: see {self.log.name}")
+
+    def stats(self) -> dict[str, Any]:
+        from sproutsdb.client import Client
+
+        with Client(self.address) as client:
+            return dict(client.stats())
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+def _fleet_workers(mode: str) -> int:
+    if mode == "tasks":
+        return 2
+    digits = mode.removeprefix("fleet")
+    return int(digits) if digits else 2
+
+
+def run_mode(root: str, mode: str, work: Path, profile: Path | None) -> dict[str, Any]:
+    """One mode on one root, in fresh processes on a fresh store."""
+    store = work / f"store-{mode}"
+    server: Server | None = None
+    base = ["--outcome-only", "--json", "--quiet"]
+    if mode == "one":
+        command = [*COMMAND, "solve", root, "--store", str(store), *base]
+    elif mode == "jobs2":
+        command = [*COMMAND, "solve", root, "--store", str(store), "--jobs", "2", *base]
+    else:
+        server = Server(store)
+        command = [*COMMAND, "fleet", "solve", root, "--server", server.address, "--ray",
+                   "--jobs", str(_fleet_workers(mode)), *base]  # fmt: skip
+        if mode == "tasks":
+            command.append("--tasks")
+    if profile is not None and server is not None:
+        profile.mkdir(parents=True, exist_ok=True)
+        out = profile / f"{root.replace('*', 'x')}-{mode}.speedscope.json"
+        spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
+        command = [spy, "record", "--subprocesses", "--format", "speedscope", "--rate", "50",
+                   "-o", str(out), "--", *command]  # fmt: skip
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=_env(), start_new_session=True)  # fmt: skip
+    tree = TreeCpu(proc.pid, *([server.proc.pid] if server else [])).start()
+    out_text, err_text = proc.communicate()
+    wall = time.perf_counter() - started
+    cpu = tree.stop()
+    stats = server.stats() if server is not None else None
+    if server is not None:
+        server.stop()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{mode} {root} exited {proc.returncode}: {err_text[-2000:]}")
+    report = json.loads(out_text.strip().splitlines()[-1])
+    if "positions" in report:  # a fleet's report
+        position = report["positions"][0]
+        outcome, visits = position["outcome"], report.get("visits")
+        extra = {k: report[k] for k in ("dispatch", "sharing", "sync") if k in report}
+        extra["main_visits"] = position.get("main_visits")
+    else:
+        outcome, visits, extra = report["outcome"], report["nodes"], {}
+    row: dict[str, Any] = {
+        "root": root,
+        "mode": mode,
+        "outcome": outcome,
+        "wall": round(wall, 2),
+        "cpu": round(cpu, 2),
+        "visits": visits,
+        **extra,
+    }
+    if stats is not None:
+        row["server"] = {
+            "commits": stats.get("commits"),
+            "commit_ms": stats.get("commit_ms"),
+            "facts_inserted": stats.get("facts_inserted"),
+            "nimbers": stats["facts"].get("nimber"),
+            "verified": stats["verified"].get("nimber"),
+        }
+    shutil.rmtree(store, ignore_errors=True)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--roots", nargs="+", default=["0*14", "0*16"])
+    parser.add_argument("--modes", default="one,jobs2,fleet")
+    parser.add_argument("--rounds", type=int, default=1, help="alternations of the modes")
+    parser.add_argument("--profile", type=Path, default=None, help="py-spy the fleet modes")
+    parser.add_argument("--save", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    modes = args.modes.split(",")
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="fleet-bench-") as tmp:
+        for root in args.roots:
+            mine: list[dict[str, Any]] = []
+            for round_ in range(args.rounds):
+                order = modes if round_ % 2 == 0 else list(reversed(modes))
+                for mode in order:
+                    row = run_mode(root, mode, Path(tmp), args.profile)
+                    row["round"] = round_
+                    mine.append(row)
+                    print(json.dumps(row), flush=True)
+            outcomes = {row["outcome"] for row in mine}
+            assert len(outcomes) == 1, f"{root}: the modes disagree: {mine}"
+            ones = [row for row in mine if row["mode"] == "one"]
+            wall1 = sum(r["wall"] for r in ones) / len(ones) if ones else None
+            cpu1 = sum(r["cpu"] for r in ones) / len(ones) if ones else None
+            visits1 = ones[0]["visits"] if ones else None
+            for row in mine:
+                if wall1:
+                    row["speed_vs_one"] = round(wall1 / row["wall"], 3)
+                    row["cpu_vs_one"] = round(row["cpu"] / cpu1, 3) if cpu1 else None
+                if visits1 and row.get("visits"):
+                    row["visits_vs_one"] = round(row["visits"] / visits1, 3)
+            rows.extend(mine)
+    print(f"\n{'root':6} {'mode':8} {'out':3} {'wall s':>8} {'cpu s':>8} {'visits':>9} "
+          f"{'speed':>6} {'cpu x':>6} {'visits x':>8}")  # fmt: skip
+    for r in rows:
+        print(f"{r['root']:6} {r['mode']:8} {r['outcome']:3} {r['wall']:8.1f} {r['cpu']:8.1f} "
+              f"{r.get('visits') or 0:9,} {r.get('speed_vs_one', 0):6.2f} "
+              f"{r.get('cpu_vs_one') or 0:6.2f} {r.get('visits_vs_one') or 0:8.2f}")  # fmt: skip
+    args.save.parent.mkdir(parents=True, exist_ok=True)
+    saved = {"when": time.strftime("%Y-%m-%d %H:%M:%S"), "load": os.getloadavg(), "rows": rows}
+    args.save.write_text(json.dumps(saved, indent=1))
+    print(f"saved {args.save}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,728 @@
+"""`fleet solve --ray`: the `solve --jobs` design over Ray (parallel_normal.py's, one
+machine's shared memory replaced by one Ray actor).
+
+The driver (the `fleet solve` process) solves each position as `--jobs 1` would, against
+the server; N - 1 Ray helpers prove parts of its tree meanwhile, and the answer is always
+the driver's. What `solve --jobs` shares in memory lives in a `FleetHub` actor: the queue of
+the main search's root children (couples, with their claims: `take`, `done`, `split`),
+which child the main search is in, the facts each solver has had committed on the server
+(their keys *and* values, so a solver never asks the server for them: `FactNews`), the
+nodes on each search's path (`BusyMarks`, a snapshot a second old) and each solver's
+visits. Each solver talks to it once a `share_seconds` (`sync`) and once a couple (`take`),
+never per node.
+
+Each solver's store is a `FleetStore`: every fact goes to the server by its `Insert` in the
+solver's batches (1 000 facts or `flush_seconds`), which goes through the project's gate
+(claims, verified by the server's verifier); reads never leave the process. It holds what
+the server held verified when the solver began (streamed once, when there are few enough)
+and what the fleet's solvers had committed there since: a `ListedProofStore`, so the search
+reads it whole at each call and then meets only the news (as on a local store), instead of
+one Lookup per expanded node (what made the task-per-position fleet 0.44x at 0*18).
+
+A helper that dies is run again by Ray (`RETRIES`): it tells the hub, which queues the
+couple it held again. Whether helpers live or die, the driver's search alone decides the
+answer: a lost helper only means the driver proves that part itself.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import queue
+import socket
+import statistics
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sproutsdb.ops.jobs.busy_marks import BUSY_SLOTS, helpers_order
+from sproutsdb.ops.jobs.parallel_normal import (
+    DONE,
+    FREE,
+    HELPER,
+    MAIN,
+    SHARED_CHILDREN,
+    SPLIT_DEPTH,
+    SPLIT_SECONDS,
+    Couple,
+    Node,
+    split,
+)
+from sproutsdb.ops.ray_session import import_ray
+from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, FactValue, PutResult
+
+if TYPE_CHECKING:
+    import ray
+
+    from sproutsdb.client import RemoteProofStore
+    from sproutsdb.ops.jobs.ray_fleet import ServerSpec
+    from sproutsdb.solver.search.progress import Progress
+else:
+    ray = import_ray()
+
+SHARE_SECONDS = 1.0  # how often a solver syncs with the hub (facts, busy marks, claims)
+IDLE_SECONDS = 0.3  # how long an idle helper waits before it asks the hub again
+RETRIES = 3  # re-runs of a helper whose worker died
+PRELOAD_LIMIT = 1 << 20  # a server holding more nimbers is read key by key, not streamed
+STOP_GRACE = 10.0  # seconds the helpers have to report after the driver's search ends
+
+
+def _slot(key: str) -> int:
+    return zlib.crc32(key.encode()) & (BUSY_SLOTS - 1)
+
+
+@dataclass
+class Timings:
+    """Seconds of one kind of call a solver made (dispatch: `take`; sharing: a batch of
+    facts to the server; sync: a hub round trip)."""
+
+    samples: list[float] = field(default_factory=list)
+
+    def add(self, seconds: float) -> None:
+        self.samples.append(seconds)
+
+    def summary(self) -> dict[str, float | int]:
+        s = self.samples
+        if not s:
+            return {"count": 0}
+        ordered = sorted(s)
+        return {
+            "count": len(s),
+            "total_s": round(sum(s), 3),
+            "p50_ms": round(1000 * statistics.median(s), 2),
+            "p99_ms": round(1000 * ordered[min(len(s) - 1, int(0.99 * len(s)))], 2),
+        }
+
+
+def merge_timings(parts: Sequence[Mapping[str, Any]]) -> dict[str, float | int]:
+    """One summary of several solvers' summaries (count-weighted; p99 the worst)."""
+    parts = [p for p in parts if p.get("count")]
+    if not parts:
+        return {"count": 0}
+    count = sum(int(p["count"]) for p in parts)
+    return {
+        "count": count,
+        "total_s": round(sum(float(p["total_s"]) for p in parts), 3),
+        "p50_ms": round(sum(float(p["p50_ms"]) * int(p["count"]) for p in parts) / count, 2),
+        "p99_ms": max(float(p["p99_ms"]) for p in parts),
+    }
+
+
+class FleetHub:
+    """The shared state of one fleet run (a Ray actor: `hub_actor`). Solver 0 is the
+    driver's main search, 1.. the helpers."""
+
+    def __init__(self) -> None:
+        self.queue: collections.deque[Couple] = collections.deque()
+        self.deferred: list[Couple] = []  # root children the main search had entered
+        self.claims: dict[int, int] = {}
+        self.current = -1  # the root child the main search is in
+        self.log: list[tuple[int, dict[str, FactValue]]] = []  # (solver, facts) batches
+        self.busy: dict[int, frozenset[int]] = {}
+        self.idle: set[int] = set()
+        self.holding: dict[int, Couple] = {}
+        self.visits: dict[int, int] = {}
+        self.stopped = False
+        self.hellos: collections.Counter[int] = collections.Counter()
+        self.pids: dict[int, int] = {}
+
+    # --- the main search's side (RootClaims) ------------------------------------------
+    def offer(self, couples: list[Couple]) -> None:
+        self.queue.extend(couples)
+
+    def entering(self, index: int) -> None:
+        self.current = index
+        if index >= 0 and self.claims.get(index, FREE) == FREE:
+            self.claims[index] = MAIN
+
+    def decided(self, index: int) -> None:
+        if index >= 0:
+            self.claims[index] = DONE
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    # --- the helpers' side ------------------------------------------------------------
+    def hello(self, me: int, pid: int = 0) -> int:
+        """A helper (re)starts in process `pid`: a couple it held when its worker died is
+        queued again. Returns how many times this helper has started."""
+        self.hellos[me] += 1
+        self.pids[me] = pid
+        lost = self.holding.pop(me, None)
+        if lost is not None:
+            if lost[0] >= 0 and self.claims.get(lost[0]) == HELPER:
+                self.claims[lost[0]] = FREE
+            self.queue.appendleft(lost)
+        return self.hellos[me]
+
+    def _claim(self, couple: Couple, *, deferred: bool) -> str:
+        index = couple[0]
+        if index < 0:
+            return "take"
+        state = self.claims.get(index, FREE)
+        if state == DONE or (state == HELPER and couple[3] == 1):
+            return "skip"
+        if state == MAIN and not deferred:
+            return "defer"
+        self.claims[index] = HELPER
+        return "take"
+
+    def _left_by_main(self) -> Couple | None:
+        open_ones = [c for c in self.deferred if self.claims.get(c[0]) == MAIN]
+        self.deferred[:] = open_ones
+        for couple in open_ones:
+            if couple[0] != self.current:
+                self.deferred.remove(couple)
+                return couple
+        return self.deferred.pop(0) if self.deferred else None
+
+    def take(self, me: int) -> Couple | None:
+        """The next couple for helper `me` (parallel_normal's helper loop, made atomic
+        here), or None: nothing to do now (the helper counts as idle) or stopped."""
+        self.holding.pop(me, None)
+        if self.stopped:
+            return None
+        while self.queue:
+            couple = self.queue.popleft()
+            verdict = self._claim(couple, deferred=False)
+            if verdict == "defer":
+                self.deferred.append(couple)
+                continue
+            if verdict == "take":
+                self.idle.discard(me)
+                self.holding[me] = couple
+                return couple
+        left = self._left_by_main()
+        if left is not None and self._claim(left, deferred=True) == "take":
+            self.idle.discard(me)
+            self.holding[me] = left
+            return left
+        self.idle.add(me)
+        return None
+
+    def done(self, me: int, couple: Couple) -> None:
+        self.holding.pop(me, None)
+        if couple[0] >= 0:
+            self.claims[couple[0]] = DONE
+
+    def split(self, me: int, parts: list[Couple]) -> None:
+        self.holding.pop(me, None)
+        self.queue.extend(parts)
+
+    # --- everyone -----------------------------------------------------------------------
+    def sync(
+        self, me: int, cursor: int, facts: dict[str, FactValue], busy: frozenset[int], visits: int
+    ) -> tuple[int, list[dict[str, FactValue]], frozenset[int], dict[int, int], int, int, bool]:
+        """Take solver `me`'s new committed facts, path and visits; give back the others'
+        facts since `cursor` (and the new cursor), the slots of their paths, the claims,
+        the main search's root child, the helpers idle, and whether the run is over."""
+        if facts:
+            self.log.append((me, facts))
+        self.busy[me] = busy
+        self.visits[me] = visits
+        news = [batch for who, batch in self.log[cursor:] if who != me]
+        others: set[int] = set()
+        for who, slots in self.busy.items():
+            if who != me:
+                others |= slots
+        return (
+            len(self.log),
+            news,
+            frozenset(others),
+            dict(self.claims),
+            self.current,
+            len(self.idle),
+            self.stopped,
+        )
+
+    def helpers(self) -> dict[int, tuple[int, bool]]:
+        """Each helper's process id and whether it holds a couple now (for the tests)."""
+        return {me: (pid, me in self.holding) for me, pid in self.pids.items()}
+
+
+class FleetStore:
+    """A solver's store in a fleet run (see the module's doc): writes go to the server in
+    the solver's batches, by a writer thread (the search goes on while the server
+    commits); reads are answered from what this process knows."""
+
+    def __init__(self, remote: RemoteProofStore, *, preload: bool = True) -> None:
+        self.remote = remote
+        self.known: dict[str, FactValue] = {}
+        self.outbox: dict[str, FactValue] = {}  # committed, not yet told to the hub
+        self.sharing = Timings()
+        self.complete = False  # the server's verified nimbers were streamed in at the start
+        self.preloaded = 0
+        self.inserted = 0  # facts the server did not have
+        self._lock = threading.Lock()
+        self._batches: queue.Queue[tuple[FactKind, dict[str, FactValue]] | None] = queue.Queue()
+        self._failure: BaseException | None = None
+        self._writer = threading.Thread(target=self._write, name="fleet-writer", daemon=True)
+        if preload:
+            self._preload()
+        self._writer.start()
+
+    @property
+    def trusted_kinds(self) -> frozenset[FactKind]:
+        return self.remote.trusted_kinds
+
+    def _preload(self) -> None:
+        client = self.remote.client
+        held = int(client.stats()["facts"].get("nimber", 0))
+        if held > PRELOAD_LIMIT:
+            return
+        for page in client.export(FactKind.NIMBER):
+            for (key, value), record in zip(page.facts, page.records):
+                if record.status.value == "verified":
+                    self.known[key] = value
+        self.preloaded = len(self.known)
+        self.complete = True
+
+    def learn(self, facts: Mapping[str, FactValue]) -> None:
+        self.known.update(facts)
+
+    def take_outbox(self) -> dict[str, FactValue]:
+        with self._lock:
+            outbox, self.outbox = self.outbox, {}
+        return outbox
+
+    # --- ProofStore / ListedProofStore ------------------------------------------------
+    def count(self, kind: FactKind) -> int:
+        if kind != FactKind.NIMBER:
+            return 0
+        # a server too large to stream is read key by key: never "listed" then
+        return len(self.known) if self.complete else PRELOAD_LIMIT << 4
+
+    def iter_facts(self, kind: FactKind) -> Iterator[tuple[str, FactValue]]:
+        if kind == FactKind.NIMBER:
+            yield from list(self.known.items())
+
+    def get(self, kind: FactKind | str, keys: Sequence[str]) -> dict[str, FactValue]:
+        kind = FactKind(kind)
+        if kind != FactKind.NIMBER:
+            return self.remote.get(kind, keys)
+        known = self.known
+        found = {k: known[k] for k in keys if k in known}
+        if not self.complete:
+            wanted = [k for k in keys if k not in found]
+            if wanted:
+                fetched = self.remote.get(kind, wanted)
+                known.update(fetched)
+                found.update(fetched)
+        return found
+
+    def put(self, kind: FactKind | str, items: Mapping[str, FactValue]) -> PutResult:
+        """Queue a batch for the server (the writer thread Inserts it); a conflict the
+        server reported for an earlier batch is raised here."""
+        self._raise_failure()
+        batch = dict(items)
+        if FactKind(kind) == FactKind.NIMBER:
+            self.known.update(batch)
+        self._batches.put((FactKind(kind), batch))
+        return PutResult(inserted=len(batch))
+
+    def _write(self) -> None:
+        while (item := self._batches.get()) is not None:
+            try:
+                self._commit(*item)
+            finally:
+                self._batches.task_done()
+        self._batches.task_done()
+
+    def _commit(self, kind: FactKind, batch: dict[str, FactValue]) -> None:
+        if self._failure is not None or not batch:
+            return
+        started = time.perf_counter()
+        try:
+            result = self.remote.put(kind, batch)
+        except BaseException as error:  # noqa: BLE001 (raised in the solver's thread)
+            self._failure = error
+            return
+        self.sharing.add(time.perf_counter() - started)
+        self.inserted += result.inserted
+        if result.conflicts:
+            first = result.conflicts[0]
+            self._failure = ConflictError(
+                f"conflict on {kind.value} fact {first.key!r}: the server says "
+                f"{first.stored!r}, this search proved {first.offered!r}"
+            )
+        elif kind == FactKind.NIMBER:
+            with self._lock:
+                self.outbox.update(batch)
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+
+    def drain(self) -> None:
+        """Wait until every queued batch is committed on the server (or raise why not)."""
+        self._batches.join()
+        self._raise_failure()
+
+    def flush(self) -> None:
+        """Nothing to wait for: a batch is the server's once the writer commits it
+        (`drain` waits for that)."""
+        self._raise_failure()
+
+    def close(self) -> None:
+        try:
+            self.drain()
+        finally:
+            self._batches.put(None)
+            self._writer.join(timeout=60)
+            self.remote.close()
+
+
+class HubLink:
+    """A solver's side of the hub: `FactNews` (with values), `BusyMarks` (own path counted
+    here, the others' a snapshot of the last sync) and the claims the last sync saw."""
+
+    def __init__(self, hub: Any, me: int, store: FleetStore) -> None:
+        self.hub, self.me, self.store = hub, me, store
+        self.cursor = 0
+        self.pending: list[str] = []
+        self.path: collections.Counter[int] = collections.Counter()
+        self.others: frozenset[int] = frozenset()
+        self.claims: dict[int, int] = {}
+        self.current = -1
+        self.idle = 0
+        self.stopped = False
+        self.visits = 0
+        self.syncs = Timings()
+        self._in_flight: Any = None
+        self._sent = 0.0
+
+    # FactNews
+    def published(self, keys: Sequence[str]) -> None:
+        """The keys are in the store's outbox already (FleetStore.put): sent at a sync."""
+
+    def news(self) -> list[str]:
+        self.sync(wait=False)
+        keys, self.pending = self.pending, []
+        return keys
+
+    def sync(self, *, wait: bool = True) -> None:
+        """Meet the hub: take the reply of the sync in flight (if it has come; always when
+        `wait`), then send the next one (and with `wait`, take its reply too). Without
+        `wait` the search never waits for the hub: a reply is a sync old, as a busy mark."""
+        if self._in_flight is not None:
+            ready, _ = ray.wait([self._in_flight], timeout=None if wait else 0)
+            if not ready:
+                return
+            self._take_reply(timed=False)
+        outbox = self.store.take_outbox()
+        busy = frozenset(slot for slot, count in self.path.items() if count > 0)
+        self._sent = time.perf_counter()
+        self._in_flight = self.hub.sync.remote(self.me, self.cursor, outbox, busy, self.visits)
+        if wait:
+            self._take_reply()
+
+    def _take_reply(self, *, timed: bool = True) -> None:
+        reply = ray.get(self._in_flight)
+        if timed:  # a round trip waited for (a reply found ready tells no latency)
+            self.syncs.add(time.perf_counter() - self._sent)
+        self._in_flight = None
+        self.cursor, batches, self.others, self.claims, self.current, self.idle = reply[:6]
+        self.stopped = reply[6]
+        for batch in batches:
+            self.store.learn(batch)
+            self.pending.extend(batch)
+
+    # BusyMarks
+    def enter(self, key: str) -> None:
+        self.path[_slot(key)] += 1
+
+    def leave(self, key: str) -> None:
+        slot = _slot(key)
+        self.path[slot] -= 1
+        if self.path[slot] <= 0:
+            del self.path[slot]
+
+    def elsewhere(self, key: str) -> bool:
+        return _slot(key) in self.others
+
+
+class HubRootClaims:
+    """The main search's `RootShare` over the hub (parallel_normal.RootClaims)."""
+
+    def __init__(self, link: HubLink) -> None:
+        self.link = link
+        self._index: dict[str, int] = {}
+        self._offered = False
+        self._kept = -1
+        self._done: set[int] = set()
+
+    def offer(self, children: Sequence[tuple[str, Node]]) -> None:
+        if self._offered:
+            return
+        self._offered = True
+        queued: list[Couple] = []
+        for key, (lands, n) in children:
+            index = len(self._index) if len(self._index) < SHARED_CHILDREN else -1
+            if index >= 0:
+                self._index[key] = index
+            if lands:
+                queued.append((index, "+".join(lands), n, 1))
+        self.link.hub.offer.remote(helpers_order(queued))
+        if len(queued) > 1:
+            self._kept = queued[-1][0]
+
+    def _is_done(self, index: int) -> bool:
+        return index in self._done or self.link.claims.get(index) == DONE
+
+    def for_helpers(self, key: str) -> bool:
+        index, kept = self._index.get(key, -1), self._kept
+        return (
+            index >= 0
+            and kept >= 0
+            and index != kept
+            and not (self._is_done(kept) or self._is_done(index))
+        )
+
+    def entering(self, key: str) -> None:
+        self.link.hub.entering.remote(self._index.get(key, -1))
+
+    def decided(self, key: str) -> None:
+        index = self._index.get(key, -1)
+        if index >= 0:
+            self._done.add(index)
+            self.link.hub.decided.remote(index)
+
+
+class MainLink(HubLink):
+    """The main search's marks: the helpers' paths, and the root children left to them
+    while the child held back for it is undecided (busy_marks.MainBusy)."""
+
+    def __init__(self, hub: Any, store: FleetStore) -> None:
+        super().__init__(hub, 0, store)
+        self.root = HubRootClaims(self)
+
+    def elsewhere(self, key: str) -> bool:
+        return super().elsewhere(key) or self.root.for_helpers(key)
+
+
+class _Stopped(Exception):
+    """Raised from a helper's progress callback when the run is over."""
+
+
+class _OverBudget(Exception):
+    """Raised from a helper's progress callback when its couple has run its budget."""
+
+
+def helper_main(
+    hub: Any,
+    server: ServerSpec,
+    me: int,
+    search: str,
+    table_capacity: int | None,
+    split_seconds: float,
+    split_depth: int,
+) -> dict[str, Any]:
+    """Helper `me`: prove couples of the hub's queue into the server (a Ray task)."""
+    from sproutsdb.games import get_game
+    from sproutsdb.ops.solve import SolveSettings, normal_solver
+    from sproutsdb.ops.stores import open_remote_store
+
+    started = time.perf_counter()
+    starts = ray.get(hub.hello.remote(me, os.getpid()))
+    game = get_game().engine()
+    store = FleetStore(open_remote_store(server.address, token=server.token, tls_ca=server.tls_ca))
+    link = HubLink(hub, me, store)
+    deadline = [float("inf")]
+    dispatch = Timings()
+    solver: Any = None
+
+    def keep_going(progress: Progress) -> None:
+        if solver is not None:
+            link.visits = solver.stats.nodes
+        if link.stopped:
+            raise _Stopped
+        if progress.depth > 0 and link.idle > 0 and time.process_time() >= deadline[0]:
+            raise _OverBudget
+
+    couples = 0
+    try:
+        settings = SolveSettings(
+            search=search,
+            table_capacity=table_capacity,
+            progress=keep_going,
+            progress_interval=0.2,
+            reprove_roots=False,
+            share_seconds=SHARE_SECONDS,
+            news=link,
+            busy=link,
+        )
+        solver = normal_solver(game, store, settings)
+        link.sync()
+        while not link.stopped:
+            asked = time.perf_counter()
+            couple: Couple | None = ray.get(hub.take.remote(me))
+            dispatch.add(time.perf_counter() - asked)
+            if couple is None:
+                time.sleep(IDLE_SECONDS)
+                link.sync()
+                continue
+            link.sync()  # the facts of the others so far: read whole at the call's start
+            link.pending.clear()
+            _, key, n, depth = couple
+            deadline[0] = (
+                time.process_time() + split_seconds if depth < split_depth else float("inf")
+            )
+            try:
+                solver.couple_outcome(key, n)
+            except _OverBudget:
+                hub.split.remote(me, split(game, couple, split_depth))
+            else:
+                hub.done.remote(me, couple)
+                couples += 1
+            link.visits = solver.stats.nodes
+    except _Stopped:
+        pass
+    finally:
+        try:
+            if solver is not None:
+                solver.flush()
+                link.visits = solver.stats.nodes
+            link.sync()  # the last facts and visits
+        except Exception:  # noqa: BLE001 (the run is over: what was committed is kept)
+            pass
+        store.close()
+    return {
+        "helper": me,
+        "starts": starts,
+        "worker": f"{socket.gethostname()}:{os.getpid()}",
+        "couples": couples,
+        "visits": link.visits,
+        "stored": store.inserted,
+        "seconds": round(time.perf_counter() - started, 3),
+        "dispatch": dispatch.summary(),
+        "sharing": store.sharing.summary(),
+        "sync": link.syncs.summary(),
+    }
+
+
+_helper_task = ray.remote(num_cpus=1, max_retries=RETRIES)(helper_main)
+hub_actor: Any = ray.remote(num_cpus=0)(FleetHub)
+
+
+@dataclass
+class FleetRun:
+    """What the driver's solve is given (`SolveSettings` fields) and what it reports."""
+
+    store: FleetStore
+    link: MainLink | None
+    hub: Any = None
+    helpers: list[dict[str, Any]] = field(default_factory=list)
+    lost: int = 0  # helpers whose every run failed
+
+
+@contextmanager
+def fleet_helpers(
+    server: ServerSpec,
+    helpers: int,
+    *,
+    search: str,
+    table_capacity: int | None = None,
+    split_seconds: float = SPLIT_SECONDS,
+    split_depth: int = SPLIT_DEPTH,
+) -> Iterator[FleetRun]:
+    """Start `helpers` Ray helpers and a hub for one position's solve in this process
+    (Ray entered by the caller); on leaving, stop them and gather their reports."""
+    from sproutsdb.ops.stores import open_remote_store
+
+    store = FleetStore(open_remote_store(server.address, token=server.token, tls_ca=server.tls_ca))
+    if helpers < 1:
+        try:
+            yield FleetRun(store, None)
+        finally:
+            store.close()
+        return
+    hub = hub_actor.remote()
+    link = MainLink(hub, store)
+    refs = [
+        _helper_task.remote(hub, server, me, search, table_capacity, split_seconds, split_depth)
+        for me in range(1, helpers + 1)
+    ]
+    run = FleetRun(store, link, hub)
+    try:
+        yield run
+    finally:
+        hub.stop.remote()
+        done, waiting = ray.wait(refs, num_returns=len(refs), timeout=STOP_GRACE)
+        for ref in waiting:
+            ray.cancel(ref, force=True)
+        for ref in done:
+            try:
+                run.helpers.append(ray.get(ref))
+            except ray.exceptions.RayError:
+                run.lost += 1
+        run.lost += len(waiting)
+        with contextlib.suppress(Exception):  # a report only
+            link.sync()  # the helpers' last visits
+        ray.kill(hub)
+        store.close()
+
+
+def solve_with_helpers(
+    server: ServerSpec,
+    position: str,
+    helpers: int,
+    *,
+    search: str,
+    outcome_only: bool,
+    table_capacity: int | None = None,
+    on_run: Callable[[FleetRun], None] | None = None,
+) -> dict[str, Any]:
+    """Solve `position` in this process as `solve --jobs 1` would, against the server,
+    with `helpers` Ray helpers proving parts of it (see the module's doc). The result
+    says the outcome (nimber), facts stored, visits of every solver, and the costs."""
+    from sproutsdb.errors import UserError
+    from sproutsdb.ops.solve import SolveSettings, solve
+    from sproutsdb.solver.ports.proofstore import ConflictError
+
+    started = time.perf_counter()
+    with fleet_helpers(server, helpers, search=search, table_capacity=table_capacity) as run:
+        link = run.link
+        if on_run is not None:
+            on_run(run)  # the tests: the hub, to find and kill a helper's worker
+        settings = SolveSettings(
+            search=search,
+            outcome_only=outcome_only,
+            table_capacity=table_capacity,
+            share_seconds=SHARE_SECONDS if link is not None else None,
+            root_share=link.root if link is not None else None,
+            news=link,
+            busy=link,
+        )
+        try:
+            report = solve(position, run.store, settings=settings)
+            run.store.drain()  # every fact committed on the server before the answer
+        except ConflictError as error:
+            return {"position": position, "error": f"conflict: {error}"}
+        except UserError as error:
+            return {"position": position, "error": str(error)}
+        main_sharing = run.store.sharing.summary()
+    helper_reports = sorted(run.helpers, key=lambda h: int(h["helper"]))
+    visits = report.stats.nodes + sum(int(h["visits"]) for h in helper_reports)
+    return {
+        "position": report.position,
+        "outcome": report.outcome,
+        "nimber": report.nimber,
+        "stored": run.store.inserted + sum(int(h["stored"]) for h in helper_reports),
+        "seconds": round(time.perf_counter() - started, 3),
+        "worker": f"{socket.gethostname()}:{os.getpid()} (driver)",
+        "visits": visits,
+        "main_visits": report.stats.nodes,
+        "helpers": helper_reports,
+        "lost_helpers": run.lost,
+        "dispatch": merge_timings([h["dispatch"] for h in helper_reports]),
+        "sharing": merge_timings([main_sharing, *(h["sharing"] for h in helper_reports)]),
+        "sync": merge_timings(
+            [link.syncs.summary() if link is not None else {}] + [h["sync"] for h in helper_reports]
+        ),
+    }

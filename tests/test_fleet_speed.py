@@ -1,0 +1,110 @@
+"""`fleet solve --ray` as `solve --jobs` over Ray (ops/jobs/ray_helpers.py), on a real local
+Ray instance and a real server process on 127.0.0.1: the answers of one process, facts on
+the server that `check --root` proves again, and a helper whose worker is killed mid-run
+does not change the answer. Nothing mocked."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from service_support import ServerProcess, child_env, run_cli
+
+pytest.importorskip("ray")
+pytestmark = pytest.mark.timeout(120)
+
+# the outcomes of 0*n for the player to move (lost iff n mod 6 is 0, 1 or 2; proven far
+# beyond these)
+OUTCOMES = {"0*8": "L", "0*9": "W", "0*10": "W", "0*11": "W"}
+
+
+def _fleet(server: ServerProcess, *args: str) -> dict[str, object]:
+    done = run_cli(
+        "fleet", "solve", *args, "--server", server.address, "--ray", "--jobs", "2",
+        "--json", "--quiet", timeout=110,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report: dict[str, object] = json.loads(done.stdout)
+    return report
+
+
+def test_the_fleet_gives_one_process_answers_and_facts_that_check(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    with ServerProcess(store, "--no-seed", "--no-results") as server:
+        report = _fleet(server, *OUTCOMES, "--outcome-only")
+        positions = report["positions"]
+        assert isinstance(positions, list)
+        assert {p["position"]: p["outcome"] for p in positions} == OUTCOMES
+        assert report["workers"] == 2
+        for p in positions:  # the driver's main search and one Ray helper each
+            assert len(p["helpers"]) == 1 and p["lost_helpers"] == 0
+            assert p["visits"] >= p["main_visits"] > 0
+        assert isinstance(report["stored"], int) and report["stored"] > 100
+        nimbers = _fleet(server, "0*6", "0*7")["positions"]  # nimbers of single lands
+        assert isinstance(nimbers, list)
+        assert [(p["outcome"], p["nimber"]) for p in nimbers] == [("L", 0), ("L", 0)]
+        server.stop()
+    for root in ("0*11", "0*10"):
+        checked = run_cli("check", "--store", str(store), "--root", root, "--outcome-only")
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert "W" in checked.stdout, checked.stdout
+
+
+KILL_A_HELPER = textwrap.dedent(
+    """
+    import json, os, signal, sys, threading, time
+    from sproutsdb.ops.ray_session import ray_session
+
+    with ray_session(None, num_cpus=2):
+        import ray
+        from sproutsdb.ops.jobs.ray_fleet import ServerSpec
+        from sproutsdb.ops.jobs.ray_helpers import solve_with_helpers
+
+        killed = []
+
+        def kill_when_busy(run):
+            def watch():
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
+                    helpers = ray.get(run.hub.helpers.remote())
+                    for pid, holding in helpers.values():
+                        if holding and pid:
+                            time.sleep(0.3)
+                            os.kill(pid, signal.SIGKILL)
+                            killed.append(pid)
+                            return
+                    time.sleep(0.05)
+            threading.Thread(target=watch, daemon=True).start()
+
+        result = solve_with_helpers(
+            ServerSpec(sys.argv[1]), "0*11", 1, search="dfpn", outcome_only=True,
+            on_run=kill_when_busy,
+        )
+    print(json.dumps({"killed": killed, "result": result}))
+    """
+)
+
+
+def test_a_killed_helper_does_not_change_the_answer(tmp_path: Path) -> None:
+    """The helper's worker is SIGKILLed while it holds a couple: Ray runs the helper again
+    (the couple queued again), and the driver's answer is the one of one process."""
+    with ServerProcess(tmp_path / "store", "--no-seed", "--no-results") as server:
+        done = subprocess.run(
+            [sys.executable, "-c", KILL_A_HELPER, server.address],
+            capture_output=True,
+            text=True,
+            timeout=110,
+            env=child_env(),
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["result"]["outcome"] == "W"
+    assert report["killed"], "the helper was never seen holding a couple"
+    helpers = report["result"]["helpers"]
+    # run again by Ray (a second start) unless its retry was still starting at the end
+    assert [h["starts"] for h in helpers] in ([2], []), helpers
