@@ -9,8 +9,12 @@ command adds what was not ready the last time.
     python bench/build_results.py --from /work/results-build           # stores solved already
     python bench/build_results.py --work /tmp/solves --normal 0-12     # solve from scratch
     python bench/build_results.py --from DIR --normal 27 --misere '' --solve-flags '--seed-results --jobs 2'
+    python bench/build_results.py --work /tmp/cram --normal '' --misere '' --cram 4x7,5x6,4x9,5x8
 
-`--from DIR` reads DIR/normal-N and DIR/misere-N (stores), with N.json (the solve's --json
+`--cram BOARDS` certifies the nimbers of empty Cram boards (`sproutsdb solve --game cram RxC`,
+each into a store of the game cram; entries with "game": "cram", files cram-normal-RxC.spdbx).
+
+`--from DIR` reads DIR/normal-N and DIR/misere-N (stores; DIR/cram-normal-RxC for Cram), with N.json (the solve's --json
 output, written when the solve finished) and N.time (`/usr/bin/time -v`); a store whose .json
 is missing is still being solved and is left for a later run. A solve resumed over several
 runs leaves one time file a run, N.time.1, N.time.2, … beside N.time: their CPU seconds are
@@ -60,20 +64,29 @@ def solve_command(n: int, play: str, nimber_up_to: int, flags: list[str]) -> lis
     return ["solve", f"0*{n}"] + ([] if n <= nimber_up_to else ["--outcome-only"]) + flags
 
 
+def cram_solve_command(board: str, flags: list[str]) -> list[str]:
+    """The `sproutsdb solve` arguments of the nimber of an empty Cram board (--store added)."""
+    return ["solve", "--game", "cram", board, *flags]
+
+
 def from_existing(
     folder: Path, n: int, play: str, nimber_up_to: int, flags: list[str]
 ) -> Solved | None:
     """The store `folder`/play-n, if its solve finished (its .json exists)."""
-    store = folder / f"{play}-{n}"
-    finished = folder / f"{play}-{n}.json"
+    return finished_solve(folder, f"{play}-{n}", solve_command(n, play, nimber_up_to, flags))
+
+
+def finished_solve(folder: Path, stem: str, arguments: list[str]) -> Solved | None:
+    """The store `folder`/stem solved by `sproutsdb ARGUMENTS`, if its solve finished (its
+    .json exists), with the CPU and peak RSS its runs took."""
+    store = folder / stem
+    finished = folder / f"{stem}.json"
     if not finished.is_file() or not store.is_dir():
         return None
     solved = json.loads(finished.read_text())
-    cpu, rss = read_time_files(sorted(folder.glob(f"{play}-{n}.time*")))
+    cpu, rss = read_time_files(sorted(folder.glob(f"{stem}.time*")))
     cpu, rss = solved.get("cpu_seconds", cpu), solved.get("max_rss_kb", rss)  # --work's
-    command = " ".join(
-        ["sproutsdb", *solve_command(n, play, nimber_up_to, flags), "--store SOLVED"]
-    )
+    command = " ".join(["sproutsdb", *arguments, "--store SOLVED"])
     return Solved(store, command, cpu, rss, solved.get("outcome"))
 
 
@@ -109,14 +122,21 @@ def read_time_file(path: Path) -> tuple[float | None, int | None]:
 def solve_fresh(work: Path, n: int, play: str, nimber_up_to: int, flags: list[str]) -> Solved:
     """Solve 0*n into a new store under `work`, measuring the child's CPU and peak RSS, and
     write play-n.json as `--from` reads it (a solve that did not finish is started again)."""
-    done = from_existing(work, n, play, nimber_up_to, flags)
+    return solve_into(work, f"{play}-{n}", solve_command(n, play, nimber_up_to, flags))
+
+
+def solve_into(work: Path, stem: str, arguments: list[str]) -> Solved:
+    """`sproutsdb ARGUMENTS` into the new store `work`/stem, measuring the child's CPU and
+    peak RSS, and write stem.json as `--from` reads it (a solve that did not finish is
+    started again)."""
+    done = finished_solve(work, stem, arguments)
     if done is not None:
         return done
-    store = work / f"{play}-{n}"
+    store = work / stem
     if store.exists():
         shutil.rmtree(store)
     args = [
-        *solve_command(n, play, nimber_up_to, flags),
+        *arguments,
         "--store",
         str(store),
         "--json",
@@ -134,8 +154,8 @@ def solve_fresh(work: Path, n: int, play: str, nimber_up_to: int, flags: list[st
     solved = json.loads(output)
     solved["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 2)
     solved["max_rss_kb"] = int(usage.ru_maxrss)
-    (work / f"{play}-{n}.json").write_text(json.dumps(solved) + "\n")
-    done = from_existing(work, n, play, nimber_up_to, flags)
+    (work / f"{stem}.json").write_text(json.dumps(solved) + "\n")
+    done = finished_solve(work, stem, arguments)
     assert done is not None
     return done
 
@@ -149,10 +169,10 @@ def spots(text: str) -> list[int]:
     return out
 
 
-def build_one(args: argparse.Namespace, n: int, play: str, done: set[tuple[str, str]]) -> None:
+def build_one(args: argparse.Namespace, n: int, play: str, done: set[tuple[str, str, str]]) -> None:
     """Solve (or find) and certify 0*n in `play`, unless the manifest holds it already."""
     position = f"0*{n}"
-    if (play, position) in done and not args.rebuild:
+    if ("sprouts", play, position) in done and not args.rebuild:
         print(f"{play:6} {position:5} in the manifest already (--rebuild to make it again)")
         return
     if args.from_dir is not None:
@@ -179,9 +199,40 @@ def build_one(args: argparse.Namespace, n: int, play: str, done: set[tuple[str, 
     report(entry)
 
 
+def build_cram(args: argparse.Namespace, board: str, done: set[tuple[str, str, str]]) -> None:
+    """Solve (or find) and certify the nimber of the empty Cram board `board` (RxC) in a
+    store of the game cram, unless the manifest holds it already."""
+    if ("cram", "normal", board) in done and not args.rebuild:
+        print(f"cram   {board:5} in the manifest already (--rebuild to make it again)")
+        return
+    stem, arguments = f"cram-normal-{board}", cram_solve_command(board, args.solve_flags)
+    if args.from_dir is not None:
+        solved = finished_solve(args.from_dir, stem, arguments)
+        if solved is None:
+            print(f"cram   {board:5} not solved yet in {args.from_dir}: left for a rerun")
+            return
+    else:
+        solved = solve_into(args.work, stem, arguments)
+    entry = build_certificate(
+        solved.store,
+        board,
+        "normal",
+        args.out,
+        args.cycles,
+        solve_command=solved.command,
+        solve_cpu_seconds=solved.cpu_seconds,
+        solve_max_rss_kb=solved.max_rss_kb,
+        quiet=False,
+        game="cram",
+    )
+    report(entry)
+
+
 def report(entry: ManifestEntry) -> None:
+    game = "" if entry.game == "sprouts" else f"{entry.game} "
     print(
-        f"{entry.play:6} {entry.position:5} {entry.statement_text():10} {entry.facts:>7,} facts "
+        f"{game}{entry.play:6} {entry.position:5} {entry.statement_text():10} "
+        f"{entry.facts:>7,} facts "
         f"(cycles {entry.cycle_sizes}), solve {entry.solve_cpu_seconds} CPU s, "
         f"prune {entry.prune_cpu_seconds} CPU s -> {entry.file}",
         flush=True,
@@ -195,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--work", type=Path, help="solve from scratch into this folder")
     parser.add_argument("--normal", default="0-21", help="n of normal play (default 0-21)")
     parser.add_argument("--misere", default="1-19", help="n of misère play (default 1-19)")
+    parser.add_argument(
+        "--cram", default="", metavar="BOARDS", help="Cram boards to certify: 4x7,5x6 (none)"
+    )
     parser.add_argument("--nimber-up-to", type=int, default=NIMBER_UP_TO, metavar="N")
     parser.add_argument("--cycles", type=int, default=DEFAULT_CYCLES, metavar="K")
     parser.add_argument("--out", type=Path, default=None, help="default: the package's library")
@@ -211,12 +265,14 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out or shipped_library()
     if args.work is not None:
         args.work.mkdir(parents=True, exist_ok=True)
-    done = {entry.key for entry in read_manifest(args.out)}
+    done = {entry.ident for entry in read_manifest(args.out)}
     plan = [("normal", n) for n in (spots(args.normal) if args.normal else [])]
     plan += [("misere", n) for n in (spots(args.misere) if args.misere else [])]
     try:
         for play, n in plan:
             build_one(args, n, play, done)
+        for board in [b for b in args.cram.split(",") if b]:
+            build_cram(args, board, done)
     except UserError as error:
         print(f"build_results: {error}", file=sys.stderr)
         return 1
