@@ -6,7 +6,8 @@
 
 The block sits between the marker comments BEGIN and END of README.md: each position's
 normal-play and misère statements side by side, with the size of each certificate (facts; for
-misère, the losing nodes beyond the S6 table), the positions in two halves side by side.
+misère, the losing nodes beyond the S6 table), the positions in two halves side by side; the
+Cram boards (`Cram 4x7`, normal play only) after the Sprouts positions.
 tests/test_readme_results_table.py keeps the README's block equal to what this prints.
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from sproutsdb.ops.results import (
     ManifestEntry,
+    board_of,
     read_manifest,
     shipped_library,
     spots_of,
@@ -37,13 +39,17 @@ def _statement(entry: ManifestEntry) -> str:
     return str(statement["outcome"])
 
 
-def _order(position: str) -> tuple[int, str]:
-    spots = spots_of(position)
-    return (spots if spots is not None else 1 << 30, position)
+def _order(position: str) -> tuple[int, tuple[int, ...], str]:
+    spots, board = spots_of(position), board_of(position)
+    if spots is not None:
+        return (0, (spots,), position)
+    return (1, board or (), position)  # a Cram board RxC: by cells, then rows
 
 
 def _cells(position: str, by_play: dict[str, dict[str, ManifestEntry]]) -> list[str]:
-    cells = [f"`{position}`"]
+    entry = by_play["normal"].get(position) or by_play["misere"].get(position)
+    game = "" if entry is None or entry.game == "sprouts" else f"{entry.game.capitalize()} "
+    cells = [f"{game}`{position}`"]
     for play in ("normal", "misere"):
         entry = by_play[play].get(position)
         cells += ["", ""] if entry is None else [_statement(entry), f"{entry.facts:,}"]

@@ -43,7 +43,7 @@ def test_every_manifest_statement_is_in_the_table() -> None:
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in gen.table_lines(entries)]
     assert all(len(row) == 10 for row in rows)  # two halves of five columns
     cells = {  # (position, play): (statement, facts)
-        (row[i].strip("`"), play): (row[i + shift], row[i + shift + 1])
+        (row[i].split("`")[1], play): (row[i + shift], row[i + shift + 1])
         for row in rows[2:]
         for i in (0, 5)
         for play, shift in (("normal", 1), ("misere", 3))
@@ -59,6 +59,10 @@ def test_every_manifest_statement_is_in_the_table() -> None:
         assert facts == f"{entry.facts:,}"
     positions = {position for position, _ in cells}
     assert len(positions) == len({entry.position for entry in entries})
+    for row in rows[2:]:  # a Cram board says so: `Cram `4x7``, never a bare `4x7`
+        for i in (0, 5):
+            if row[i] and "x" in row[i].split("`")[1]:
+                assert row[i].startswith("Cram `"), row[i]
 
 
 def test_write_rewrites_only_the_block(tmp_path: Path) -> None:
