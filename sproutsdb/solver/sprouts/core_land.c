@@ -52,20 +52,56 @@ static void collapse_region(Raw *q, int first_b, int *firstpos)
     raw_end_boundary(q);
 }
 
-/* canon.normalize: reductions, then the independent lands, in order of their first region. */
+/* The kinds and codes of a land's vertices (numbered x = 0..count-1, gv[x] the vertex of the
+ * position) from their lives and the regions of their corners (occ_n, occ_r; local: a
+ * region's number within its land). */
+static int land_vertices(Arena *a, Land *L, int count, const int *gv, const int *lives,
+                         const int *occ_n, const int *occ_r, const int *local)
+{
+    L->nv = count;
+    L->kind = arena_alloc(a, (size_t)(count ? count : 1));
+    L->code = new_ints(a, 3L * count);         /* code, then ureg: one block */
+    if (L->kind == NULL || L->code == NULL)
+        return -1;
+    L->ureg = L->code + count;
+    for (int x = 0; x < count; x++) {
+        int v = gv[x];
+        L->code[x] = 0;
+        L->ureg[2 * x] = L->ureg[2 * x + 1] = -1;
+        if (lives[v] >= 2) {
+            L->kind[x] = K_SPOT;
+            L->code[x] = 3 - lives[v];         /* 0 for three lives, 1 for two */
+        } else if (occ_n[v] == 1) {
+            L->kind[x] = K_SPOT;
+            L->code[x] = 2;
+        } else if (occ_r[2 * v] == occ_r[2 * v + 1]) {
+            L->kind[x] = K_LOWER;
+        } else {
+            L->kind[x] = K_UPPER;
+            L->ureg[2 * x] = local[occ_r[2 * v]];
+            L->ureg[2 * x + 1] = local[occ_r[2 * v + 1]];
+        }
+    }
+    return 0;
+}
+
+/* canon.normalize: reductions, then the independent lands, in order of their first region.
+ * Most children of a land are one land: then the land is the reduced position itself, its
+ * vertices renumbered in place, with no copy (the same land the general path writes). */
 int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
 {
     const int *lives = p->lives;
     int nv = p->nv;
     /* Keep the live corners, and the regions with at least 2 lives. */
     Raw q;
-    int *region_lives = new_ints(a, p->nr);
-    int *stamp = new_ints_filled(a, nv, -1);
-    if (region_lives == NULL || stamp == NULL || raw_init(a, &q, p->nr, p->nb, p->nc) < 0)
+    /* Per vertex, one block: stamp and firstpos (-1), vmap (-1), occ_n (0), occ_r, gv. */
+    int *stamp = new_ints(a, 7L * nv), *region_lives = new_ints(a, p->nr);
+    if (stamp == NULL || region_lives == NULL || raw_init(a, &q, p->nr, p->nb, p->nc) < 0)
         return -1;
-    int *firstpos = new_ints_filled(a, nv, -1);
-    if (firstpos == NULL)
-        return -1;
+    int *firstpos = stamp + nv, *vmap = stamp + 2 * nv, *occ_n = stamp + 3 * nv;
+    int *occ_r = stamp + 4 * nv, *gv = stamp + 6 * nv;
+    memset(stamp, 0xff, sizeof(int) * 3 * (size_t)nv);
+    memset(occ_n, 0, sizeof(int) * (size_t)nv);
     for (int r = 0; r < p->nr; r++) {
         int first_b = q.nb, total = 0;
         for (int b = p->rb[r]; b < p->rb[r + 1]; b++) {
@@ -97,12 +133,11 @@ int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
         }
     }
     /* Where each vertex occurs (regions of its first two occurrences). */
-    int *occ_n = new_ints_filled(a, nv, 0), *occ_r = new_ints(a, 2L * nv);
-    int *parent = new_ints(a, q.nr), *land_of = new_ints(a, q.nr);
-    int *local = new_ints(a, q.nr), *root_land = new_ints_filled(a, q.nr, -1);
-    if (occ_n == NULL || occ_r == NULL || parent == NULL || land_of == NULL || local == NULL
-        || root_land == NULL)
+    int *parent = new_ints(a, 5L * q.nr);     /* parent, land_of, local, root_land, land_size */
+    if (parent == NULL)
         return -1;
+    int *land_of = parent + q.nr, *local = parent + 2 * q.nr, *root_land = parent + 3 * q.nr;
+    int *land_size = parent + 4 * q.nr;
     for (int r = 0; r < q.nr; r++)
         for (int c = q.bc[q.rb[r]]; c < q.bc[q.rb[r + 1]]; c++) {
             int v = q.cv[c];
@@ -113,8 +148,11 @@ int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
             occ_r[2 * v + occ_n[v]++] = r;
         }
     /* Union-find over regions joined by a shared vertex. */
-    for (int r = 0; r < q.nr; r++)
+    for (int r = 0; r < q.nr; r++) {
         parent[r] = r;
+        root_land[r] = -1;
+        land_size[r] = 0;
+    }
     for (int v = 0; v < nv; v++)
         if (occ_n[v] == 2 && occ_r[2 * v] != occ_r[2 * v + 1]) {
             int x = find_root(parent, occ_r[2 * v]), y = find_root(parent, occ_r[2 * v + 1]);
@@ -122,9 +160,6 @@ int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
                 parent[x] = y;
         }
     int nl = 0;
-    int *land_size = new_ints_filled(a, q.nr, 0);
-    if (land_size == NULL)
-        return -1;
     for (int r = 0; r < q.nr; r++) {
         int root = find_root(parent, r);
         if (root_land[root] < 0)
@@ -133,18 +168,43 @@ int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
         local[r] = land_size[land_of[r]]++;
     }
     Land *lands = arena_alloc(a, sizeof(Land) * (size_t)(nl ? nl : 1));
-    int *vmap = new_ints_filled(a, nv, -1);   /* vertex -> number within its land */
-    int *gv = new_ints(a, nv);                 /* number within its land -> vertex */
-    if (lands == NULL || vmap == NULL || gv == NULL)
+    if (lands == NULL)
         return -1;
+    if (nl == 1) {                     /* one land: q, renumbered in place */
+        Land *L = &lands[0];
+        L->collapsed = arena_alloc(a, (size_t)q.nr);
+        if (L->collapsed == NULL)
+            return -1;
+        int count = 0;
+        for (int c = 0; c < q.nc; c++) {
+            int v = q.cv[c];
+            if (vmap[v] < 0) {
+                vmap[v] = count;
+                gv[count++] = v;
+            }
+            q.cv[c] = vmap[v];
+        }
+        for (int r = 0; r < q.nr; r++)
+            L->collapsed[r] = (unsigned char)(region_lives[r] <= 3);
+        L->nr = q.nr;
+        L->nb = q.nb;
+        L->nc = q.nc;
+        L->rb = q.rb;
+        L->bc = q.bc;
+        L->cv = q.cv;
+        if (land_vertices(a, L, count, gv, lives, occ_n, occ_r, local) < 0)
+            return -1;
+        *lands_out = lands;
+        *nlands_out = nl;
+        return 0;
+    }
     for (int l = 0; l < nl; l++) {
         Land *L = &lands[l];
         int nr = 0, nb = 0, nc = 0;
         for (int r = 0; r < q.nr; r++)
-            if (land_of[r] == l) {
-                int collapsed = region_lives[r] <= 3;
+            if (land_of[r] == l) {     /* a collapsed region holds one boundary already */
                 nr++;
-                nb += collapsed ? 1 : q.rb[r + 1] - q.rb[r];
+                nb += q.rb[r + 1] - q.rb[r];
                 nc += q.bc[q.rb[r + 1]] - q.bc[q.rb[r]];
             }
         Raw w;
@@ -157,8 +217,7 @@ int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
         for (int r = 0; r < q.nr; r++) {
             if (land_of[r] != l)
                 continue;
-            int collapsed = region_lives[r] <= 3;
-            L->collapsed[w.nr] = (unsigned char)collapsed;
+            L->collapsed[w.nr] = (unsigned char)(region_lives[r] <= 3);
             for (int b = q.rb[r]; b < q.rb[r + 1]; b++) {
                 for (int c = q.bc[b]; c < q.bc[b + 1]; c++) {
                     int v = q.cv[c];
@@ -168,11 +227,8 @@ int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
                     }
                     raw_push(&w, vmap[v]);
                 }
-                if (!collapsed)
-                    raw_end_boundary(&w);
-            }
-            if (collapsed)
                 raw_end_boundary(&w);
+            }
             raw_end_region(&w);
         }
         L->nr = w.nr;
@@ -181,30 +237,8 @@ int normalize(Arena *a, const Raw *p, Land **lands_out, int *nlands_out)
         L->rb = w.rb;
         L->bc = w.bc;
         L->cv = w.cv;
-        L->nv = count;
-        L->kind = arena_alloc(a, (size_t)(count ? count : 1));
-        L->code = new_ints(a, count);
-        L->ureg = new_ints(a, 2L * count);
-        if (L->kind == NULL || L->code == NULL || L->ureg == NULL)
+        if (land_vertices(a, L, count, gv, lives, occ_n, occ_r, local) < 0)
             return -1;
-        for (int x = 0; x < count; x++) {
-            int v = gv[x];
-            L->code[x] = 0;
-            L->ureg[2 * x] = L->ureg[2 * x + 1] = -1;
-            if (lives[v] >= 2) {
-                L->kind[x] = K_SPOT;
-                L->code[x] = 3 - lives[v];     /* 0 for three lives, 1 for two */
-            } else if (occ_n[v] == 1) {
-                L->kind[x] = K_SPOT;
-                L->code[x] = 2;
-            } else if (occ_r[2 * v] == occ_r[2 * v + 1]) {
-                L->kind[x] = K_LOWER;
-            } else {
-                L->kind[x] = K_UPPER;
-                L->ureg[2 * x] = local[occ_r[2 * v]];
-                L->ureg[2 * x + 1] = local[occ_r[2 * v + 1]];
-            }
-        }
     }
     *lands_out = lands;
     *nlands_out = nl;
