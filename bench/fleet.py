@@ -9,11 +9,12 @@ Each mode runs `sproutsdb` in a fresh process on a fresh store (a fleet: against
 local `serve --no-results` on 127.0.0.1, port 0), the modes of one root alternated in one run
 (same load), their answers asserted equal. Modes: `one` (solve --outcome-only), `jobs2`
 (solve --jobs 2), `fleetN` (fleet solve --ray --jobs N, N solvers: the driver's main search and
-N - 1 Ray helpers; `fleet` is fleet2), `tasks` (fleet solve --ray --jobs 2 --tasks: a Ray task
+N - 1 Ray helpers; `fleet` is fleet2; `fleetN-split`: --split 4, as solve --jobs), `tasks` (fleet solve --ray --jobs 2 --tasks: a Ray task
 per position, the earlier fleet). Wall and CPU seconds (every process of the run's tree,
 sampled from /proc, the server's too), visits (the searches' df-pn visits: the main search's
 for `one`/`jobs2`, every solver's for a fleet), and the ratios to `one`. --profile DIR also
-records a fleet run with `py-spy record --subprocesses` (a speedscope file a mode). Saves
+records each fleet run with `py-spy record --subprocesses` (folded stacks a mode, summed
+by bench/fleet.py --folded FILE: samples by process and by where the time goes). Saves
 bench/results/fleet.json.
 """
 
@@ -51,7 +52,8 @@ class TreeCpu:
     def __init__(self, *roots: int) -> None:
         self.roots = set(roots)
         self.seen: dict[int, float] = {}
-        self.base = 0.0
+        self.names: dict[int, str] = {}
+        self.base = self.base_server = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -61,12 +63,14 @@ class TreeCpu:
     def start(self) -> TreeCpu:
         self._sample()
         self.base = sum(self.seen.values())  # a server's start (its RCT seeding) is not the run's
+        self.base_server = self.base
         self._thread.start()
         return self
 
     def _sample(self) -> None:
         parents: dict[int, int] = {}
         cpu: dict[int, float] = {}
+        names: dict[int, str] = {}
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
@@ -77,6 +81,7 @@ class TreeCpu:
                 continue
             fields = stat[stat.rindex(")") + 2 :].split()
             pid = int(entry)
+            names[pid] = stat[stat.index("(") + 1 : stat.rindex(")")]
             parents[pid] = int(fields[1])
             cpu[pid] = (int(fields[11]) + int(fields[12])) / TICK
         for pid in cpu:
@@ -85,6 +90,7 @@ class TreeCpu:
                 walk, hops = parents.get(walk, 0), hops + 1
             if walk in self.roots:
                 self.seen[pid] = max(self.seen.get(pid, 0.0), cpu[pid])
+                self.names[pid] = names[pid]
                 if pid not in self.roots:
                     self.roots.add(pid)  # a daemon reparented later is still ours
 
@@ -92,6 +98,16 @@ class TreeCpu:
         while not self._stop.is_set():
             self._sample()
             self._stop.wait(0.2)
+
+    def by_name(self, server: int | None) -> dict[str, float]:
+        """CPU seconds by process name (the server's as "server", its start left out)."""
+        out: dict[str, float] = {}
+        for pid, seconds in self.seen.items():
+            name = "server" if pid == server else self.names.get(pid, "?")
+            if pid == server:
+                seconds -= self.base_server
+            out[name] = round(out.get(name, 0.0) + seconds, 2)
+        return dict(sorted(out.items(), key=lambda item: -item[1]))
 
     def stop(self) -> float:
         self._sample()
@@ -138,7 +154,7 @@ class Server:
 def _fleet_workers(mode: str) -> int:
     if mode == "tasks":
         return 2
-    digits = mode.removeprefix("fleet")
+    digits = mode.removeprefix("fleet").split("-")[0]
     return int(digits) if digits else 2
 
 
@@ -157,25 +173,38 @@ def run_mode(root: str, mode: str, work: Path, profile: Path | None) -> dict[str
                    "--jobs", str(_fleet_workers(mode)), *base]  # fmt: skip
         if mode == "tasks":
             command.append("--tasks")
+        if mode.endswith("-split"):  # helpers hand out their couples' options as --jobs
+            command += ["--split", "4"]
     if profile is not None and server is not None:
         profile.mkdir(parents=True, exist_ok=True)
-        out = profile / f"{root.replace('*', 'x')}-{mode}.speedscope.json"
+        out = profile / f"{root.replace('*', 'x')}-{mode}.folded"
         spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
-        command = [spy, "record", "--subprocesses", "--format", "speedscope", "--rate", "50",
-                   "-o", str(out), "--", *command]  # fmt: skip
+        command = [spy, "record", "--subprocesses", "--format", "raw", "--rate", "50",
+                   "--nonblocking", "-o", str(out), "--", *command]  # fmt: skip
     started = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=_env(), start_new_session=True)  # fmt: skip
+    spy_server = None
+    if profile is not None and server is not None:
+        spy_server = subprocess.Popen(
+            [command[0], "record", "--pid", str(server.proc.pid), "--format", "raw", "--rate",
+             "50", "--nonblocking", "-o", str(out.with_suffix(".server.folded"))],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
     tree = TreeCpu(proc.pid, *([server.proc.pid] if server else [])).start()
     out_text, err_text = proc.communicate()
     wall = time.perf_counter() - started
     cpu = tree.stop()
+    by_process = tree.by_name(server.proc.pid if server is not None else None)
     stats = server.stats() if server is not None else None
+    if spy_server is not None:
+        spy_server.send_signal(signal.SIGINT)
+        spy_server.wait(60)
     if server is not None:
         server.stop()
     if proc.returncode != 0:
         raise RuntimeError(f"{mode} {root} exited {proc.returncode}: {err_text[-2000:]}")
-    report = json.loads(out_text.strip().splitlines()[-1])
+    report = json.loads([x for x in out_text.splitlines() if x.startswith("{")][-1])
     if "positions" in report:  # a fleet's report
         position = report["positions"][0]
         outcome, visits = position["outcome"], report.get("visits")
@@ -191,6 +220,7 @@ def run_mode(root: str, mode: str, work: Path, profile: Path | None) -> dict[str
         "cpu": round(cpu, 2),
         "visits": visits,
         **extra,
+        "cpu_by_process": by_process,
     }
     if stats is not None:
         row["server"] = {
@@ -204,6 +234,45 @@ def run_mode(root: str, mode: str, work: Path, profile: Path | None) -> dict[str
     return row
 
 
+def folded_summary(path: Path, top: int = 12) -> None:
+    """Where a profiled run's time went: samples by process, then each process's leaf
+    functions (self time) and a few inclusive groups (server I/O, hub, search)."""
+    groups = {
+        "insert (gRPC put)": ("put (sproutsdb/client/remote.py", "insert (sproutsdb/client"),
+        "hub sync": ("sync (sproutsdb/ops/jobs/ray_helpers.py",),
+        "ray.get/wait": ("get (ray/", "wait (ray/"),
+        "search visits": ("_visit (sproutsdb/solver",),
+        "children/canon": ("children (sproutsdb/solver", "canonical ("),
+        "commit (server)": ("commit", "_write_batch", "put_many"),
+        "verifier (server)": ("verif",),
+    }
+    by_process: dict[str, int] = {}
+    leaves: dict[str, dict[str, int]] = {}
+    inclusive: dict[str, dict[str, int]] = {}
+    for line in path.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        frames = stack.split(";")
+        process = frames[0][:60] if frames[0].startswith("process") else path.name
+        by_process[process] = by_process.get(process, 0) + count
+        leaf = re.sub(r":\d+\)$", ")", frames[-1])
+        mine = leaves.setdefault(process, {})
+        mine[leaf] = mine.get(leaf, 0) + count
+        groups_of = inclusive.setdefault(process, {})
+        for group, needles in groups.items():
+            if any(needle in frame for frame in frames for needle in needles):
+                groups_of[group] = groups_of.get(group, 0) + count
+    for process, total in sorted(by_process.items(), key=lambda item: -item[1]):
+        print(f"{total:8} samples  {process}")
+        for group, count in sorted(inclusive[process].items(), key=lambda item: -item[1]):
+            print(f"           {100 * count / total:5.1f}% incl. {group}")
+        ranked = sorted(leaves[process].items(), key=lambda item: -item[1])[:top]
+        for leaf, count in ranked:
+            print(f"           {100 * count / total:5.1f}% self  {leaf[:110]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--roots", nargs="+", default=["0*14", "0*16"])
@@ -211,7 +280,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="alternations of the modes")
     parser.add_argument("--profile", type=Path, default=None, help="py-spy the fleet modes")
     parser.add_argument("--save", type=Path, default=RESULTS)
+    parser.add_argument("--folded", type=Path, nargs="*", help="summarise profiles; no run")
     args = parser.parse_args()
+    if args.folded:
+        for path in args.folded:
+            print(f"== {path}")
+            folded_summary(path)
+        return
     modes = args.modes.split(",")
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="fleet-bench-") as tmp:

@@ -676,6 +676,8 @@ def solve_with_helpers(
     search: str,
     outcome_only: bool,
     table_capacity: int | None = None,
+    split_seconds: float = SPLIT_SECONDS,
+    split_depth: int = SPLIT_DEPTH,
     on_run: Callable[[FleetRun], None] | None = None,
 ) -> dict[str, Any]:
     """Solve `position` in this process as `solve --jobs 1` would, against the server,
@@ -686,7 +688,14 @@ def solve_with_helpers(
     from sproutsdb.solver.ports.proofstore import ConflictError
 
     started = time.perf_counter()
-    with fleet_helpers(server, helpers, search=search, table_capacity=table_capacity) as run:
+    with fleet_helpers(
+        server,
+        helpers,
+        search=search,
+        table_capacity=table_capacity,
+        split_seconds=split_seconds,
+        split_depth=split_depth,
+    ) as run:
         link = run.link
         if on_run is not None:
             on_run(run)  # the tests: the hub, to find and kill a helper's worker
