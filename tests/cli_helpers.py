@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -96,3 +97,17 @@ def signal_after_first_commit(
             child.kill()
             child.communicate(timeout=30)
     return subprocess.CompletedProcess(child.args, child.returncode, out, err)
+
+
+def copy_table_marks(marks: Path, cache: Path) -> Path:
+    """A new cache at `cache` holding the marks (and the index of a large table) that the
+    cache `marks` keeps, nothing else (no `tables` folder): what a user who re-derived the
+    tables earlier has. Private to this user, as a trusted cache must be."""
+    from sproutsdb.trusted_tables import INDEX_FOLDER, MARKS_FOLDER
+
+    cache.mkdir(mode=0o700, parents=True)
+    for name in (MARKS_FOLDER, INDEX_FOLDER):
+        if (marks / name).is_dir():
+            shutil.copytree(marks / name, cache / name, ignore=shutil.ignore_patterns(".*"))
+            (cache / name).chmod(0o700)
+    return cache

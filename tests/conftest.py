@@ -31,3 +31,24 @@ def _private_table_marks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[P
         os.environ.pop("SPROUTSDB_CACHE", None)
     else:
         os.environ["SPROUTSDB_CACHE"] = previous
+
+
+@pytest.fixture(scope="session")
+def shipped_table_marks(_private_table_marks: Path) -> Path:
+    """The session's marks folder (above), holding the mark of the shipped S6 table: the
+    table is re-derived once for the run (by a real process, under the run's cache), not in
+    each test whose cache is its own but which is not about an empty cache."""
+    import subprocess
+    import sys
+
+    probe = (
+        "from sproutsdb.shipped import shipped_table; "
+        "from sproutsdb.trusted_tables import verified_table; "
+        "table = shipped_table(); assert table is not None; verified_table(table)"
+    )
+    env = {**os.environ, "SPROUTSDB_CACHE": str(_private_table_marks)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=900, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    return _private_table_marks
