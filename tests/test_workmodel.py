@@ -115,14 +115,29 @@ def test_jobs_3_with_every_couple_split_gives_the_answer_of_jobs_1(tmp_path: Pat
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+def test_fleet_split_of_0x6_hands_out_the_options_of_long_positions_with_the_same_answer(
+    tmp_path: Path,
+) -> None:
+    """The smaller twin of the test below: 0*6 (its options still run past the budget
+    and are split; about half of 0*7's Ray tasks)."""
+    _fleet_split_hands_out_the_options_of_long_positions_with_the_same_answer("0*6", tmp_path)
+
+
+@pytest.mark.slow
 def test_fleet_split_hands_out_the_options_of_long_positions_with_the_same_answer(
     tmp_path: Path,
+) -> None:
+    _fleet_split_hands_out_the_options_of_long_positions_with_the_same_answer("0*7", tmp_path)
+
+
+def _fleet_split_hands_out_the_options_of_long_positions_with_the_same_answer(
+    position: str, tmp_path: Path
 ) -> None:
     pytest.importorskip("ray")
     from service_support import ServerProcess
 
     game = get_game().engine()
-    root = game.canonical("0*7")
+    root = game.canonical(position)
     expected = solve(root, MemoryProofStore())
     with ServerProcess(tmp_path / "store", "--no-seed") as server:
         done = run_cli(
