@@ -137,7 +137,9 @@ def _smaller_certificates(play: str, spots: int) -> int:
     return sum(
         1
         for entry in read_manifest(shipped_library())
-        if entry.play == play and game.size(game.canonical(entry.position)) < lives
+        if entry.game == "sprouts"  # the library holds Cram boards too, never seeded here
+        and entry.play == play
+        and game.size(game.canonical(entry.position)) < lives
     )
 
 
