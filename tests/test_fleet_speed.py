@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from service_support import ServerProcess, child_env, run_cli
+from sproutsdb.solver.normal.solver import NormalSolver
+from sproutsdb.solver.ports.proofstore import MemoryProofStore
+from sproutsdb.solver.sprouts.game import SproutsGame
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.timeout(120)
@@ -33,26 +36,36 @@ def _fleet(server: ServerProcess, *args: str) -> dict[str, object]:
     return report
 
 
-def test_the_fleet_gives_one_process_answers_and_facts_that_check(tmp_path: Path) -> None:
+def test_the_fleet_gives_one_process_outcomes_and_facts_that_check(tmp_path: Path) -> None:
     store = tmp_path / "store"
     with ServerProcess(store, "--no-seed", "--no-results") as server:
         report = _fleet(server, *OUTCOMES, "--outcome-only")
-        positions = report["positions"]
-        assert isinstance(positions, list)
-        assert {p["position"]: p["outcome"] for p in positions} == OUTCOMES
-        assert report["workers"] == 2
-        for p in positions:  # the driver's main search and one Ray helper each
-            assert len(p["helpers"]) == 1 and p["lost_helpers"] == 0
-            assert p["visits"] >= p["main_visits"] > 0
-        assert isinstance(report["stored"], int) and report["stored"] > 100
-        nimbers = _fleet(server, "0*6", "0*7")["positions"]  # nimbers of single lands
-        assert isinstance(nimbers, list)
-        assert [(p["outcome"], p["nimber"]) for p in nimbers] == [("L", 0), ("L", 0)]
         server.stop()
-    for root in ("0*11", "0*10"):
-        checked = run_cli("check", "--store", str(store), "--root", root, "--outcome-only")
-        assert checked.returncode == 0, checked.stdout + checked.stderr
-        assert "W" in checked.stdout, checked.stdout
+    positions = report["positions"]
+    assert isinstance(positions, list)
+    assert {p["position"]: p["outcome"] for p in positions} == OUTCOMES
+    assert report["workers"] == 2
+    for p in positions:  # the driver's main search and one Ray helper each
+        assert len(p["helpers"]) == 1 and p["lost_helpers"] == 0
+        assert p["visits"] >= p["main_visits"] > 0
+    assert isinstance(report["stored"], int) and report["stored"] > 100
+    checked = run_cli("check", "--store", str(store), "--root", "0*11", "--outcome-only")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "W" in checked.stdout, checked.stdout
+
+
+def test_the_fleet_gives_one_process_nimbers(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "store", "--no-seed", "--no-results") as server:
+        positions = _fleet(server, "0*6", "0*7", "0*3+0*4")["positions"]
+    assert isinstance(positions, list)
+    game = SproutsGame()
+    expected = []
+    for text in ("0*6", "0*7"):  # a single land: its nimber
+        value = NormalSolver(game, MemoryProofStore()).nimber(game.canonical(text))
+        expected.append(("L" if value == 0 else "W", value))
+    sum_ = NormalSolver(game, MemoryProofStore()).outcome(game.canonical("0*3+0*4"))
+    expected.append((sum_, None))  # a sum: its outcome only
+    assert [(p["outcome"], p["nimber"]) for p in positions] == expected
 
 
 KILL_A_HELPER = textwrap.dedent(
