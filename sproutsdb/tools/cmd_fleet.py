@@ -1,9 +1,12 @@
 """`sproutsdb fleet solve`: many solvers on Ray, all clients of one server.
 
-The positions (or the options of one root, `--options-of`) are solved by Ray workers
-(ops/jobs/ray_fleet.py), each through the server, so what one proves serves all; with
-`--options-of` the root itself is then solved here, from what the fleet stored. Ray is
-imported only when the command runs (`pip install 'sproutsdb[cluster]'`).
+Each position is solved here as `solve --jobs 1` would, against the server, while N - 1 Ray
+helpers prove parts of its tree (ops/jobs/ray_helpers.py: `solve --jobs N` over Ray); the
+answer is this process's. With `--tasks` (or `--options-of`, `--misere`) each position (or
+option of one root) is instead a whole solve in a Ray task (ops/jobs/ray_fleet.py), each
+through the server, so what one proves serves all; with `--options-of` the root itself is
+then solved here, from what the fleet stored. Ray is imported only when the command runs
+(`pip install 'sproutsdb[cluster]'`).
 """
 
 from __future__ import annotations
@@ -353,11 +356,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         usage="%(prog)s --server ADDR [--ray [ADDRESS]] [options] (POS ... | --options-of ROOT)",
         help="solve positions (or the options of a root) on Ray workers",
         description=(
-            "Hand positions out to Ray workers, each a solver and a client of --server:\n"
-            "every fact one worker proves is on the server for all the others. With\n"
-            "--options-of ROOT the options of ROOT are handed out, then ROOT is solved\n"
-            "here from what the fleet stored. A worker that dies is replaced and its\n"
-            "position solved again from what the server holds."
+            "Solve positions here, one after another, as `solve --jobs N` would, with\n"
+            "N - 1 Ray helpers proving parts of each one's tree: every solver Inserts its\n"
+            "facts in batches into --server and tells the others; the answer is this\n"
+            "process's, whatever becomes of the helpers (a dead one is run again). With\n"
+            "--tasks each position is instead a whole solve in a Ray task. With\n"
+            "--options-of ROOT the options of ROOT are handed out as tasks, then ROOT is\n"
+            "solved here from what the fleet stored."
         ),
         epilog=(
             "examples:\n"
