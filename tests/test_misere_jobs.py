@@ -3,6 +3,7 @@ changes, the certificate checks; a misère run killed with SIGKILL resumes to th
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -50,15 +51,13 @@ def test_a_solver_meets_facts_stored_while_it_searches(position: str) -> None:
     """What a helper stores mid-search is found (the path re-read, the search restarted)
     and saves visits; the answer is the one a lone search gives."""
     rcts = _rcts()
-    alone = MisereSolver(SproutsGame(), MemoryProofStore(), rcts)
-    expected = alone.outcome(position)
-    facts = _helper_facts(position, rcts)
+    expected, alone_nodes, facts = _lone_search_and_helper_facts(position)
     assert facts and set(facts.values()) == {"L"}
     late = LateStore(facts, after=20)
     shared = MisereSolver(SproutsGame(), late, rcts, share_seconds=1e-9)
     assert shared.outcome(position) == expected
     assert late.reads > 20, "the facts were stored before the search ended"
-    assert shared.stats.nodes < alone.stats.nodes
+    assert shared.stats.nodes < alone_nodes
     assert shared.stats.restarts >= 1
 
 
@@ -81,6 +80,17 @@ class HelperNews:
         return list(self.facts)
 
 
+@functools.cache
+def _lone_search_and_helper_facts(position: str) -> tuple[str, int, dict[str, FactValue]]:
+    """A lone search of `position` (its outcome and node visits) and the losing nodes a
+    lone helper stores: the same for the two tests above, so made once per position (the
+    searches are deterministic; each test copies the facts it is given)."""
+    rcts = _rcts()
+    alone = MisereSolver(SproutsGame(), MemoryProofStore(), rcts)
+    expected = alone.outcome(position)
+    return expected, alone.stats.nodes, _helper_facts(position, rcts)
+
+
 def _helper_facts(position: str, rcts: TableRcts) -> dict[str, FactValue]:
     """The losing nodes a lone helper stores proving its share of `position`'s options."""
     helper_store = MemoryProofStore()
@@ -99,16 +109,14 @@ def test_a_solver_with_news_meets_what_it_is_told_of_and_asks_nothing_else(posit
     other solvers name: their nodes restart it and save visits, the answer is the lone
     one, and it tells of the losing nodes it stores."""
     rcts = _rcts()
-    alone = MisereSolver(SproutsGame(), MemoryProofStore(), rcts)
-    expected = alone.outcome(position)
-    facts = _helper_facts(position, rcts)
+    expected, alone_nodes, facts = _lone_search_and_helper_facts(position)
     store = MemoryProofStore()
     news = HelperNews(store, facts, after=20)
     shared = MisereSolver(SproutsGame(), store, rcts, share_seconds=1e-9, news=news)
     assert shared.outcome(position) == expected
     assert news.shares > 20, "the facts were told of before the search ended"
     assert shared.stats.restarts >= 1
-    assert shared.stats.nodes < alone.stats.nodes
+    assert shared.stats.nodes < alone_nodes
     assert shared.stats.store_reads == 1, "only the news was read, no child was asked"
     told = store.get(FactKind.MISERE, news.told)
     assert set(told) == set(news.told) and set(told.values()) <= {"L"}
@@ -306,7 +314,9 @@ def test_misere_jobs_2_on_a_server_and_the_fleet_give_the_lone_answers(tmp_path:
     game = SproutsGame()
     lone = MisereSolver(game, MemoryProofStore(), _rcts())
     store = tmp_path / "store"
-    with ServerProcess(store) as server:
+    # the shipped S6 table served, the results library not seeded: its certificates of
+    # 0*9 and 0*10 would answer for the helpers, and seeding it kept a core busy all along
+    with ServerProcess(store, "--no-results") as server:
         done = run_cli(
             "solve", "0*9", "--misere", "--jobs", "2", "--server", server.address,
             "--json", "--quiet", timeout=300,
