@@ -16,7 +16,7 @@ import pytest
 from cli_helpers import committed_facts, run_cli, signal_after_first_commit
 from headway import assert_headway_of_a_losing_root
 from sproutsdb.solver.normal.solver import NormalSolver
-from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
+from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore
 from sproutsdb.solver.search.dfpn import INFINITY
 from sproutsdb.solver.search.options import SolveOptions
 from sproutsdb.solver.search.progress import Progress
@@ -54,18 +54,27 @@ def test_a_record_decodes_to_what_was_saved_and_nothing_else_decodes() -> None:
     assert decode_state("nimber 0*9", bad_line) is None
 
 
+@pytest.fixture(scope="module")
+def uninterrupted_0x11() -> tuple[int, int, dict[str, FactValue]]:
+    """One uninterrupted solve of 0*11's nimber, shared by the cases below: its answer, its
+    node visits and the nimbers it stored (the search is deterministic)."""
+    fresh_store = MemoryProofStore()
+    fresh = NormalSolver(SproutsGame(), fresh_store)
+    answer = fresh.nimber("0*11")
+    return answer, fresh.stats.nodes, dict(fresh_store._facts[FactKind.NIMBER])
+
+
 @pytest.mark.parametrize("part", [50, 3])
-def test_an_interrupted_solve_resumes_exactly_in_process(part: int) -> None:
+def test_an_interrupted_solve_resumes_exactly_in_process(
+    part: int, uninterrupted_0x11: tuple[int, int, dict[str, FactValue]]
+) -> None:
     """0*11's nimber, stopped after 1/part of its node visits, then rerun on the same store
     and record: the two runs visit as many nodes as one uninterrupted run (± a few).
 
     At 1/50 the search is deep in the reduction of a sum, where a kept children list has
     two keys for one couple (expanded before a nimber was known): a rerun that merged them
     took 1.12 times the visits and proved 1.26 times the facts."""
-    fresh_store = MemoryProofStore()
-    fresh = NormalSolver(SproutsGame(), fresh_store)
-    answer = fresh.nimber("0*11")
-    total = fresh.stats.nodes
+    answer, total, fresh_nimbers = uninterrupted_0x11
     store, slots = MemoryProofStore(), MemoryResumeSlots()
     first = NormalSolver(SproutsGame(), store, options=stopping_at(total // part), resume=slots)
     try:
@@ -79,7 +88,7 @@ def test_an_interrupted_solve_resumes_exactly_in_process(part: int) -> None:
     stats = again.stats
     assert stats.resumed_numbers > 0 and stats.resumed_exclusions > 0
     assert first.stats.nodes + stats.nodes <= total * 1.02
-    assert store._facts[FactKind.NIMBER] == fresh_store._facts[FactKind.NIMBER]
+    assert store._facts[FactKind.NIMBER] == fresh_nimbers
     assert not slots.records, "a finished call discards its record"
 
 
