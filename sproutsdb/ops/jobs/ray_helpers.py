@@ -65,7 +65,11 @@ if TYPE_CHECKING:
 else:
     ray = import_ray()
 
-SHARE_SECONDS = 1.0  # how often a solver syncs with the hub (facts, busy marks, claims)
+SHARE_SECONDS = 0.5  # how often a solver syncs with the hub (facts, busy marks, claims)
+# how often a solver's proven facts go to the server, and from there to the others: the
+# writer thread commits them off the search's path, so often costs the search little
+# (5 s, solve's default, left a helper's facts up to ~8 s from the main search)
+FLUSH_SECONDS = 0.5
 IDLE_SECONDS = 0.3  # how long an idle helper waits before it asks the hub again
 RETRIES = 3  # re-runs of a helper whose worker died
 PRELOAD_LIMIT = 1 << 20  # a server holding more nimbers is read key by key, not streamed
@@ -554,6 +558,7 @@ def helper_main(
             progress_interval=0.2,
             reprove_roots=False,
             share_seconds=SHARE_SECONDS,
+            flush_seconds=FLUSH_SECONDS,
             news=link,
             busy=link,
         )
@@ -684,6 +689,7 @@ def solve_with_helpers(
     with `helpers` Ray helpers proving parts of it (see the module's doc). The result
     says the outcome (nimber), facts stored, visits of every solver, and the costs."""
     from sproutsdb.errors import UserError
+    from sproutsdb.ops.solve import FLUSH_SECONDS as FLUSH_DEFAULT
     from sproutsdb.ops.solve import SolveSettings, solve
     from sproutsdb.solver.ports.proofstore import ConflictError
 
@@ -704,6 +710,7 @@ def solve_with_helpers(
             outcome_only=outcome_only,
             table_capacity=table_capacity,
             share_seconds=SHARE_SECONDS if link is not None else None,
+            flush_seconds=FLUSH_SECONDS if link is not None else FLUSH_DEFAULT,
             root_share=link.root if link is not None else None,
             news=link,
             busy=link,
