@@ -91,12 +91,20 @@ def test_a_record_too_large_to_decode_keeps_what_fits(monkeypatch: pytest.Monkey
     assert 0 < len(state.wins) < len(wins) and state.wins == wins[: len(state.wins)]
 
 
-def test_an_interrupted_misere_solve_resumes_in_process() -> None:
+@pytest.fixture(scope="module")
+def fresh_0x13() -> MisereSolver:
+    """One uninterrupted in-process solve of 0*13, shared by the two tests below (the
+    search is deterministic; they read its visits and its root's options)."""
+    fresh = _solver(MemoryProofStore(), None)
+    assert fresh.outcome("0*13") == "L"  # A164950
+    return fresh
+
+
+def test_an_interrupted_misere_solve_resumes_in_process(fresh_0x13: MisereSolver) -> None:
     """0*13 stopped at 10 % and at 30 % of a fresh run's visits, then rerun on the same
     store and record: the rerun visits fewer nodes than a fresh run, and both runs together
     about as many (measured: exactly as many, ± 5)."""
-    fresh = _solver(MemoryProofStore(), None)
-    assert fresh.outcome("0*13") == "L"  # A164950
+    fresh = fresh_0x13
     total = fresh.stats.nodes
     for share in (0.1, 0.3):
         store, slots = MemoryProofStore(), MemoryResumeSlots()
@@ -115,12 +123,13 @@ def test_an_interrupted_misere_solve_resumes_in_process() -> None:
         assert not slots.records, "a finished call discards its record"
 
 
-def test_a_stopped_search_says_which_of_its_roots_options_are_settled() -> None:
+def test_a_stopped_search_says_which_of_its_roots_options_are_settled(
+    fresh_0x13: MisereSolver,
+) -> None:
     """0*13 (L: every option wins) stopped at half its visits: each option is "W" only
     where a losing child of it is proven, and a fresh solver reading the same store alone
     says the same; a finished search has every option "W"."""
-    fresh = _solver(MemoryProofStore(), None)
-    assert fresh.outcome("0*13") == "L"  # A164950
+    fresh = fresh_0x13
     done = fresh.settled_options("0*13")
     assert done and all(outcome == "W" for _, outcome in done)
 
