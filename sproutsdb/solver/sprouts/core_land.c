@@ -265,7 +265,7 @@ typedef struct {
 } TidyOrder;
 
 /* Boundaries compared by length, then codes read from their least rotations. */
-static int tidy_bnd_cmp(const TidyOrder *T, int b1, int b2)
+static inline int tidy_bnd_cmp(const TidyOrder *T, int b1, int b2)
 {
     const Land *L = T->L;
     const int *cc = T->cc;
@@ -287,7 +287,7 @@ static int tidy_bnd_cmp(const TidyOrder *T, int b1, int b2)
 }
 
 /* Regions compared by bag or not, number of boundaries, then their sorted boundaries. */
-static int tidy_region_cmp(const TidyOrder *T, const int *bord, int r1, int r2)
+static inline int tidy_region_cmp(const TidyOrder *T, const int *bord, int r1, int r2)
 {
     const Land *L = T->L;
     if (L->collapsed[r1] != L->collapsed[r2])
