@@ -12,7 +12,9 @@ command adds what was not ready the last time.
     python bench/build_results.py --work /tmp/cram --normal '' --misere '' --cram 4x7,5x6,4x9,5x8
 
 `--cram BOARDS` certifies the nimbers of empty Cram boards (`sproutsdb solve --game cram RxC`,
-each into a store of the game cram; entries with "game": "cram", files cram-normal-RxC.spdbx).
+each into a store of the game cram; entries with "game": "cram", files cram-normal-RxC.spdbx);
+`--cram-outcome-only BOARDS` their outcome only (`--outcome-only`: 5x9 and 7x7, whose nimbers
+are not known).
 
 `--from DIR` reads DIR/normal-N and DIR/misere-N (stores; DIR/cram-normal-RxC for Cram), with N.json (the solve's --json
 output, written when the solve finished) and N.time (`/usr/bin/time -v`); a store whose .json
@@ -38,6 +40,7 @@ from sproutsdb.ops.results import (
     DEFAULT_CYCLES,
     ManifestEntry,
     build_certificate,
+    outcome_of,
     read_manifest,
     shipped_library,
 )
@@ -64,9 +67,10 @@ def solve_command(n: int, play: str, nimber_up_to: int, flags: list[str]) -> lis
     return ["solve", f"0*{n}"] + ([] if n <= nimber_up_to else ["--outcome-only"]) + flags
 
 
-def cram_solve_command(board: str, flags: list[str]) -> list[str]:
-    """The `sproutsdb solve` arguments of the nimber of an empty Cram board (--store added)."""
-    return ["solve", "--game", "cram", board, *flags]
+def cram_solve_command(board: str, flags: list[str], outcome_only: bool = False) -> list[str]:
+    """The `sproutsdb solve` arguments of the nimber (or only the outcome) of an empty Cram
+    board (--store added)."""
+    return ["solve", "--game", "cram", board, *(["--outcome-only"] if outcome_only else []), *flags]
 
 
 def from_existing(
@@ -205,7 +209,9 @@ def build_cram(args: argparse.Namespace, board: str, done: set[tuple[str, str, s
     if ("cram", "normal", board) in done and not args.rebuild:
         print(f"cram   {board:5} in the manifest already (--rebuild to make it again)")
         return
-    stem, arguments = f"cram-normal-{board}", cram_solve_command(board, args.solve_flags)
+    outcome_only = board in args.cram_outcome_only
+    stem = f"cram-normal-{board}"
+    arguments = cram_solve_command(board, args.solve_flags, outcome_only)
     if args.from_dir is not None:
         solved = finished_solve(args.from_dir, stem, arguments)
         if solved is None:
@@ -225,6 +231,8 @@ def build_cram(args: argparse.Namespace, board: str, done: set[tuple[str, str, s
         quiet=False,
         game="cram",
     )
+    if solved.outcome is not None and outcome_of(entry.statement) != solved.outcome:
+        raise UserError(f"cram {board}: the solve said {solved.outcome}, the proof otherwise")
     report(entry)
 
 
@@ -249,6 +257,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cram", default="", metavar="BOARDS", help="Cram boards to certify: 4x7,5x6 (none)"
     )
+    parser.add_argument(
+        "--cram-outcome-only",
+        type=lambda text: [b for b in text.split(",") if b],
+        default=[],
+        metavar="BOARDS",
+        help="of the --cram boards, those solved --outcome-only (5x9,7x7: their outcome only)",
+    )
     parser.add_argument("--nimber-up-to", type=int, default=NIMBER_UP_TO, metavar="N")
     parser.add_argument("--cycles", type=int, default=DEFAULT_CYCLES, metavar="K")
     parser.add_argument("--out", type=Path, default=None, help="default: the package's library")
@@ -271,7 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for play, n in plan:
             build_one(args, n, play, done)
-        for board in [b for b in args.cram.split(",") if b]:
+        for board in [b for b in args.cram.split(",") if b] + [
+            b for b in args.cram_outcome_only if b not in args.cram.split(",")
+        ]:
             build_cram(args, board, done)
     except UserError as error:
         print(f"build_results: {error}", file=sys.stderr)
