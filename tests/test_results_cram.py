@@ -18,6 +18,7 @@ from sproutsdb.ops.results import (
     ManifestEntry,
     check_library,
     literature,
+    outcome_of,
     read_manifest,
     sha256_of,
     shipped_library,
@@ -49,6 +50,8 @@ def test_the_library_ships_lemoine_and_viennots_cram_nimbers() -> None:
     for board, entry in entries.items():  # every certificate agrees with what is published
         if board in said and "nimber" in said[board]:
             assert entry.statement["nimber"] == said[board]["nimber"], board
+        if board in said and "outcome" in said[board]:
+            assert outcome_of(entry.statement) == said[board]["outcome"], board
     assert said["6x7"]["nimber_above"] == 3 and said["5x9"]["outcome"] == "W"
     assert said["7x7"]["outcome"] == "W"
     assert "6.2" in literature()["sources"]["LV2012-cram"]
