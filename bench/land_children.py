@@ -61,18 +61,18 @@ def s6_lands() -> list[str]:
 
 
 def load_core(path: str) -> None:
-    """Make the compiled core at `path` this process's sproutsdb.solver.sprouts._core."""
+    """Make the compiled core at `path` this process's core: registered under the core's
+    module name before the engine is first imported, so the engine's own import takes it."""
     import importlib.util
 
-    import sproutsdb.solver.sprouts as package
-
     name = "sproutsdb.solver.sprouts._core"
+    if "sproutsdb.solver.sprouts.game" in sys.modules:
+        raise RuntimeError("load_core runs before the engine is imported (a fresh process)")
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    package._core = module
 
 
 def time_lands(lands_file: Path, memo: str, core: str | None = None) -> dict[str, Any]:

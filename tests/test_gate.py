@@ -31,7 +31,9 @@ MARKERS = {
 # and the engines (solver/, through the ProofStore port).
 WRITERS = MARKERS | {"ops/claims.py", "ops/results.py"}  # results: a check's scratch store
 MARKING_KEYWORDS = {"verified", "verified_by"}
-NOT_STORES = {"puller", "tasks", "inbox"}  # a pull's own put (through the gate), queues
+# a pull's own put (through the gate), queues, and a fleet solver's RemoteProofStore (its
+# put is the server's Insert, which admits claims through the server's own gate)
+NOT_STORES = {"puller", "tasks", "inbox", "remote"}
 
 
 def receiver(call: ast.Call) -> str:
