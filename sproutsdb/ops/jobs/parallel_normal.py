@@ -59,6 +59,22 @@ class _OverBudget(Exception):
     """Raised from a helper's progress callback when its couple has run its budget."""
 
 
+def claim_root_children(
+    index: dict[str, int], children: Sequence[tuple[str, Node]]
+) -> list[Couple]:
+    """The root's children as couples for the helpers, in the main search's order: each of
+    the first SHARED_CHILDREN numbered by its claim in `index` (key -> claim), later ones -1;
+    a child with no land left (decided by the rules) is not queued."""
+    queued: list[Couple] = []
+    for key, (lands, n) in children:
+        claim = len(index) if len(index) < SHARED_CHILDREN else -1
+        if claim >= 0:
+            index[key] = claim
+        if lands:
+            queued.append((claim, "+".join(lands), n, 1))
+    return queued
+
+
 class RootClaims:
     """The main search's side of the shared root (df-pn's `RootShare`): it queues the
     root's children for the helpers and keeps their claim bytes."""
@@ -73,13 +89,7 @@ class RootClaims:
         if self._offered:
             return
         self._offered = True
-        queued: list[Couple] = []
-        for key, (lands, n) in children:
-            index = len(self._index) if len(self._index) < SHARED_CHILDREN else -1
-            if index >= 0:
-                self._index[key] = index
-            if lands:
-                queued.append((index, "+".join(lands), n, 1))
+        queued = claim_root_children(self._index, children)
         for couple in helpers_order(queued):  # the main search starts from the front
             self.tasks.put(couple)
         if len(queued) > 1:

@@ -46,11 +46,11 @@ from sproutsdb.ops.jobs.parallel_normal import (
     FREE,
     HELPER,
     MAIN,
-    SHARED_CHILDREN,
     SPLIT_DEPTH,
     SPLIT_SECONDS,
     Couple,
     Node,
+    claim_root_children,
     split,
 )
 from sproutsdb.ops.ray_session import import_ray
@@ -465,13 +465,7 @@ class HubRootClaims:
         if self._offered:
             return
         self._offered = True
-        queued: list[Couple] = []
-        for key, (lands, n) in children:
-            index = len(self._index) if len(self._index) < SHARED_CHILDREN else -1
-            if index >= 0:
-                self._index[key] = index
-            if lands:
-                queued.append((index, "+".join(lands), n, 1))
+        queued = claim_root_children(self._index, children)
         self.link.hub.offer.remote(helpers_order(queued))
         if len(queued) > 1:
             self._kept = queued[-1][0]
