@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from spots_side_by_side import build_spots, measured
+from spots_side_by_side import add_spots_arguments, build_spots, measured
 
 from sproutsdb.formats.rcttable import load_table
 from sproutsdb.games import get_game
@@ -70,10 +70,7 @@ def sample_positions(count: int, seed: int) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--spots", help="SPOTS's spots-solver, already built")
-    where.add_argument("--build-from", help="git URL or folder of SPOTS's source, built in /tmp")
-    parser.add_argument("--pybind11", help="a local pybind11 checkout for --build-from")
+    add_spots_arguments(parser)
     parser.add_argument("--sample", type=int, default=200, help="positions of S6 (default 200)")
     parser.add_argument("--seed", type=int, default=1, help="of the sample (default 1)")
     parser.add_argument("--large", action="store_true", help="also 0*18|1a1a (minutes)")

@@ -122,12 +122,17 @@ def build_spots(source: str, into: Path, pybind11: str | None) -> str:
     return str(venv / "bin/spots-solver")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_spots_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where SPOTS comes from: --spots (built) or --build-from (built now), and --pybind11."""
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--spots", help="SPOTS's spots-solver, already built")
     where.add_argument("--build-from", help="git URL or folder of SPOTS's source, built in /tmp")
     parser.add_argument("--pybind11", help="a local pybind11 checkout for --build-from")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_spots_arguments(parser)
     parser.add_argument("--from", dest="first", type=int, default=12)
     parser.add_argument("--to", dest="last", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=600.0, help="per run (default 600)")
