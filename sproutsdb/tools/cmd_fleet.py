@@ -16,6 +16,7 @@ import json
 import math
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sproutsdb.games import get_game
@@ -67,6 +68,10 @@ def run_fleet_solve(args: argparse.Namespace) -> int:
     positions, root = _positions(args, game)
     if root is None and not args.tasks:
         return run_fleet_solve_helped(args, positions)
+    if args.trace is not None:
+        raise UsageError(
+            "--trace records the helped fleet and --misere: not --tasks or --options-of"
+        )
     from sproutsdb.ops.jobs.ray_fleet import ServerSpec, solve_fleet, solve_on_server
     from sproutsdb.ops.ray_session import ray_session
 
@@ -171,6 +176,7 @@ def run_fleet_solve_helped(args: argparse.Namespace, positions: list[str]) -> in
                     outcome_only=args.outcome_only,
                     split_seconds=math.inf if args.split is None else args.split,
                     split_depth=HELPERS_SPLIT_DEPTH if args.split is None else args.split_depth,
+                    trace=_trace_path(args.trace, done, len(positions)),
                 )
             )
     seconds = time.perf_counter() - started
@@ -204,6 +210,16 @@ def run_fleet_solve_helped(args: argparse.Namespace, positions: list[str]) -> in
     if any(r["error"].startswith("conflict") for r in failed):
         return EXIT_CONFLICT
     return 2 if failed else 0
+
+
+def _trace_path(trace: str | None, index: int, count: int) -> str | None:
+    """Where position `index`'s trace goes: FILE itself for one position, else FILE with
+    the position's number before its suffixes (run.jsonl.gz -> run.2.jsonl.gz)."""
+    if trace is None or count == 1:
+        return trace
+    path = Path(trace)
+    stem = path.name.split(".")[0]
+    return str(path.with_name(f"{stem}.{index}{path.name[len(stem) :]}"))
 
 
 def run_fleet_solve_misere(args: argparse.Namespace) -> int:
@@ -243,6 +259,10 @@ def run_fleet_solve_misere(args: argparse.Namespace) -> int:
             if shown:
                 line.show(f"solving {root} in misère play from the fleet's losing nodes")
             root_result = misere_on_server(server, root)
+    if args.trace is not None:
+        from sproutsdb.ops.jobs.fleet_trace import misere_records, write_trace
+
+        write_trace(args.trace, misere_records(results, root_result, workers))
     return _report_misere(args, results, root_result, workers, time.perf_counter() - started)
 
 
@@ -432,6 +452,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help='print {"positions": [...], "root", "stored", "handed_out", "workers", "seconds"}',
     )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    p.add_argument(
+        "--trace",
+        metavar="FILE",
+        default=None,
+        help="write what every solver did (couples taken, CPU and wall seconds, visits, "
+        "splits, latencies, the server's commit figures) to FILE as gzip JSON lines, for "
+        "bench/fleet_simulator.py (several positions: FILE.0, FILE.1, ... before its "
+        "suffixes); not with --tasks or --options-of",
+    )
     add_client_options(
         p,
         server_help="required: the sproutsdb server at HOST:PORT that every worker "

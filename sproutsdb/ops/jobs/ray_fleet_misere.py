@@ -36,7 +36,7 @@ def misere_on_server(server: ServerSpec, position: str) -> dict[str, Any]:
     from sproutsdb.ops.stores import open_remote_store
     from sproutsdb.solver.ports.proofstore import ConflictError
 
-    started = time.perf_counter()
+    started, began, cpu = time.perf_counter(), time.time(), time.process_time()
     try:
         store = open_remote_store(server.address, token=server.token, tls_ca=server.tls_ca)
         try:
@@ -57,6 +57,8 @@ def misere_on_server(server: ServerSpec, position: str) -> dict[str, Any]:
         "stored": report.stored,
         "nodes": report.stats.nodes,
         "seconds": round(time.perf_counter() - started, 3),
+        "cpu": round(time.process_time() - cpu, 3),
+        "began": round(began, 3),
         "worker": f"{socket.gethostname()}:{os.getpid()}",
     }
 

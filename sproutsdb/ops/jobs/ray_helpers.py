@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import math
 import os
 import queue
 import socket
@@ -41,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sproutsdb.ops.jobs.busy_marks import BUSY_SLOTS, helpers_order
+from sproutsdb.ops.jobs.fleet_trace import MainTrace, TaskLog, samples_ms, write_trace
 from sproutsdb.ops.jobs.parallel_normal import (
     DONE,
     FREE,
@@ -103,6 +105,16 @@ class Timings:
         }
 
 
+def _server_record(store: FleetStore) -> dict[str, Any]:
+    """The server's Stats as a `server` trace record (empty figures if it cannot say)."""
+    try:
+        stats = dict(store.remote.client.stats())
+    except Exception:  # noqa: BLE001 (a trace's figure only)
+        return {"kind": "server"}
+    keep = ("commits", "commit_ms", "facts_inserted", "facts_offered", "uptime_seconds")
+    return {"kind": "server", **{k: stats[k] for k in keep if k in stats}}
+
+
 def merge_timings(parts: Sequence[Mapping[str, Any]]) -> dict[str, float | int]:
     """One summary of several solvers' summaries (count-weighted; p99 the worst)."""
     parts = [p for p in parts if p.get("count")]
@@ -134,6 +146,7 @@ class FleetHub:
         self.stopped = False
         self.hellos: collections.Counter[int] = collections.Counter()
         self.pids: dict[int, int] = {}
+        self.calls: collections.Counter[str] = collections.Counter()  # for a trace
 
     # --- the main search's side (RootClaims) ------------------------------------------
     def offer(self, couples: list[Couple]) -> None:
@@ -188,6 +201,7 @@ class FleetHub:
     def take(self, me: int) -> Couple | None:
         """The next couple for helper `me` (parallel_normal's helper loop, made atomic
         here), or None: nothing to do now (the helper counts as idle) or stopped."""
+        self.calls["take"] += 1
         self.holding.pop(me, None)
         if self.stopped:
             return None
@@ -210,11 +224,13 @@ class FleetHub:
         return None
 
     def done(self, me: int, couple: Couple) -> None:
+        self.calls["done"] += 1
         self.holding.pop(me, None)
         if couple[0] >= 0:
             self.claims[couple[0]] = DONE
 
     def split(self, me: int, parts: list[Couple]) -> None:
+        self.calls["split"] += 1
         self.holding.pop(me, None)
         self.queue.extend(parts)
 
@@ -225,6 +241,7 @@ class FleetHub:
         """Take solver `me`'s new committed facts, path and visits; give back the others'
         facts since `cursor` (and the new cursor), the slots of their paths, the claims,
         the main search's root child, the helpers idle, and whether the run is over."""
+        self.calls["sync"] += 1
         if facts:
             self.log.append((me, facts))
         self.busy[me] = busy
@@ -243,6 +260,10 @@ class FleetHub:
             len(self.idle),
             self.stopped,
         )
+
+    def figures(self) -> dict[str, Any]:
+        """The hub's calls by kind and its process's CPU seconds (for a trace)."""
+        return {"calls": dict(self.calls), "cpu": round(time.process_time(), 3)}
 
     def helpers(self) -> dict[int, tuple[int, bool]]:
         """Each helper's process id and whether it holds a couple now (for the tests)."""
@@ -397,6 +418,8 @@ class HubLink:
         self.idle = 0
         self.stopped = False
         self.visits = 0
+        self.learned = 0  # facts the others shared, met at syncs (for a trace)
+        self.shared = 0  # facts this solver sent to the hub
         self.syncs = Timings()
         self._in_flight: Any = None
         self._sent = 0.0
@@ -420,6 +443,7 @@ class HubLink:
                 return
             self._take_reply(timed=False)
         outbox = self.store.take_outbox()
+        self.shared += len(outbox)
         busy = frozenset(slot for slot, count in self.path.items() if count > 0)
         self._sent = time.perf_counter()
         self._in_flight = self.hub.sync.remote(self.me, self.cursor, outbox, busy, self.visits)
@@ -434,6 +458,7 @@ class HubLink:
         self.cursor, batches, self.others, self.claims, self.current, self.idle = reply[:6]
         self.stopped = reply[6]
         for batch in batches:
+            self.learned += len(batch)
             self.store.learn(batch)
             self.pending.extend(batch)
 
@@ -460,6 +485,7 @@ class HubRootClaims:
         self._offered = False
         self._kept = -1
         self._done: set[int] = set()
+        self.trace: MainTrace | None = None  # the main search's stretches, when traced
 
     def offer(self, children: Sequence[tuple[str, Node]]) -> None:
         if self._offered:
@@ -483,7 +509,10 @@ class HubRootClaims:
         )
 
     def entering(self, key: str) -> None:
-        self.link.hub.entering.remote(self._index.get(key, -1))
+        index = self._index.get(key, -1)
+        if self.trace is not None:
+            self.trace.entering(index)
+        self.link.hub.entering.remote(index)
 
     def decided(self, key: str) -> None:
         index = self._index.get(key, -1)
@@ -520,8 +549,10 @@ def helper_main(
     table_capacity: int | None,
     split_seconds: float,
     split_depth: int,
+    trace_origin: float | None = None,
 ) -> dict[str, Any]:
-    """Helper `me`: prove couples of the hub's queue into the server (a Ray task)."""
+    """Helper `me`: prove couples of the hub's queue into the server (a Ray task); with
+    `trace_origin` (the run's start, time.time()) its report carries its couples' trace."""
     from sproutsdb.games import get_game
     from sproutsdb.ops.solve import SolveSettings, normal_solver
     from sproutsdb.ops.stores import open_remote_store
@@ -534,6 +565,7 @@ def helper_main(
     deadline = [float("inf")]
     dispatch = Timings()
     solver: Any = None
+    log = TaskLog(me, trace_origin) if trace_origin is not None else None
 
     def keep_going(progress: Progress) -> None:
         if solver is not None:
@@ -572,13 +604,20 @@ def helper_main(
             deadline[0] = (
                 time.process_time() + split_seconds if depth < split_depth else float("inf")
             )
+            if log is not None:
+                log.begin(couple, solver.stats.nodes, link.learned, link.shared)
             try:
                 solver.couple_outcome(key, n)
             except _OverBudget:
-                hub.split.remote(me, split(game, couple, split_depth))
+                parts = split(game, couple, split_depth)
+                hub.split.remote(me, parts)
+                if log is not None:
+                    log.end("split", solver.stats.nodes, link.learned, link.shared, parts)
             else:
                 hub.done.remote(me, couple)
                 couples += 1
+                if log is not None:
+                    log.end("done", solver.stats.nodes, link.learned, link.shared)
             link.visits = solver.stats.nodes
     except _Stopped:
         pass
@@ -590,7 +629,12 @@ def helper_main(
             link.sync()  # the last facts and visits
         except Exception:  # noqa: BLE001 (the run is over: what was committed is kept)
             pass
+        if log is not None:  # a couple the run's end stopped
+            log.end("stopped", link.visits, link.learned, link.shared)
         store.close()
+    traced: dict[str, Any] = {}
+    if log is not None:
+        traced["trace"] = [*log.records, _costs_record(me, dispatch, store, link)]
     return {
         "helper": me,
         "starts": starts,
@@ -602,6 +646,22 @@ def helper_main(
         "dispatch": dispatch.summary(),
         "sharing": store.sharing.summary(),
         "sync": link.syncs.summary(),
+        **traced,
+    }
+
+
+def _costs_record(me: int, dispatch: Timings, store: FleetStore, link: HubLink) -> dict[str, Any]:
+    """A solver's `costs` trace record: its latency samples (ms) and process CPU."""
+    return {
+        "kind": "costs",
+        "solver": me,
+        "dispatch": samples_ms(dispatch.samples),
+        "sharing": samples_ms(store.sharing.samples),
+        "sync": samples_ms(link.syncs.samples),
+        "inserted": store.inserted,
+        "learned": link.learned,
+        "shared": link.shared,
+        "cpu": round(time.process_time(), 3),
     }
 
 
@@ -618,6 +678,7 @@ class FleetRun:
     hub: Any = None
     helpers: list[dict[str, Any]] = field(default_factory=list)
     lost: int = 0  # helpers whose every run failed
+    hub_figures: dict[str, Any] = field(default_factory=dict)  # traced runs: FleetHub.figures
 
 
 @contextmanager
@@ -629,9 +690,11 @@ def fleet_helpers(
     table_capacity: int | None = None,
     split_seconds: float = SPLIT_SECONDS,
     split_depth: int = SPLIT_DEPTH,
+    trace_origin: float | None = None,
 ) -> Iterator[FleetRun]:
     """Start `helpers` Ray helpers and a hub for one position's solve in this process
-    (Ray entered by the caller); on leaving, stop them and gather their reports."""
+    (Ray entered by the caller); on leaving, stop them and gather their reports (with
+    `trace_origin`, their traces, and the hub's figures in `run.hub_figures`)."""
     from sproutsdb.ops.stores import open_remote_store
 
     store = FleetStore(open_remote_store(server.address, token=server.token, tls_ca=server.tls_ca))
@@ -644,7 +707,9 @@ def fleet_helpers(
     hub = hub_actor.remote()
     link = MainLink(hub, store)
     refs = [
-        _helper_task.remote(hub, server, me, search, table_capacity, split_seconds, split_depth)
+        _helper_task.remote(
+            hub, server, me, search, table_capacity, split_seconds, split_depth, trace_origin
+        )
         for me in range(1, helpers + 1)
     ]
     run = FleetRun(store, link, hub)
@@ -663,6 +728,8 @@ def fleet_helpers(
         run.lost += len(waiting)
         with contextlib.suppress(Exception):  # a report only
             link.sync()  # the helpers' last visits
+            if trace_origin is not None:
+                run.hub_figures = ray.get(hub.figures.remote())
         ray.kill(hub)
         store.close()
 
@@ -678,16 +745,22 @@ def solve_with_helpers(
     split_seconds: float = SPLIT_SECONDS,
     split_depth: int = SPLIT_DEPTH,
     on_run: Callable[[FleetRun], None] | None = None,
+    trace: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Solve `position` in this process as `solve --jobs 1` would, against the server,
     with `helpers` Ray helpers proving parts of it (see the module's doc). The result
-    says the outcome (nimber), facts stored, visits of every solver, and the costs."""
+    says the outcome (nimber), facts stored, visits of every solver, and the costs; with
+    `trace`, every solver's tasks and costs are written to that file (fleet_trace.py)."""
     from sproutsdb.errors import UserError
     from sproutsdb.ops.solve import FLUSH_SECONDS as FLUSH_DEFAULT
     from sproutsdb.ops.solve import SolveSettings, solve
     from sproutsdb.solver.ports.proofstore import ConflictError
 
     started = time.perf_counter()
+    origin = time.time() if trace is not None else None
+    cpu0 = time.process_time()
+    main_trace: MainTrace | None = None
+    main_records: list[dict[str, Any]] = []
     with fleet_helpers(
         server,
         helpers,
@@ -695,8 +768,11 @@ def solve_with_helpers(
         table_capacity=table_capacity,
         split_seconds=split_seconds,
         split_depth=split_depth,
+        trace_origin=origin,
     ) as run:
         link = run.link
+        if origin is not None and link is not None:
+            main_trace = link.root.trace = MainTrace(origin)
         if on_run is not None:
             on_run(run)  # the tests: the hub, to find and kill a helper's worker
         settings = SolveSettings(
@@ -717,8 +793,35 @@ def solve_with_helpers(
         except UserError as error:
             return {"position": position, "error": str(error)}
         main_sharing = run.store.sharing.summary()
+        if main_trace is not None and link is not None:
+            main_trace.close()
+            main_records = [
+                *main_trace.records,
+                _costs_record(0, Timings(), run.store, link),
+                _server_record(run.store),
+            ]
     helper_reports = sorted(run.helpers, key=lambda h: int(h["helper"]))
     visits = report.stats.nodes + sum(int(h["visits"]) for h in helper_reports)
+    if trace is not None and main_trace is not None:
+        head = {
+            "kind": "run",
+            "version": 1,
+            "position": report.position,
+            "play": "normal",
+            "workers": helpers + 1,
+            "outcome": report.outcome,
+            "visits": visits,
+            "main_visits": report.stats.nodes,
+            "seconds": round(time.perf_counter() - started, 3),
+            "main_cpu": round(time.process_time() - cpu0, 3),
+            "split_seconds": split_seconds if math.isfinite(split_seconds) else None,
+            "lost_helpers": run.lost,
+        }
+        hub = {"kind": "hub", **run.hub_figures}
+        helper_records = [r for h in helper_reports for r in h.pop("trace", ())]
+        write_trace(trace, [head, *main_records, hub, *helper_records])
+    for h in helper_reports:
+        h.pop("trace", None)
     return {
         "position": report.position,
         "outcome": report.outcome,
