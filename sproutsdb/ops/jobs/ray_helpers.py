@@ -21,13 +21,19 @@ one Lookup per expanded node (what made the task-per-position fleet 0.44x at 0*1
 
 A helper that dies is run again by Ray (`RETRIES`): it tells the hub, which queues the
 couple it held again. Whether helpers live or die, the driver's search alone decides the
-answer: a lost helper only means the driver proves that part itself.
+answer: a lost helper only means the driver proves that part itself. What a solver tells
+the hub (its facts, a couple done) it tells only once the server has committed the facts,
+so a node lost with its uncommitted batches leaves nobody relying on them; the hub lives
+on the driver's node. A server that stops answering is waited for (`RECONNECT_SECONDS`):
+the batches queue up meanwhile and go once it is back, so a restarted server finds every
+solver where it was.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import math
 import os
 import queue
@@ -39,7 +45,7 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sproutsdb.ops.jobs.busy_marks import BUSY_SLOTS, helpers_order
 from sproutsdb.ops.jobs.fleet_trace import MainTrace, TaskLog, samples_ms, write_trace
@@ -76,6 +82,22 @@ IDLE_SECONDS = 0.3  # how long an idle helper waits before it asks the hub again
 RETRIES = 3  # re-runs of a helper whose worker died
 PRELOAD_LIMIT = 1 << 20  # a server holding more nimbers is read key by key, not streamed
 STOP_GRACE = 10.0  # seconds the helpers have to report after the driver's search ends
+# how long a solver waits for a server that stopped answering (a restart) before it fails
+RECONNECT_SECONDS = 300.0
+RECONNECT_DELAY = 2.0  # the longest pause between two tries while waiting
+
+T = TypeVar("T")
+
+
+def server_unanswered(error: BaseException) -> bool:
+    """Whether `error` says the server did not answer (down, restarting, too slow), as
+    opposed to refusing the request: worth trying again once it is back."""
+    from sproutsdb.client import ServerUnavailableError, ServiceError
+
+    if isinstance(error, ServerUnavailableError):
+        return True
+    code = getattr(error, "code", None) if isinstance(error, ServiceError) else None
+    return getattr(code, "name", "") == "DEADLINE_EXCEEDED"
 
 
 def _slot(key: str) -> int:
@@ -269,6 +291,11 @@ class FleetHub:
         """Each helper's process id and whether it holds a couple now (for the tests)."""
         return {me: (pid, me in self.holding) for me, pid in self.pids.items()}
 
+    def acknowledged(self, cursor: int = 0) -> tuple[int, list[tuple[int, dict[str, FactValue]]]]:
+        """The (solver, facts) batches told to the hub since `cursor`, and the new cursor:
+        facts the server committed, all that the solvers may rely on (for the fault tests)."""
+        return len(self.log), self.log[cursor:]
+
 
 class FleetStore:
     """A solver's store in a fleet run (see the module's doc): writes go to the server in
@@ -283,8 +310,11 @@ class FleetStore:
         self.complete = False  # the server's verified nimbers were streamed in at the start
         self.preloaded = 0
         self.inserted = 0  # facts the server did not have
+        self.acknowledged = 0  # facts the server's Insert returned OK for
+        self.outages = 0  # calls that found the server not answering and waited for it
+        self.waited = 0.0  # seconds spent waiting for the server
         self._lock = threading.Lock()
-        self._batches: queue.Queue[tuple[FactKind, dict[str, FactValue]] | None] = queue.Queue()
+        self._batches: queue.Queue[_Queued] = queue.Queue()
         self._failure: BaseException | None = None
         self._writer = threading.Thread(target=self._write, name="fleet-writer", daemon=True)
         if preload:
@@ -295,15 +325,43 @@ class FleetStore:
     def trusted_kinds(self) -> frozenset[FactKind]:
         return self.remote.trusted_kinds
 
+    def until_answered(self, call: Callable[[], T]) -> T:
+        """`call` (a request to the server), tried again while the server does not answer,
+        for up to RECONNECT_SECONDS: a restarted server finds this solver where it was."""
+        deadline = time.monotonic() + RECONNECT_SECONDS
+        delay = 0.1
+        since: float | None = None
+        try:
+            while True:
+                try:
+                    return call()
+                except Exception as error:
+                    if not server_unanswered(error) or time.monotonic() >= deadline:
+                        raise
+                if since is None:
+                    since = time.monotonic()
+                    self.outages += 1
+                time.sleep(delay)
+                delay = min(2 * delay, RECONNECT_DELAY)
+        finally:
+            if since is not None:
+                self.waited += time.monotonic() - since
+
     def _preload(self) -> None:
         client = self.remote.client
-        held = int(client.stats()["facts"].get("nimber", 0))
+        held = int(self.until_answered(client.stats)["facts"].get("nimber", 0))
         if held > PRELOAD_LIMIT:
             return
-        for page in client.export(FactKind.NIMBER):
-            for (key, value), record in zip(page.facts, page.records):
-                if record.status.value == "verified":
-                    self.known[key] = value
+
+        def verified() -> dict[str, FactValue]:
+            found: dict[str, FactValue] = {}
+            for page in client.export(FactKind.NIMBER):
+                for (key, value), record in zip(page.facts, page.records):
+                    if record.status.value == "verified":
+                        found[key] = value
+            return found
+
+        self.known.update(self.until_answered(verified))
         self.preloaded = len(self.known)
         self.complete = True
 
@@ -329,13 +387,13 @@ class FleetStore:
     def get(self, kind: FactKind | str, keys: Sequence[str]) -> dict[str, FactValue]:
         kind = FactKind(kind)
         if kind != FactKind.NIMBER:
-            return self.remote.get(kind, keys)
+            return self.until_answered(lambda: self.remote.get(kind, keys))
         known = self.known
         found = {k: known[k] for k in keys if k in known}
         if not self.complete:
             wanted = [k for k in keys if k not in found]
             if wanted:
-                fetched = self.remote.get(kind, wanted)
+                fetched = self.until_answered(lambda: self.remote.get(kind, wanted))
                 known.update(fetched)
                 found.update(fetched)
         return found
@@ -350,10 +408,21 @@ class FleetStore:
         self._batches.put((FactKind(kind), batch))
         return PutResult(inserted=len(batch))
 
+    def when_committed(self, callback: Callable[[], object]) -> None:
+        """Call `callback` from the writer once every batch queued so far is committed on
+        the server (never, if one failed): what a solver tells the others about its facts
+        must not run ahead of them."""
+        self._batches.put(callback)
+
     def _write(self) -> None:
         while (item := self._batches.get()) is not None:
             try:
-                self._commit(*item)
+                if callable(item):
+                    if self._failure is None:
+                        with contextlib.suppress(Exception):  # news only: the facts are in
+                            item()
+                else:
+                    self._commit(*item)
             finally:
                 self._batches.task_done()
         self._batches.task_done()
@@ -363,12 +432,13 @@ class FleetStore:
             return
         started = time.perf_counter()
         try:
-            result = self.remote.put(kind, batch)
+            result = self.until_answered(lambda: self.remote.put(kind, batch))
         except BaseException as error:  # noqa: BLE001 (raised in the solver's thread)
             self._failure = error
             return
         self.sharing.add(time.perf_counter() - started)
         self.inserted += result.inserted
+        self.acknowledged += len(batch)
         if result.conflicts:
             first = result.conflicts[0]
             self._failure = ConflictError(
@@ -401,6 +471,9 @@ class FleetStore:
             self._batches.put(None)
             self._writer.join(timeout=60)
             self.remote.close()
+
+
+_Queued = tuple[FactKind, dict[str, FactValue]] | Callable[[], object] | None
 
 
 class HubLink:
@@ -614,7 +687,8 @@ def helper_main(
                 if log is not None:
                     log.end("split", solver.stats.nodes, link.learned, link.shared, parts)
             else:
-                hub.done.remote(me, couple)
+                solver.flush()  # the couple's facts to the writer: `done` once committed
+                store.when_committed(functools.partial(hub.done.remote, me, couple))
                 couples += 1
                 if log is not None:
                     log.end("done", solver.stats.nodes, link.learned, link.shared)
@@ -646,6 +720,8 @@ def helper_main(
         "dispatch": dispatch.summary(),
         "sharing": store.sharing.summary(),
         "sync": link.syncs.summary(),
+        "outages": store.outages,  # times the server did not answer and was waited for
+        "waited_s": round(store.waited, 3),
         **traced,
     }
 
@@ -667,6 +743,13 @@ def _costs_record(me: int, dispatch: Timings, store: FleetStore, link: HubLink) 
 
 _helper_task = ray.remote(num_cpus=1, max_retries=RETRIES)(helper_main)
 hub_actor: Any = ray.remote(num_cpus=0)(FleetHub)
+
+
+def _this_node() -> Any:
+    """A scheduling strategy that keeps an actor on this process's Ray node."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    return NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
 
 
 @dataclass
@@ -704,7 +787,8 @@ def fleet_helpers(
         finally:
             store.close()
         return
-    hub = hub_actor.remote()
+    # on the driver's node: a lost node must not take the run's shared state with it
+    hub = hub_actor.options(scheduling_strategy=_this_node()).remote()
     link = MainLink(hub, store)
     refs = [
         _helper_task.remote(
@@ -838,4 +922,6 @@ def solve_with_helpers(
         "sync": merge_timings(
             [link.syncs.summary() if link is not None else {}] + [h["sync"] for h in helper_reports]
         ),
+        "outages": run.store.outages + sum(int(h.get("outages", 0)) for h in helper_reports),
+        "waited_s": round(run.store.waited, 3),  # the driver's
     }

@@ -1,0 +1,91 @@
+"""Faults of `fleet solve --ray` (ops/jobs/ray_helpers.py) on small roots, each run by
+bench/fleet_faults.py in a process of its own (Ray must start before gRPC threads): a Ray
+worker node lost mid-run, and the server killed and restarted mid-run on the same port and
+store. The answer is one process's, every fact a solver acknowledged is on the server, and
+`check --root` of the server's store proves the answer. Nothing mocked."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service_support import ROOT, child_env
+
+pytest.importorskip("ray")
+pytestmark = pytest.mark.timeout(150)
+
+BENCH = ROOT / "bench" / "fleet_faults.py"
+# 0*n is lost for the player to move iff n mod 6 is 0, 1 or 2 (proven far beyond 13)
+OUTCOME = {"0*13": "L"}
+
+
+def _fault_run(fault: str, root: str, work: Path) -> dict[str, Any]:
+    """bench/fleet_faults.py --fault FAULT in its own session: on a timeout every process
+    it started (Ray's daemons, the server) is killed with it."""
+    proc = subprocess.Popen(
+        [sys.executable, str(BENCH), "--fault", fault, "--root", root, "--work", str(work)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=130)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err[-3000:]
+    report: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return report
+
+
+def _same_answer_nothing_lost(report: dict[str, Any]) -> None:
+    assert report["error"] is None, report
+    assert report["outcome"] == OUTCOME[report["root"]], report
+    assert report["watch_error"] is None, report
+    assert report["made"] is not None, "the fault was never made: the run ended first"
+    # every fact a solver told the hub (the server's Insert had returned OK) is stored,
+    # with that value, and so is every fact the driver's search could rely on
+    assert report["acknowledged"] > 0
+    assert report["acknowledged_missing"] == 0, report
+    assert report["driver_known"] > 0
+    assert report["driver_known_missing"] == 0, report
+    assert report["check_rc"] == 0, report["check"]
+    assert " 0 unproven" in report["check"], report["check"]
+
+
+def test_a_lost_worker_node_changes_neither_the_answer_nor_the_facts(tmp_path: Path) -> None:
+    """Two Ray nodes, a helper on each; the worker node is removed without grace while its
+    helper holds a couple and has acknowledged facts: those facts are on the server, Ray
+    runs the helper again, and the driver's answer is one process's."""
+    report = _fault_run("node", "0*13", tmp_path)
+    _same_answer_nothing_lost(report)
+    assert report["made"]["killed"] == "worker node"
+    assert report["acknowledged_by_victim"] > 0
+    assert report["victim_missing"] == 0, report
+    restarted = [h for h in report["helpers"] if h["helper"] == report["made"]["helper"]]
+    assert [h["starts"] for h in restarted] in ([2], []), report["helpers"]
+
+
+def test_a_restarted_server_finds_the_solvers_where_they_were(tmp_path: Path) -> None:
+    """The server is killed (SIGKILL) and started again on the same port and store: the
+    solvers wait for it, their batches go in once it is back, no helper is lost."""
+    report = _fault_run("server", "0*13", tmp_path)
+    _same_answer_nothing_lost(report)
+    assert report["server_starts"] == 2
+    assert report["lost_helpers"] == 0, report
+    assert all(h["starts"] == 1 for h in report["helpers"]), report["helpers"]
+    assert report["outages"] >= 1, report  # someone met the server down and waited
