@@ -1,0 +1,160 @@
+"""Records what bench/fleet_simulator.py replays: fleet traces and work graphs.
+
+Run on demand (not part of the test suite):
+    .venv/bin/python bench/fleet_traces.py fleet 0*20 --jobs 2 8 16   # traced fleet runs
+    .venv/bin/python bench/fleet_traces.py fleet 0*17 --misere --jobs 2
+    .venv/bin/python bench/fleet_traces.py graph 20 24                # work graphs, ideal model
+`fleet`: `fleet solve ROOT --ray --jobs N --outcome-only --trace FILE` (misère: `--misere
+--options-of ROOT`) against a fresh local `serve --no-results` (bench/fleet.py's Server),
+in fresh processes; the trace gets one more record, `bench`: the run's wall and CPU seconds
+(every process of its tree), the server's own CPU, the load. `graph`: the ideal model's
+record of one process's solve (bench/speedup_model.record), cut into tasks of about
+BUDGET visits (workmodel.by_budget, the model's "after"), saved as the task graph the
+simulator scales out, with the ideal model's speed-ups of that division beside it.
+Files: bench/results/fleet_traces/, gzip, small enough to keep in the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fleet import COMMAND, Server, TreeCpu, _env
+
+TRACES = Path(__file__).resolve().parent / "results" / "fleet_traces"
+BUDGET = 64  # visits a task runs before it hands out its options (the ideal model's "after")
+IDEAL_WORKERS = (2, 8, 16, 32, 256, 1024)
+
+
+def trace_path(root: str, jobs: int, misere: bool) -> Path:
+    """Where a fleet run's trace is kept."""
+    play = "misere-" if misere else ""
+    return TRACES / f"{play}{root.replace('*', 'x')}-p{jobs}.jsonl.gz"
+
+
+def graph_path(n: int) -> Path:
+    """Where 0*n's work graph is kept."""
+    return TRACES / f"0x{n}-graph.json.gz"
+
+
+def _cpu_of(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def record_fleet(root: str, jobs: int, *, misere: bool) -> dict[str, Any]:
+    """One traced fleet run on a fresh server; the `bench` record it appended."""
+    out = trace_path(root, jobs, misere)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="fleet-trace-") as tmp:
+        server = Server(Path(tmp) / "store")
+        try:
+            flags = ["--misere", "--options-of", root] if misere else [root, "--outcome-only"]
+            command = [*COMMAND, "fleet", "solve", *flags, "--server", server.address,
+                       "--ray", "--jobs", str(jobs), "--json", "--quiet",
+                       "--trace", str(out)]  # fmt: skip
+            load = os.getloadavg()
+            server_cpu = _cpu_of(server.proc.pid)
+            started = time.perf_counter()
+            proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, env=_env(), start_new_session=True)  # fmt: skip
+            tree = TreeCpu(proc.pid).start()
+            stdout, stderr = proc.communicate()
+            wall = time.perf_counter() - started
+            cpu = tree.stop()
+            server_cpu = _cpu_of(server.proc.pid) - server_cpu
+        finally:
+            server.stop()
+        shutil.rmtree(Path(tmp) / "store", ignore_errors=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"fleet {root} --jobs {jobs} exited {proc.returncode}: {stderr[-2000:]}")
+    report = json.loads([x for x in stdout.splitlines() if x.startswith("{")][-1])
+    bench = {
+        "kind": "bench",
+        "wall": round(wall, 2),
+        "cpu": round(cpu, 2),
+        "server_cpu": round(server_cpu, 2),
+        "load_before": [round(x, 2) for x in load],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+        "cores": os.cpu_count(),
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "stored": report.get("stored"),
+    }
+    with gzip.open(out, "at", encoding="utf-8") as f:  # a second gzip member
+        f.write(json.dumps(bench, separators=(",", ":")) + "\n")
+    return bench
+
+
+def record_graph(n: int, budget: int = BUDGET) -> dict[str, Any]:
+    """0*n's work graph at `budget` and the ideal model's figures of it (saved)."""
+    import speedup_model
+
+    from sproutsdb.solver.search import workmodel
+
+    work, outcome, visits, cpu = speedup_model.record(n)
+    division = workmodel.by_budget(budget)
+    graph = workmodel.TaskGraph.of(work, division)
+    ideal = workmodel.speedups(work, division, IDEAL_WORKERS)
+    saved = {
+        "n": n,
+        "outcome": outcome,
+        "visits": visits,
+        "cpu": round(cpu, 2),
+        "budget": budget,
+        "work": graph.work,
+        "deps": graph.deps,
+        "ideal": {
+            "tasks": ideal.tasks,
+            "t1": ideal.total,
+            "tinf": ideal.critical,
+            "greedy": {str(p): round(s, 1) for p, s in ideal.greedy.items()},
+            "brent": {str(p): round(s, 1) for p, s in ideal.bound.items()},
+        },
+        "load": [round(x, 2) for x in os.getloadavg()],
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    path = graph_path(n)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        json.dump(saved, f, separators=(",", ":"))
+    return saved
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    fleet = sub.add_parser("fleet", help="traced fleet runs")
+    fleet.add_argument("root")
+    fleet.add_argument("--jobs", type=int, nargs="+", default=[2])
+    fleet.add_argument("--misere", action="store_true")
+    graph = sub.add_parser("graph", help="work graphs (one process's solve, recorded)")
+    graph.add_argument("n", type=int, nargs="+")
+    graph.add_argument("--budget", type=int, default=BUDGET)
+    args = parser.parse_args()
+    if args.what == "fleet":
+        for jobs in args.jobs:
+            bench = record_fleet(args.root, jobs, misere=args.misere)
+            print(f"{args.root} --jobs {jobs}: {json.dumps(bench)}", flush=True)
+    else:
+        for n in args.n:
+            saved = record_graph(n, args.budget)
+            print(f"0*{n}: {saved['visits']:,} visits, {saved['cpu']} CPU s, "
+                  f"{len(saved['work']):,} tasks, ideal {saved['ideal']['greedy']}",
+                  flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
