@@ -71,11 +71,29 @@ def test_more_workers_never_add_work_or_beat_the_bounds() -> None:
 
 def test_the_fleet_replay_of_one_solver_is_its_serial_time() -> None:
     records = [
-        {"kind": "run", "workers": 2, "visits": 1000},
+        {"kind": "run", "workers": 2, "visits": 1000, "main_visits": 600},
         {"kind": "main", "index": -1, "w0": 0, "w1": 0.1, "c0": 0, "c1": 0.1},
         {"kind": "main", "index": 2, "w0": 0.1, "w1": 5, "c0": 0.1, "c1": 5.0},
-        {"kind": "task", "index": 1, "w0": 0.5, "w1": 2, "c0": 1, "c1": 2.5, "end": "done"},
-        {"kind": "task", "index": 0, "w0": 2, "w1": 3, "c0": 2.5, "c1": 3.5, "end": "done"},
+        {
+            "kind": "task",
+            "index": 1,
+            "w0": 0.5,
+            "w1": 2,
+            "c0": 1,
+            "c1": 2.5,
+            "end": "done",
+            "visits": 250,
+        },
+        {
+            "kind": "task",
+            "index": 0,
+            "w0": 2,
+            "w1": 3,
+            "c0": 2.5,
+            "c1": 3.5,
+            "end": "done",
+            "visits": 150,
+        },
     ]
     tasks = fleet_sim.trace_tasks(records)
     assert tasks.children == 3 and tasks.work == {2: 4.9, 1: 1.5, 0: 1.0}
