@@ -12,9 +12,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from tqdm import tqdm
+if TYPE_CHECKING:  # imported where a bar is drawn: tqdm and its imports are large
+    from tqdm import tqdm
 
 ENV_SECONDS = "SPROUTSDB_PROGRESS_SECONDS"  # seconds between plain lines (default 10)
 PLAIN_SECONDS = 10.0
@@ -127,6 +128,8 @@ def counter_bar(unit: str, enabled: bool = True, total: int | None = None) -> It
     """A counter of `unit`s on stderr: a bar on a terminal (with `total`, a percentage and
     the time left), else a plain line every few seconds; nothing when not enabled."""
     tty = sys.stderr.isatty()
+    if enabled and tty:
+        from tqdm import tqdm
     bar = (
         tqdm(
             unit=f" {unit}",

@@ -5,36 +5,48 @@ Ray workers call these same verbs: open a store (local or remote, one ProofStore
 way), solve, describe a position (its values with their statuses), check (a root in normal
 or misère play, a whole store, an RCT table file) and exchange (export a store, import a
 native or .spr file).
+
+The verbs are imported from their modules on first use (PEP 562), so that a command that
+solves does not load the checkers, the exchange formats and their imports.
 """
 
-from sproutsdb.ops.check import (
-    CHECK_BATCH,
-    DEFAULT_DERIVE_LIVES,
-    RootCheck,
-    StoreCheck,
-    check_all,
-    check_misere_root,
-    check_root,
-    check_store,
-    check_table,
-    report_dict,
-    write_pruned,
-)
-from sproutsdb.ops.describe import PositionValues, describe
-from sproutsdb.ops.exchange import (
-    ImportPlan,
-    canonical_key_function,
-    conflict_json,
-    export_spr,
-    export_store,
-    import_file,
-    import_into,
-    import_spr,
-    plan_import,
-    validate,
-)
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+# Imported now, not on first use: the function `solve` shadows the submodule of the same name
+# only when bound after that submodule's first import.
 from sproutsdb.ops.solve import SolveInterrupted, SolveReport, SolveSettings, Solving, solve
-from sproutsdb.ops.stores import open_local_store, open_proof_store, open_remote_store
+
+if TYPE_CHECKING:
+    from sproutsdb.ops.check import (
+        CHECK_BATCH,
+        DEFAULT_DERIVE_LIVES,
+        RootCheck,
+        StoreCheck,
+        check_all,
+        check_misere_root,
+        check_root,
+        check_store,
+        check_table,
+        report_dict,
+        write_pruned,
+    )
+    from sproutsdb.ops.describe import PositionValues, describe
+    from sproutsdb.ops.exchange import (
+        ImportPlan,
+        canonical_key_function,
+        conflict_json,
+        export_spr,
+        export_store,
+        import_file,
+        import_into,
+        import_spr,
+        plan_import,
+        validate,
+    )
+    from sproutsdb.ops.stores import open_local_store, open_proof_store, open_remote_store
 
 __all__ = [
     "CHECK_BATCH",
@@ -69,3 +81,45 @@ __all__ = [
     "validate",
     "write_pruned",
 ]
+
+# The module of each name of __all__ not imported above, imported on first use
+# (tests/test_cli_imports.py checks that the two lists agree).
+_LAZY = {
+    "check": (
+        "CHECK_BATCH",
+        "DEFAULT_DERIVE_LIVES",
+        "RootCheck",
+        "StoreCheck",
+        "check_all",
+        "check_misere_root",
+        "check_root",
+        "check_store",
+        "check_table",
+        "report_dict",
+        "write_pruned",
+    ),
+    "describe": ("PositionValues", "describe"),
+    "exchange": (
+        "ImportPlan",
+        "canonical_key_function",
+        "conflict_json",
+        "export_spr",
+        "export_store",
+        "import_file",
+        "import_into",
+        "import_spr",
+        "plan_import",
+        "validate",
+    ),
+    "stores": ("open_local_store", "open_proof_store", "open_remote_store"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A verb of `_LAZY`, imported from its module on first use."""
+    for home, names in _LAZY.items():
+        if name in names:
+            value = getattr(import_module(f"{__name__}.{home}"), name)
+            globals()[name] = value
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

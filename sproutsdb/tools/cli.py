@@ -16,21 +16,23 @@ from sproutsdb import __version__
 from sproutsdb.errors import UsageError as UsageError  # raised by the library verbs too
 from sproutsdb.errors import UserError
 
-# Modules that register subcommands, in the order their commands appear in --help.
-COMMAND_MODULES = [
-    "sproutsdb.tools.cmd_engine",
-    "sproutsdb.tools.cmd_solve",
-    "sproutsdb.tools.cmd_rct",
-    "sproutsdb.tools.cmd_serve",
-    "sproutsdb.tools.cmd_web",
-    "sproutsdb.tools.cmd_check",
-    "sproutsdb.tools.cmd_exchange",
-    "sproutsdb.tools.cmd_pull",
-    "sproutsdb.tools.cmd_check_table",
-    "sproutsdb.tools.cmd_results",
-    "sproutsdb.tools.cmd_rekey",
-    "sproutsdb.tools.cmd_fleet",
-]
+# Modules that register subcommands, in the order their commands appear in --help, with the
+# commands each registers: a command's run imports its module alone, not the others' imports
+# (tests/test_cli_imports.py checks the names against what each module registers).
+COMMANDS = {
+    "sproutsdb.tools.cmd_engine": ("canon", "children", "tree-stats"),
+    "sproutsdb.tools.cmd_solve": ("solve", "nimber", "query"),
+    "sproutsdb.tools.cmd_rct": ("rct", "rct-table"),
+    "sproutsdb.tools.cmd_serve": ("serve", "stats"),
+    "sproutsdb.tools.cmd_web": ("web",),
+    "sproutsdb.tools.cmd_check": ("check",),
+    "sproutsdb.tools.cmd_exchange": ("export", "import"),
+    "sproutsdb.tools.cmd_pull": ("pull",),
+    "sproutsdb.tools.cmd_check_table": ("check-table",),
+    "sproutsdb.tools.cmd_results": ("results",),
+    "sproutsdb.tools.cmd_rekey": ("rekey",),
+    "sproutsdb.tools.cmd_fleet": ("fleet",),
+}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -81,7 +83,9 @@ def invoked_as(argv0: str | None = None) -> str:
     return argv0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: with `command` one of COMMANDS', only the module that
+    registers it is imported (--help and unknown words get every command)."""
     parser = argparse.ArgumentParser(
         prog="sproutsdb",
         description=(
@@ -95,9 +99,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"sproutsdb {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for name in COMMAND_MODULES:
+    modules = [name for name, commands in COMMANDS.items() if command in commands]
+    for name in modules or COMMANDS:
         importlib.import_module(name).register(subparsers)
     return parser
+
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The subcommand named by argv (its first word: the top level has options only)."""
+    return argv[0] if argv and not argv[0].startswith("-") else None
 
 
 def warn_if_slow_engine() -> None:
@@ -133,8 +143,9 @@ def describe_os_error(error: OSError) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     from sproutsdb import progress
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(command_word(words))
+    args = parser.parse_args(words)
     progress.set_command(args.command)
     warn_if_slow_engine()
     try:

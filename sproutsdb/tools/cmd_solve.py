@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from sproutsdb.games import GameEntry
 from sproutsdb.ops.deferred_interrupt import Deferred, deferred_interrupt
-from sproutsdb.ops.describe import describe
 from sproutsdb.ops.solve import (
     FLUSH_SECONDS,
     SolveInterrupted,
@@ -436,6 +435,8 @@ def run_query(args: argparse.Namespace) -> int:
     outcome of the position, each with its status; nimbers and misère outcome derived from
     stored RCTs (never written back) where the store holds no fact. With --verified, only
     verified facts are used (claims are shown as such). The values are sproutsdb.ops.describe's."""
+    from sproutsdb.ops.describe import describe  # here: solve needs none of its imports
+
     entry = game_of(args, [args.position])  # the store's or the server's game
     entry.engine().canonical(args.position)  # bad notation is said before any store opens
     access: dict[str, Any] | None = None  # how a local store was opened (--json)
