@@ -51,6 +51,7 @@ class Costs:
     commit_per_fact: float = 0.0  # the server's time per fact of a batch
     learn_per_fact: float = 0.0  # a solver's CPU per fact the others shared (it reads all)
     shards: int = 1  # servers the facts are spread over by key
+    hubs: int = 1  # hub actors handing out tasks (worker w asks hub w mod hubs)
 
     def free(self) -> Costs:
         """The ideal model's costs: nothing (same work per visit)."""
@@ -231,7 +232,7 @@ class GraphReplay:
     speedup: float
     server_busy: float  # fraction of the makespan the busiest server shard worked
     server_wait: float  # mean seconds a batch queued at the server
-    hub_busy: float  # fraction of the makespan the hub worked on takes
+    hub_busy: float  # fraction of the makespan the busiest hub worked on takes
     batches: int
     taken_local: int  # tasks a worker went on with from its own finished work
     busy: float  # CPU seconds the workers spent on tasks (the serial work, and reading news)
@@ -281,7 +282,9 @@ def scale_graph(
     server_free = [0.0] * shards
     server_work = [0.0] * shards
     waits: list[float] = []
-    hub_free = hub_work = 0.0
+    hubs = max(1, costs.hubs)
+    hub_free = [0.0] * hubs
+    hub_work = [0.0] * hubs
     batches = local_count = 0
     busy = 0.0
     learn_rate = costs.learn_per_fact * costs.facts_per_visit / max(costs.cpu_per_visit, 1e-12)
@@ -292,7 +295,7 @@ def scale_graph(
 
     def start(worker: int, now: float) -> None:
         """Worker `worker` is free at `now`: its own ready work first, else a take."""
-        nonlocal hub_free, hub_work, local_count
+        nonlocal local_count
         mine = local[worker]
         while mine:
             task = mine.pop()
@@ -306,9 +309,10 @@ def scale_graph(
             if taken[task]:
                 continue
             taken[task] = 1
-            begin = max(now, hub_free)  # the hub answers one call at a time
-            hub_free = begin + hub_call
-            hub_work += hub_call
+            hub = worker % hubs
+            begin = max(now, hub_free[hub])  # a hub answers one call at a time
+            hub_free[hub] = begin + hub_call
+            hub_work[hub] += hub_call
             run(worker, task, begin + dispatch)
             return
         idle.append(worker)
@@ -358,8 +362,12 @@ def scale_graph(
             when, tasks, facts = open_batch.pop(worker)
             batches += 1
             visible = when
-            for shard in range(shards):
-                part = facts / shards
+            # a batch's facts go to the shards of their keys: a commit on each (a batch
+            # of a few facts reaches a few shards), one shard after another by rotation
+            parts = max(1, min(shards, math.ceil(facts)))
+            for j in range(parts):
+                shard = (worker + batches * parts + j) % shards
+                part = facts / parts
                 begin = max(when, server_free[shard])
                 service = fixed + per_fact * part
                 server_free[shard] = begin + service
@@ -393,7 +401,7 @@ def scale_graph(
         speedup=serial / makespan,
         server_busy=max(server_work) / makespan,
         server_wait=sum(waits) / len(waits) if waits else 0.0,
-        hub_busy=hub_work / makespan,
+        hub_busy=max(hub_work) / makespan,
         batches=batches,
         taken_local=local_count,
         busy=busy,

@@ -14,10 +14,13 @@ What it prints and saves (bench/results/fleet_simulator.json):
               terms (the main search's CPU, start to answer: it never waits) and total visits
   table       per root and P, the ideal model's speed-up (bench/speedup_model's record cut
               into tasks of ~64 visits, greedy schedule, nothing charged) beside the simulator's
-              on the same task graph with the measured costs (fleet_sim.scale_graph: hub take
-              per task handed out, batches every 0.5 s to 1 or more server shards, news a sync
-              later, every solver reading every fact), and the fleet as built (root children
-              only: replay_fleet); misère: the trace's tasks (the options) and the root after
+              with the measured costs (fleet_sim.scale_graph: a hub take per task handed out,
+              batches to the server shards, news a sync later, every solver reading every
+              fact) for each design of DESIGNS (today's: one server, one hub, 0.5 s batches
+              and syncs; then sharded servers and hubs, then shorter intervals), each on the
+              best of the recorded task sizes (64, 1 024, 4 096 visits), and the fleet as
+              built (root children only: replay_fleet on the largest-P trace); misère: the
+              trace's tasks (the options) and the root after them
   saturation  workers at which one server (and one hub, relaying every fact to every solver)
               is busy all the time, from the costs
 A root whose trace or graph was not recorded is listed as such, with no figures.
@@ -45,6 +48,7 @@ from fleet_traces import graph_path, trace_path
 from sproutsdb.ops.jobs.fleet_trace import read_trace
 
 RESULTS = Path(__file__).resolve().parent / "results" / "fleet_simulator.json"
+SERVER_LOAD = Path(__file__).resolve().parent / "results" / "fleet_server_load.json"
 ROOTS = ("0*20", "0*24", "0*27")
 MISERE = ("0*17",)
 WORKERS = (32, 256, 1024)
@@ -115,8 +119,20 @@ def measured_costs(traces: list[list[dict[str, Any]]], learn: float) -> dict[str
         hub = tasks.costs.get("hub", {})
         if hub.get("calls"):
             hubs.append((sum(hub["calls"].values()), float(hub["cpu"])))
-    fixed = statistics.median(commit_p50) / 1000 if commit_p50 else 0.0
-    per_fact = max(0.0, server_cpu - commits * fixed) / facts if facts else 0.0
+    # the server's time a batch: from bench/fleet_server_load.py's fit when it ran (its CPU
+    # a commit, times the commits an Insert makes, and a fact), else the fleet runs' server
+    # CPU over the facts they inserted (all of it charged to the facts)
+    load = json.loads(SERVER_LOAD.read_text()) if SERVER_LOAD.exists() else None
+    fitted = (load or {}).get("fit")
+    if fitted and load is not None:
+        per_insert = _commits_per_insert(load)
+        fixed = fitted["cpu_ms_per_commit"] / 1000 * per_insert
+        per_fact = fitted["cpu_ms_per_fact"] / 1000
+        source = "bench/results/fleet_server_load.json"
+    else:
+        fixed = 0.0
+        per_fact = server_cpu / facts if facts else 0.0
+        source = "the fleet traces' server CPU over their facts"
     hubs.sort()
     if len(hubs) >= 2 and hubs[-1][0] > hubs[0][0]:  # the actor's start cancels out
         hub_call = (hubs[-1][1] - hubs[0][1]) / (hubs[-1][0] - hubs[0][0])
@@ -144,15 +160,44 @@ def measured_costs(traces: list[list[dict[str, Any]]], learn: float) -> dict[str
                     "count": len(sync)},
         "hub_ms_per_call": round(1000 * costs.hub_per_call, 4),
         "facts_per_visit": round(costs.facts_per_visit, 5),
-        "server_commit_ms": {"p50": round(1000 * fixed, 3),
-                             "p99": round(max(commit_p99, default=0.0), 3)},
+        "fleet_commit_ms": {"p50": round(statistics.median(commit_p50), 3) if commit_p50 else None,
+                            "p99": round(max(commit_p99, default=0.0), 3)},
         "server_ms_per_fact": round(1000 * per_fact, 4),
+        "server_ms_per_insert": round(1000 * fixed, 4),
+        "server_costs_from": source,
+        "server_under_writers": _under_writers(load),
+        "fleet_server_cpu_ms_per_fact": round(1000 * server_cpu / facts, 4) if facts else None,
+        "fleet_commits": commits,
         "server_facts_per_s": round(1 / per_fact) if per_fact else None,
         "learn_us_per_fact": round(1e6 * learn, 3),
         "flush_s": costs.flush,
         "sync_s": costs.sync,
     }  # fmt: skip
     return {"figures": figures, "costs": costs}
+
+
+def _commits_per_insert(load: dict[str, Any]) -> float:
+    """Server commits an Insert makes (its own and the verifier's), at the largest batch."""
+    rows = [r for r in load["rows"] if r["writers"] == 1]
+    row = max(rows, key=lambda r: r["batch"])
+    inserts = -(-int(row["facts"]) // int(row["batch"]))
+    return float(row["commits"]) / max(1, inserts)
+
+
+def _under_writers(load: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The server's throughput and Insert latency under W writers, as measured."""
+    if not load:
+        return []
+    keep = ("writers", "batch", "facts_per_s", "insert_ms", "server_cpu", "commit_ms", "load")
+    return [
+        {
+            **{k: r[k] for k in keep if k in r},
+            "facts_per_server_cpu_s": round(r["facts"] / r["server_cpu"])
+            if r["server_cpu"]
+            else None,
+        }
+        for r in load["rows"]
+    ]
 
 
 def validation(root: str) -> dict[str, Any] | None:
@@ -187,27 +232,48 @@ def validation(root: str) -> dict[str, Any] | None:
     return {"root": root, "rows": rows}
 
 
+def _run_record(records: list[dict[str, Any]] | None) -> dict[str, Any] | None:
+    """A trace's `run` record."""
+    return next((r for r in records or () if r.get("kind") == "run"), None)
+
+
+# designs the simulator prices, each with the measured costs: (name, server shards = hubs,
+# seconds between a solver's batches and between its syncs); "as built" is today's fleet
+DESIGNS = (("as built", 1, 0.5), ("16 shards", 16, 0.5), ("128 shards", 128, 0.5),
+           ("128 shards, 0.05 s", 128, 0.05))  # fmt: skip
+
+
 def scale_rows(
-    graph: dict[str, Any], costs: fleet_sim.Costs, workers: list[int], shards: list[int]
+    graph: dict[str, Any], costs: fleet_sim.Costs, workers: list[int]
 ) -> list[dict[str, Any]]:
-    """The graph on each P: the ideal model's, and the simulator's with each shard count."""
+    """Each P: the ideal model's speed-up (tasks of 64 visits, nothing charged) and, per
+    design, the simulator's on the best of the recorded task sizes, with that size."""
+    graphs = graph["graphs"]
+    serial = graph["visits"] * costs.cpu_per_visit
     rows = []
     for p in workers:
-        row: dict[str, Any] = {"workers": p, "ideal": graph["ideal"]["greedy"].get(str(p))}
-        for k in shards:
-            c = fleet_sim.Costs(**{**vars(costs), "shards": k})
-            got = fleet_sim.scale_graph(graph["work"], graph["deps"], p, c)
-            row[f"sim_{k}"] = {
-                "speedup": round(got.speedup, 1),
-                "makespan_s": round(got.makespan, 3),
-                "server_busy": round(got.server_busy, 3),
-                "server_wait_s": round(got.server_wait, 4),
-                "hub_take_busy": round(got.hub_busy, 3),
-                "hub_sync_load": round(fleet_sim.hub_load(c, p), 3),
-                "local": got.taken_local,
-            }
-        free = fleet_sim.scale_graph(graph["work"], graph["deps"], p, costs.free())
-        row["sim_free"] = round(free.speedup, 1)
+        row: dict[str, Any] = {"workers": p, "ideal": graphs["64"]["ideal"]["greedy"].get(str(p))}
+        for name, shards, every in DESIGNS:
+            c = fleet_sim.Costs(
+                **{**vars(costs), "shards": shards, "hubs": shards, "flush": every, "sync": every}
+            )
+            best: dict[str, Any] | None = None
+            for budget, g in graphs.items():
+                if int(budget) < 1024 and p < 256:
+                    continue  # tiny tasks pay only where there are workers for them
+                got = fleet_sim.scale_graph(g["work"], g["deps"], p, c)
+                figures = {
+                    "budget": int(budget),
+                    "speedup": round(serial / got.makespan, 1),
+                    "makespan_s": round(got.makespan, 3),
+                    "server_busy": round(got.server_busy, 3),
+                    "server_wait_s": round(got.server_wait, 4),
+                    "hub_take_busy": round(got.hub_busy, 3),
+                    "hub_sync_load": round(fleet_sim.hub_load(c, p), 3),
+                }
+                if best is None or figures["speedup"] > best["speedup"]:
+                    best = figures
+            row[name] = best
         rows.append(row)
     return rows
 
@@ -215,7 +281,6 @@ def scale_rows(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=list(WORKERS))
-    parser.add_argument("--shards", type=int, nargs="+", default=[1, 16, 128])
     parser.add_argument("--save", type=Path, default=RESULTS)
     args = parser.parse_args()
     learn = learn_cost()
@@ -223,7 +288,7 @@ def main() -> None:
     measured = measured_costs(traces, learn)
     costs: fleet_sim.Costs = measured["costs"]
     print("measured costs:", json.dumps(measured["figures"]))
-    saturation = {
+    saturation: dict[str, Any] = {
         "server_workers": round(fleet_sim.server_saturation(costs), 1),
         "hub_workers": next((p for p in range(1, 4097) if fleet_sim.hub_load(costs, p) >= 1), None),
     }
@@ -240,22 +305,32 @@ def main() -> None:
     for root in ROOTS:
         n = int(root.split("*")[1])
         graph = load_graph(n)
-        trace = load_trace(root, 2)
+        largest = max((p for p in CHECK if load_trace(root, p) is not None), default=2)
+        trace = load_trace(root, largest)
         entry: dict[str, Any] = {"root": root, "play": "normal"}
         if graph is None:
             entry["missing"] = "no work graph recorded (bench/fleet_traces.py graph N)"
         else:
-            entry.update(visits=graph["visits"], tasks=len(graph["work"]),
-                         t1=graph["ideal"]["t1"], tinf=graph["ideal"]["tinf"],
-                         rows=scale_rows(graph, costs, args.workers, args.shards))  # fmt: skip
+            ideal = {b: g["ideal"] for b, g in graph["graphs"].items()}
+            entry.update(visits=graph["visits"], one_process_cpu=graph["cpu"], ideal=ideal,
+                         rows=scale_rows(graph, costs, args.workers))  # fmt: skip
         if trace is None:
             entry["fleet_as_built"] = "no fleet trace recorded"
         else:
             tasks = fleet_sim.trace_tasks(trace)
+            visits = graph["visits"] if graph is not None else tasks.visits_done
+            serial = visits * costs.cpu_per_visit
+            entry["fleet_as_built_from"] = f"the P = {largest} trace"
             entry["fleet_as_built"] = {
-                str(p): round(tasks.cpu / fleet_sim.replay_fleet(tasks, p).makespan, 2)
+                str(p): round(serial / fleet_sim.replay_fleet(tasks, p).makespan, 2)
                 for p in args.workers
             }
+            if graph is not None:  # what proving in parallel cost in visits, measured
+                entry["visits_inflation"] = {
+                    str(p): round(run["visits"] / graph["visits"], 3)
+                    for p in CHECK
+                    if (run := _run_record(load_trace(root, p))) is not None
+                }
         table.append(entry)
     for root in MISERE:
         trace = load_trace(root, 2, misere=True)
@@ -263,9 +338,18 @@ def main() -> None:
         if trace is None:
             entry["missing"] = "no misère fleet trace recorded"
         else:
-            entry.update(misere_rows(trace, costs, args.workers, args.shards))
+            entry.update(misere_rows(trace, costs, args.workers))
         table.append(entry)
-    show(table, args.shards)
+    scan = saturation_scan(costs)
+    if scan:
+        saturation["scan"] = scan
+        print(f"\none server, one hub, P workers on {scan[0]['root']}'s tasks of "
+              f"{scan[0]['budget']} visits:")  # fmt: skip
+        for row in scan:
+            print(f"  P={row['workers']:5}  speed-up {row['speedup']:7.1f}  server busy "
+                  f"{row['server_busy']:5.2f}  batch queued {row['server_wait_s']:8.3f} s  "
+                  f"hub busy (takes) {row['hub_take_busy']:5.2f}")  # fmt: skip
+    show(table)
     args.save.parent.mkdir(parents=True, exist_ok=True)
     saved = {
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -280,7 +364,7 @@ def main() -> None:
 
 
 def misere_rows(
-    trace: list[dict[str, Any]], costs: fleet_sim.Costs, workers: list[int], shards: list[int]
+    trace: list[dict[str, Any]], costs: fleet_sim.Costs, workers: list[int]
 ) -> dict[str, Any]:
     """A misère fleet trace (options as tasks, then the root) as a graph on each P."""
     tasks = [r for r in trace if r.get("kind") == "task"]
@@ -296,9 +380,13 @@ def misere_rows(
     for p in workers:
         free = fleet_sim.scale_graph(work, deps, p, c.free())
         row: dict[str, Any] = {"workers": p, "ideal": round(free.speedup, 1)}
-        for k in shards:
-            got = fleet_sim.scale_graph(work, deps, p, fleet_sim.Costs(**{**vars(c), "shards": k}))
-            row[f"sim_{k}"] = {
+        for name, shards, every in DESIGNS:
+            design = fleet_sim.Costs(
+                **{**vars(c), "shards": shards, "hubs": shards, "flush": every, "sync": every}
+            )
+            got = fleet_sim.scale_graph(work, deps, p, design)
+            row[name] = {
+                "budget": None,
                 "speedup": round(got.speedup, 1),
                 "server_busy": round(got.server_busy, 3),
             }
@@ -307,21 +395,53 @@ def misere_rows(
             "note": "tasks are whole options (no work graph of misère df-pn)"}  # fmt: skip
 
 
-def show(table: list[dict[str, Any]], shards: list[int]) -> None:
-    """Print the table: per root and P, ideal beside simulated."""
-    print("\nspeed-up on P workers: ideal model | simulator with measured costs, "
-          f"{' / '.join(str(k) for k in shards)} server shard(s) | fleet as built")  # fmt: skip
+def saturation_scan(costs: fleet_sim.Costs, budget: str = "1024") -> list[dict[str, Any]]:
+    """One server and one hub under ever more workers (the first root with a graph, its
+    tasks of `budget` visits)."""
+    for root in ROOTS:
+        graph = load_graph(int(root.split("*")[1]))
+        if graph is None:
+            continue
+        g = graph["graphs"][budget]
+        rows = []
+        for p in (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024):
+            got = fleet_sim.scale_graph(g["work"], g["deps"], p, costs)
+            rows.append({
+                "root": root,
+                "budget": int(budget),
+                "workers": p,
+                "speedup": round(got.speedup, 1),
+                "server_busy": round(got.server_busy, 3),
+                "server_wait_s": round(got.server_wait, 4),
+                "hub_take_busy": round(got.hub_busy, 3),
+            })  # fmt: skip
+        return rows
+    return []
+
+
+def show(table: list[dict[str, Any]]) -> None:
+    """Print the table: per root and P, the ideal model beside each design simulated (its
+    best task size in visits after the speed-up), and the fleet as built replayed."""
+    names = [name for name, _, _ in DESIGNS]
+    print(
+        "\nspeed-up over one process on P workers: ideal model (tasks of 64 visits, free) | "
+        "simulated with the measured costs: " + " | ".join(names) + " | root children only"
+    )
     for entry in table:
-        if "missing" in entry and "rows" not in entry:
+        if "rows" not in entry:
             print(f"  {entry['play']:6} {entry['root']:5}  not simulated: {entry['missing']}")
             continue
+        built = entry.get("fleet_as_built")
         for row in entry["rows"]:
-            sims = " / ".join(f"{row[f'sim_{k}']['speedup']:7.1f}" for k in shards)
-            built = entry.get("fleet_as_built")
+            cells = []
+            for name in names:
+                got = row[name]
+                size = f" ({got['budget']})" if got.get("budget") else ""
+                cells.append(f"{got['speedup']:7.1f}{size:7}")
             fleet = built.get(str(row["workers"])) if isinstance(built, dict) else None
-            print(f"  {entry['play']:6} {entry['root']:5} P={row['workers']:5}  ideal "
-                  f"{row['ideal'] if row['ideal'] is not None else '-':>7} | sim {sims} | "
-                  f"built {fleet if fleet is not None else '-'}")  # fmt: skip
+            ideal = row["ideal"] if row["ideal"] is not None else "-"
+            print(f"  {entry['play']:6} {entry['root']:5} P={row['workers']:5}  ideal {ideal:>7} | "
+                  + " | ".join(cells) + f" | {fleet if fleet is not None else '-'}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -8,9 +8,9 @@ Run on demand (not part of the test suite):
 --options-of ROOT`) against a fresh local `serve --no-results` (bench/fleet.py's Server),
 in fresh processes; the trace gets one more record, `bench`: the run's wall and CPU seconds
 (every process of its tree), the server's own CPU, the load. `graph`: the ideal model's
-record of one process's solve (bench/speedup_model.record), cut into tasks of about
-BUDGET visits (workmodel.by_budget, the model's "after"), saved as the task graph the
-simulator scales out, with the ideal model's speed-ups of that division beside it.
+record of one process's solve (bench/speedup_model.record), cut into tasks of about B
+visits for each B of BUDGETS (workmodel.by_budget; 64 is the model's "after"), saved as the
+task graphs the simulator scales out, with the ideal model's speed-ups of each beside them.
 Files: bench/results/fleet_traces/, gzip, small enough to keep in the repository.
 """
 
@@ -34,7 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fleet import COMMAND, Server, TreeCpu, _env
 
 TRACES = Path(__file__).resolve().parent / "results" / "fleet_traces"
-BUDGET = 64  # visits a task runs before it hands out its options (the ideal model's "after")
+# visits a task runs before it hands out its options: the ideal model's "after" (64), and
+# coarser ones, fewer tasks to hand out and share
+BUDGETS = (64, 1024, 4096)
 IDEAL_WORKERS = (2, 8, 16, 32, 256, 1024)
 
 
@@ -98,31 +100,35 @@ def record_fleet(root: str, jobs: int, *, misere: bool) -> dict[str, Any]:
     return bench
 
 
-def record_graph(n: int, budget: int = BUDGET) -> dict[str, Any]:
-    """0*n's work graph at `budget` and the ideal model's figures of it (saved)."""
+def record_graph(n: int, budgets: tuple[int, ...] = BUDGETS) -> dict[str, Any]:
+    """0*n's work graph at each budget and the ideal model's figures of it (saved)."""
     import speedup_model
 
     from sproutsdb.solver.search import workmodel
 
     work, outcome, visits, cpu = speedup_model.record(n)
-    division = workmodel.by_budget(budget)
-    graph = workmodel.TaskGraph.of(work, division)
-    ideal = workmodel.speedups(work, division, IDEAL_WORKERS)
+    graphs: dict[str, Any] = {}
+    for budget in budgets:
+        division = workmodel.by_budget(budget)
+        graph = workmodel.TaskGraph.of(work, division)
+        ideal = workmodel.speedups(work, division, IDEAL_WORKERS)
+        graphs[str(budget)] = {
+            "work": graph.work,
+            "deps": graph.deps,
+            "ideal": {
+                "tasks": ideal.tasks,
+                "t1": ideal.total,
+                "tinf": ideal.critical,
+                "greedy": {str(p): round(s, 1) for p, s in ideal.greedy.items()},
+                "brent": {str(p): round(s, 1) for p, s in ideal.bound.items()},
+            },
+        }
     saved = {
         "n": n,
         "outcome": outcome,
         "visits": visits,
         "cpu": round(cpu, 2),
-        "budget": budget,
-        "work": graph.work,
-        "deps": graph.deps,
-        "ideal": {
-            "tasks": ideal.tasks,
-            "t1": ideal.total,
-            "tinf": ideal.critical,
-            "greedy": {str(p): round(s, 1) for p, s in ideal.greedy.items()},
-            "brent": {str(p): round(s, 1) for p, s in ideal.bound.items()},
-        },
+        "graphs": graphs,
         "load": [round(x, 2) for x in os.getloadavg()],
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
@@ -142,7 +148,7 @@ def main() -> None:
     fleet.add_argument("--misere", action="store_true")
     graph = sub.add_parser("graph", help="work graphs (one process's solve, recorded)")
     graph.add_argument("n", type=int, nargs="+")
-    graph.add_argument("--budget", type=int, default=BUDGET)
+    graph.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
     args = parser.parse_args()
     if args.what == "fleet":
         for jobs in args.jobs:
@@ -150,10 +156,12 @@ def main() -> None:
             print(f"{args.root} --jobs {jobs}: {json.dumps(bench)}", flush=True)
     else:
         for n in args.n:
-            saved = record_graph(n, args.budget)
-            print(f"0*{n}: {saved['visits']:,} visits, {saved['cpu']} CPU s, "
-                  f"{len(saved['work']):,} tasks, ideal {saved['ideal']['greedy']}",
-                  flush=True)  # fmt: skip
+            saved = record_graph(n, tuple(args.budgets))
+            print(f"0*{n}: {saved['visits']:,} visits, {saved['cpu']} CPU s", flush=True)
+            for budget, graph in saved["graphs"].items():
+                print(f"  budget {budget}: {len(graph['work']):,} tasks, T∞ "
+                      f"{graph['ideal']['tinf']:,}, ideal {graph['ideal']['greedy']}",
+                      flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
