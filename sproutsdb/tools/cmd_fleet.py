@@ -2,11 +2,12 @@
 
 Each position is solved here as `solve --jobs 1` would, against the server, while N - 1 Ray
 helpers prove parts of its tree (ops/jobs/ray_helpers.py: `solve --jobs N` over Ray); the
-answer is this process's. With `--tasks` (or `--options-of`, `--misere`) each position (or
-option of one root) is instead a whole solve in a Ray task (ops/jobs/ray_fleet.py), each
-through the server, so what one proves serves all; with `--options-of` the root itself is
-then solved here, from what the fleet stored. Ray is imported only when the command runs
-(`pip install 'sproutsdb[cluster]'`).
+answer is this process's (`--misere`: N - 1 Ray helpers prove the position's options,
+ops/jobs/ray_misere_helpers.py, as `solve --misere --jobs N` does). With `--tasks` (or
+`--options-of`) each position (or option of one root) is instead a whole solve in a Ray
+task (ops/jobs/ray_fleet.py, ray_fleet_misere.py), each through the server, so what one
+proves serves all; with `--options-of` the root itself is then solved here, from what the
+fleet stored. Ray is imported only when the command runs (`pip install 'sproutsdb[cluster]'`).
 """
 
 from __future__ import annotations
@@ -223,7 +224,8 @@ def _trace_path(trace: str | None, index: int, count: int) -> str | None:
 
 
 def run_fleet_solve_misere(args: argparse.Namespace) -> int:
-    """`fleet solve --misere`: the positions' misère outcomes on Ray, then the root's."""
+    """`fleet solve --misere`: the positions' misère outcomes, each solved here with Ray
+    helpers (or, with --tasks or --options-of, each a Ray task, then the root's)."""
     if args.server is None:
         raise UsageError("--server HOST:PORT is required: the fleet shares one server")
     if args.jobs is not None and args.jobs < 1:
@@ -251,9 +253,12 @@ def run_fleet_solve_misere(args: argparse.Namespace) -> int:
         with ray_session(args.ray or None, num_cpus=args.jobs) as session:
             location_of(args).open().close()  # answering, same game and canon
             _say_if_no_table(args)
-            results, workers = misere_fleet(
-                session, server, positions, workers=args.jobs, progress=progress
-            )
+            if root is None and not args.tasks:  # each solved here, with Ray helpers
+                results, workers = _misere_helped(session, server, args.jobs, positions)
+            else:
+                results, workers = misere_fleet(
+                    session, server, positions, workers=args.jobs, progress=progress
+                )
         root_result = None
         if root is not None and not any("error" in r for r in results):
             if shown:
@@ -264,6 +269,19 @@ def run_fleet_solve_misere(args: argparse.Namespace) -> int:
 
         write_trace(args.trace, misere_records(results, root_result, workers))
     return _report_misere(args, results, root_result, workers, time.perf_counter() - started)
+
+
+def _misere_helped(
+    session: Any, server: Any, jobs: int | None, positions: list[str]
+) -> tuple[list[dict[str, Any]], int]:
+    """`fleet solve --misere POS...`: each position solved here as `solve --misere --jobs N`
+    would, against the server, with N - 1 Ray helpers proving its options
+    (ops/jobs/ray_misere_helpers.py); (results, workers)."""
+    from sproutsdb.ops.jobs.ray_misere_helpers import misere_with_helpers
+    from sproutsdb.ops.ray_session import cluster_cpus
+
+    workers = jobs or cluster_cpus(session)
+    return [misere_with_helpers(server, p, workers - 1) for p in positions], workers
 
 
 def _say_if_no_table(args: argparse.Namespace) -> None:
@@ -445,7 +463,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="for a single land, stop at W/L instead of finding the nimber",
     )
     add_search_option(p)
-    p.add_argument("--misere", action="store_true", help="misère play, with the server's RCT table")
+    p.add_argument(
+        "--misere",
+        action="store_true",
+        help="misère play, with the server's RCT table (the helpers prove each position's "
+        "options, as solve --misere --jobs N)",
+    )
     p.add_argument(
         "--json",
         action="store_true",

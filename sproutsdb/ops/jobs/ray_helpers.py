@@ -745,7 +745,7 @@ _helper_task = ray.remote(num_cpus=1, max_retries=RETRIES)(helper_main)
 hub_actor: Any = ray.remote(num_cpus=0)(FleetHub)
 
 
-def _this_node() -> Any:
+def pinned_here() -> Any:
     """A scheduling strategy that keeps an actor on this process's Ray node."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -788,7 +788,7 @@ def fleet_helpers(
             store.close()
         return
     # on the driver's node: a lost node must not take the run's shared state with it
-    hub = hub_actor.options(scheduling_strategy=_this_node()).remote()
+    hub = hub_actor.options(scheduling_strategy=pinned_here()).remote()
     link = MainLink(hub, store)
     refs = [
         _helper_task.remote(
