@@ -392,7 +392,9 @@ def misere_rows(
             }
         rows.append(row)
     return {"tasks": len(work), "visits": sum(work), "cpu": round(cpu, 1), "rows": rows,
-            "note": "tasks are whole options (no work graph of misère df-pn)"}  # fmt: skip
+            "note": "tasks are the options, each a whole misère solve, then the root: no work graph "
+            "of misère (bench/speedup_model.py models normal play only), so the ideal column is "
+            "these tasks with nothing charged"}  # fmt: skip
 
 
 def saturation_scan(costs: fleet_sim.Costs, budget: str = "1024") -> list[dict[str, Any]]:
