@@ -108,8 +108,9 @@ class Server:
     """`sproutsdb serve` on a store, on 127.0.0.1 (port 0 the first time, the same port
     after a restart); killed on exit."""
 
-    def __init__(self, store: Path) -> None:
+    def __init__(self, store: Path, *args: str) -> None:
         self.store = store
+        self.args = args or ("--no-seed", "--no-results")
         self.proc: subprocess.Popen[str] | None = None
         self.address = "127.0.0.1:0"
         self.starts = 0
@@ -118,7 +119,7 @@ class Server:
         log = open(self.store.parent / "server.log", "a")  # noqa: SIM115 (the child's)
         command = [*COMMAND, "serve", "--store", str(self.store), "--listen", self.address]
         self.proc = subprocess.Popen(
-            [*command, "--no-seed", "--no-results"],
+            [*command, *self.args],
             stdout=subprocess.PIPE,
             stderr=log,
             text=True,
@@ -243,8 +244,16 @@ def _missing(facts: dict[str, Any], stored: dict[str, Any]) -> int:
     return sum(1 for key, value in facts.items() if stored.get(key) != value)
 
 
-def fault_run(fault: str, root: str, work: Path, *, helpers: int = HELPERS) -> dict[str, Any]:
-    """One run of `root` with the fault `fault` ("node", "server" or "none"); its report."""
+def fault_run(
+    fault: str,
+    root: str,
+    work: Path,
+    *,
+    helpers: int = HELPERS,
+    after_facts: int = FAULT_AFTER_FACTS,
+) -> dict[str, Any]:
+    """One run of `root` with the fault `fault` ("node", "server" or "none"), made once
+    `after_facts` facts are acknowledged; its report."""
     import logging
 
     work.mkdir(parents=True, exist_ok=True)
@@ -307,7 +316,7 @@ def fault_run(fault: str, root: str, work: Path, *, helpers: int = HELPERS) -> d
 
         def on_run(run: Any) -> None:
             holder["run"] = run
-            after = FAULT_AFTER_FACTS if fault != "none" else 0
+            after = after_facts if fault != "none" else 0
             holder["watcher"] = Watcher(ray, run.hub, faults[fault], after).start()
 
         result = solve_with_helpers(
@@ -345,6 +354,7 @@ def fault_run(fault: str, root: str, work: Path, *, helpers: int = HELPERS) -> d
     return {
         "fault": fault,
         "root": root,
+        "after_facts": after_facts,
         "outcome": result.get("outcome"),
         "error": result.get("error"),
         "seconds": round(seconds, 2),
@@ -353,6 +363,7 @@ def fault_run(fault: str, root: str, work: Path, *, helpers: int = HELPERS) -> d
         "made": made or None,
         "watch_error": watcher.error,
         "lost_helpers": result.get("lost_helpers"),
+        "helper_failures": result.get("helper_failures"),
         "helpers": helpers_report,
         "outages": result.get("outages"),
         "server_starts": server.starts,
@@ -371,6 +382,7 @@ def fault_run(fault: str, root: str, work: Path, *, helpers: int = HELPERS) -> d
 
 def one_process(root: str, work: Path) -> dict[str, Any]:
     """`solve ROOT --outcome-only` in one process on a fresh store: answer and times."""
+    work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     proc = subprocess.Popen(
         [*COMMAND, "solve", root, "--outcome-only", "--store", str(work / "one"), "--json"],
@@ -393,10 +405,13 @@ def one_process(root: str, work: Path) -> dict[str, Any]:
     }
 
 
-def _run_child(fault: str, root: str, work: Path) -> dict[str, Any]:
+def _run_child(fault: str, root: str, work: Path, after_facts: int) -> dict[str, Any]:
     """One fault run in a fresh process (Ray must start before any gRPC channel)."""
     done = subprocess.run(
-        [sys.executable, __file__, "--fault", fault, "--root", root, "--work", str(work)],
+        [
+            *(sys.executable, __file__, "--fault", fault, "--root", root),
+            *("--work", str(work), "--after-facts", str(after_facts)),
+        ],
         capture_output=True,
         text=True,
         env=_env(),
@@ -415,30 +430,49 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--roots", nargs="+", default=["0*18"])
     parser.add_argument("--faults", default="node,server")
+    parser.add_argument(
+        "--after-facts",
+        type=int,
+        default=FAULT_AFTER_FACTS,
+        help=f"make the fault once this many facts are acknowledged (default {FAULT_AFTER_FACTS})",
+    )
+    parser.add_argument(
+        "--reuse-baseline", action="store_true", help="the one-process run saved already"
+    )
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args()
     if args.fault is not None:  # one run, its report as JSON on stdout
         work = args.work or Path(tempfile.mkdtemp(prefix="fleet-fault-"))
-        print(json.dumps(fault_run(args.fault, args.root, work)))
+        print(json.dumps(fault_run(args.fault, args.root, work, after_facts=args.after_facts)))
         return
+    saved = json.loads(RESULTS.read_text())["runs"] if RESULTS.exists() else []
     runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="fleet-faults-") as tmp:
         for root in args.roots:
-            base = one_process(root, Path(tmp) / f"one-{root}")
+            bases = [r["one_process"] for r in saved if r["root"] == root]
+            if args.reuse_baseline and bases:
+                base = bases[-1]
+            else:
+                base = one_process(root, Path(tmp) / f"one-{root}")
             print(json.dumps(base), flush=True)
             for fault in args.faults.split(","):
-                run = _run_child(fault, root, Path(tmp) / f"{fault}-{root}")
+                work = Path(tmp) / f"{fault}-{root}"
+                run = _run_child(fault, root, work, args.after_facts)
                 run["one_process"] = base
                 run["same_answer"] = run["outcome"] == base["outcome"]
                 print(json.dumps(run), flush=True)
                 runs.append(run)
-    if not args.no_save:
+    if not args.no_save:  # the runs saved of other roots, faults and points stay
+        done = {(r["root"], r["fault"], r["after_facts"]) for r in runs}
+        runs = [
+            r for r in saved if (r["root"], r["fault"], r.get("after_facts")) not in done
+        ] + runs
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(
             json.dumps(
                 {
                     "bench": "fleet_faults",
-                    "command": "bench/fleet_faults.py " + " ".join(sys.argv[1:]),
+                    "commands": "bench/fleet_faults.py [--after-facts N], one invocation a point",
                     "cpus": os.cpu_count(),
                     "runs": runs,
                 },

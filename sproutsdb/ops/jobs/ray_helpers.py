@@ -61,7 +61,7 @@ from sproutsdb.ops.jobs.parallel_normal import (
     claim_root_children,
     split,
 )
-from sproutsdb.ops.ray_session import import_ray
+from sproutsdb.ops.ray_session import first_line, import_ray
 from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, FactValue, PutResult
 
 if TYPE_CHECKING:
@@ -98,6 +98,41 @@ def server_unanswered(error: BaseException) -> bool:
         return True
     code = getattr(error, "code", None) if isinstance(error, ServiceError) else None
     return getattr(code, "name", "") == "DEADLINE_EXCEEDED"
+
+
+def until_answered(call: Callable[[], T], on_wait: Callable[[float], None] | None = None) -> T:
+    """`call` (a request to the server), tried again while the server does not answer, for
+    up to RECONNECT_SECONDS: a restarted server finds the solver where it was. `on_wait`
+    is told the seconds waited, when there was a wait."""
+    deadline = time.monotonic() + RECONNECT_SECONDS
+    delay = 0.1
+    since: float | None = None
+    try:
+        while True:
+            try:
+                return call()
+            except Exception as error:
+                if not server_unanswered(error) or time.monotonic() >= deadline:
+                    raise
+            if since is None:
+                since = time.monotonic()
+            time.sleep(delay)
+            delay = min(2 * delay, RECONNECT_DELAY)
+    finally:
+        if since is not None and on_wait is not None:
+            on_wait(time.monotonic() - since)
+
+
+def open_fleet_store(server: ServerSpec) -> FleetStore:
+    """A solver's `FleetStore` on the server, waiting for a server that is restarting (a
+    helper Ray starts or runs again may meet one)."""
+    from sproutsdb.ops.stores import open_remote_store
+
+    return FleetStore(
+        until_answered(
+            lambda: open_remote_store(server.address, token=server.token, tls_ca=server.tls_ca)
+        )
+    )
 
 
 def _slot(key: str) -> int:
@@ -328,24 +363,11 @@ class FleetStore:
     def until_answered(self, call: Callable[[], T]) -> T:
         """`call` (a request to the server), tried again while the server does not answer,
         for up to RECONNECT_SECONDS: a restarted server finds this solver where it was."""
-        deadline = time.monotonic() + RECONNECT_SECONDS
-        delay = 0.1
-        since: float | None = None
-        try:
-            while True:
-                try:
-                    return call()
-                except Exception as error:
-                    if not server_unanswered(error) or time.monotonic() >= deadline:
-                        raise
-                if since is None:
-                    since = time.monotonic()
-                    self.outages += 1
-                time.sleep(delay)
-                delay = min(2 * delay, RECONNECT_DELAY)
-        finally:
-            if since is not None:
-                self.waited += time.monotonic() - since
+        return until_answered(call, self._waited)
+
+    def _waited(self, seconds: float) -> None:
+        self.outages += 1
+        self.waited += seconds
 
     def _preload(self) -> None:
         client = self.remote.client
@@ -628,12 +650,11 @@ def helper_main(
     `trace_origin` (the run's start, time.time()) its report carries its couples' trace."""
     from sproutsdb.games import get_game
     from sproutsdb.ops.solve import SolveSettings, normal_solver
-    from sproutsdb.ops.stores import open_remote_store
 
     started = time.perf_counter()
     starts = ray.get(hub.hello.remote(me, os.getpid()))
     game = get_game().engine()
-    store = FleetStore(open_remote_store(server.address, token=server.token, tls_ca=server.tls_ca))
+    store = open_fleet_store(server)
     link = HubLink(hub, me, store)
     deadline = [float("inf")]
     dispatch = Timings()
@@ -761,6 +782,7 @@ class FleetRun:
     hub: Any = None
     helpers: list[dict[str, Any]] = field(default_factory=list)
     lost: int = 0  # helpers whose every run failed
+    failures: list[str] = field(default_factory=list)  # why, for those that failed
     hub_figures: dict[str, Any] = field(default_factory=dict)  # traced runs: FleetHub.figures
 
 
@@ -778,9 +800,8 @@ def fleet_helpers(
     """Start `helpers` Ray helpers and a hub for one position's solve in this process
     (Ray entered by the caller); on leaving, stop them and gather their reports (with
     `trace_origin`, their traces, and the hub's figures in `run.hub_figures`)."""
-    from sproutsdb.ops.stores import open_remote_store
 
-    store = FleetStore(open_remote_store(server.address, token=server.token, tls_ca=server.tls_ca))
+    store = open_fleet_store(server)
     if helpers < 1:
         try:
             yield FleetRun(store, None)
@@ -807,9 +828,11 @@ def fleet_helpers(
         for ref in done:
             try:
                 run.helpers.append(ray.get(ref))
-            except ray.exceptions.RayError:
+            except ray.exceptions.RayError as error:
                 run.lost += 1
+                run.failures.append(first_line(error))
         run.lost += len(waiting)
+        run.failures += ["still running at the end: cancelled"] * len(waiting)
         with contextlib.suppress(Exception):  # a report only
             link.sync()  # the helpers' last visits
             if trace_origin is not None:
@@ -917,6 +940,7 @@ def solve_with_helpers(
         "main_visits": report.stats.nodes,
         "helpers": helper_reports,
         "lost_helpers": run.lost,
+        "helper_failures": run.failures,
         "dispatch": merge_timings([h["dispatch"] for h in helper_reports]),
         "sharing": merge_timings([main_sharing, *(h["sharing"] for h in helper_reports)]),
         "sync": merge_timings(
