@@ -100,11 +100,50 @@ def verified_table(
     table = _verified.get(digest)
     if table is not None and not (recheck and _how(table) != "re-derived now"):
         return table
-    table = table_from_bytes(str(path), data)  # checksum, framing, every record re-derived
-    with _one_check_at_a_time(digest, path, notice):  # another process may be checking it
-        _check_or_believe(path, digest, table, recheck, progress, notice)
+    table = None if recheck else _from_verified_trees(path, data, digest)
+    if table is None:
+        table = table_from_bytes(str(path), data)  # checksum, framing, every record re-derived
+        with _one_check_at_a_time(digest, path, notice):  # another process may be checking it
+            _check_or_believe(path, digest, table, recheck, progress, notice)
+        _keep_trees(digest, table)
     _verified[digest] = table
     return table
+
+
+def _from_verified_trees(path: str | Path, data: bytes, digest: str) -> RctTable | None:
+    """The table of these bytes with its trees taken from the snapshot kept beside its mark
+    (written after a clean check of the same bytes, its digest in the mark), so a command
+    does not re-derive the 25 k records of S6 again; None when there is no such snapshot."""
+    mark = read_mark(digest)
+    wanted = None if mark is None else mark.get("trees_blake2b")
+    if not isinstance(wanted, str):
+        return None
+    try:
+        algebra = read_trees(cached_index_files(digest)[1], wanted)
+        table = table_from_bytes(str(path), data, algebra=algebra)
+    except (OSError, RctTableError):  # gone or different: re-derive, and write it again
+        return None
+    assert mark is not None
+    table.header["verified"] = {"how": "cached mark", **mark}
+    return table
+
+
+def _keep_trees(digest: str, table: RctTable) -> None:
+    """Keep a snapshot of a verified table's trees beside its mark (see _from_verified_trees:
+    called when there was none it could use); an unwritable cache only costs the next
+    command the records' re-derivation."""
+    mark = read_mark(digest)
+    target = cached_index_files(digest)[1]
+    if mark is None:
+        return
+    try:
+        _private_folders(target.parent)
+        if not trusted_cache_path(target.parent):
+            return
+        written = write_trees(target, table.algebra.snapshot())
+    except OSError:
+        return
+    _write_mark(digest, dict(mark, trees_blake2b=written))
 
 
 @contextlib.contextmanager

@@ -316,3 +316,43 @@ def test_a_table_swapped_after_it_is_hashed_is_not_what_is_used(
     assert table.header["verified"]["sha256"] == file_digest(genuine)
     assert read_mark(file_digest(forged)) is None
     assert file_digest(target) == file_digest(forged)  # the swap did happen on disk
+
+
+def test_a_verified_tables_trees_are_kept_and_believed_only_by_their_digest(
+    private_cache: Path,
+    forged_table: tuple[Path, str],  # noqa: F811 (the fixture imported above)
+) -> None:
+    """After a clean check, the table's trees are kept beside its mark and a later load takes
+    them instead of re-deriving every record; a snapshot that differs from the one the mark
+    names, or that lacks a record of the file, is not used: the records are re-derived and
+    the snapshot written again."""
+    from sproutsdb.formats.rctindex import index_digest, write_trees
+    from sproutsdb.solver.cgt import Algebra
+
+    genuine = forged_table[0].with_name("s3.rcttable")
+    digest = file_digest(genuine)
+    first = verified_table(genuine)
+    by_id = {p: first.algebra.content_id(h) for p, h in first.positions.items()}
+    mark = read_mark(digest)
+    assert mark is not None and isinstance(mark.get("trees_blake2b"), str)
+    trees = trusted_tables.cached_index_files(digest)[1]
+    assert index_digest(trees) == mark["trees_blake2b"]
+
+    def fresh_load() -> dict[str, str]:
+        trusted_tables._verified.clear()  # a new command: nothing loaded in this process
+        table = verified_table(genuine)
+        assert table.header["verified"]["how"] == "cached mark"
+        return {p: table.algebra.content_id(h) for p, h in table.positions.items()}
+
+    assert fresh_load() == by_id
+    trees.write_bytes(trees.read_bytes()[:-1] + b"\0")  # not the snapshot the mark names
+    assert fresh_load() == by_id
+    again = read_mark(digest)
+    assert again is not None and index_digest(trees) == again["trees_blake2b"]
+    # a snapshot the mark does name (written by hand) that lacks the file's trees
+    empty = write_trees(trees, Algebra().snapshot())
+    trusted_tables._write_mark(digest, {**again, "trees_blake2b": empty})
+    assert fresh_load() == by_id
+    rewritten = read_mark(digest)
+    assert rewritten is not None and rewritten["trees_blake2b"] != empty
+    assert index_digest(trees) == rewritten["trees_blake2b"]

@@ -278,9 +278,12 @@ def table_from_bytes(
     *,
     game: str | None = "sprouts",
     canon_version: int | None = CANON_VERSION,
+    algebra: Algebra | None = None,
 ) -> RctTable:
     """`load_table` of a file's bytes already read (`name` says where they came from), so a
-    caller that hashed those bytes verifies and uses exactly them, never a second read."""
+    caller that hashed those bytes verifies and uses exactly them, never a second read.
+    `algebra`: the trees of these very bytes, re-derived before (a verified snapshot), taken
+    instead of re-deriving every record again; each record's id must be among them."""
     header, packed = _split(name, data)
     if game is not None and header.get("game") != game:
         raise RctTableError(f"{name}: a table of {header.get('game')!r}, not of {game!r}")
@@ -302,15 +305,16 @@ def table_from_bytes(
         raise RctTableError(f"{name}: body does not decompress: {error}") from None
     if len(body) != raw_bytes:
         raise RctTableError(f"{name}: body is {len(body)} bytes, header says {raw_bytes}")
-    table = decode_body(name, body)
+    table = decode_body(name, body, algebra)
     table.header = header
     if (counts["positions"], counts["rcts"]) != (len(table.positions), len(table.handles())):
         raise RctTableError(f"{name}: the counts in the header do not match the body")
     return table
 
 
-def decode_body(name: str, body: bytes) -> RctTable:
-    """Rebuild algebra and position map from a body; every record is re-derived."""
+def decode_body(name: str, body: bytes, algebra: Algebra | None = None) -> RctTable:
+    """Rebuild algebra and position map from a body; every record is re-derived, unless the
+    caller vouches for `algebra` as these records' trees (then each id must name one)."""
     try:
         lines = body.decode().split("\n")
     except UnicodeDecodeError:
@@ -319,8 +323,12 @@ def decode_body(name: str, body: bytes) -> RctTable:
         ids, records, positions = parse_body(lines)
     except (ValueError, IndexError) as error:
         raise RctTableError(f"{name}: malformed body: {error}") from None
-    algebra = Algebra.from_records(records)  # RctRecordError (a UserError) on any mismatch
-    handles = [algebra.handle(cid) for cid in ids]
+    if algebra is None:
+        algebra = Algebra.from_records(records)  # RctRecordError (a UserError) on any mismatch
+    try:
+        handles = [algebra.handle(cid) for cid in ids]
+    except KeyError as missing:
+        raise RctTableError(f"{name}: RCT {missing} is not among the verified trees") from None
     return RctTable(algebra, {p: handles[i] for p, i in positions})
 
 

@@ -539,7 +539,8 @@ def misere_rct_source(
     if holds_rcts:
         shipped = shipped_rct_table()  # re-derived whole once per install: a fast path
         trusted = shipped[0].rct_id_of if shipped is not None else None
-        claims = StoreRcts(store)
+        # its trees are re-derived already: the store's records of them are not loaded again
+        claims = StoreRcts(store, shipped[0].algebra if shipped is not None else None)
         derived = DerivedRcts(game, claims, trusted=trusted, max_lives=derive_rct_lives)
         why = "the store holds RCTs (each claim re-derived before use)"
         return RctChoice(derived, "store", str(store.path), None, why)

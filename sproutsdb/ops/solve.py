@@ -419,7 +419,11 @@ def misere_rct_source(
     else:
         assert isinstance(store, LmdbProofStore), "a local store or a server's"
         if store.count(FactKind.RCT) or store.count(FactKind.POS_RCT):
-            return rederived(StoreRcts(store)), describe_source("store", str(store.path))
+            shipped = shipped_rct_table()
+            # the shipped table's trees were re-derived when it loaded: the store's records
+            # of the same content ids are not loaded again (an algebra is only added to)
+            claims = StoreRcts(store, shipped[0].algebra if shipped is not None else None)
+            return rederived(claims), describe_source("store", str(store.path))
         where = f"the store {store.path}"
         shipped = shipped_rct_table()
         if shipped is not None:
