@@ -5,20 +5,31 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+RUN_STAMP := $(VENV)/.run-stamp
+SOURCES := pyproject.toml setup.py $(wildcard sproutsdb/solver/sprouts/*.c sproutsdb/solver/sprouts/*.h sproutsdb/solver/cram/*.c) proto/sproutsdb/v1/sproutsdb.proto sproutsdb/codegen.py
 
 .PHONY: run test test-each lint bench docs venv clean
 
-$(STAMP): pyproject.toml setup.py $(wildcard sproutsdb/solver/sprouts/*.c sproutsdb/solver/sprouts/*.h sproutsdb/solver/cram/*.c) proto/sproutsdb/v1/sproutsdb.proto sproutsdb/codegen.py
+# Everything: the package with its test, lint and Ray (cluster) extras.
+$(STAMP): $(SOURCES)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,lint,cluster]'
-	touch $(STAMP)
+	touch $(STAMP) $(RUN_STAMP)
+
+# The package alone, for `make run`: a first run on a clean clone need not wait for the
+# extras (Ray, mypy, pytest); `make test` adds them to the same environment later.
+$(RUN_STAMP): $(SOURCES)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $(RUN_STAMP)
 
 venv: $(STAMP)
 
 # Main job: serve the store in ./sproutsdb-data on 127.0.0.1:50051 (seeded on first start
 # with the shipped S6 RCT table), print how to query it; Ctrl-C stops it cleanly.
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/sproutsdb serve --store sproutsdb-data --listen 127.0.0.1:50051 \
 		--seed data/s6.rcttable --log-format text
 
