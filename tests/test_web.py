@@ -399,6 +399,11 @@ def test_pages_fit_the_window_and_are_shot(
         assert browser.script("return document.getElementById('sprouts-drawing').hidden;")
         browser.get(misere_21.url + "results")
         browser.wait_for("document.querySelectorAll('#misere tbody tr').length > 0")
+        boards = browser.script(
+            "return [...document.querySelectorAll('#cram tbody tr td:first-child')]"
+            ".map(c => c.textContent);"
+        )
+        assert {"4x7", "5x6", "4x9", "5x8", "5x9"} <= set(boards), boards  # Lemoine-Viennot's
         split = browser.script(
             "return [...document.querySelectorAll('td.num')].filter(c => c.getClientRects()"
             ".length && c.getBoundingClientRect().height > 2.2 * parseFloat("

@@ -26,13 +26,15 @@ function sizesText(lit) {
   return (glop === undefined ? "?" : String(glop)) + (best === undefined ? "" : "; " + best);
 }
 
+// A Sprouts row goes to its play's table and links to its position's page; a row of another
+// game goes to that game's table, unlinked (this page's server holds one game's store).
 function addRow(r) {
-  const body = document.querySelector("#" + r.play + " tbody");
+  const body = document.querySelector("#" + (r.game === "sprouts" ? r.play : r.game) + " tbody");
   const row = body.insertRow();
   const td = row.insertCell();
   td.dataset.label = "position";
-  const a = document.createElement("a");
-  a.href = r.href;
+  const a = document.createElement(r.href ? "a" : "span");
+  if (r.href) a.href = r.href;
   a.textContent = r.position;
   a.className = "key";
   td.appendChild(a);
@@ -55,6 +57,7 @@ async function load() {
     const data = await answer.json();
     if (!answer.ok) throw new Error(data.error || answer.statusText);
     data.results.forEach(addRow);
+    (data.cram || []).forEach(addRow);
     const list = document.getElementById("sources");
     for (const [key, text] of Object.entries(data.sources)) {
       const dt = document.createElement("dt");
