@@ -46,6 +46,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 HELPERS = 2  # Ray helpers beside the driver's main search
 FAULT_AFTER_FACTS = 200  # facts acknowledged before the fault is made
 DOWN_SECONDS = 3.0  # how long the server stays down
+CLUSTER_STARTS = 3  # tries at starting the two-node cluster
 
 
 def _env() -> dict[str, str]:
@@ -275,11 +276,22 @@ def fault_run(
         if fault == "node":
             from ray.cluster_utils import Cluster
 
-            cluster = Cluster(
-                initialize_head=True, head_node_args={**node_args, "_system_config": config}
-            )
-            victim_node = cluster.add_node(num_cpus=max(1, helpers - 1))
-            ray.init(address=cluster.address, **options)
+            for attempt in range(1, CLUSTER_STARTS + 1):  # a loaded machine's GCS may time out
+                try:
+                    cluster = Cluster(
+                        initialize_head=True,
+                        head_node_args={**node_args, "_system_config": config},
+                    )
+                    victim_node = cluster.add_node(num_cpus=max(1, helpers - 1))
+                    ray.init(address=cluster.address, **options)
+                    break
+                except Exception:
+                    ray.shutdown()
+                    if cluster is not None:
+                        cluster.shutdown()
+                        cluster = None
+                    if attempt == CLUSTER_STARTS:
+                        raise
         else:
             ray.init(
                 address="local",
