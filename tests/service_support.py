@@ -24,7 +24,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def child_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SPROUTSDB_")}
+    """The environment of a process a test starts: none of the user's SPROUTSDB_ settings
+    (a server address, a token), but the run's own cache of table marks (conftest), so a
+    server does not re-derive the S6 table in, or write marks to, the user's cache."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SPROUTSDB_") or k == "SPROUTSDB_CACHE"
+    }
     env.update(extra)
     return env
 
