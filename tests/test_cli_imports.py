@@ -1,5 +1,6 @@
 """A command imports only what it runs: the parser of one subcommand loads that command's
-module alone, and a local normal-play solve loads no server, client, checker, tqdm or Ray."""
+module alone, and a local normal-play solve loads no server, client, checker, tqdm,
+Ray, OpenSSL (hashlib) or process pool (multiprocessing)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from sproutsdb.tools.cli import COMMANDS, build_parser
 # Modules a local `solve --outcome-only` never needs (each with its own imports).
 NOT_FOR_A_LOCAL_SOLVE = (
     "grpc",
+    "hashlib",
+    "multiprocessing",
     "google.protobuf",
     "ray",
     "tqdm",
@@ -71,8 +74,9 @@ def test_the_library_verbs_imported_on_first_use_are_those_it_lists() -> None:
     lazy = {name for names in ops._LAZY.values() for name in names}
     eager = {"SolveInterrupted", "SolveReport", "SolveSettings", "Solving", "solve"}
     assert lazy | eager == set(ops.__all__) and not lazy & eager
-    for home, names in ops._LAZY.items():
+    for home, names in ops._LAZY.items():  # each module imported before its verbs are asked
         module = importlib.import_module(f"sproutsdb.ops.{home}")
         for name in names:
             assert getattr(ops, name) is getattr(module, name)
     assert callable(ops.solve) and not isinstance(ops.solve, type(ops))
+    assert callable(ops.describe) and not isinstance(ops.describe, type(ops))

@@ -12,7 +12,9 @@ solves does not load the checkers, the exchange formats and their imports.
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 # Imported now, not on first use: the function `solve` shadows the submodule of the same name
@@ -123,3 +125,16 @@ def __getattr__(name: str) -> Any:
             globals()[name] = value
             return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _Library(ModuleType):
+    """This package: a verb named as its module (`describe`) keeps the name when that module
+    is first imported, which sets the module as an attribute of its package."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, ModuleType) and name in _LAZY.get(name, ()):
+            return  # the verb is what `sproutsdb.ops.describe` names, as when bound eagerly
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Library

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from sproutsdb.errors import UsageError
 from sproutsdb.games import DEFAULT_GAME, GameEntry, get_game
 from sproutsdb.ops.deferred_interrupt import Deferred, deferred_interrupt
-from sproutsdb.ops.jobs.helper_processes import HelperSpec
 from sproutsdb.ops.solve import (
     SolveReport,
     SolveSettings,
@@ -110,6 +109,10 @@ def _normal(
     settings: SolveSettings,
 ) -> SolveReport:
     """A normal-play solve, with its helpers for `settings.jobs > 1`."""
+    if settings.jobs <= 1:  # what helpers_running gives one job, without its imports
+        alone = replace(settings, share_seconds=None, root_share=None, news=None, busy=None)
+        return solve(position, store, game=entry, settings=alone)
+    from sproutsdb.ops.jobs.helper_processes import HelperSpec
     from sproutsdb.ops.jobs.parallel_normal import SHARE_SECONDS, helpers_running
 
     spec = HelperSpec(location, search=settings.search, table_capacity=settings.table_capacity)
@@ -134,6 +137,7 @@ def _misere(
 ) -> SolveReport:
     """A misère solve on the RCT table `settings` name (else the store's default), with its
     helpers for `settings.jobs > 1`, started once the store is seeded with the same RCTs."""
+    from sproutsdb.ops.jobs.helper_processes import HelperSpec
     from sproutsdb.ops.jobs.parallel_misere import SHARE_SECONDS, misere_helpers_running
     from sproutsdb.ops.rct_tables import default_misere_table
     from sproutsdb.ops.shipped_rcts import say_on_stderr

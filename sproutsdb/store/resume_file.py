@@ -9,9 +9,10 @@ search, so a failure to keep one is reported as False, never raised into a solve
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from pathlib import Path
+
+from sproutsdb.digests import sha256_hex
 
 __all__ = ["FileResumeSlots"]
 
@@ -27,7 +28,7 @@ class FileResumeSlots:
         self.error: str | None = None  # why the last save failed, if it did
 
     def _path(self, root: str) -> Path:
-        return self.directory / f"{hashlib.sha256(root.encode()).hexdigest()[:32]}.resume"
+        return self.directory / f"{sha256_hex(root.encode())[:32]}.resume"
 
     def load(self, root: str) -> bytes | None:
         path = self._path(root)

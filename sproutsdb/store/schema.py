@@ -52,7 +52,6 @@ insert of the key is an ordinary first insert. Counts: meta ``refuted/<table>``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import struct
 import threading
@@ -62,6 +61,7 @@ from typing import Any, NamedTuple
 
 import zstandard
 
+from sproutsdb.digests import blake2b
 from sproutsdb.errors import UserError
 from sproutsdb.facts import Status
 from sproutsdb.solver.ports.proofstore import FactKind, FactValue, RctRecord
@@ -167,7 +167,7 @@ class Refutation:
 def refuted_key(table: str, key: str) -> bytes:
     """Key of a fact's refutation list in `refuted`: a digest of table and key (fixed size,
     so any fact key fits); the entry repeats the key and is checked on read."""
-    return hashlib.blake2b(f"{table}\0{key}".encode(), digest_size=20).digest()
+    return blake2b(f"{table}\0{key}".encode(), 20)
 
 
 def encode_refutations(table: str, key: str, entries: Sequence[Refutation]) -> bytes:
@@ -216,7 +216,7 @@ def storage_key(key: str) -> tuple[bytes, bytes | None]:
         raise InvalidFactError("the empty string is not a fact key")
     if len(raw) <= MAX_DIRECT_KEY_BYTES:
         return raw, None
-    return LONG_KEY_PREFIX + hashlib.blake2b(raw, digest_size=32).digest(), raw
+    return LONG_KEY_PREFIX + blake2b(raw, 32), raw
 
 
 def lookup_key(key: str) -> bytes | None:
