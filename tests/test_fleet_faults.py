@@ -19,7 +19,7 @@ import pytest
 from service_support import ROOT, child_env
 
 pytest.importorskip("ray")
-pytestmark = pytest.mark.timeout(330)
+pytestmark = pytest.mark.timeout(660)
 
 BENCH = ROOT / "bench" / "fleet_faults.py"
 # 0*n is lost for the player to move iff n mod 6 is 0, 1 or 2 (proven far beyond 13)
@@ -38,7 +38,7 @@ def _fault_run(fault: str, root: str, work: Path) -> dict[str, Any]:
         start_new_session=True,
     )
     try:
-        out, err = proc.communicate(timeout=300)
+        out, err = proc.communicate(timeout=600)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
