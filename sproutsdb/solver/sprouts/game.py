@@ -68,8 +68,10 @@ def python_land_children(component: str) -> tuple[tuple[str, ...], ...]:
 # ~150 bytes each with its str (core_memo.c), so 2¹⁶ hold ~10 MB. The memo was a flat
 # table of ~275 bytes an entry, cleared whole at 2¹⁵. Paired, user CPU s and peak RSS,
 # flat 2¹⁵ -> generations 2¹⁷: 0*18 79.8 -> 76.1 s, 107 -> 104 MB; 0*20 57.2 -> 57.1 s,
-# 101 -> 102 MB. 2¹⁶ keeps 0*18 and 0*20 under 100 MB for ~2 % more CPU than 2¹⁷.
-CORE_MEMO_KEPT = 1 << 16
+# 101 -> 102 MB. 2¹⁶ keeps 0*18 and 0*20 under 100 MB for ~2 % more CPU than 2¹⁷; 2¹⁵ saves
+# another ~3 MB of a normal solve of 0*12..0*17 (issue 76: at most 1.5x SPOTS's memory), its
+# CPU within the noise of a shared machine (bench/results/spots-side-by-side.json, "levers").
+CORE_MEMO_KEPT = 1 << 15
 # Once a land of LARGE_LAND_LIVES lives or more is asked (the root of 0*21 and up, solves of
 # tens of CPU minutes), the memo keeps CORE_MEMO_KEPT_LARGE strings (~150 MB) for the rest
 # of the process: 0*18 paired, 2¹⁶ / 2¹⁸ / 2²⁰: 170.9 / 156.4 / 145.7 CPU s, 84 / 115 /
