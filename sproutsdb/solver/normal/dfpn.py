@@ -26,10 +26,10 @@ _REDUCTIONS_KEPT = 1 << 18
 # Recorded keys of a children list kept for one couple (`CoupleSpace._renamed`).
 _KEYS_PER_COUPLE = 8
 # Children held in the kept children lists at most. A child costs ~230 bytes (its key, node
-# and tuples), so this bound is most of a solve's memory beyond the interpreter's; a quarter
-# of the former 2¹⁶ changed the visits of 0*12..0*17 by -20..+14 % (df-pn's path moves with
-# what it forgets) at about the same CPU (bench/results/spots-side-by-side.json, "levers").
-EXPANDED_CAPACITY = 1 << 14
+# and tuples), so this bound is most of a normal solve's memory beyond the interpreter's; but
+# df-pn's path moves with what it forgets: 2¹⁴ cut 0*12..0*17's peak RSS by ~11 MB and their
+# visits by -20..+14 %, and doubled 0*14's (bench/results/spots-side-by-side.json, "levers").
+EXPANDED_CAPACITY = 1 << 16
 # The initial numbers (1, δ) of unseen children, made once: a kept children list holds
 # ~6·10⁴ children, and a tuple of its own each was 56 bytes of them.
 _INITIAL = tuple((1, delta) for delta in range(256))
