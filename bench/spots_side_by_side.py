@@ -3,7 +3,7 @@ RSS and their ratios for the outcome of 0*n (issue 76).
 
     .venv/bin/python bench/spots_side_by_side.py --build-from https://github.com/cizektom/spots
     .venv/bin/python bench/spots_side_by_side.py --spots /tmp/spots-venv/bin/spots-solver \\
-        --from 12 --to 20 --seconds 600 [--repeat 2] [--json]
+        --from 12 --to 20 --seconds 600 [--n 12 13 17] [--repeat 2] [--json]
 
 SPOTS is built from its public source into a temporary folder outside this repository when
 --build-from (a git URL or a local clone) is given, or taken from --spots (its
@@ -13,7 +13,8 @@ other, alternating which goes first, each in a fresh process on one thread:
 dfpn --capacity 100000 --seed 0`. CPU is user + system of that process (os.wait4), RSS its
 peak; sproutsdb's visits are its df-pn node visits, SPOTS's its df-pn iterations. Outcomes
 must agree (exit 1 otherwise). A run past --seconds is stopped and reported as such. The
-table is printed and saved to bench/results/spots-side-by-side.json.
+table is printed and saved to bench/results/spots-side-by-side.json, whose "levers" (what each
+change to the solve gained, measured on its own) are kept from the file's previous version.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import time
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SPROUTSDB = [sys.executable, "-m", "sproutsdb"]
@@ -135,6 +137,9 @@ def main() -> int:
     add_spots_arguments(parser)
     parser.add_argument("--from", dest="first", type=int, default=12)
     parser.add_argument("--to", dest="last", type=int, default=20)
+    parser.add_argument(
+        "--n", dest="roots", type=int, nargs="+", help="these n only (instead of --from/--to)"
+    )
     parser.add_argument("--seconds", type=float, default=600.0, help="per run (default 600)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each program per n")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -142,11 +147,12 @@ def main() -> int:
         "--out", type=Path, default=ROOT / "bench" / "results" / "spots-side-by-side.json"
     )
     args = parser.parse_args()
+    levers = kept_levers(args.out)
     with tempfile.TemporaryDirectory(prefix="spots-side-by-side-") as folder:
         work = Path(folder)
         solver = args.spots or build_spots(args.build_from, work, args.pybind11)
         runs: list[Run] = []
-        for n in range(args.first, args.last + 1):
+        for n in args.roots or range(args.first, args.last + 1):
             for turn in range(args.repeat):
                 pair = [
                     partial(run_sproutsdb, n, args.seconds, work),
@@ -160,10 +166,9 @@ def main() -> int:
                         r = runs[-1]
                         print(f"  0*{n} {r.program}: {r.outcome or 'unfinished'} "
                               f"{r.cpu_s:.1f} CPU s, {r.rss_mb:.0f} MB", flush=True)  # fmt: skip
-    rows = table(runs)
-    report = {"runs": [asdict(r) for r in runs], "rows": rows, "seconds_limit": args.seconds}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+                    save(runs, args.seconds, levers, args.out)  # kept if the bench is stopped
+    report = save(runs, args.seconds, levers, args.out)
+    rows = report["rows"]
     disagree = [row for row in rows if row["agree"] is False]
     if args.json:
         print(json.dumps(report))
@@ -203,6 +208,29 @@ def table(runs: list[Run]) -> list[dict[str, object]]:
             "agree": ours.outcome == theirs.outcome if ours and theirs else None,
         })  # fmt: skip
     return rows
+
+
+def save(runs: list[Run], seconds: float, levers: list[object], out: Path) -> dict[str, Any]:
+    """The report of the runs so far, written to `out`."""
+    report = {
+        "runs": [asdict(r) for r in runs],
+        "rows": table(runs),
+        "seconds_limit": seconds,
+        "levers": levers,
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    return report
+
+
+def kept_levers(path: Path) -> list[object]:
+    """The "levers" of the results file (each change measured on its own, written by hand:
+    what it gained), kept across runs of the bench."""
+    try:
+        levers = json.loads(path.read_text()).get("levers", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return levers if isinstance(levers, list) else []
 
 
 def fmt(value: object, digits: int = 1) -> str:
