@@ -263,6 +263,9 @@ class ServeLock:
             self._handle = None
 
 
+SWITCH_INTERVAL = 0.0001  # seconds a thread holds the GIL while another waits for it
+
+
 def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None = None) -> int:
     """`sproutsdb serve`: serve until SIGTERM/SIGINT, then drain and close the store."""
     stop = threading.Event()
@@ -272,6 +275,11 @@ def run_server(options: ServeOptions, *, ready: Callable[[Server], None] | None 
         signals.append(signum)
         stop.set()
 
+    # The request threads share one GIL with the CPU-bound seeding and verifier threads, and
+    # a request releases it at each store read: with the default 5 ms switch interval each
+    # read then waits out a whole slice of the seeder (a convoy: a query of 0*6 reads
+    # thousands of records). A short interval costs nothing while nobody waits.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     # the address first: a malformed or busy one is refused before a store is created or
     # seeded; the port stays bound (not answering yet) until the server starts
     server = Server(options)
