@@ -23,7 +23,7 @@ pytestmark = pytest.mark.timeout(660)
 
 BENCH = ROOT / "bench" / "fleet_faults.py"
 # 0*n is lost for the player to move iff n mod 6 is 0, 1 or 2 (proven far beyond 13)
-OUTCOME = {"0*13": "L"}
+OUTCOME = {"0*13": "L", "0*14": "L"}
 
 
 def _fault_run(fault: str, root: str, work: Path) -> dict[str, Any]:
@@ -71,7 +71,9 @@ def test_a_lost_worker_node_changes_neither_the_answer_nor_the_facts(tmp_path: P
     """Two Ray nodes, a helper on each; the worker node is removed without grace while its
     helper holds a couple and has acknowledged facts: those facts are on the server, Ray
     runs the helper again, and the driver's answer is one process's."""
-    report = _fault_run("node", "0*13", tmp_path)
+    # 0*14: on an idle machine 0*13 can end before the worker node's helper holds a couple
+    # after acknowledging facts, and the fault is then never made
+    report = _fault_run("node", "0*14", tmp_path)
     _same_answer_nothing_lost(report)
     assert report["made"]["killed"] == "worker node"
     assert report["acknowledged_by_victim"] > 0
