@@ -479,20 +479,16 @@ def main() -> None:
         runs = [
             r for r in saved if (r["root"], r["fault"], r.get("after_facts")) not in done
         ] + runs
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(
-            json.dumps(
-                {
-                    "bench": "fleet_faults",
-                    "commands": "bench/fleet_faults.py [--after-facts N], one invocation a point",
-                    "cpus": os.cpu_count(),
-                    "runs": runs,
-                },
-                indent=1,
-            )
-            + "\n"
-        )
-        print(f"saved {RESULTS}")
+        commands = "bench/fleet_faults.py [--after-facts N], one invocation a point"
+        save_runs(RESULTS, "fleet_faults", commands, runs)
+
+
+def save_runs(path: Path, bench: str, commands: str, runs: list[dict[str, Any]]) -> None:
+    """Write a fleet bench's results file: its name, how its runs were made, the runs."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {"bench": bench, "commands": commands, "cpus": os.cpu_count(), "runs": runs}
+    path.write_text(json.dumps(record, indent=1) + "\n")
+    print(f"saved {path}")
 
 
 if __name__ == "__main__":

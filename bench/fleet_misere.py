@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fleet_faults import COMMAND, ROOT, Server, TreeCpu, _env
+from fleet_faults import COMMAND, ROOT, Server, TreeCpu, _env, save_runs
 
 RESULTS = ROOT / "bench" / "results" / "fleet_misere.json"
 MANIFEST = ROOT / "sproutsdb" / "data" / "results" / "manifest.json"
@@ -154,19 +154,7 @@ def main() -> None:
             done = {(r["root"], r["mode"]) for r in runs}
             kept = json.loads(RESULTS.read_text())["runs"]
             runs = [r for r in kept if (r["root"], r["mode"]) not in done] + runs
-        RESULTS.write_text(
-            json.dumps(
-                {
-                    "bench": "fleet_misere",
-                    "commands": "bench/fleet_misere.py, one invocation a mode",
-                    "cpus": os.cpu_count(),
-                    "runs": runs,
-                },
-                indent=1,
-            )
-            + "\n"
-        )
-        print(f"saved {RESULTS}")
+        save_runs(RESULTS, "fleet_misere", "bench/fleet_misere.py, one invocation a mode", runs)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ What it prints and saves (bench/results/fleet_simulator.json):
               into tasks of ~64 visits, greedy schedule, nothing charged) beside the simulator's
               with the measured costs (fleet_sim.scale_graph: a hub take per task handed out,
               batches to the server shards, news a sync later, every solver reading every
-              fact) for each design of DESIGNS (today's: one server, one hub, 0.5 s batches
+              fact) for each design of DESIGNS (as built: one server, one hub, 0.5 s batches
               and syncs; then sharded servers and hubs, then shorter intervals), each on the
               best of the recorded task sizes (64, 1 024, 4 096 visits), and the fleet as
               built (root children only: replay_fleet on the largest-P trace); misère: the
@@ -238,7 +238,7 @@ def _run_record(records: list[dict[str, Any]] | None) -> dict[str, Any] | None:
 
 
 # designs the simulator prices, each with the measured costs: (name, server shards = hubs,
-# seconds between a solver's batches and between its syncs); "as built" is today's fleet
+# seconds between a solver's batches and between its syncs); "as built" is the fleet as the library builds it
 DESIGNS = (("as built", 1, 0.5), ("16 shards", 16, 0.5), ("128 shards", 128, 0.5),
            ("128 shards, 0.05 s", 128, 0.05))  # fmt: skip
 
@@ -270,7 +270,7 @@ def scale_rows(
                     "server_wait_s": round(got.server_wait, 4),
                     "hub_take_busy": round(got.hub_busy, 3),
                 }
-                if shards == 1:  # today's hub relays every fact to every solver at syncs
+                if shards == 1:  # the hub as built relays every fact to every solver at syncs
                     figures["hub_sync_load"] = round(fleet_sim.hub_load(c, p), 3)
                 if best is None or figures["speedup"] > best["speedup"]:
                     best = figures

@@ -766,6 +766,22 @@ _helper_task = ray.remote(num_cpus=1, max_retries=RETRIES)(helper_main)
 hub_actor: Any = ray.remote(num_cpus=0)(FleetHub)
 
 
+def gather_helpers(refs: Sequence[Any]) -> tuple[list[Any], list[str]]:
+    """(the reports of the helpers that ended, why each other one did not): each has
+    STOP_GRACE seconds after the hub said stop, then is cancelled."""
+    done, waiting = ray.wait(list(refs), num_returns=len(refs), timeout=STOP_GRACE)
+    for ref in waiting:
+        ray.cancel(ref, force=True)
+    reports: list[Any] = []
+    failures = ["still running at the end: cancelled"] * len(waiting)
+    for ref in done:
+        try:
+            reports.append(ray.get(ref))
+        except ray.exceptions.RayError as error:
+            failures.append(first_line(error))
+    return reports, failures
+
+
 def pinned_here() -> Any:
     """A scheduling strategy that keeps an actor on this process's Ray node."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -822,17 +838,10 @@ def fleet_helpers(
         yield run
     finally:
         hub.stop.remote()
-        done, waiting = ray.wait(refs, num_returns=len(refs), timeout=STOP_GRACE)
-        for ref in waiting:
-            ray.cancel(ref, force=True)
-        for ref in done:
-            try:
-                run.helpers.append(ray.get(ref))
-            except ray.exceptions.RayError as error:
-                run.lost += 1
-                run.failures.append(first_line(error))
-        run.lost += len(waiting)
-        run.failures += ["still running at the end: cancelled"] * len(waiting)
+        reports, failures = gather_helpers(refs)
+        run.helpers += reports
+        run.lost += len(failures)
+        run.failures += failures
         with contextlib.suppress(Exception):  # a report only
             link.sync()  # the helpers' last visits
             if trace_origin is not None:

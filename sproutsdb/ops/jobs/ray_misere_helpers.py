@@ -25,8 +25,8 @@ from sproutsdb.ops.jobs.busy_marks import HeldBackRoot
 from sproutsdb.ops.jobs.parallel_misere import helper_share
 from sproutsdb.ops.jobs.ray_helpers import (
     RETRIES,
-    STOP_GRACE,
     HubLink,
+    gather_helpers,
     hub_actor,
     pinned_here,
 )
@@ -199,15 +199,9 @@ def misere_with_helpers(server: ServerSpec, position: str, helpers: int) -> dict
     finally:
         if hub is not None:
             hub.stop.remote()
-            done, waiting = ray.wait(refs, num_returns=len(refs), timeout=STOP_GRACE)
-            for ref in waiting:
-                ray.cancel(ref, force=True)
-            for ref in done:
-                try:
-                    reports.append(ray.get(ref))
-                except ray.exceptions.RayError:
-                    lost += 1
-            lost += len(waiting)
+            ended, failures = gather_helpers(refs)
+            reports += ended
+            lost += len(failures)
             ray.kill(hub)
         store.close()
     reports.sort(key=lambda h: int(h["helper"]))
