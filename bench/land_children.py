@@ -166,6 +166,19 @@ def best(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return least
 
 
+def run_record(label: str, **extra: Any) -> dict[str, Any]:
+    """The head of one bench run's entry in the results file (when, on what, under what
+    load); its figures are filled in as the jobs run."""
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "label": label,
+        **extra,
+        "cpus": os.cpu_count(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "figures": {},
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs of each lands figure")
@@ -199,13 +212,7 @@ def main() -> None:
 
     saved: dict[str, Any] = json.loads(args.results.read_text()) if args.results.exists() else {}
     baseline: dict[str, Any] | None = None if args.record_baseline else saved.get("baseline")
-    run: dict[str, Any] = {
-        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-        "label": args.label,
-        "cpus": os.cpu_count(),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-        "figures": {},
-    }
+    run = run_record(args.label)
     with tempfile.TemporaryDirectory(prefix="bench-land-children-") as tmp:
         lands_file = Path(tmp) / "lands.txt"
         lands_file.write_text("\n".join(s6_lands()))
@@ -257,14 +264,7 @@ def main() -> None:
 def against(args: argparse.Namespace) -> None:
     """Each figure with the old core and the package's, alternately: ratios old / new."""
     old = str(Path(args.against_core).resolve())
-    run: dict[str, Any] = {
-        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-        "label": args.label,
-        "against_core": old,
-        "cpus": os.cpu_count(),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-        "figures": {},
-    }
+    run = run_record(args.label, against_core=old)
     with tempfile.TemporaryDirectory(prefix="bench-land-children-") as tmp:
         lands_file = Path(tmp) / "lands.txt"
         lands_file.write_text("\n".join(s6_lands()))
