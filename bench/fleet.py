@@ -280,6 +280,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="alternations of the modes")
     parser.add_argument("--profile", type=Path, default=None, help="py-spy the fleet modes")
     parser.add_argument("--save", type=Path, default=RESULTS)
+    parser.add_argument("--note", default="", help="what this run measures (kept with it)")
     parser.add_argument("--folded", type=Path, nargs="*", help="summarise profiles; no run")
     args = parser.parse_args()
     if args.folded:
@@ -318,10 +319,24 @@ def main() -> None:
         print(f"{r['root']:6} {r['mode']:8} {r['outcome']:3} {r['wall']:8.1f} {r['cpu']:8.1f} "
               f"{r.get('visits') or 0:9,} {r.get('speed_vs_one', 0):6.2f} "
               f"{r.get('cpu_vs_one') or 0:6.2f} {r.get('visits_vs_one') or 0:8.2f}")  # fmt: skip
-    args.save.parent.mkdir(parents=True, exist_ok=True)
-    saved = {"when": time.strftime("%Y-%m-%d %H:%M:%S"), "load": os.getloadavg(), "rows": rows}
-    args.save.write_text(json.dumps(saved, indent=1))
-    print(f"saved {args.save}")
+    run = {
+        "note": args.note,
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "load": os.getloadavg(),
+        "rows": rows,
+    }
+    _keep_run(args.save, run)
+
+
+def _keep_run(path: Path, run: dict[str, Any]) -> None:
+    """Add a run to the results file, newest first: earlier runs are the history the
+    figures are compared with, so they are kept."""
+    earlier: list[dict[str, Any]] = []
+    if path.exists():
+        earlier = json.loads(path.read_text()).get("runs", [])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"runs": [run, *earlier]}, indent=1) + "\n")
+    print(f"saved {path}")
 
 
 if __name__ == "__main__":

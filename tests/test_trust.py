@@ -5,6 +5,8 @@ Real `sproutsdb serve` subprocesses on 127.0.0.1, real LMDB stores in temp dirs.
 from __future__ import annotations
 
 import json
+import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +17,7 @@ import pytest
 from service_support import ServerProcess, run_cli
 from sproutsdb.client import AccessDeniedError, Client, ServiceError
 from sproutsdb.facts import Status
+from sproutsdb.ops import verifier as verifier_module
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, MemoryProofStore
 from sproutsdb.solver.sprouts.game import SproutsGame
@@ -289,3 +292,22 @@ def test_claims_stored_before_the_verifier_started_are_found_and_verified(tmp_pa
         _drain(verifier)
         assert store.stats()["verified"]["nimber"] == store.count(FactKind.NIMBER) > 0
         assert verifier.figures()["backlog"] == 0 and not verifier.figures()["scanning"]
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="per-thread priority: Linux")
+def test_the_verifier_thread_runs_below_the_servers_priority() -> None:
+    """Re-deriving claims is background work: its thread lowers its own CPU priority, so a
+    server's requests and the solvers on its machine go first; other threads keep theirs."""
+    seen: dict[str, int] = {}
+
+    def in_thread() -> None:
+        me = threading.get_native_id()
+        before = os.getpriority(os.PRIO_PROCESS, me)
+        verifier_module._run_in_background()
+        seen["before"], seen["after"] = before, os.getpriority(os.PRIO_PROCESS, me)
+
+    thread = threading.Thread(target=in_thread)
+    thread.start()
+    thread.join(10)
+    assert seen["after"] == min(19, seen["before"] + verifier_module.BACKGROUND_NICENESS)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == seen["before"]

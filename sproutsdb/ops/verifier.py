@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import heapq
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -59,6 +60,9 @@ MAX_ALTERNATIVES = 4  # other values tried per claim the checker could not decid
 # needs the RCTs its key names; a position's RCT needs its records)
 OTHER_KINDS = (FactKind.RCT, FactKind.POS_RCT, FactKind.MISERE)
 SORT_PER_STEP = 4096  # new claims of those kinds given their place in the queue per step
+# the verifier thread's niceness above the server's: re-deriving claims is background work,
+# so the server's requests and the solvers sharing its machine (a fleet) get the cores first
+BACKGROUND_NICENESS = 10
 _RANK = {kind: rank for rank, kind in enumerate(OTHER_KINDS)}
 
 
@@ -279,6 +283,7 @@ class Verifier:
     # --- the thread -------------------------------------------------------------------------
 
     def _run(self) -> None:
+        _run_in_background()
         while True:
             with self._lock:
                 if self._stop:
@@ -627,3 +632,16 @@ class Verifier:
             if result.inserted:
                 self.counts.replaced += 1
                 self.notify_kind(kind, [key])
+
+
+def _run_in_background() -> None:
+    """Lower the calling thread's CPU priority by BACKGROUND_NICENESS (Linux schedules each
+    thread on its own; elsewhere, or where it is refused, the thread keeps its priority)."""
+    if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
+        return
+    try:
+        me = threading.get_native_id()
+        now = os.getpriority(os.PRIO_PROCESS, me)
+        os.setpriority(os.PRIO_PROCESS, me, min(19, now + BACKGROUND_NICENESS))
+    except OSError:
+        pass
