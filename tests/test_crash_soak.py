@@ -1,4 +1,4 @@
-"""The crash soak of bench/crash_soak.py, 20 trials: kill -9 of a served store under Insert
+"""The crash soak of bench/crash_soak.py, 8 trials (20 under the `slow` marker): kill -9 of a served store under Insert
 and InsertStream writers and of an embedded solve; nothing acknowledged lost, nothing torn,
 every restart clean, every fact of a killed solve re-derived by check. (On demand, the
 bench runs 1 000 trials.)"""
@@ -10,16 +10,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from service_support import ROOT, child_env
 
 
-def test_twenty_crash_trials_lose_and_tear_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("trials", [8, pytest.param(20, marks=pytest.mark.slow)])
+def test_crash_trials_lose_and_tear_nothing(tmp_path: Path, trials: int) -> None:
     done = subprocess.run(
         [
             sys.executable,
             str(ROOT / "bench" / "crash_soak.py"),
             "--trials",
-            "20",
+            str(trials),
             "--seed",
             "20",
             "--max-kill-delay",
@@ -37,11 +40,11 @@ def test_twenty_crash_trials_lose_and_tear_nothing(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     report = json.loads(done.stdout)
-    assert report["trials"] == 20
+    assert report["trials"] == trials
     assert report["facts_acknowledged"] > 0
     assert (report["facts_lost"], report["torn_batches"], report["phantom_facts"]) == (0, 0, 0)
     assert (report["restarts_failed"], report["reopens_failed"]) == (0, 0)
-    assert report["solves_killed"] + report["solves_finished"] == 20
+    assert report["solves_killed"] + report["solves_finished"] == trials
     assert report["solve_checks_failed"] == report["solve_wrong_answers"] == 0
     assert report["solve_facts_rederived"] == report["solve_facts_stored"]
     assert not list(tmp_path.iterdir()), "the soak left files behind"
