@@ -15,16 +15,20 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from sproutsdb.errors import UserError
 from sproutsdb.ops.jobs.ray_fleet import POLL_SECONDS, RETRIES, FleetError, ServerSpec
+from sproutsdb.ops.jobs.ray_helpers import PRELOAD_LIMIT, verified_facts
 from sproutsdb.ops.ray_session import cluster_cpus, first_line, import_ray
+from sproutsdb.solver.ports.proofstore import FactKind, FactValue, PutResult
 
 if TYPE_CHECKING:
     import ray
+
+    from sproutsdb.client import RemoteProofStore
 else:
     ray = import_ray()  # an optional extra: imported with an install hint when missing
 
@@ -38,7 +42,9 @@ def misere_on_server(server: ServerSpec, position: str) -> dict[str, Any]:
 
     started, began, cpu = time.perf_counter(), time.time(), time.process_time()
     try:
-        store = open_remote_store(server.address, token=server.token, tls_ca=server.tls_ca)
+        store = ListedServerStore(
+            open_remote_store(server.address, token=server.token, tls_ca=server.tls_ca)
+        )
         try:
             rcts, _ = misere_rct_source(
                 store, notice=lambda _message: None, who="sproutsdb fleet solve"
@@ -61,6 +67,44 @@ def misere_on_server(server: ServerSpec, position: str) -> dict[str, Any]:
         "began": round(began, 3),
         "worker": f"{socket.gethostname()}:{os.getpid()}",
     }
+
+
+class ListedServerStore:
+    """A task's store: the server's verified misère facts read once at the start, listed
+    (`ListedProofStore`), so the misère search takes them whole and never asks the server
+    about a node again (asked at each expansion, the option tasks of 0*16 sent 800 k Lookups
+    and found 0.08 % of their keys); everything else, writes included, goes to the server."""
+
+    def __init__(self, remote: RemoteProofStore) -> None:
+        self.remote = remote
+        self.client = remote.client  # the server's RCT table is read through it
+        self.trusted_kinds = remote.trusted_kinds
+        facts = verified_facts(remote.client, FactKind.MISERE)
+        self.complete = facts is not None
+        self.facts: dict[str, FactValue] = facts or {}
+
+    def count(self, kind: FactKind) -> int:
+        if kind == FactKind.MISERE and self.complete:
+            return len(self.facts)
+        return PRELOAD_LIMIT << 4  # too many to list: the search reads key by key
+
+    def iter_facts(self, kind: FactKind) -> Iterator[tuple[str, FactValue]]:
+        if kind == FactKind.MISERE:
+            yield from list(self.facts.items())
+
+    def get(self, kind: FactKind, keys: Sequence[str]) -> dict[str, FactValue]:
+        return self.remote.get(kind, keys)
+
+    def put(self, kind: FactKind, items: Mapping[str, FactValue]) -> PutResult:
+        if kind == FactKind.MISERE:
+            self.facts.update(items)
+        return self.remote.put(kind, items)
+
+    def flush(self) -> None:
+        self.remote.flush()
+
+    def close(self) -> None:
+        self.remote.close()
 
 
 @ray.remote(num_cpus=1, max_retries=RETRIES)

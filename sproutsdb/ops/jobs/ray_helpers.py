@@ -67,7 +67,7 @@ from sproutsdb.solver.ports.proofstore import ConflictError, FactKind, FactValue
 if TYPE_CHECKING:
     import ray
 
-    from sproutsdb.client import RemoteProofStore
+    from sproutsdb.client import Client, RemoteProofStore
     from sproutsdb.ops.jobs.ray_fleet import ServerSpec
     from sproutsdb.solver.search.progress import Progress
 else:
@@ -121,6 +121,19 @@ def until_answered(call: Callable[[], T], on_wait: Callable[[float], None] | Non
     finally:
         if since is not None and on_wait is not None:
             on_wait(time.monotonic() - since)
+
+
+def verified_facts(client: Client, kind: FactKind) -> dict[str, FactValue] | None:
+    """The server's verified facts of `kind`, streamed once; None when it holds more than
+    PRELOAD_LIMIT of them (then they are read key by key)."""
+    if int(client.stats()["facts"].get(kind.value, 0)) > PRELOAD_LIMIT:
+        return None
+    found: dict[str, FactValue] = {}
+    for page in client.export(kind):
+        for (key, value), record in zip(page.facts, page.records):
+            if record.status.value == "verified":
+                found[key] = value
+    return found
 
 
 def open_fleet_store(server: ServerSpec) -> FleetStore:
@@ -370,20 +383,10 @@ class FleetStore:
         self.waited += seconds
 
     def _preload(self) -> None:
-        client = self.remote.client
-        held = int(self.until_answered(client.stats)["facts"].get("nimber", 0))
-        if held > PRELOAD_LIMIT:
+        found = self.until_answered(lambda: verified_facts(self.remote.client, FactKind.NIMBER))
+        if found is None:
             return
-
-        def verified() -> dict[str, FactValue]:
-            found: dict[str, FactValue] = {}
-            for page in client.export(FactKind.NIMBER):
-                for (key, value), record in zip(page.facts, page.records):
-                    if record.status.value == "verified":
-                        found[key] = value
-            return found
-
-        self.known.update(self.until_answered(verified))
+        self.known.update(found)
         self.preloaded = len(self.known)
         self.complete = True
 
