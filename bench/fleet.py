@@ -331,12 +331,10 @@ def main() -> None:
 def _keep_run(path: Path, run: dict[str, Any]) -> None:
     """Add a run to the results file, newest first: earlier runs are the history the
     figures are compared with, so they are kept."""
-    earlier: list[dict[str, Any]] = []
-    if path.exists():
-        earlier = json.loads(path.read_text()).get("runs", [])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"runs": [run, *earlier]}, indent=1) + "\n")
-    print(f"saved {path}")
+    from fleet_faults import save_runs
+
+    earlier = json.loads(path.read_text()).get("runs", []) if path.exists() else []
+    save_runs(path, "fleet", "bench/fleet.py, one invocation a run (newest first)", [run, *earlier])
 
 
 if __name__ == "__main__":
