@@ -19,8 +19,11 @@ What it prints and saves (bench/results/fleet_simulator.json):
               fact) for each design of DESIGNS (as built: one server, one hub, 0.5 s batches
               and syncs; then sharded servers and hubs, then shorter intervals), each on the
               best of the recorded task sizes (64, 1 024, 4 096 visits), and the fleet as
-              built (root children only: replay_fleet on the largest-P trace); misère: the
-              trace's tasks (the options) and the root after them
+              built (root children only: replay_fleet on the largest-P trace); misère: its
+              work graph (bench/fleet_traces.py graph N --misere) the same way, but at the
+              CPU per visit and facts per visit of its own one-process solve (a misère visit
+              costs far more CPU than a normal one and stores fewer facts); without a graph,
+              its options-mode fleet trace's tasks (the options) and the root after them
   saturation  workers at which one server (and one hub, relaying every fact to every solver)
               is busy all the time, from the costs
 A root whose trace or graph was not recorded is listed as such, with no figures.
@@ -78,9 +81,9 @@ def load_trace(root: str, jobs: int, misere: bool = False) -> list[dict[str, Any
     return list(read_trace(path)) if path.exists() else None
 
 
-def load_graph(n: int) -> dict[str, Any] | None:
-    """A recorded work graph, or None."""
-    path = graph_path(n)
+def load_graph(n: int, misere: bool = False) -> dict[str, Any] | None:
+    """A recorded work graph (misère: of the misère solve), or None."""
+    path = graph_path(n, misere)
     if not path.exists():
         return None
     with gzip.open(path, "rt", encoding="utf-8") as f:
@@ -334,13 +337,7 @@ def main() -> None:
                 }
         table.append(entry)
     for root in MISERE:
-        trace = load_trace(root, 2, misere=True)
-        entry = {"root": root, "play": "misere"}
-        if trace is None:
-            entry["missing"] = "no misère fleet trace recorded"
-        else:
-            entry.update(misere_rows(trace, costs, args.workers))
-        table.append(entry)
+        table.append(misere_entry(root, costs, args.workers))
     scan = saturation_scan(costs)
     if scan:
         saturation["scan"] = scan
@@ -362,6 +359,49 @@ def main() -> None:
     }
     args.save.write_text(json.dumps(saved, indent=1) + "\n")
     print(f"saved {args.save}")
+
+
+def misere_entry(root: str, costs: fleet_sim.Costs, workers: list[int]) -> dict[str, Any]:
+    """A misère root's table entry: from its work graph if recorded (`misere_graph_rows`),
+    else from its options-mode fleet trace (`misere_rows`), else listed as missing."""
+    entry: dict[str, Any] = {"root": root, "play": "misere"}
+    graph = load_graph(int(root.split("*")[1]), misere=True)
+    if graph is not None:
+        entry.update(misere_graph_rows(graph, costs, workers))
+        return entry
+    trace = load_trace(root, 2, misere=True)
+    if trace is None:
+        entry["missing"] = (
+            "no misère work graph (bench/fleet_traces.py graph N --misere) nor fleet trace"
+        )
+    else:
+        entry.update(misere_rows(trace, costs, workers))
+    return entry
+
+
+def misere_graph_rows(
+    graph: dict[str, Any], costs: fleet_sim.Costs, workers: list[int]
+) -> dict[str, Any]:
+    """A misère work graph scaled as a normal one (`scale_rows`), at its own solve's CPU per
+    visit and, if it says, facts per visit (the losing nodes it proved over its visits)."""
+    visits = max(1, int(graph["visits"]))
+    own: dict[str, Any] = {"cpu_per_visit": float(graph["cpu"]) / visits}
+    if "facts" in graph:
+        own["facts_per_visit"] = int(graph["facts"]) / visits
+    c = fleet_sim.Costs(**{**vars(costs), **own})
+    return {
+        "visits": graph["visits"],
+        "one_process_cpu": graph["cpu"],
+        "cpu_per_visit_ms": round(1000 * c.cpu_per_visit, 4),
+        "facts_per_visit": round(c.facts_per_visit, 5),
+        "ideal": {b: g["ideal"] for b, g in graph["graphs"].items()},
+        "rows": scale_rows(graph, c, workers),
+        "note": (
+            f"misère work graph at its own solve's {1000 * c.cpu_per_visit:.3f} ms CPU a visit "
+            f"(normal: {1000 * costs.cpu_per_visit:.3f} ms) and "
+            f"{c.facts_per_visit:.4f} facts a visit (normal: {costs.facts_per_visit:.4f})"
+        ),
+    }
 
 
 def misere_rows(
@@ -393,9 +433,9 @@ def misere_rows(
             }
         rows.append(row)
     return {"tasks": len(work), "visits": sum(work), "cpu": round(cpu, 1), "rows": rows,
-            "note": "tasks are the options, each a whole misère solve, then the root: no work graph "
-            "of misère (bench/speedup_model.py models normal play only), so the ideal column is "
-            "these tasks with nothing charged"}  # fmt: skip
+            "note": "tasks are the options, each a whole misère solve, then the root: no misère "
+            "work graph recorded (bench/fleet_traces.py graph N --misere), so the ideal column "
+            "is these tasks with nothing charged"}  # fmt: skip
 
 
 def saturation_scan(costs: fleet_sim.Costs, budget: str = "1024") -> list[dict[str, Any]]:
@@ -451,6 +491,8 @@ def show(table: list[dict[str, Any]]) -> None:
             ideal = row["ideal"] if row["ideal"] is not None else "-"
             print(f"  {entry['play']:6} {entry['root']:5} P={row['workers']:5}  ideal {ideal:>7} | "
                   + " | ".join(cells) + f" | {fleet if fleet is not None else '-'}")  # fmt: skip
+        if "note" in entry:
+            print(f"  {entry['play']:6} {entry['root']:5}  ({entry['note']})")
 
 
 if __name__ == "__main__":

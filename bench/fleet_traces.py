@@ -2,15 +2,18 @@
 
 Run on demand (not part of the test suite):
     .venv/bin/python bench/fleet_traces.py fleet 0*20 --jobs 2 8 16   # traced fleet runs
-    .venv/bin/python bench/fleet_traces.py fleet 0*17 --misere --jobs 2
+    .venv/bin/python bench/fleet_traces.py fleet 0*17 --misere --jobs 2  # options mode: costly
     .venv/bin/python bench/fleet_traces.py graph 20 24                # work graphs, ideal model
+    .venv/bin/python bench/fleet_traces.py graph 17 --misere          # misère 0*17's graph
 `fleet`: `fleet solve ROOT --ray --jobs N --outcome-only --trace FILE` (misère: `--misere
 --options-of ROOT`) against a fresh local `serve --no-results` (bench/fleet.py's Server),
 in fresh processes; the trace gets one more record, `bench`: the run's wall and CPU seconds
 (every process of its tree), the server's own CPU, the load. `graph`: the ideal model's
-record of one process's solve (bench/speedup_model.record), cut into tasks of about B
-visits for each B of BUDGETS (workmodel.by_budget; 64 is the model's "after"), saved as the
-task graphs the simulator scales out, with the ideal model's speed-ups of each beside them.
+record of one process's solve (bench/speedup_model.record; with --misere, record_misere:
+the misère solve on the shipped S6 RCT table, as `solve 0*n --misere` runs it), cut into
+tasks of about B visits for each B of BUDGETS (workmodel.by_budget; 64 is the model's
+"after"), saved as the task graphs the simulator scales out, with the ideal model's
+speed-ups of each beside them (misère: misere-0xN-graph.json.gz, with "play": "misere").
 Files: bench/results/fleet_traces/, gzip, small enough to keep in the repository.
 """
 
@@ -26,7 +29,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sproutsdb.solver.search.workmodel import WorkRecord
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -46,9 +52,10 @@ def trace_path(root: str, jobs: int, misere: bool) -> Path:
     return TRACES / f"{play}{root.replace('*', 'x')}-p{jobs}.jsonl.gz"
 
 
-def graph_path(n: int) -> Path:
-    """Where 0*n's work graph is kept."""
-    return TRACES / f"0x{n}-graph.json.gz"
+def graph_path(n: int, misere: bool = False) -> Path:
+    """Where 0*n's work graph is kept (misère: its misère solve's)."""
+    play = "misere-" if misere else ""
+    return TRACES / f"{play}0x{n}-graph.json.gz"
 
 
 def _cpu_of(pid: int) -> float:
@@ -100,13 +107,36 @@ def record_fleet(root: str, jobs: int, *, misere: bool) -> dict[str, Any]:
     return bench
 
 
-def record_graph(n: int, budgets: tuple[int, ...] = BUDGETS) -> dict[str, Any]:
+def record_graph(
+    n: int, budgets: tuple[int, ...] = BUDGETS, *, misere: bool = False
+) -> dict[str, Any]:
     """0*n's work graph at each budget and the ideal model's figures of it (saved)."""
     import speedup_model
 
+    record = speedup_model.record_misere if misere else speedup_model.record
+    saved = work_graph(n, *record(n), budgets, misere=misere)
+    path = graph_path(n, misere)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        json.dump(saved, f, separators=(",", ":"))
+    return saved
+
+
+def work_graph(
+    n: int,
+    work: WorkRecord,
+    outcome: str,
+    visits: int,
+    cpu: float,
+    budgets: tuple[int, ...] = BUDGETS,
+    *,
+    misere: bool = False,
+) -> dict[str, Any]:
+    """A recorded solve (a `workmodel.WorkRecord` ``work``) as the file `graph` saves: its
+    task graph at each budget with the ideal model's figures. Misère adds "play" and
+    "facts", the losing nodes it proved (the only ones a misère solve stores)."""
     from sproutsdb.solver.search import workmodel
 
-    work, outcome, visits, cpu = speedup_model.record(n)
     graphs: dict[str, Any] = {}
     for budget in budgets:
         division = workmodel.by_budget(budget)
@@ -123,7 +153,7 @@ def record_graph(n: int, budgets: tuple[int, ...] = BUDGETS) -> dict[str, Any]:
                 "brent": {str(p): round(s, 1) for p, s in ideal.bound.items()},
             },
         }
-    saved = {
+    saved: dict[str, Any] = {
         "n": n,
         "outcome": outcome,
         "visits": visits,
@@ -132,10 +162,8 @@ def record_graph(n: int, budgets: tuple[int, ...] = BUDGETS) -> dict[str, Any]:
         "load": [round(x, 2) for x in os.getloadavg()],
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
-    path = graph_path(n)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        json.dump(saved, f, separators=(",", ":"))
+    if misere:
+        saved.update(play="misere", facts=sum(1 for losing in work.losing if losing))
     return saved
 
 
@@ -149,6 +177,7 @@ def main() -> None:
     graph = sub.add_parser("graph", help="work graphs (one process's solve, recorded)")
     graph.add_argument("n", type=int, nargs="+")
     graph.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
+    graph.add_argument("--misere", action="store_true", help="the misère solve of 0*n")
     args = parser.parse_args()
     if args.what == "fleet":
         for jobs in args.jobs:
@@ -156,8 +185,9 @@ def main() -> None:
             print(f"{args.root} --jobs {jobs}: {json.dumps(bench)}", flush=True)
     else:
         for n in args.n:
-            saved = record_graph(n, tuple(args.budgets))
-            print(f"0*{n}: {saved['visits']:,} visits, {saved['cpu']} CPU s", flush=True)
+            saved = record_graph(n, tuple(args.budgets), misere=args.misere)
+            play = "misère " if args.misere else ""
+            print(f"{play}0*{n}: {saved['visits']:,} visits, {saved['cpu']} CPU s", flush=True)
             for budget, graph in saved["graphs"].items():
                 print(f"  budget {budget}: {len(graph['work']):,} tasks, T∞ "
                       f"{graph['ideal']['tinf']:,}, ideal {graph['ideal']['greedy']}",

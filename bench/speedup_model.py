@@ -26,6 +26,9 @@ takes the visits it took in the one-process run, and nothing is proven twice. Di
               the workers divide is this division (less the speculative work at winning
               nodes, which no row here counts)
 
+`record_misere(n)` records misère 0*n the same way (its nodes in place of couples; no sums):
+bench/fleet_traces.py's `graph N --misere` saves it for the fleet simulator.
+
 Figures of earlier runs, with their dates and machines: bench/history/speedup_model.md (a run
 prints its own).
 """
@@ -43,7 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sproutsdb.games import get_game
 from sproutsdb.ops.jobs.parallel_normal import SPLIT_DEPTH
-from sproutsdb.ops.solve import SolveSettings, normal_solver
+from sproutsdb.ops.shipped_rcts import shipped_rct_table
+from sproutsdb.ops.solve import SolveSettings, Solving, normal_solver
+from sproutsdb.solver.misere.solver import TableRcts
 from sproutsdb.solver.ports.proofstore import MemoryProofStore
 from sproutsdb.solver.search import workmodel
 
@@ -62,6 +67,22 @@ def record(n: int) -> tuple[workmodel.WorkRecord, str, int, float]:
     started = time.process_time()
     outcome = solver.outcome(game.canonical(f"0*{n}"))
     return work, outcome, solver.stats.nodes, time.process_time() - started
+
+
+def record_misere(n: int) -> tuple[workmodel.WorkRecord, str, int, float]:
+    """Solve misère 0*n's outcome with a recorder, as `sproutsdb solve 0*n --misere` does on
+    a new store (the shipped S6 RCT table; the rules alone if this install lacks it), in
+    memory: (record, outcome, solver visits, CPU seconds)."""
+    shipped = shipped_rct_table()
+    rcts = TableRcts(shipped[0]) if shipped is not None else None
+    settings = SolveSettings(misere=True, rcts=rcts)
+    work = workmodel.WorkRecord()
+    with Solving(MemoryProofStore(), settings=settings) as solving:
+        workmodel.install(solving.solver, work)
+        started = time.process_time()
+        outcome = solving.solver.outcome(solving.game.canonical(f"0*{n}"))
+        cpu = time.process_time() - started
+        return work, outcome, solving.stats.nodes, cpu
 
 
 def divisions(budgets: list[int], total: int) -> list[tuple[str, workmodel.Division]]:

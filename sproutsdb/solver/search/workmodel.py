@@ -1,12 +1,13 @@
-"""A work model of a normal-play df-pn solve: what it could hand out, and how fast P workers could go.
+"""A work model of a df-pn solve: what it could hand out, and how fast P workers could go.
 
-`install` puts a recorder into a df-pn solver before it runs: every couple the search
-enters is a node with its own work (its visits: one per entry, so the record sums to the
-solve's visits), its outcome, the children it entered (options after its expansion,
-sub-questions of a sum's reduction before it) and the parent it was first entered from
-(the first-visit tree). A node needs its sub-questions, and: when losing, all its options;
-when winning, one losing option (the cheapest); when never decided (work a parallel search
-would still spend), all it entered.
+`install` puts a recorder into a df-pn solver before it runs (normal play, whose nodes are
+couples, or misère, whose nodes have no sub-questions; both are called couples below):
+every couple the search enters is a node with its own work (its visits: one per entry, so
+the record sums to the solve's visits), its outcome, the children it entered (options
+after its expansion, sub-questions of a sum's reduction before it) and the parent it was
+first entered from (the first-visit tree). A node needs its sub-questions, and: when
+losing, all its options; when winning, one losing option (the cheapest); when never
+decided (work a parallel search would still spend), all it entered.
 
 A *division* says which couples are handed out as tasks: each task is a couple with the
 part of its first-visit subtree no other task heads. `TaskGraph.of` contracts the record to
@@ -22,14 +23,16 @@ import heapq
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from sproutsdb.solver.normal.dfpn import CoupleSpace, Node
-from sproutsdb.solver.search.dfpn import Child, DfpnSearch, Task
+from sproutsdb.solver.search.dfpn import Child, DfpnSearch, Space, Task
+
+N = TypeVar("N")  # a node of the recorded search's space
 
 __all__ = [
     "Division",
     "RecordingSearch",
+    "RecordingSpace",
     "TaskGraph",
     "WorkRecord",
     "by_budget",
@@ -141,14 +144,15 @@ class WorkRecord:
         return out
 
 
-class RecordingSearch(DfpnSearch[Node]):
-    """df-pn that tells a `WorkRecord` each couple it enters and leaves."""
+class RecordingSearch(DfpnSearch[N]):
+    """df-pn that tells a `WorkRecord` each node it enters and leaves (any space: a
+    normal solve's couples, a misère solve's nodes)."""
 
-    def __init__(self, space: CoupleSpace, record: WorkRecord, **kwargs: Any) -> None:
+    def __init__(self, space: Space[N], record: WorkRecord, **kwargs: Any) -> None:
         super().__init__(space, **kwargs)
         self.work_record = record
 
-    def _mid(self, node: Node, key: str, phi_limit: int, delta_limit: int) -> Task:
+    def _mid(self, node: N, key: str, phi_limit: int, delta_limit: int) -> Task:
         record = self.work_record
         record.enter(key)
         result: bool | None = None
@@ -159,26 +163,43 @@ class RecordingSearch(DfpnSearch[Node]):
         return result
 
 
-class RecordingSpace(CoupleSpace):
-    """The couples' space, marking in the record when a frame gets its options."""
+class RecordingSpace(Generic[N]):
+    """A solver's df-pn space as it is, marking in the record when a frame gets its
+    options; the rest (a sum's ``waiting``, misère's compiled ``scan``) is the space's own,
+    so the search runs as it would unrecorded."""
 
-    work_record: WorkRecord
+    def __init__(self, space: Space[N], record: WorkRecord) -> None:
+        self.inner = space
+        self.work_record = record
+        self.decided: Callable[[N, str], bool | None] = space.decided
+        self.record: Callable[[str, bool], None] = space.record
+        self.visit: Callable[[], None] = space.visit
+        for optional in ("waiting", "scan"):  # what DfpnSearch looks for on its space
+            if (found := getattr(space, optional, None)) is not None:
+                setattr(self, optional, found)
 
-    def expand(self, node: Node, key: str) -> list[Child[Node]]:
-        children = super().expand(node, key)
+    def expand(self, node: N, key: str) -> list[Child[N]]:
+        children = self.inner.expand(node, key)
         self.work_record.expanded()
         return children
 
 
 def install(solver: Any, record: WorkRecord) -> None:
-    """Put a recorder into a df-pn `NormalSolver` (before its first call): its space and
-    search are replaced by recording ones over the same shared state."""
-    if getattr(solver, "_dfpn", None) is None:
+    """Put a recorder into a df-pn solver before its first call: a `NormalSolver` with the
+    df-pn search or a `MisereSolver`. Its search is replaced by a recording one with the
+    same settings, over its own space (wrapped): the solve visits what it would unrecorded."""
+    search = getattr(solver, "_dfpn", None)
+    if not isinstance(search, DfpnSearch):
         raise ValueError("the work model records df-pn solves only")
-    space = RecordingSpace(solver._couples, nimber=solver._nimber_now, visit=solver._expand)
-    space.work_record = record
-    solver._space = space
-    solver._dfpn = RecordingSearch(space, record, capacity=solver._dfpn.capacity)
+    solver._dfpn = RecordingSearch(
+        RecordingSpace(search.space, record),
+        record,
+        epsilon=search.epsilon,
+        capacity=search.capacity,
+        share=search.share,
+        busy=search.busy,
+        hashed=search.hashed,
+    )
 
 
 # ---------------------------------------------------------------- divisions
