@@ -427,10 +427,6 @@ class NormalSolver(SearchRun):
             if self._facts.complete:  # the store holds every nimber the table had
                 self._couples.read_all(self._read_all_limit())
 
-    def _expand(self) -> None:
-        """A visit, by the name the work model gives its recording space (search.workmodel)."""
-        self._visit()
-
     def _read_all_limit(self) -> int:
         return min(READ_ALL_LIMIT, self._table_capacity // 2)
 
