@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,7 @@ from sproutsdb.ops.solved_on import (
     table_file_name,
     tables_solved_on,
 )
-from sproutsdb.solver.normal.solver import SEARCHES, NormalSolver
+from sproutsdb.solver.normal.solver import SEARCHES, Levers, NormalSolver
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import FactKind, ListedProofStore, ProofStore
 from sproutsdb.solver.search.options import SolveOptions
@@ -118,6 +118,9 @@ class SolveSettings:
     rct_table: str | None = None  # misère: a table file or name (None: the store's default)
     use_rcts: bool = True  # misère: False searches with the rules alone
     seed_results: bool = False  # seed the results library's certificates below the root first
+    levers: Levers = field(
+        default_factory=Levers
+    )  # normal play: the df-pn refinements (bench/levers.py)
 
     def options(self) -> SolveOptions:
         """The solver options these settings ask for."""
@@ -204,6 +207,7 @@ def normal_solver(game: Game, store: ProofStore, settings: SolveSettings) -> Nor
         root_share=settings.root_share,
         news=settings.news,
         busy=settings.busy,
+        levers=settings.levers,
     )
 
 

@@ -14,6 +14,7 @@ are remembered in memory as "nimber(C) ≠ n".
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from sproutsdb.solver.search.couples import Couples
 from sproutsdb.solver.search.dfpn import Child
@@ -39,12 +40,27 @@ def _initial(delta: int) -> tuple[int, int]:
     return _INITIAL[delta] if delta < 256 else (1, delta)
 
 
+@dataclass(frozen=True)
+class Levers:
+    """The df-pn refinements of the normal search, each switchable so that `bench/levers.py`
+    can measure what it saves; the defaults are the ones kept. None changes an answer."""
+
+    epsilon: float = 0.25  # 1 + ε thresholds (Pawlewicz & Lew): fewer returns to a parent
+    sized_delta: bool = True  # df-pn+: an unseen child's δ grows with its lives (else 1)
+    tie_order: bool = True  # among equal numbers, smaller children first (else move order)
+
+
 def _tie_order(child: Child[Node]) -> tuple[int, int]:
     """Among children of equal proof numbers df-pn takes the first: put first the smaller
     ones (lives, through δ, and 4 per unit of nim part), then those split in more lands.
     Measured on 0*13: 8-10 % fewer visits than the engine's move order."""
     (components, m), delta = child[1], child[2][1]
     return delta + m, -len(components)  # sum nodes remembered with the single couple they reduce to
+
+
+def _no_lives(land: str) -> int:
+    """Lives as `Levers(sized_delta=False)` sees them: none, so every unseen child's δ is 1."""
+    return 0
 
 
 def couple_key(components: tuple[str, ...], n: int) -> str:
@@ -67,8 +83,11 @@ class CoupleSpace:
         nimber: Callable[[str], int],
         visit: Callable[[], None],
         expanded_capacity: int = EXPANDED_CAPACITY,
+        levers: Levers = Levers(),
     ) -> None:
         self.couples = couples
+        self._sized_delta = levers.sized_delta
+        self._tie_order = levers.tie_order
         self._table = couples.table
         self._nimber = nimber
         self._visit = visit
@@ -109,9 +128,8 @@ class CoupleSpace:
         k = 0
         while self._table.is_excluded(smallest, k):
             k += 1
-        return (f"{smallest} *{k}", ((smallest,), k), (1, 1 + lives(smallest) // 4)), len(
-            components
-        ) - 2
+        numbers = (1, 1 + lives(smallest) // 4) if self._sized_delta else _INITIAL[1]
+        return (f"{smallest} *{k}", ((smallest,), k), numbers), len(components) - 2
 
     def expand(self, node: Node, key: str) -> list[Child[Node]]:
         cached = self._expanded.get(key)
@@ -217,7 +235,7 @@ class CoupleSpace:
         value = table.couple_value(component, n)
         if value is not None:
             return [] if value else [_LOSS]
-        lives = couples.measure.lives
+        lives = couples.measure.lives if self._sized_delta else _no_lives
         out: list[Child[Node]] = []
         seen: set[str] = set()
         rest: tuple[str, ...]
@@ -258,7 +276,8 @@ class CoupleSpace:
         for k in range(n):  # df-pn chooses by proof numbers: no look-ahead order
             if not table.is_excluded(component, k):
                 out.append((f"{component} *{k}", (components, k), _INITIAL[1]))
-        out.sort(key=_tie_order)
+        if self._tie_order:
+            out.sort(key=_tie_order)
         return out
 
     def record(self, key: str, losing: bool) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Generator, Iterable
 from typing import TypeVar, cast
 
 from sproutsdb.solver.cgt.nimarith import mex
-from sproutsdb.solver.normal.dfpn import CoupleSpace, couple_key
+from sproutsdb.solver.normal.dfpn import CoupleSpace, Levers, couple_key
 from sproutsdb.solver.ports.game import Game
 from sproutsdb.solver.ports.proofstore import ConflictError, ProofStore
 from sproutsdb.solver.search.couples import Couples
@@ -37,6 +37,7 @@ __all__ = [
     "ComponentMeasures",
     "ConflictError",
     "InconsistentFactError",
+    "Levers",
     "NimberConflictError",
     "NormalSolver",
     "Option",
@@ -92,6 +93,7 @@ class NormalSolver(SearchRun):
         root_share: RootShare[tuple[tuple[str, ...], int]] | None = None,
         news: FactNews | None = None,
         busy: BusyMarks | None = None,
+        levers: Levers = Levers(),
     ) -> None:
         super().__init__(options, share_seconds, resume)
         self.game = game
@@ -124,12 +126,18 @@ class NormalSolver(SearchRun):
             raise ValueError("share_seconds needs news: the keys other processes stored")
         self._news = news
         self._space = (
-            CoupleSpace(self._couples, nimber=self._nimber_now, visit=self._visit)
+            CoupleSpace(self._couples, nimber=self._nimber_now, visit=self._visit, levers=levers)
             if search == "dfpn"
             else None
         )
         self._dfpn: DfpnSearch[tuple[tuple[str, ...], int]] | None = (
-            DfpnSearch(self._space, capacity=table_capacity, share=root_share, busy=busy)
+            DfpnSearch(
+                self._space,
+                epsilon=levers.epsilon,
+                capacity=table_capacity,
+                share=root_share,
+                busy=busy,
+            )
             if self._space is not None
             else None
         )

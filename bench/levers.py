@@ -1,0 +1,186 @@
+"""What each df-pn refinement of the normal search saves: visits, CPU and peak RSS of the
+outcome of 0*n with the refinement switched off, beside the search as built (issue 75).
+
+    .venv/bin/python bench/levers.py --n 20 24                 # every lever, fresh stores
+    .venv/bin/python bench/levers.py --n 33 --seed --lever as-built 'no 1+eps'
+    .venv/bin/python bench/levers.py --n 12 --json
+
+Each run is `solve 0*n --outcome-only` (the library's `solve_job`) in a fresh interpreter on
+a fresh store, so no memo of one run helps the next; with --seed, the store first gets the
+results library's proofs of every smaller 0*k (`solve --seed-results`), as the record runs
+do. CPU is user + system of that process (os.wait4), RSS its peak. Every lever gives the
+same outcome (exit 1 otherwise). The runs of one n alternate with the as-built run first,
+so a slower hour shows in the baseline too. The table is printed and saved to
+bench/results/levers.json (one entry per n and lever; --json prints it instead).
+
+The levers (sproutsdb.solver.normal.dfpn.Levers):
+  no 1+eps      thresholds second + 1 instead of second * (1 + 0.25) (Pawlewicz & Lew)
+  flat delta    every unseen child starts at (1, 1) instead of δ = 1 + lives / 4 (df-pn+)
+  move order    children of equal numbers in the engine's move order, not smallest first
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "results" / "levers.json"
+
+LEVERS: dict[str, dict[str, Any]] = {
+    "as-built": {},
+    "no 1+eps": {"epsilon": 0.0},
+    "flat delta": {"sized_delta": False},
+    "move order": {"tie_order": False},
+}
+
+
+@dataclass
+class Run:
+    """One solve of 0*n with one lever switched off."""
+
+    n: int
+    lever: str
+    seeded: bool
+    outcome: str | None  # None: stopped at --seconds
+    visits: int | None
+    cpu_s: float
+    rss_mb: float
+    wall_s: float
+
+
+def one(n: int, lever: str, seed: bool, store: str) -> dict[str, Any]:
+    """Solve 0*n in this process (the child side of `measure`)."""
+    from sproutsdb.ops.solve import SolveSettings
+    from sproutsdb.ops.solve_job import solve_job
+    from sproutsdb.ops.stores import StoreLocation
+    from sproutsdb.solver.normal.dfpn import Levers
+
+    settings = SolveSettings(outcome_only=True, seed_results=seed, levers=Levers(**LEVERS[lever]))
+    report = solve_job(f"0*{n}", StoreLocation(path=store), settings, notice=lambda _: None)
+    return {"outcome": report.outcome, "visits": report.stats.nodes}
+
+
+def measure(n: int, lever: str, seed: bool, seconds: float) -> Run:
+    """One run of 0*n in a fresh interpreter on a fresh store."""
+    with tempfile.TemporaryDirectory(prefix="levers-") as folder:
+        command = [sys.executable, __file__, "--one", str(n), lever, str(Path(folder) / "s")]
+        command += ["--seed"] if seed else []
+        start = time.perf_counter()
+        with tempfile.TemporaryFile("w+") as out:
+            child = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, cwd=ROOT)
+            stop = threading.Timer(seconds, child.kill)  # a run past --seconds: "stopped"
+            stop.start()
+            try:
+                _, _, usage = os.wait4(child.pid, 0)  # reaps it: its CPU and peak RSS
+            finally:
+                stop.cancel()
+            child.returncode = 0
+            out.seek(0)
+            text = out.read().strip()
+    wall = time.perf_counter() - start
+    result = json.loads(text.splitlines()[-1]) if text else {}
+    return Run(
+        n,
+        lever,
+        seed,
+        result.get("outcome"),
+        result.get("visits"),
+        round(usage.ru_utime + usage.ru_stime, 2),
+        round(usage.ru_maxrss / 1024, 1),
+        round(wall, 2),
+    )
+
+
+def table(runs: list[Run]) -> list[str]:
+    """Rows with each lever's visits and CPU as a ratio of the as-built run of its n."""
+    lines = [
+        f"{'root':>7} {'lever off':12} {'outcome':>7} {'visits':>11} {'x':>6} "
+        f"{'CPU s':>8} {'x':>6} {'RSS MB':>7}"
+    ]
+    base = {(r.n, r.seeded): r for r in runs if r.lever == "as-built"}
+    for r in runs:
+        b = base.get((r.n, r.seeded))
+        vx = f"{r.visits / b.visits:.2f}" if b and b.visits and r.visits else "-"
+        cx = f"{r.cpu_s / b.cpu_s:.2f}" if b and b.cpu_s else "-"
+        root = f"0*{r.n}" + ("s" if r.seeded else "")
+        visits = f"{r.visits:,}" if r.visits is not None else "stopped"
+        lines.append(
+            f"{root:>7} {r.lever:12} {r.outcome or '-':>7} {visits:>11} {vx:>6} "
+            f"{r.cpu_s:8.2f} {cx:>6} {r.rss_mb:7.1f}"
+        )
+    return lines
+
+
+def save(runs: list[Run], out: Path) -> dict[str, Any]:
+    """Keep the runs of roots and seeding measured now; earlier ones of others stay."""
+    kept: list[dict[str, Any]] = []
+    if out.is_file():
+        try:
+            kept = json.loads(out.read_text()).get("runs", [])
+        except (OSError, ValueError, AttributeError):
+            kept = []
+    fresh = {(r.n, r.seeded, r.lever) for r in runs}
+    kept = [k for k in kept if (k.get("n"), k.get("seeded"), k.get("lever")) not in fresh]
+    report = {
+        "measured": "solve 0*n --outcome-only on a fresh store, fresh interpreter; "
+        "CPU = user + system, RSS = peak (os.wait4)",
+        "runs": kept + [asdict(r) for r in runs],
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--n", type=int, nargs="+", default=[20], help="roots 0*n (default 20)")
+    parser.add_argument(
+        "--lever", nargs="+", choices=list(LEVERS), default=list(LEVERS), help="levers to run"
+    )
+    parser.add_argument("--seed", action="store_true", help="seed the library's smaller proofs")
+    parser.add_argument("--seconds", type=float, default=3600.0, help="stop a run after this")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--json", action="store_true", help="print the saved JSON")
+    parser.add_argument("--one", nargs=3, metavar=("N", "LEVER", "STORE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        n, lever, store = args.one
+        print(json.dumps(one(int(n), lever, args.seed, store)))
+        return 0
+    levers = ["as-built", *(lever for lever in args.lever if lever != "as-built")]
+    runs: list[Run] = []
+    for n in args.n:
+        for lever in levers:
+            run = measure(n, lever, args.seed, args.seconds)
+            runs.append(run)
+            if not args.json:
+                print(table([r for r in runs if r.n == n])[-1], flush=True)
+            save(runs, args.out)  # kept if the bench is stopped
+    report = save(runs, args.out)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print("\n".join(table(runs)))
+    outcomes = {(r.n, r.outcome) for r in runs if r.outcome is not None}
+    if len({n for n, _ in outcomes}) != len(outcomes):
+        print("levers disagree on an outcome", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
