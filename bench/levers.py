@@ -126,9 +126,11 @@ def table(runs: list[Run]) -> list[str]:
 def save(runs: list[Run], out: Path) -> dict[str, Any]:
     """Keep the runs of roots and seeding measured now; earlier ones of others stay."""
     kept: list[dict[str, Any]] = []
+    notes: list[str] = []  # conditions and readings, written by hand, kept as they are
     if out.is_file():
         try:
-            kept = json.loads(out.read_text()).get("runs", [])
+            previous = json.loads(out.read_text())
+            kept, notes = previous.get("runs", []), previous.get("notes", [])
         except (OSError, ValueError, AttributeError):
             kept = []
     fresh = {(r.n, r.seeded, r.lever) for r in runs}
@@ -136,6 +138,7 @@ def save(runs: list[Run], out: Path) -> dict[str, Any]:
     report = {
         "measured": "solve 0*n --outcome-only on a fresh store, fresh interpreter; "
         "CPU = user + system, RSS = peak (os.wait4)",
+        "notes": notes,
         "runs": kept + [asdict(r) for r in runs],
     }
     out.parent.mkdir(parents=True, exist_ok=True)
