@@ -86,7 +86,7 @@ def measure(n: int, lever: str, seed: bool, seconds: float) -> Run:
                 _, _, usage = os.wait4(child.pid, 0)  # reaps it: its CPU and peak RSS
             finally:
                 stop.cancel()
-            child.returncode = 0
+            child.returncode = 0  # reaped by wait4 above: Popen must not wait for it again
             out.seek(0)
             text = out.read().strip()
     wall = time.perf_counter() - start
