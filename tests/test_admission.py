@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,11 @@ from cli_helpers import run_cli
 from sproutsdb import __version__, trusted_tables
 from sproutsdb.formats.rcttable import RctTableError
 from sproutsdb.ops import admission
+from sproutsdb.ops import check as check_ops
 from sproutsdb.ops.results import (
     ManifestEntry,
+    certificate_keys,
+    check_certificate_file,
     read_manifest,
     sha256_of,
     shipped_library,
@@ -356,3 +360,64 @@ def test_a_verified_tables_trees_are_kept_and_believed_only_by_their_digest(
     rewritten = read_mark(digest)
     assert rewritten is not None and rewritten["trees_blake2b"] != empty
     assert index_digest(trees) == rewritten["trees_blake2b"]
+
+
+# --- (d) a fact the root's path did not reach -------------------------------------------------
+
+
+def misere_library(folder: Path, position: str, extra: list[tuple[str, Any]]) -> Path:
+    """The shipped misère certificate of `position` with the losing nodes `extra` appended
+    and the manifest blessing the result."""
+    folder.mkdir()
+    (entry,) = [e for e in read_manifest(shipped_library()) if e.key == ("misere", position)]
+    shutil.copy(shipped_library() / entry.file, folder / entry.file)
+    write_manifest(folder, [entry])
+    append_chunk(folder / entry.file, FactKind.MISERE, extra)
+    bless(folder)
+    return folder
+
+
+def certificate_facts(position: str, play: str = "misere") -> list[tuple[str, Any]]:
+    (entry,) = [e for e in read_manifest(shipped_library()) if e.key == (play, position)]
+    return [fact for _, facts in certificate_keys(shipped_library() / entry.file) for fact in facts]
+
+
+def test_true_facts_the_roots_path_skips_are_rederived_on_their_own_and_admitted(
+    tmp_path: Path,
+) -> None:
+    """How the S6 algebra was loaded (re-derived, or its verified snapshot) changes which
+    nodes a misère check walks through, so a shipped proof's node may lie off the path (0*18,
+    0*20, 0*21 were refused so). Misère 0*8's proof with 0*10's 54 losing nodes appended:
+    none of those is on 0*8's path, each is re-derived as its own root, all are admitted."""
+    extra = certificate_facts("0*10")
+    library = misere_library(tmp_path / "lib", "0*8", extra)
+    (entry,) = read_manifest(library)
+    skipped, _ = check_certificate_file(library / entry.file, "0*8", "misere", tmp_path / "w")
+    assert {key for key, _ in extra} - set(skipped.report.verified)  # off the root's path
+    admitted = admission.admit(library, entry)
+    assert admitted.check.ok, admitted.check.message
+    done = run_cli("results", "--check", "--play", "misere", "--library", str(library))
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_false_fact_off_the_roots_path_still_refuses_the_certificate(tmp_path: Path) -> None:
+    """The same re-derivation refutes a forged loss the root's path never reaches: misère
+    0*10 is a win, so a 0*8 certificate claiming it lost is refused whole, naming it."""
+    library = misere_library(tmp_path / "lib", "0*8", [("0*10", "L")])
+    (entry,) = read_manifest(library)
+    refused = admission.admit(library, entry)
+    assert not refused.check.ok
+    assert "refused whole: 1 of its facts" in refused.check.message
+    assert "misere '0*10' = 'L'" in refused.check.message
+
+
+def test_past_the_limit_facts_off_the_path_are_refused_unchecked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file padded with more facts than LEFTOVER_CHECKS off the root's path is refused
+    without checking each: the gate's work stays bounded by the proof it is shown."""
+    monkeypatch.setattr(check_ops, "LEFTOVER_CHECKS", 3)
+    library = misere_library(tmp_path / "lib", "0*8", certificate_facts("0*10"))
+    (entry,) = read_manifest(library)
+    refused = admission.admit(library, entry)
+    assert not refused.check.ok and "refused whole" in refused.check.message

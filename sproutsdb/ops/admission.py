@@ -5,9 +5,10 @@
 folder, and compares the digest with the manifest's before anything else; every later step
 (the check, the marks, the store) reads that private copy, never the path again, so a file
 swapped after its check is not what gets stored. A certificate is admitted whole or not at
-all: each of its facts must be one its own play's root check re-derived, as that kind with
-that value (a nimber fact by the normal check, a losing misère node by the misère check).
-Facts of another play or game, or facts the proof does not use, refuse the whole file, named.
+all: each of its facts must be one its own play's check re-derived, as that kind with that
+value (a nimber fact by the normal check, a losing misère node by the misère check): on the
+root's path, or checked as its own root in the same store when that path did not reach it.
+Facts of another play or game, or facts no check re-derives, refuse the whole file, named.
 A certificate's game is its manifest entry's (`game`, Sprouts when absent): its file must hold
 that game's facts, it is checked in a fresh store of that game, and it is stored only into a
 store of that game.
@@ -35,6 +36,7 @@ from sproutsdb.ops.results import (
     ManifestEntry,
     certificate_keys,
     check_certificate_file,
+    fact_kind,
     read_mark,
     requirement,
     statement_of,
@@ -103,11 +105,6 @@ def held_certificate(path: Path, sha256: str) -> Iterator[HeldCertificate]:
         yield HeldCertificate(path, digest.hexdigest(), copy)
 
 
-def fact_kind(play: str) -> FactKind:
-    """The one kind of fact a certificate of `play` may hold (what its root check verifies)."""
-    return FactKind.MISERE if play == "misere" else FactKind.NIMBER
-
-
 def admitted_facts(check: RootCheck) -> dict[str, Any]:
     """The facts a root check verified, as stored values: nimbers, or "L" for each losing
     misère node."""
@@ -120,7 +117,7 @@ def admitted_facts(check: RootCheck) -> dict[str, Any]:
 def stray_facts(path: Path, check: RootCheck) -> tuple[list[tuple[FactKind, str, Any]], int]:
     """The facts of the certificate at `path` its check did not verify as their kind and
     value (the first SHOWN_STRAYS), and how many there are."""
-    kind = FactKind.MISERE if check.play == "misere" else FactKind.NIMBER
+    kind = fact_kind(check.play or "normal")
     admitted = admitted_facts(check)
     strays: list[tuple[FactKind, str, Any]] = []
     count = 0
@@ -205,7 +202,13 @@ def _verdict(
         return CACHED, None, facts
     with tempfile.TemporaryDirectory(dir=held.work) as work:
         check, _ = check_certificate_file(
-            held.copy, entry.position, entry.play, Path(work), recheck=recheck, game=entry.game
+            held.copy,
+            entry.position,
+            entry.play,
+            Path(work),
+            recheck=recheck,
+            game=entry.game,
+            every_fact=True,
         )
     if not check.ok:
         raise AdmissionRefused(
@@ -264,7 +267,7 @@ def _stray_message(
     return (
         f"{path}: refused whole: {count} of its facts are not {fact_kind(entry.play).value} "
         f"facts its {entry.play} check of {entry.position} verified (another play's, or "
-        f"unused by its proof): {named}{more}"
+        f"facts neither its proof nor a check of their own re-derives): {named}{more}"
     )
 
 

@@ -39,7 +39,13 @@ from sproutsdb import __version__
 from sproutsdb.errors import UsageError, UserError
 from sproutsdb.formats.exchange import read_stream
 from sproutsdb.games import DEFAULT_GAME
-from sproutsdb.ops.check import RootCheck, check_misere_root, check_root, write_pruned
+from sproutsdb.ops.check import (
+    RootCheck,
+    check_leftovers,
+    check_misere_root,
+    check_root,
+    write_pruned,
+)
 from sproutsdb.ops.exchange import export_store, import_file, plan_import
 from sproutsdb.shipped import shipped_table
 from sproutsdb.solver.ports.proofstore import FactKind
@@ -273,11 +279,14 @@ def check_certificate_file(
     quiet: bool = True,
     recheck: bool = False,
     game: str = DEFAULT_GAME,
+    every_fact: bool = False,
 ) -> tuple[RootCheck, int]:
     """Import the certificate at `path` into a new store of `game` under `work` and check
     its root; the check and the number of facts imported. UsageError for keys not in this
     canonical form, a file of another game, or a key given two values; with `recheck`, the
-    RCT table under a misère check is re-derived whatever its cached mark says."""
+    RCT table under a misère check is re-derived whatever its cached mark says; with
+    `every_fact`, each fact of the play the root's path did not reach is then checked as
+    its own root (ops.check.check_leftovers), as the gate needs every fact re-derived."""
     work.mkdir(parents=True, exist_ok=True)
     if play == "misere" and game != DEFAULT_GAME:
         raise UsageError(f"the results library holds no misère {game} certificate")
@@ -292,7 +301,25 @@ def check_certificate_file(
         if totals["conflicts"]:
             raise UsageError(f"{path}: gives {totals['conflicts']} of its keys two values")
         check = prove(store, position, play, rct_table=table, quiet=quiet)
+        if every_fact:
+            check_leftovers(store, check, _facts_of_play(path, play))
         return check, totals["inserted"] + totals["unchanged"]
+
+
+def fact_kind(play: str) -> FactKind:
+    """The one kind of fact a certificate of `play` may hold (what its root check verifies)."""
+    return FactKind.MISERE if play == "misere" else FactKind.NIMBER
+
+
+def _facts_of_play(path: Path, play: str) -> dict[str, Any]:
+    """The facts of the certificate at `path` of the one kind a check of `play` verifies."""
+    kind = fact_kind(play)
+    return {
+        key: value
+        for chunk_kind, facts in certificate_keys(path)
+        if chunk_kind is kind
+        for key, value in facts
+    }
 
 
 def check_certificate(
@@ -805,6 +832,7 @@ __all__ = [
     "build_certificate",
     "check_certificate",
     "check_library",
+    "fact_kind",
     "literature",
     "other_games",
     "outcome_of",

@@ -33,7 +33,7 @@ from sproutsdb.ops.seed import TableShelf
 from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.ident import nim_value_of_id
 from sproutsdb.solver.cgt.records import RctRecordError, load_one, record_of
-from sproutsdb.solver.misere.check import MisereChecker
+from sproutsdb.solver.misere.check import MisereChecker, NodeKeyEngine
 from sproutsdb.solver.misere.keys import EMPTY_POSITION, split_node_key
 from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES
 from sproutsdb.solver.misere.rctsearch import RctSearch
@@ -169,25 +169,6 @@ class _ServedMap:
         return by_cid[source.content_id(handle)]
 
 
-class _NodeEngine:
-    """The misère engine as the checker sees it, reading node keys (not only positions)."""
-
-    def __init__(self, solver: MisereSolver) -> None:
-        self.solver = solver
-
-    def node(self, key: str) -> Any:
-        return self.solver.parse_node(key)
-
-    def key(self, node: Any) -> str:
-        return self.solver.key(node)
-
-    def children(self, node: Any) -> list[Any]:
-        return self.solver.children(node)
-
-    def known_outcome(self, node: Any) -> str | None:
-        return self.solver.known_outcome(node)
-
-
 class _MisereView:
     """A FactSource for the misère checker: the claim under test (under its key and its
     normalised key), verified misère facts, and those verified earlier in this step."""
@@ -221,7 +202,7 @@ class _MisereView:
         return found
 
 
-def _claim_checker(engine: _NodeEngine, view: _MisereView) -> MisereChecker:
+def _claim_checker(engine: NodeKeyEngine, view: _MisereView) -> MisereChecker:
     """The misère checker taking verified losing nodes as checked (their justification
     rests on verified facts already), so a claim costs one expansion of its node."""
     trusted = view.trusted_losing
@@ -246,7 +227,7 @@ class MisereClaims:
         self.algebra = Algebra()
         self.records = _RecordStore(store, self.algebra)
         self._search = RctSearch(game, self.algebra, via_lands=True)
-        self._engine: _NodeEngine | None = None
+        self._engine: NodeKeyEngine | None = None
         self.checks = 0
 
     # --- order -----------------------------------------------------------------------------
@@ -408,7 +389,7 @@ class MisereClaims:
             )
         return Decision("waiting")
 
-    def _misere_engine(self) -> _NodeEngine:
+    def _misere_engine(self) -> NodeKeyEngine:
         """The engine (nodes, children, rules), rebuilt when its land memo grows large."""
         engine = self._engine
         if engine is None or len(getattr(engine.solver, "_land_rct", ())) > ENGINE_LANDS:
@@ -416,7 +397,9 @@ class MisereClaims:
             table = self._served_table()
             if table is not None:
                 source = _ServedMap(self.algebra, table)
-            engine = self._engine = _NodeEngine(MisereSolver(self.game, MemoryProofStore(), source))
+            engine = self._engine = NodeKeyEngine(
+                MisereSolver(self.game, MemoryProofStore(), source)
+            )
         return engine
 
     def _served_table(self) -> Any:

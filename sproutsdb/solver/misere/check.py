@@ -206,6 +206,27 @@ class MisereChecker:
             (losing if found.get(key) == "L" else absent).add(key)
 
 
+class NodeKeyEngine:
+    """A misère engine as the checker sees it when its roots are node keys as the store
+    holds them (a sum of RCTs and nimbers is not a position), not only positions."""
+
+    def __init__(self, solver: Any) -> None:
+        self.solver = solver  # a MisereSolver, used only as the engine
+
+    def node(self, key: str) -> Any:
+        return self.solver.parse_node(key)
+
+    def key(self, node: Any) -> str:
+        return str(self.solver.key(node))
+
+    def children(self, node: Any) -> list[Any]:
+        return list(self.solver.children(node))
+
+    def known_outcome(self, node: Any) -> str | None:
+        outcome: str | None = self.solver.known_outcome(node)
+        return outcome
+
+
 class _MisereProofView:
     """The losing nodes of one proof as a FactSource for the next cycle."""
 
