@@ -421,3 +421,27 @@ def test_past_the_limit_facts_off_the_path_are_refused_unchecked(
     (entry,) = read_manifest(library)
     refused = admission.admit(library, entry)
     assert not refused.check.ok and "refused whole" in refused.check.message
+
+
+def test_normal_facts_off_the_roots_path_are_rederived_and_false_ones_refuse(
+    tmp_path: Path,
+) -> None:
+    """The same for normal play: 0*7's certificate with 0*9's nimbers appended is admitted
+    (each re-derived), and with one of those 0*7 cannot reach (more lives than its 21) off
+    by one, it is refused whole, naming it."""
+    size = SproutsGame().size
+    extra = sorted(certificate_facts("0*9", "normal"), key=lambda fact: size(fact[0]))
+    assert size(extra[-1][0]) > size("0*7")
+    library = small_library(tmp_path / "lib", ("0*7",))
+    (entry,) = read_manifest(library)
+    append_chunk(library / entry.file, FactKind.NIMBER, extra)
+    (blessed,) = bless(library)
+    admitted = admission.admit(library, blessed)
+    assert admitted.check.ok, admitted.check.message
+    key, value = extra[-1]
+    forged = small_library(tmp_path / "forged", ("0*7",))
+    append_chunk(forged / entry.file, FactKind.NIMBER, [*extra[:-1], (key, value + 1)])
+    (entry,) = bless(forged)
+    refused = admission.admit(forged, entry)
+    assert not refused.check.ok and "refused whole: 1 of its facts" in refused.check.message
+    assert f"nimber {key!r} = {value + 1}" in refused.check.message

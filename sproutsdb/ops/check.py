@@ -38,7 +38,13 @@ from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError, load_one
 from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
 from sproutsdb.solver.misere.rct_trust import DerivedRcts
-from sproutsdb.solver.normal.check import CheckProgress, CheckReport, check_with_cycles
+from sproutsdb.solver.normal.check import (
+    Checker,
+    CheckProgress,
+    CheckReport,
+    Verdict,
+    check_with_cycles,
+)
 from sproutsdb.solver.ports.game import NotationError
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.store import LmdbProofStore
@@ -443,41 +449,44 @@ def _mark(store: LmdbProofStore, kind: FactKind, keys: list[str], check: str) ->
 
 
 def check_leftovers(store: LmdbProofStore, check: RootCheck, facts: dict[str, Any]) -> int:
-    """Check as its own root, on the same store, each of `facts` (key -> stored value, of
-    the check's play) that the root's complete check did not verify, and add to its report
-    those re-derived with their stored value. Which facts a root's check walks through
-    depends on its path (the same table loaded from its snapshot or re-derived gives the
-    same outcomes but other nodes), so a proof's fact the path skipped is re-derived on its
-    own rather than refused. None checked when more than LEFTOVER_CHECKS are left; the
-    number checked."""
+    """Check on the same store each of `facts` (key -> stored value, of the check's play)
+    that the root's complete check did not verify, as its own root, trusting what that check
+    verified, and add to its report those re-derived with their stored value. Which facts a
+    root's check walks through depends on its path (the same table loaded from its snapshot
+    or re-derived gives the same outcomes through other nodes), so a proof's fact the path
+    skipped is re-derived on its own rather than refused. None checked when more than
+    LEFTOVER_CHECKS are left; the number checked."""
     verified = check.report.verified
     left = {key: value for key, value in facts.items() if key not in verified}
     if not check.ok or not left or len(left) > LEFTOVER_CHECKS:
         return 0
-    if check.play == "misere":
-        from sproutsdb.solver.misere.check import MisereChecker, NodeKeyEngine
-        from sproutsdb.solver.misere.solver import MisereSolver
-        from sproutsdb.solver.ports.proofstore import MemoryProofStore
-
-        engine = NodeKeyEngine(MisereSolver(get_game().engine(), MemoryProofStore(), check.rcts))
-        for key, value in left.items():
-            try:
-                report = MisereChecker(engine, store).check(key)
-            except NotationError:
-                continue
-            if value == "L" and report.ok and report.outcome == "L":
-                verified.update(report.verified)
-                verified[key] = 0
+    if check.play != "misere":
+        game = get_game(store.identity.game).engine()
+        try:
+            report = Checker(game, store, derive_lives=DEFAULT_DERIVE_LIVES).check_facts(left)
+        except NotationError:
+            return len(left)
+        verified.update(
+            (key, value) for key, value in left.items() if report.verified.get(key) == value
+        )
         return len(left)
-    game = get_game(store.identity.game).engine()
+    from sproutsdb.solver.misere.check import MisereChecker, NodeKeyEngine
+    from sproutsdb.solver.misere.solver import MisereSolver
+    from sproutsdb.solver.ports.proofstore import MemoryProofStore
+
+    engine = NodeKeyEngine(MisereSolver(get_game().engine(), MemoryProofStore(), check.rcts))
+
+    def settled(key: str) -> Verdict | None:  # what this store's checks verified already
+        return Verdict.OK if key in verified else None
+
     for key, value in left.items():
         try:
-            report, _ = check_with_cycles(game, store, key, derive_lives=DEFAULT_DERIVE_LIVES)
+            report = MisereChecker(engine, store, settled=settled).check(key)
         except NotationError:
             continue
-        if report.ok and report.nimber == value:
+        if value == "L" and report.ok and report.outcome == "L":
             verified.update(report.verified)
-            verified[key] = value
+            verified[key] = 0
     return len(left)
 
 
