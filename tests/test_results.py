@@ -105,6 +105,8 @@ def test_results_json_has_one_row_per_statement_beside_the_literature() -> None:
     assert here["statement"] == {"nimber": 0} and here["file"] == "data/results/normal-0x12.spdbx"
     assert here["literature"]["outcome"] == "L" and here["agrees"] is True
     assert here["literature"]["glop_2010_size"] == 475
+    (entry,) = [e for e in read_manifest(shipped_library()) if e.key == ("normal", "0*12")]
+    assert here["solve_cpu_seconds"] == entry.solve_cpu_seconds is not None  # what it took
     for n in [*range(21, 45), 46, 47, 53]:  # the literature's normal outcomes
         assert rows[("normal", f"0*{n}")]["literature"]["outcome"] == "LLLWWW"[n % 6]
     assert rows[("normal", "0*53")]["literature"]["sources"] == ["DMNSS2023"]

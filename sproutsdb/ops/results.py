@@ -623,6 +623,7 @@ class ResultRow:
     facts: int | None = None
     literature: dict[str, Any] = field(default_factory=dict)
     game: str = DEFAULT_GAME
+    solve_cpu_seconds: float | None = None  # what the solve behind the certificate took
 
     @property
     def mark(self) -> str:
@@ -660,6 +661,7 @@ class ResultRow:
             "facts": self.facts,
             "literature": self.literature,
             "agrees": self.agrees,
+            "solve_cpu_seconds": self.solve_cpu_seconds,
         }
         if self.checked_how is not None:
             data["checked_how"] = self.checked_how
@@ -693,6 +695,7 @@ def result_rows(
             file=_shown_path(path, shipped),
             facts=entry.facts,
             game=game,
+            solve_cpu_seconds=entry.solve_cpu_seconds,
         )
         result = done.get(entry.ident)
         if result is not None:

@@ -161,7 +161,7 @@ def _print_table(rows: list[ResultRow]) -> None:
         print(PLAY_TITLES[play])
         print(
             f"  {'position':8} {'proved here':12} {'facts':>6}  {'mark':29} {'literature':12} "
-            f"{'proof sizes':18} sources"
+            f"{'proof sizes':18} {'solve CPU':>9}  sources"
         )
         for row in shown:
             print("  " + _line(row))
@@ -179,7 +179,10 @@ def _print_game_table(game: str, rows: list[ResultRow]) -> None:
     if not rows:
         return
     print(GAME_TITLES.get(game, f"{game}, normal play"))
-    print(f"  {'board':8} {'proved here':12} {'facts':>6}  {'mark':29} {'literature':14} sources")
+    print(
+        f"  {'board':8} {'proved here':12} {'facts':>6}  {'mark':29} {'literature':14} "
+        f"{'solve CPU':>9}  sources"
+    )
     for row in rows:
         lit = row.literature
         said = lit.get("outcome", "")
@@ -193,7 +196,7 @@ def _print_game_table(game: str, rows: list[ResultRow]) -> None:
         facts = "-" if row.facts is None else f"{row.facts:,}"
         print(
             f"  {row.position:8} {proved:12} {facts:>6}  {row.mark:29} {said or '-':14} "
-            f"{', '.join(lit.get('sources', [])) or '-'}"
+            f"{_cpu(row.solve_cpu_seconds):>9}  {', '.join(lit.get('sources', [])) or '-'}"
         )
     print()
 
@@ -209,8 +212,14 @@ def _line(row: ResultRow) -> str:
     facts = "-" if row.facts is None else f"{row.facts:,}"
     return (
         f"{row.position:8} {proved:12} {facts:>6}  {row.mark:29} {said or '-':12} "
-        f"{_sizes(lit) or '-':18} {', '.join(lit.get('sources', [])) or '-'}"
+        f"{_sizes(lit) or '-':18} {_cpu(row.solve_cpu_seconds):>9}  "
+        f"{', '.join(lit.get('sources', [])) or '-'}"
     )
+
+
+def _cpu(seconds: float | None) -> str:
+    """The CPU seconds of a certificate's solve, as its manifest entry gives them."""
+    return "-" if seconds is None else f"{seconds:,.0f} s" if seconds >= 1 else "<1 s"
 
 
 def _statement(statement: dict[str, Any]) -> str:
@@ -243,7 +252,9 @@ def _print_summary(rows: list[ResultRow], checks: list[CertificateCheck], second
         )
     print(
         "proof sizes: normal, losing couples of GLOP's proof of 2010 (the smallest known); misère, positions "
-        "beyond the game tree of 0*6. Sources: `sproutsdb results --json` (sources)."
+        "beyond the game tree of 0*6. solve CPU: user + system of the solve that built the "
+        "certificate (a seeded solve starts from the proofs of the smaller 0*k); - when it was "
+        "not timed. Sources: `sproutsdb results --json` (sources)."
     )
 
 
