@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from build_results import read_time_file
 
-from sproutsdb.formats.exchange import read_stream
+from sproutsdb.formats.exchange import verify
 
 
 def record_path(checkpoint: Path) -> Path:
@@ -37,13 +37,8 @@ def record_path(checkpoint: Path) -> Path:
 
 
 def checkpoint_facts(checkpoint: Path) -> dict[str, int]:
-    """The checkpoint's facts by kind (as written in its chunks)."""
-    counts: dict[str, int] = {}
-    for frame, data in read_stream(checkpoint):
-        if frame == "C":
-            kind, facts = data
-            counts[kind.value] = counts.get(kind.value, 0) + len(facts)
-    return counts
+    """The checkpoint's facts by kind, as its checked trailer counts them."""
+    return {kind: n for kind, n in verify(checkpoint).counts.items() if n}
 
 
 def run_entry(solved: dict[str, Any], time_file: Path | None, command: str) -> dict[str, Any]:
