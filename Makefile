@@ -35,10 +35,13 @@ run: $(RUN_STAMP)
 
 # Whole test suite (slow exhaustive runs are marked `slow` and left to bench/), on two
 # workers (pytest-xdist; a file's tests stay on one worker, so its fixtures are made once).
+# Files are handed out in the order tests/conftest.py gives them (the longest first), not
+# xdist's default of the most tests first, which left the long few-test files for the end.
 # TEST_WORKERS=0 runs it in this one process. The ten slowest tests are listed at the end.
 TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" -n $(TEST_WORKERS) --dist loadfile --durations=10
+	$(BIN)/python -m pytest -q -m "not slow" -n $(TEST_WORKERS) --dist loadfile \
+		--no-loadscope-reorder --durations=10
 
 # Each test file alone, in its own process (slow; on demand): no test needs another file.
 test-each: $(STAMP)

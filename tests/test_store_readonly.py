@@ -89,7 +89,7 @@ def place() -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def ro_store(place: Path) -> Path:
+def ro_store(place: Path, shipped_table_marks: Path) -> Path:
     """0*7 solved (not checked: its facts are claims), copied, the copy made read-only."""
     source = place / "source"
     done = run_cli("solve", "0*7", "--quiet", "--store", str(source), timeout=300)
@@ -100,15 +100,15 @@ def ro_store(place: Path) -> Path:
     outbox = place / "out"  # where the reader may write its export
     outbox.mkdir()
     outbox.chmod(0o777)
-    cache = place / "cache"  # the reader's own cache of re-derived RCT tables, given the
-    # session's marks (tests/conftest.py), so a table already re-derived is not again
-    session = os.environ.get("SPROUTSDB_CACHE")
-    if session and Path(session).is_dir():
-        shutil.copytree(session, cache)
-    else:
-        cache.mkdir()
+    # The reader's own cache of re-derived RCT tables, given the session's mark of the
+    # shipped table (tests/conftest.py) so the table is not re-derived again: the reader owns
+    # it, and nobody else may write it, or its marks would be refused as another user's.
+    cache = place / "cache"
+    shutil.copytree(shipped_table_marks, cache)
+    assert NOBODY_UID is not None
     for path in [cache, *cache.rglob("*")]:
-        path.chmod(0o777 if path.is_dir() else 0o666)
+        os.chown(path, NOBODY_UID, -1)
+        path.chmod(0o755 if path.is_dir() else 0o644)
     return copy
 
 
