@@ -44,3 +44,11 @@ def test_the_library_snippet_runs_on_a_real_store(tmp_path: Path) -> None:
     with contextlib.redirect_stdout(printed):
         exec(compile(code, "README", "exec"), {})
     assert printed.getvalue() == "True 1\n"
+
+
+def test_the_readme_stays_a_front_door() -> None:
+    """Issue 74: a page a researcher reads in five minutes (the CLI tour lives in
+    docs/cli.md, measurements in bench/), with no dated narrative."""
+    text = README.read_text()
+    assert len(text.splitlines()) <= 150
+    assert not re.search(r"\b20[0-9]{2}-[01][0-9]-[0-3][0-9]\b", text), "a date in the README"
