@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "levers.json"
+GRACE = 120.0  # seconds a stopped run has to flush and report before it is killed
 
 LEVERS: dict[str, dict[str, Any]] = {
     "as-built": {},
@@ -58,34 +60,46 @@ class Run:
     cpu_s: float
     rss_mb: float
     wall_s: float
+    settled: int | None = None  # a stopped run: the root's options shown winning or losing
+    options: int | None = None  # ... of this many
 
 
 def one(n: int, lever: str, seed: bool, store: str) -> dict[str, Any]:
     """Solve 0*n in this process (the child side of `measure`)."""
-    from sproutsdb.ops.solve import SolveSettings
+    from sproutsdb.ops.solve import SolveInterrupted, SolveSettings
     from sproutsdb.ops.solve_job import solve_job
     from sproutsdb.ops.stores import StoreLocation
     from sproutsdb.solver.normal.dfpn import Levers
 
     settings = SolveSettings(outcome_only=True, seed_results=seed, levers=Levers(**LEVERS[lever]))
-    report = solve_job(f"0*{n}", StoreLocation(path=store), settings, notice=lambda _: None)
+    try:
+        report = solve_job(f"0*{n}", StoreLocation(path=store), settings, notice=lambda _: None)
+    except SolveInterrupted as stop:  # --seconds: how far it got, to compare levers by
+        options = stop.root_options or []
+        settled = sum(1 for _, outcome in options if outcome is not None)
+        return {"outcome": None, "visits": stop.nodes, "settled": settled, "options": len(options)}
     return {"outcome": report.outcome, "visits": report.stats.nodes}
 
 
 def measure(n: int, lever: str, seed: bool, seconds: float) -> Run:
-    """One run of 0*n in a fresh interpreter on a fresh store."""
+    """One run of 0*n in a fresh interpreter on a fresh store; past `seconds` it is stopped
+    as Ctrl-C stops a solve (killed if that has not ended it within GRACE seconds), and
+    says its visits and how many of the root's options it settled."""
     with tempfile.TemporaryDirectory(prefix="levers-") as folder:
         command = [sys.executable, __file__, "--one", str(n), lever, str(Path(folder) / "s")]
         command += ["--seed"] if seed else []
         start = time.perf_counter()
         with tempfile.TemporaryFile("w+") as out:
             child = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, cwd=ROOT)
-            stop = threading.Timer(seconds, child.kill)  # a run past --seconds: "stopped"
+            stop = threading.Timer(seconds, child.send_signal, (signal.SIGINT,))
+            kill = threading.Timer(seconds + GRACE, child.kill)
             stop.start()
+            kill.start()
             try:
                 _, _, usage = os.wait4(child.pid, 0)  # reaps it: its CPU and peak RSS
             finally:
                 stop.cancel()
+                kill.cancel()
             child.returncode = 0  # reaped by wait4 above: Popen must not wait for it again
             out.seek(0)
             text = out.read().strip()
@@ -100,6 +114,8 @@ def measure(n: int, lever: str, seed: bool, seconds: float) -> Run:
         round(usage.ru_utime + usage.ru_stime, 2),
         round(usage.ru_maxrss / 1024, 1),
         round(wall, 2),
+        result.get("settled"),
+        result.get("options"),
     )
 
 
@@ -107,7 +123,7 @@ def table(runs: list[Run]) -> list[str]:
     """Rows with each lever's visits and CPU as a ratio of the as-built run of its n."""
     lines = [
         f"{'root':>7} {'lever off':12} {'outcome':>7} {'visits':>11} {'x':>6} "
-        f"{'CPU s':>8} {'x':>6} {'RSS MB':>7}"
+        f"{'CPU s':>8} {'x':>6} {'RSS MB':>7} {'settled':>8}"
     ]
     base = {(r.n, r.seeded): r for r in runs if r.lever == "as-built"}
     for r in runs:
@@ -115,10 +131,11 @@ def table(runs: list[Run]) -> list[str]:
         vx = f"{r.visits / b.visits:.2f}" if b and b.visits and r.visits else "-"
         cx = f"{r.cpu_s / b.cpu_s:.2f}" if b and b.cpu_s else "-"
         root = f"0*{r.n}" + ("s" if r.seeded else "")
-        visits = f"{r.visits:,}" if r.visits is not None else "stopped"
+        visits = f"{r.visits:,}" if r.visits is not None else "killed"
+        settled = f"{r.settled}/{r.options}" if r.options else ""
         lines.append(
-            f"{root:>7} {r.lever:12} {r.outcome or '-':>7} {visits:>11} {vx:>6} "
-            f"{r.cpu_s:8.2f} {cx:>6} {r.rss_mb:7.1f}"
+            f"{root:>7} {r.lever:12} {r.outcome or 'stopped':>7} {visits:>11} {vx:>6} "
+            f"{r.cpu_s:8.2f} {cx:>6} {r.rss_mb:7.1f} {settled:>8}"
         )
     return lines
 

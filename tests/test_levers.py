@@ -3,7 +3,11 @@ answer: each lever off still finds the published nimbers, and does change the se
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +42,22 @@ def test_a_lever_off_keeps_the_nimbers_and_changes_the_search(name: str) -> None
 def test_a_negative_epsilon_is_refused() -> None:
     with pytest.raises(ValueError, match="epsilon"):
         NormalSolver(SproutsGame(), MemoryProofStore(), levers=Levers(epsilon=-1.0))
+
+
+def test_the_bench_stops_a_long_run_as_ctrl_c_does_and_says_how_far_it_got(
+    tmp_path: Path,
+) -> None:
+    """bench/levers.py --seconds: a run past its budget (0*14 takes far longer than 2 s)
+    is interrupted like a solve, and reports its visits and the root's options it settled,
+    the measure of a lever at roots that do not end in a bench's time (0*33)."""
+    out = tmp_path / "levers.json"
+    bench = Path(__file__).resolve().parent.parent / "bench" / "levers.py"
+    command = [sys.executable, str(bench), "--n", "14", "--lever", "as-built"]
+    done = subprocess.run(
+        [*command, "--seconds", "2", "--out", str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["outcome"] is None and run["visits"] > 0
+    assert run["options"] == 8 and 0 <= run["settled"] < 8
+    assert "stopped" in done.stdout and f"{run['settled']}/8" in done.stdout
