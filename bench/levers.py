@@ -70,14 +70,14 @@ def one(n: int, lever: str, seed: bool, store: str) -> dict[str, Any]:
     from sproutsdb.ops.solve_job import solve_job
     from sproutsdb.ops.stores import StoreLocation
     from sproutsdb.solver.normal.dfpn import Levers
+    from sproutsdb.solver.search.progress import settled_counts
 
     settings = SolveSettings(outcome_only=True, seed_results=seed, levers=Levers(**LEVERS[lever]))
     try:
         report = solve_job(f"0*{n}", StoreLocation(path=store), settings, notice=lambda _: None)
     except SolveInterrupted as stop:  # --seconds: how far it got, to compare levers by
-        options = stop.root_options or []
-        settled = sum(1 for _, outcome in options if outcome is not None)
-        return {"outcome": None, "visits": stop.nodes, "settled": settled, "options": len(options)}
+        won, lost, options = settled_counts(stop.root_options or [])
+        return {"outcome": None, "visits": stop.nodes, "settled": won + lost, "options": options}
     return {"outcome": report.outcome, "visits": report.stats.nodes}
 
 
@@ -172,7 +172,9 @@ def main() -> int:
         "--lever", nargs="+", choices=list(LEVERS), default=list(LEVERS), help="levers to run"
     )
     parser.add_argument("--seed", action="store_true", help="seed the library's smaller proofs")
-    parser.add_argument("--seconds", type=float, default=3600.0, help="stop a run after this")
+    parser.add_argument(
+        "--seconds", type=float, default=3600.0, help="stop a run after this, as Ctrl-C would"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--json", action="store_true", help="print the saved JSON")
     parser.add_argument("--one", nargs=3, metavar=("N", "LEVER", "STORE"), help=argparse.SUPPRESS)
