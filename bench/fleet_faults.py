@@ -47,6 +47,7 @@ HELPERS = 2  # Ray helpers beside the driver's main search
 FAULT_AFTER_FACTS = 200  # facts acknowledged before the fault is made
 DOWN_SECONDS = 3.0  # how long the server stays down
 CLUSTER_STARTS = 3  # tries at starting the two-node cluster
+POLL_SECONDS = 0.03  # the watcher's look at the hub: a helper may hold a couple briefly
 
 
 def _env() -> dict[str, str]:
@@ -197,7 +198,7 @@ class Watcher:
 
     def _run(self) -> None:
         try:
-            while not self._stop.wait(0.1):
+            while not self._stop.wait(POLL_SECONDS):
                 self.poll()
                 if self.made is None:
                     helpers = self.ray.get(self.hub.helpers.remote())
