@@ -6,6 +6,7 @@ commands that need one table at once run one check."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from sproutsdb.formats.rcttable import (
 )
 from sproutsdb.solver.misere.rctsearch import check_positions, game_tree_rcts
 from sproutsdb.solver.sprouts.game import SproutsGame
-from sproutsdb.table_check_workers import check_on_helpers, helpers_for
+from sproutsdb.table_check_workers import balanced_shares, check_on_helpers, helpers_for
 from sproutsdb.trusted_tables import rederive_positions
 
 GAME = SproutsGame()
@@ -63,6 +64,22 @@ def test_helpers_find_what_one_process_finds(s4_files: tuple[Path, Path], helper
     assert any(p.startswith("0*2: stored") for p in alone)
     problems, _ = check_on_helpers(forged, _digest(forged), table, helpers)
     assert problems == alone
+
+
+@pytest.mark.parametrize("helpers", [1, 2, 3, 5])
+def test_shares_cover_every_position_once_in_order_and_weigh_alike(helpers: int) -> None:
+    """Consecutive runs of the keys, one per helper, together every key once; keys of one
+    size are cut by count, and a run of long keys gets fewer of them."""
+    keys = [f"{i:04d}" for i in range(100)]
+    shares = balanced_shares(keys, helpers)
+    assert len(shares) == helpers and shares[0][0] == 0 and shares[-1][1] == len(keys)
+    assert all(stop == start for (_, stop), (start, _) in itertools.pairwise(shares))
+    sizes = [stop - start for start, stop in shares]
+    assert max(sizes) - min(sizes) <= 1
+    long_tail = ["ab"] * 60 + ["abcdefgh"] * 15  # 60 * 4 = 240 against 15 * 64 = 960
+    (_, cut), _ = balanced_shares(long_tail, 2)
+    assert 60 < cut < 75
+    assert balanced_shares([], 2) == [(0, 0), (0, 0)]
 
 
 def test_a_table_that_changed_under_the_check_is_refused(s4_files: tuple[Path, Path]) -> None:
