@@ -49,8 +49,8 @@ def helpers_for(positions: int) -> int:
 def balanced_shares(keys: list[str], helpers: int) -> list[tuple[int, int]]:
     """`helpers` runs of consecutive positions, cut so that each holds about the same work:
     a position's work is listing its children, which grows with its size, so its key's
-    length squared stands for it. (Cut by count, the second half of the S6 table took a
-    quarter more CPU than the first.)"""
+    length squared stands for it. (Cut by count, the S6 table's second half, of larger
+    lands, left the first helper idle while the second finished.)"""
     weights = [len(key) ** 2 for key in keys]
     total = sum(weights)
     cuts, reached, index = [0], 0, 0
