@@ -60,7 +60,8 @@ def run_entry(solved: dict[str, Any], time_file: Path | None, command: str) -> d
 
 
 def summary(record: dict[str, Any]) -> list[str]:
-    """What --show prints: totals over the runs and the root's options after the last."""
+    """What --show prints: totals over the runs and the root's options after the last (none
+    when the last run decided the root without listing them)."""
     runs = record["runs"]
     visits = sum(r["visits"] or 0 for r in runs)
     cpu = sum(r["cpu_seconds"] or 0 for r in runs)
@@ -71,8 +72,10 @@ def summary(record: dict[str, Any]) -> list[str]:
         + ", ".join(f"{n:,} {kind}" for kind, n in record["facts"].items()),
         f"{len(runs)} run(s): {visits:,} visits, {cpu:,.0f} CPU s"
         + (f", outcome {last['outcome']}" if last["outcome"] else ", undecided"),
-        f"root options settled: {len(settled)} of {len(last['root_options'])}",
     ]
+    if last["outcome"] and not last["root_options"]:
+        return lines  # decided before it listed the root's options: nothing is open
+    lines += [f"root options settled: {len(settled)} of {len(last['root_options'])}"]
     lines += [f"  {outcome}  {position}" for position, outcome in settled]
     lines += [f"  open  {p}" for p, o in last["root_options"] if o is None]
     return lines

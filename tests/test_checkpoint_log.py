@@ -69,3 +69,14 @@ def test_a_bad_solve_json_is_one_line_and_exit_2(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as stopped:
         checkpoint_log.main([str(checkpoint), "--solve-json", str(bad)])
     assert stopped.value.code == 2
+
+
+def test_a_run_that_decided_the_root_at_once_leaves_no_open_options_shown() -> None:
+    """A resumed run may answer before it lists the root's options (normal 0*36 after 0*33's
+    proof was seeded): --show then says the outcome, not "0 of 0" settled."""
+    undecided = {"outcome": None, "visits": 10, "cpu_seconds": 1.0, "root_options": [["a", None]]}
+    decided = {"outcome": "L", "visits": 40, "cpu_seconds": 2.0, "root_options": []}
+    record = {"checkpoint": "c.spdbx", "bytes": 1, "facts": {"nimber": 1}, "runs": [undecided, decided]}
+    lines = checkpoint_log.summary(record)
+    assert lines[1] == "2 run(s): 50 visits, 3 CPU s, outcome L"
+    assert not any("settled" in line or "open" in line for line in lines)
