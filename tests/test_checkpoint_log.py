@@ -76,7 +76,12 @@ def test_a_run_that_decided_the_root_at_once_leaves_no_open_options_shown() -> N
     proof was seeded): --show then says the outcome, not "0 of 0" settled."""
     undecided = {"outcome": None, "visits": 10, "cpu_seconds": 1.0, "root_options": [["a", None]]}
     decided = {"outcome": "L", "visits": 40, "cpu_seconds": 2.0, "root_options": []}
-    record = {"checkpoint": "c.spdbx", "bytes": 1, "facts": {"nimber": 1}, "runs": [undecided, decided]}
+    record = {
+        "checkpoint": "c.spdbx",
+        "bytes": 1,
+        "facts": {"nimber": 1},
+        "runs": [undecided, decided],
+    }
     lines = checkpoint_log.summary(record)
     assert lines[1] == "2 run(s): 50 visits, 3 CPU s, outcome L"
     assert not any("settled" in line or "open" in line for line in lines)
