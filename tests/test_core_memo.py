@@ -24,9 +24,13 @@ LANDS = ["0*6", "0*5", "0.AB|AB.1", "0*2.ABC|ABC.0", "0*4.1a1a", "0*3.AB|AB|0.1"
 
 @pytest.fixture(autouse=True)
 def _default_limit() -> Iterator[None]:
-    """Each test starts from an empty memo and leaves the game's limit in force."""
+    """Each test starts from an empty memo that holds no memory, and leaves the game's
+    limit in force. clear_memo keeps the memory for the next round, and an unchanged limit
+    keeps it too: an earlier test's large memo (the game's 2²⁰ for a long search) would
+    otherwise be counted in this test's bytes per entry. Two new limits free it."""
     assert core is not None
-    core.clear_memo()
+    core.set_memo_limit(2)
+    core.set_memo_limit(sprouts_game.CORE_MEMO_KEPT)
     yield
     core.set_memo_limit(sprouts_game.CORE_MEMO_KEPT)
     core.clear_memo()
