@@ -5,6 +5,7 @@ Run on demand (not part of the test suite):
     .venv/bin/python bench/fleet.py --roots 0*18 0*20 --modes one,fleet
     .venv/bin/python bench/fleet.py --roots 0*14 --modes one,tasks,fleet --rounds 2
     .venv/bin/python bench/fleet.py --roots 0*18 --modes one,fleet8,fleet16   # visits
+    .venv/bin/python bench/fleet.py --roots 0*18 0*20 --modes one,fleet --ray-head
 Each mode runs `sproutsdb` in a fresh process on a fresh store (a fleet: against a fresh
 local `serve --no-results` on 127.0.0.1, port 0), the modes of one root alternated in one run
 (same load), their answers asserted equal. Modes: `one` (solve --outcome-only), `jobs2`
@@ -14,8 +15,11 @@ per position, the earlier fleet). Wall and CPU seconds (every process of the run
 sampled from /proc, the server's too), visits (the searches' df-pn visits: the main search's
 for `one`/`jobs2`, every solver's for a fleet), and the ratios to `one`. --profile DIR also
 records each fleet run with `py-spy record --subprocesses` (folded stacks a mode, summed
-by bench/fleet.py --folded FILE: samples by process and by where the time goes). Saves
-bench/results/fleet.json.
+by bench/fleet.py --folded FILE: samples by process and by where the time goes).
+--ray-head runs the fleet modes on one Ray head started for the whole run, as a cluster is
+used (`ray start` once, then `fleet solve --ray auto` each time), rather than a local
+instance each command starts and stops, whose start and stop are in every fleet's wall
+time; the head's daemons and workers count in the run's CPU. Saves bench/results/fleet.json.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ class TreeCpu:
         self.roots = set(roots)
         self.seen: dict[int, float] = {}
         self.names: dict[int, str] = {}
-        self.base = self.base_server = 0.0
+        self.before: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -62,8 +66,9 @@ class TreeCpu:
 
     def start(self) -> TreeCpu:
         self._sample()
-        self.base = sum(self.seen.values())  # a server's start (its RCT seeding) is not the run's
-        self.base_server = self.base
+        # what the roots had spent before the run (a server's RCT seeding, a Ray head's
+        # start) is not the run's
+        self.before = dict(self.seen)
         self._thread.start()
         return self
 
@@ -100,12 +105,12 @@ class TreeCpu:
             self._stop.wait(0.2)
 
     def by_name(self, server: int | None) -> dict[str, float]:
-        """CPU seconds by process name (the server's as "server", its start left out)."""
+        """CPU seconds by process name (the server's as "server"), each less what the
+        process had spent before the run."""
         out: dict[str, float] = {}
         for pid, seconds in self.seen.items():
             name = "server" if pid == server else self.names.get(pid, "?")
-            if pid == server:
-                seconds -= self.base_server
+            seconds -= self.before.get(pid, 0.0)
             out[name] = round(out.get(name, 0.0) + seconds, 2)
         return dict(sorted(out.items(), key=lambda item: -item[1]))
 
@@ -113,7 +118,7 @@ class TreeCpu:
         self._sample()
         self._stop.set()
         self._thread.join()
-        return sum(self.seen.values()) - self.base
+        return sum(self.seen.values()) - sum(self.before.values())
 
 
 class Server:
@@ -151,6 +156,42 @@ class Server:
         self.log.close()
 
 
+class RayHead:
+    """A Ray head started once for the whole bench (`ray start --head --block`), as a
+    cluster keeps one up (docs/cluster.md): the fleet modes join it (`--ray auto`) instead
+    of each command starting and stopping a local instance of its own. Its workers run at
+    the commands' priority, as a local instance's do (ray_session.LOCAL_SYSTEM_CONFIG)."""
+
+    def __init__(self, cpus: int) -> None:
+        from sproutsdb.ops.ray_session import LOCAL_SYSTEM_CONFIG
+
+        self.ray = shutil.which("ray", path=str(Path(sys.executable).parent)) or "ray"
+        self.log = tempfile.NamedTemporaryFile(prefix="fleet-bench-ray-", suffix=".log")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [self.ray, "start", "--head", "--block", f"--num-cpus={cpus}",
+             "--include-dashboard=false", "--disable-usage-stats",
+             f"--system-config={json.dumps(LOCAL_SYSTEM_CONFIG)}"],
+            stdout=self.log, stderr=subprocess.STDOUT, env=_env(), start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while b"Ray runtime started" not in Path(self.log.name).read_bytes():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the Ray head did not start: {self.log.name}")
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        subprocess.run([self.ray, "stop", "--force"], capture_output=True, env=_env())
+        self.log.close()
+
+
 def _fleet_workers(mode: str) -> int:
     if mode == "tasks":
         return 2
@@ -158,8 +199,11 @@ def _fleet_workers(mode: str) -> int:
     return int(digits) if digits else 2
 
 
-def run_mode(root: str, mode: str, work: Path, profile: Path | None) -> dict[str, Any]:
-    """One mode on one root, in fresh processes on a fresh store."""
+def run_mode(
+    root: str, mode: str, work: Path, profile: Path | None, head: RayHead | None = None
+) -> dict[str, Any]:
+    """One mode on one root, in fresh processes on a fresh store (a fleet on `head` when
+    one is up, its daemons' and workers' CPU counted as the run's)."""
     store = work / f"store-{mode}"
     server: Server | None = None
     base = ["--outcome-only", "--json", "--quiet"]
@@ -170,7 +214,7 @@ def run_mode(root: str, mode: str, work: Path, profile: Path | None) -> dict[str
     else:
         server = Server(store)
         command = [*COMMAND, "fleet", "solve", root, "--server", server.address, "--ray",
-                   "--jobs", str(_fleet_workers(mode)), *base]  # fmt: skip
+                   *(["auto"] if head else []), "--jobs", str(_fleet_workers(mode)), *base]  # fmt: skip
         if mode == "tasks":
             command.append("--tasks")
         if mode.endswith("-split"):  # helpers hand out their couples' options as --jobs
@@ -191,7 +235,8 @@ def run_mode(root: str, mode: str, work: Path, profile: Path | None) -> dict[str
              "50", "--nonblocking", "-o", str(out.with_suffix(".server.folded"))],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-    tree = TreeCpu(proc.pid, *([server.proc.pid] if server else [])).start()
+    roots = [proc.pid, *([server.proc.pid] if server else [])]
+    tree = TreeCpu(*roots, *([head.proc.pid] if head and server else [])).start()
     out_text, err_text = proc.communicate()
     wall = time.perf_counter() - started
     cpu = tree.stop()
@@ -273,22 +318,10 @@ def folded_summary(path: Path, top: int = 12) -> None:
             print(f"           {100 * count / total:5.1f}% self  {leaf[:110]}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--roots", nargs="+", default=["0*14", "0*16"])
-    parser.add_argument("--modes", default="one,jobs2,fleet")
-    parser.add_argument("--rounds", type=int, default=1, help="alternations of the modes")
-    parser.add_argument("--profile", type=Path, default=None, help="py-spy the fleet modes")
-    parser.add_argument("--save", type=Path, default=RESULTS)
-    parser.add_argument("--note", default="", help="what this run measures (kept with it)")
-    parser.add_argument("--folded", type=Path, nargs="*", help="summarise profiles; no run")
-    args = parser.parse_args()
-    if args.folded:
-        for path in args.folded:
-            print(f"== {path}")
-            folded_summary(path)
-        return
-    modes = args.modes.split(",")
+def _run_roots(
+    args: argparse.Namespace, modes: list[str], head: RayHead | None
+) -> list[dict[str, Any]]:
+    """Every root's modes, alternated over the rounds, with their ratios to `one`."""
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="fleet-bench-") as tmp:
         for root in args.roots:
@@ -296,7 +329,7 @@ def main() -> None:
             for round_ in range(args.rounds):
                 order = modes if round_ % 2 == 0 else list(reversed(modes))
                 for mode in order:
-                    row = run_mode(root, mode, Path(tmp), args.profile)
+                    row = run_mode(root, mode, Path(tmp), args.profile, head)
                     row["round"] = round_
                     mine.append(row)
                     print(json.dumps(row), flush=True)
@@ -313,6 +346,38 @@ def main() -> None:
                 if visits1 and row.get("visits"):
                     row["visits_vs_one"] = round(row["visits"] / visits1, 3)
             rows.extend(mine)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--roots", nargs="+", default=["0*14", "0*16"])
+    parser.add_argument("--modes", default="one,jobs2,fleet")
+    parser.add_argument("--rounds", type=int, default=1, help="alternations of the modes")
+    parser.add_argument("--profile", type=Path, default=None, help="py-spy the fleet modes")
+    parser.add_argument("--save", type=Path, default=RESULTS)
+    parser.add_argument("--note", default="", help="what this run measures (kept with it)")
+    parser.add_argument("--folded", type=Path, nargs="*", help="summarise profiles; no run")
+    parser.add_argument(
+        "--ray-head",
+        action="store_true",
+        help="start one Ray head for the whole run and join it from every fleet mode "
+        "(--ray auto), as a cluster is run, instead of a local instance per command",
+    )
+    args = parser.parse_args()
+    if args.folded:
+        for path in args.folded:
+            print(f"== {path}")
+            folded_summary(path)
+        return
+    modes = args.modes.split(",")
+    fleets = [_fleet_workers(mode) for mode in modes if mode not in ("one", "jobs2")]
+    head = RayHead(max(fleets)) if args.ray_head and fleets else None
+    try:
+        rows = _run_roots(args, modes, head)
+    finally:
+        if head is not None:
+            head.stop()
     print(f"\n{'root':6} {'mode':8} {'out':3} {'wall s':>8} {'cpu s':>8} {'visits':>9} "
           f"{'speed':>6} {'cpu x':>6} {'visits x':>8}")  # fmt: skip
     for r in rows:
@@ -323,6 +388,7 @@ def main() -> None:
         "note": args.note,
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
         "load": os.getloadavg(),
+        "ray": "a head started once for the run" if head else "a local instance per command",
         "rows": rows,
     }
     _keep_run(args.save, run)
