@@ -147,13 +147,19 @@ class Server:
             return dict(client.stats())
 
     def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        _terminate(self.proc, 30)
         self.log.close()
+
+
+def _terminate(proc: subprocess.Popen[Any], grace: float) -> None:
+    """SIGTERM, then SIGKILL after `grace` seconds."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 class RayHead:
@@ -181,13 +187,7 @@ class RayHead:
             time.sleep(0.5)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        _terminate(self.proc, 60)
         subprocess.run([self.ray, "stop", "--force"], capture_output=True, env=_env())
         self.log.close()
 
