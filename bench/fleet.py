@@ -187,8 +187,9 @@ class RayHead:
             time.sleep(0.5)
 
     def stop(self) -> None:
+        """`ray start --block` stops the daemons it started when it is terminated (never
+        `ray stop`, which would stop every Ray instance of the machine)."""
         _terminate(self.proc, 60)
-        subprocess.run([self.ray, "stop", "--force"], capture_output=True, env=_env())
         self.log.close()
 
 
