@@ -68,8 +68,8 @@ BACKGROUND_NICENESS = 10
 # ... and while solvers keep sending claims (one within WRITERS_ACTIVE_SECONDS, and
 # YIELD_BACKLOG or more waiting) and no core of the machine is spare, it waits before each
 # step, YIELD_SECONDS at most: on a machine the server shares with a fleet's solvers,
-# re-deriving as they wrote took 14 of a 2-core 0*20 fleet's 88 CPU s, niceness
-# notwithstanding (bench/results/fleet.json). The claims wait in the store meanwhile and
+# re-deriving as they wrote took a sixth of the fleet's CPU, niceness notwithstanding
+# (bench/fleet.py --ray-head, bench/results/fleet.json). The claims wait in the store and
 # are verified once a core is free or the writers pause; a few claims (one solve's) and a
 # server with a spare core are verified at once, as before.
 WRITERS_ACTIVE_SECONDS = 2.0
