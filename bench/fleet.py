@@ -166,7 +166,8 @@ class RayHead:
     """A Ray head started once for the whole bench (`ray start --head --block`), as a
     cluster keeps one up (docs/cluster.md): the fleet modes join it (`--ray auto`) instead
     of each command starting and stopping a local instance of its own. Its workers run at
-    the commands' priority, as a local instance's do (ray_session.LOCAL_SYSTEM_CONFIG)."""
+    the commands' priority, as a local instance's do (ray_session.LOCAL_SYSTEM_CONFIG).
+    `--ray auto` joins the machine's running cluster, so no other may be up meanwhile."""
 
     def __init__(self, cpus: int) -> None:
         from sproutsdb.ops.ray_session import LOCAL_SYSTEM_CONFIG

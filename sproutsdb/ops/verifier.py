@@ -238,6 +238,7 @@ class Verifier:
             "contenders": len(self._contenders) + len(self._ocontenders),
             "misere_checks": self.claims.checks,
             "set_aside": c.set_aside,
+            "yielded_seconds": round(self.yielded_seconds, 3),
         }
 
     # --- input from the service -------------------------------------------------------------
