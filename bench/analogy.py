@@ -227,15 +227,19 @@ class Guide:
         return outcome
 
     def refute(self, steps: list[dict[str, Any]], depth: int) -> None:
-        """Answer each step's option by one of its candidates: first every candidate by a
-        short solve (a cheap reply is often not the first), then each in depth."""
+        """Answer each step's option by one of its candidates: first every candidate of
+        every option by a short solve (a cheap reply is often not the first, and one hard
+        option must not hold up the others), then each option's candidates in depth."""
+        hard = []
         for step in steps:
             if self.known(step["option"]) is not None:  # answered meanwhile
                 continue
-            candidates = step["candidates"]
-            if any(self.quick(c, its_like, depth) == "L" for c, its_like in candidates):
+            if not any(self.quick(c, like, depth) == "L" for c, like in step["candidates"]):
+                hard.append(step)
+        for step in hard:
+            if self.known(step["option"]) is not None:
                 continue
-            for candidate, its_like in candidates:
+            for candidate, its_like in step["candidates"]:
                 if self.settle(candidate, its_like, depth) == "L":
                     break
 

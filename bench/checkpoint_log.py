@@ -8,6 +8,10 @@ and what it cost without anyone re-reading old logs (issue 75).
         --solve-json run.json --time run.time --command "sproutsdb solve 0*45 ..."
     .venv/bin/python bench/checkpoint_log.py bench/checkpoints/normal-0x45.spdbx --show
 
+A run guided by bench/analogy.py is recorded from its log (--guide-log, one JSON line a
+solve): its visits summed, its CPU from --time (the bench's own, which holds its solves'),
+else its solves' summed; the root's options stay as the last run left them.
+
 The record is CHECKPOINT with `.runs.json` for `.spdbx`: the checkpoint's size and fact
 count as it is now, and the runs, oldest first, each with its visits, search seconds, CPU
 (user + system), peak RSS, new facts and the root's options as that run left them. --show
@@ -59,6 +63,30 @@ def run_entry(solved: dict[str, Any], time_file: Path | None, command: str) -> d
     }
 
 
+def guide_entry(
+    log: Path, time_file: Path | None, command: str, runs: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """One guided run's entry from bench/analogy.py's log of its solves."""
+    solves = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    cpu, rss = read_time_file(time_file) if time_file is not None else (None, None)
+    if cpu is None:
+        cpu = round(sum(s.get("cpu_s") or 0 for s in solves), 2)
+    return {
+        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "command": command,
+        "outcome": None,
+        "interrupted": True,
+        "visits": sum(s.get("visits") or 0 for s in solves),
+        "search_seconds": round(sum(s.get("wall_s") or 0 for s in solves), 1),
+        "cpu_seconds": cpu,
+        "max_rss_kb": rss,
+        "new_facts": None,
+        "root_options": runs[-1]["root_options"] if runs else [],
+        "guided_solves": len(solves),
+        "guided_losses": sum(1 for s in solves if s.get("outcome") == "L"),
+    }
+
+
 def summary(record: dict[str, Any]) -> list[str]:
     """What --show prints: totals over the runs and the root's options after the last (none
     when the last run decided the root without listing them)."""
@@ -87,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--solve-json", type=Path, help="what `solve --json` printed")
     parser.add_argument("--time", type=Path, help="the run's `/usr/bin/time -v -o` file")
     parser.add_argument("--command", default="", help="the solve command, as run")
+    parser.add_argument("--guide-log", type=Path, help="bench/analogy.py's log of a guided run")
     parser.add_argument("--show", action="store_true", help="print the totals (no new run)")
     args = parser.parse_args(argv)
     path = record_path(args.checkpoint)
@@ -99,12 +128,18 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as error:
             parser.error(f"{args.solve_json}: not a solve's JSON ({error})")
         record["runs"].append(run_entry(solved, args.time, args.command))
+    elif args.guide_log is not None:
+        try:
+            entry = guide_entry(args.guide_log, args.time, args.command, record["runs"])
+        except (OSError, ValueError) as error:
+            parser.error(f"{args.guide_log}: not bench/analogy.py's log ({error})")
+        record["runs"].append(entry)
     elif not args.show:
-        parser.error("give --solve-json (a run to record) or --show")
+        parser.error("give --solve-json or --guide-log (a run to record) or --show")
     record["checkpoint"] = args.checkpoint.name
     record["bytes"] = args.checkpoint.stat().st_size
     record["facts"] = checkpoint_facts(args.checkpoint)
-    if args.solve_json is not None:
+    if args.solve_json is not None or args.guide_log is not None:
         path.write_text(json.dumps(record, indent=1) + "\n")
     print("\n".join(summary(record)))
     return 0

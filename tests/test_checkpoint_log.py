@@ -85,3 +85,35 @@ def test_a_run_that_decided_the_root_at_once_leaves_no_open_options_shown() -> N
     lines = checkpoint_log.summary(record)
     assert lines[1] == "2 run(s): 50 visits, 3 CPU s, outcome L"
     assert not any("settled" in line or "open" in line for line in lines)
+
+
+def test_a_guided_run_is_summed_from_its_log_and_keeps_the_roots_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (entry,) = [e for e in read_manifest(shipped_library()) if e.key == ("normal", "0*7")]
+    checkpoint = tmp_path / "normal-0x7.spdbx"
+    shutil.copy(shipped_library() / entry.file, checkpoint)
+    before = {"outcome": None, "visits": 10, "cpu_seconds": 1.0, "root_options": [["a", None]]}
+    checkpoint_log.record_path(checkpoint).write_text(json.dumps({"runs": [before]}))
+    log = tmp_path / "guide.log"
+    solves = [
+        {"position": "p", "outcome": None, "visits": 100, "cpu_s": 2.5, "wall_s": 3.0},
+        {"position": "q", "outcome": "L", "visits": 50, "cpu_s": 1.0, "wall_s": 1.5},
+    ]
+    log.write_text("".join(json.dumps(s) + "\n" for s in solves))
+    argv = [str(checkpoint), "--guide-log", str(log), "--command", "analogy.py"]
+    assert checkpoint_log.main(argv) == 0
+    guided = json.loads(checkpoint_log.record_path(checkpoint).read_text())["runs"][-1]
+    assert (guided["visits"], guided["cpu_seconds"], guided["guided_losses"]) == (150, 3.5, 1)
+    assert guided["root_options"] == [["a", None]] and guided["outcome"] is None
+    timed = tmp_path / "guide.time"
+    timed.write_text(TIME_FILE)  # the bench's own time file: its solves' CPU is in it
+    assert checkpoint_log.main([*argv, "--time", str(timed)]) == 0
+    record = json.loads(checkpoint_log.record_path(checkpoint).read_text())
+    assert record["runs"][-1]["cpu_seconds"] == 1.75
+    assert "3 run(s): 310 visits, 6 CPU s, undecided" in capsys.readouterr().out
+    bad = tmp_path / "bad.log"
+    bad.write_text("{not json\n")
+    with pytest.raises(SystemExit) as stopped:
+        checkpoint_log.main([str(checkpoint), "--guide-log", str(bad)])
+    assert stopped.value.code == 2
