@@ -13,7 +13,7 @@ library (or in --proof files):
 - LIKE a loss: every option of TARGET not yet answered in the store (no child whose stored
   nimbers nim-sum to 0) is matched with the options of LIKE of the same shape (each run of
   empty spots `0*k` counted mod --mod); the replies the proof gives those options, grown by
-  --shift spots, are the candidates.
+  the spots TARGET has more than LIKE, are the candidates.
 - LIKE a win: TARGET's options shaped like LIKE's losing options are the candidates.
 
 Candidates are solved in the run's store (`sproutsdb solve CAND --outcome-only --jobs 1`,
@@ -49,7 +49,6 @@ from sproutsdb.ops.results import shipped_library
 from sproutsdb.ops.stores import open_local_store
 from sproutsdb.solver.ports.proofstore import FactKind
 
-ROOT = Path(__file__).resolve().parents[1]
 SPROUTSDB = str(Path(sys.executable).with_name("sproutsdb"))
 # A run of empty spots: `0` or `0*k`, a whole vertex list of a region's boundary text.
 ZERO_RUN = re.compile(r"(?:(?<=^)|(?<=[.|+]))0(?:\*(\d+))?(?=[.|+]|$)")
