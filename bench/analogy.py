@@ -43,10 +43,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sproutsdb.formats.exchange import read_stream
 from sproutsdb.games import get_game
-from sproutsdb.ops.results import shipped_library
+from sproutsdb.ops.results import certificate_keys, read_manifest, shipped_library
 from sproutsdb.ops.stores import open_local_store
+from sproutsdb.solver.cgt.nimarith import nim_sum
 from sproutsdb.solver.ports.proofstore import FactKind
 
 SPROUTSDB = str(Path(sys.executable).with_name("sproutsdb"))
@@ -68,18 +68,24 @@ def shape(key: str, mod: int) -> str:
 
 
 def library_proofs() -> list[Path]:
-    """Every normal-play Sprouts certificate of the results library."""
-    return sorted(shipped_library().glob("normal-0x*.spdbx"))
+    """Every normal-play Sprouts certificate the results library's manifest lists."""
+    library = shipped_library()
+    return [
+        library / entry.file
+        for entry in read_manifest(library)
+        if entry.game == "sprouts" and entry.play == "normal"
+    ]
 
 
 def read_nimbers(paths: Iterable[Path]) -> dict[str, int]:
-    """The nimber facts of export files (each stream verified as it is read)."""
-    nimbers: dict[str, int] = {}
-    for path in paths:
-        for frame, body in read_stream(path):
-            if frame == "C" and body[0] == FactKind.NIMBER:
-                nimbers.update((key, int(value)) for key, value in body[1])
-    return nimbers
+    """The nimber facts of export files (each stream's checksums verified as it is read)."""
+    return {
+        key: int(value)
+        for path in paths
+        for kind, facts in certificate_keys(path)
+        if kind is FactKind.NIMBER
+        for key, value in facts
+    }
 
 
 Lookup = Callable[[list[str]], Mapping[str, int]]  # lands -> the nimbers known of them
@@ -103,16 +109,12 @@ def in_store(path: str) -> Lookup:
 def nim_sums(children: list[str], lookup: Lookup) -> dict[str, int]:
     """The nim-sum of each child whose lands all have a known nimber."""
     known = lookup(sorted({land for child in children for land in GAME.components(child)}))
-    sums: dict[str, int] = {}
-    for child in children:
-        total = 0
-        for land in GAME.components(child):
-            if land not in known:
-                break
-            total ^= known[land]
-        else:
-            sums[child] = total
-    return sums
+    lands = {child: GAME.components(child) for child in children}
+    return {
+        child: nim_sum(known[land] for land in its)
+        for child, its in lands.items()
+        if all(land in known for land in its)
+    }
 
 
 def answered(option: str, store: Lookup) -> bool:
