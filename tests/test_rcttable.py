@@ -215,3 +215,26 @@ def test_a_wrong_position_loads_but_fails_the_check(s4_file: Path, game: Sprouts
     assert any(
         "child ! is not in the table" in p for p in check_positions(game, table.algebra, wrong)
     )
+
+
+def test_a_sum_of_lands_is_checked_against_the_sum_of_their_rcts(
+    s4_file: Path, game: SproutsGame
+) -> None:
+    """A position of several lands the table holds is checked by the reduced sum of its
+    lands' RCTs (no children listed); a sum with a land the table lacks, by its children."""
+    table = load_table(s4_file)
+    sums = [p for p in table.positions if len(game.components(p)) > 1]
+    assert sums, "the tree of 0*4 has positions of several lands"
+    position = sums[0]
+    stored = table.positions[position]
+    other = next(h for h in set(table.positions.values()) if h != stored)
+    wrong = dict(table.positions, **{position: other})
+    problems = check_positions(game, table.algebra, wrong, keys=[position])
+    assert problems == [
+        f"{position}: stored {table.algebra.content_id(other)}, the sum of its lands' RCTs "
+        f"is {table.algebra.content_id(stored)}"
+    ]
+    land = game.components(position)[0]
+    without_land = {p: h for p, h in wrong.items() if p != land}
+    (problem,) = check_positions(game, table.algebra, without_land, keys=[position])
+    assert problem.startswith(f"{position}: stored {table.algebra.content_id(other)}, its children")

@@ -187,28 +187,56 @@ def check_positions(
     """Positions whose RCT in ``positions`` is not re-derived from their children's.
 
     A table of a whole game tree is closed under moves, so each position's RCT must be the
-    reduction of the RCTs the table gives its children (docs/architecture.md §3). Returns the
-    faulty positions with the reason, in the order met (empty: every position checks out).
-    With ``keys``, only those positions of the table are checked (a helper's share).
+    reduction of the RCTs the table gives its children (docs/architecture.md §3). A sum of
+    lands the table holds alone needs no children: its RCT must be the reduced sum of theirs
+    (indistinguishability is a congruence for sums), and each land is checked by its own.
+    Returns the faulty positions with the reason, in the order met (empty: every position
+    checks out). With ``keys``, only those positions of the table are checked (a helper's
+    share).
     """
     problems: list[str] = []
-    reduce_children = algebra.reduce_children
     chosen = positions.keys() if keys is None else keys
     for count, position in enumerate(chosen, 1):
         handle = positions[position]
-        kids = game.children(position)
-        try:
-            trees = frozenset([positions[k] for k in kids])
-        except KeyError:  # rare: looked for only then
-            missing = next(k for k in kids if k not in positions)
-            problems.append(f"{position}: child {missing} is not in the table")
-        else:
-            derived = reduce_children(trees)
+        lands = game.components(position)
+        if len(lands) > 1 and all(land in positions for land in lands):
+            derived = algebra.sum(positions[land] for land in lands)
             if derived != handle:
                 problems.append(
-                    f"{position}: stored {algebra.content_id(handle)}, its children give "
-                    f"{algebra.content_id(derived)}"
+                    f"{position}: stored {algebra.content_id(handle)}, the sum of its lands' "
+                    f"RCTs is {algebra.content_id(derived)}"
                 )
+        else:
+            kids = (
+                [game.join(child) for child in game.component_children(position)]
+                if len(lands) == 1  # a land: each child made once, as its sorted lands
+                else game.children(position)
+            )
+            _derived_or_problem(position, handle, kids, positions, algebra, problems)
         if progress is not None and count % every == 0:
             progress(count)
     return problems
+
+
+def _derived_or_problem(
+    position: str,
+    handle: int,
+    kids: list[str],
+    positions: Mapping[str, int],
+    algebra: Algebra,
+    problems: list[str],
+) -> None:
+    """Check one position's RCT against the reduction of its children's (check_positions),
+    adding what is wrong to `problems`."""
+    try:
+        trees = frozenset([positions[k] for k in kids])
+    except KeyError:  # rare: looked for only then
+        missing = next(k for k in kids if k not in positions)
+        problems.append(f"{position}: child {missing} is not in the table")
+        return
+    derived = algebra.reduce_children(trees)
+    if derived != handle:
+        problems.append(
+            f"{position}: stored {algebra.content_id(handle)}, its children give "
+            f"{algebra.content_id(derived)}"
+        )
