@@ -4,6 +4,7 @@ outcome of 0*n with the refinement switched off, beside the search as built (iss
     .venv/bin/python bench/levers.py --n 20 24                 # every lever, fresh stores
     .venv/bin/python bench/levers.py --n 33 --seed --lever as-built 'no 1+eps'
     .venv/bin/python bench/levers.py --n 12 --json
+    .venv/bin/python bench/levers.py --n 27 --seed --lever guided
 
 Each run is `solve 0*n --outcome-only` (the library's `solve_job`) in a fresh interpreter on
 a fresh store, so no memo of one run helps the next; with --seed, the store first gets the
@@ -17,6 +18,12 @@ The levers (sproutsdb.solver.normal.dfpn.Levers):
   no 1+eps      thresholds second + 1 instead of second * (1 + 0.25) (Pawlewicz & Lew)
   flat delta    every unseen child starts at (1, 1) instead of δ = 1 + lives / 4 (df-pn+)
   move order    children of equal numbers in the engine's move order, not smallest first
+
+One lever adds work before the solve instead of switching a refinement off:
+  guided        bench/analogy.py first settles the option 0*(n-2).1a1a in the same store
+                (shown losing for a winning 0*n, a losing reply found for a losing one),
+                guided by the proof of 0*(n-8).1a1a in the library's certificates of smaller
+                roots only; its solves' visits and CPU are counted with the solve's
 """
 
 from __future__ import annotations
@@ -45,7 +52,11 @@ LEVERS: dict[str, dict[str, Any]] = {
     "no 1+eps": {"epsilon": 0.0},
     "flat delta": {"sized_delta": False},
     "move order": {"tie_order": False},
+    "guided": {},
 }
+ANALOGY = ROOT / "bench" / "analogy.py"
+# The guide's settings: the ones the record runs of 0*39, 0*44 and 0*45 used.
+GUIDE_FLAGS = ["--quick", "20", "--budget", "240", "--depth", "3"]
 
 
 @dataclass
@@ -73,12 +84,61 @@ def one(n: int, lever: str, seed: bool, store: str) -> dict[str, Any]:
     from sproutsdb.solver.search.progress import settled_counts
 
     settings = SolveSettings(outcome_only=True, seed_results=seed, levers=Levers(**LEVERS[lever]))
+    guided, stopped = guide(n, store, seed) if lever == "guided" else (0, False)
+    if stopped:  # --seconds ran out while the guide worked: no solve
+        return {"outcome": None, "visits": guided}
     try:
         report = solve_job(f"0*{n}", StoreLocation(path=store), settings, notice=lambda _: None)
     except SolveInterrupted as stop:  # --seconds: how far it got, to compare levers by
         won, lost, options = settled_counts(stop.root_options or [])
-        return {"outcome": None, "visits": stop.nodes, "settled": won + lost, "options": options}
-    return {"outcome": report.outcome, "visits": report.stats.nodes}
+        visits = guided + stop.nodes
+        return {"outcome": None, "visits": visits, "settled": won + lost, "options": options}
+    return {"outcome": report.outcome, "visits": guided + report.stats.nodes}
+
+
+def guide(n: int, store: str, seed: bool) -> tuple[int, bool]:
+    """The guided lever's first step: the store seeded (as the solve would seed it), then
+    bench/analogy.py on 0*(n-2).1a1a like 0*(n-8).1a1a, with only the certificates of roots
+    smaller than 0*n as its proofs; the visits of its solves (their CPU is this process's
+    children's, so os.wait4 counts it), and whether a Ctrl-C stopped it."""
+    from sproutsdb.games import get_game
+    from sproutsdb.ops.results import read_manifest, shipped_library
+    from sproutsdb.ops.seed import seed_results_below
+    from sproutsdb.ops.stores import open_local_store
+
+    game = get_game("sprouts").engine()
+    root = f"0*{n}"
+    if seed:
+        opened = open_local_store(store)
+        try:
+            seed_results_below(opened, game, root, "normal")
+        finally:
+            opened.close()
+    library = shipped_library()
+    proofs = [
+        str(library / entry.file)
+        for entry in read_manifest(library)
+        if entry.game == "sprouts"
+        and entry.play == "normal"
+        and game.size(game.canonical(entry.position)) < game.size(root)
+    ]
+    # A losing 0*n (n = 0, 1, 2 mod 6) needs a losing reply to 0*(n-2).1a1a; the replies of
+    # 0*14.1a1a, 0*20.1a1a, ... grow by 3 spots in each of two runs, so runs count mod 3.
+    mod = "3" if n % 6 in (0, 1, 2) else "6"
+    with tempfile.NamedTemporaryFile("r", suffix=".log") as log:
+        command = [sys.executable, str(ANALOGY), f"0*{n - 2}.1a1a", "--like", f"0*{n - 8}.1a1a"]
+        command += ["--store", store, "--mod", mod, *GUIDE_FLAGS, "--log", log.name]
+        command += [flag for path in proofs for flag in ("--proof", path)]
+        analogy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stopped = False
+        try:
+            analogy.wait()
+        except KeyboardInterrupt:  # passed on: the guide stops its solve, which keeps its facts
+            analogy.send_signal(signal.SIGINT)
+            analogy.wait()
+            stopped = True
+        lines = [json.loads(line) for line in log.read().splitlines() if line.strip()]
+    return sum(int(line.get("visits") or 0) for line in lines), stopped
 
 
 def measure(n: int, lever: str, seed: bool, seconds: float) -> Run:
@@ -183,6 +243,8 @@ def main() -> int:
         n, lever, store = args.one
         print(json.dumps(one(int(n), lever, args.seed, store)))
         return 0
+    if "guided" in args.lever and min(args.n) < 10:
+        parser.error("the guided lever needs n >= 10 (its guide is the proof of 0*(n-8).1a1a)")
     levers = ["as-built", *(lever for lever in args.lever if lever != "as-built")]
     runs: list[Run] = []
     for n in args.n:

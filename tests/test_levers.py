@@ -61,3 +61,20 @@ def test_the_bench_stops_a_long_run_as_ctrl_c_does_and_says_how_far_it_got(
     assert run["outcome"] is None and run["visits"] > 0
     assert run["options"] == 8 and 0 <= run["settled"] < 8
     assert "stopped" in done.stdout and f"{run['settled']}/8" in done.stdout
+
+
+def test_the_guided_lever_counts_the_guides_solves_and_agrees_with_the_search(
+    tmp_path: Path,
+) -> None:
+    """bench/levers.py's guided lever: bench/analogy.py first finds a losing reply to
+    0*8.1a1a from 0*2.1a1a's proof in the library, then 0*10 (W) is solved in the same store;
+    the outcome is the search's, and the guide's visits are counted with the solve's."""
+    out = tmp_path / "levers.json"
+    bench = Path(__file__).resolve().parent.parent / "bench" / "levers.py"
+    command = [sys.executable, str(bench), "--n", "10", "--lever", "guided", "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    built, guided = json.loads(out.read_text())["runs"]
+    assert (built["lever"], guided["lever"]) == ("as-built", "guided")
+    assert built["outcome"] == guided["outcome"] == "W"
+    assert guided["visits"] > 0 and guided["cpu_s"] > 0
