@@ -19,7 +19,9 @@ The levers (sproutsdb.solver.normal.dfpn.Levers):
   flat delta    every unseen child starts at (1, 1) instead of δ = 1 + lives / 4 (df-pn+)
   move order    children of equal numbers in the engine's move order, not smallest first
 
-One lever adds work before the solve instead of switching a refinement off:
+Two levers are switched on instead, to see whether they pay before they become defaults:
+  twins         a child whose smaller twin (six empty spots fewer in one run) has a stored
+                nimber equal to its nim part starts at δ = 1: it is likely a loss too
   guided        bench/analogy.py first settles the option 0*(n-2).1a1a in the same store
                 (shown losing for a winning 0*n, a losing reply found for a losing one),
                 guided by the proof of 0*(n-8).1a1a in the library's certificates of smaller
@@ -53,6 +55,7 @@ LEVERS: dict[str, dict[str, Any]] = {
     "flat delta": {"sized_delta": False},
     "move order": {"tie_order": False},
     "guided": {},
+    "twins": {"twins": True},
 }
 ANALOGY = ROOT / "bench" / "analogy.py"
 # The guide's settings: the ones the record runs of 0*39, 0*44 and 0*45 used.
@@ -182,7 +185,7 @@ def measure(n: int, lever: str, seed: bool, seconds: float) -> Run:
 def table(runs: list[Run]) -> list[str]:
     """Rows with each lever's visits and CPU as a ratio of the as-built run of its n."""
     lines = [
-        f"{'root':>7} {'lever off':12} {'outcome':>7} {'visits':>11} {'x':>6} "
+        f"{'root':>7} {'lever':12} {'outcome':>7} {'visits':>11} {'x':>6} "
         f"{'CPU s':>8} {'x':>6} {'RSS MB':>7} {'settled':>8}"
     ]
     base = {(r.n, r.seeded): r for r in runs if r.lever == "as-built"}

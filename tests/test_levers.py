@@ -39,6 +39,28 @@ def test_a_lever_off_keeps_the_nimbers_and_changes_the_search(name: str) -> None
     assert visits != built_visits
 
 
+def test_the_twins_lever_keeps_the_outcomes_and_changes_the_search() -> None:
+    """Levers(twins=True) only starts some children at δ = 1 (their smaller twin, six
+    spots fewer in one run, a known loss): 0*10 and 0*11 (W, W) keep their outcomes in
+    other visits (0*10 is the first root with a child of a run of seven spots)."""
+    for n in (10, 11):
+        built = NormalSolver(SproutsGame(), MemoryProofStore())
+        twins = NormalSolver(SproutsGame(), MemoryProofStore(), levers=Levers(twins=True))
+        assert built.outcome(f"0*{n}") == twins.outcome(f"0*{n}") == "W"
+        assert built.stats.nodes != twins.stats.nodes
+
+
+def test_smaller_twins_have_six_empty_spots_fewer_in_one_run() -> None:
+    game = SproutsGame()
+    assert game.smaller_twins("0*37.1a1a") == ("0*31.1a1a",)
+    assert game.smaller_twins("0*21.1aAa|0*15.A.BC|BC") == (
+        "0*15.1aAa|0*15.A.BC|BC",
+        "0*21.1aAa|0*9.A.BC|BC",
+    )
+    assert game.smaller_twins("0*7") == ("0",)
+    assert game.smaller_twins("0*6.1a1a") == () == game.smaller_twins("1a1a")
+
+
 def test_a_negative_epsilon_is_refused() -> None:
     with pytest.raises(ValueError, match="epsilon"):
         NormalSolver(SproutsGame(), MemoryProofStore(), levers=Levers(epsilon=-1.0))

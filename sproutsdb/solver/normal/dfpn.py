@@ -48,6 +48,7 @@ class Levers:
     epsilon: float = 0.25  # 1 + ε thresholds (Pawlewicz & Lew): fewer returns to a parent
     sized_delta: bool = True  # df-pn+: an unseen child's δ grows with its lives (else 1)
     tie_order: bool = True  # among equal numbers, smaller children first (else move order)
+    twins: bool = False  # a child whose smaller twin is a known loss starts at δ = 1
 
 
 def _tie_order(child: Child[Node]) -> tuple[int, int]:
@@ -88,6 +89,7 @@ class CoupleSpace:
         self.couples = couples
         self._sized_delta = levers.sized_delta
         self._tie_order = levers.tie_order
+        self._twins = levers.twins and couples.measure.has_twins
         self._table = couples.table
         self._nimber = nimber
         self._visit = visit
@@ -276,9 +278,25 @@ class CoupleSpace:
         for k in range(n):  # df-pn chooses by proof numbers: no look-ahead order
             if not table.is_excluded(component, k):
                 out.append((f"{component} *{k}", (components, k), _INITIAL[1]))
+        if self._twins:
+            self._first_where_twins_lose(out)
         if self._tie_order:
             out.sort(key=_tie_order)
         return out
+
+    def _first_where_twins_lose(self, out: list[Child[Node]]) -> None:
+        """Give δ = 1 to each child (C', m) of one land whose smaller twin (the game's, e.g.
+        six empty spots fewer in one run) is known to have nimber m: its proof is often the
+        twin's, grown (bench/analogy.py). Only numbers change, never a value."""
+        twins = self.couples.measure.twins
+        singles = [(index, child) for index, child in enumerate(out) if len(child[1][0]) == 1]
+        named = {index: twins(child[1][0][0]) for index, child in singles}
+        self.couples.fetch({twin for found in named.values() for twin in found})
+        nimbers = self._table.nimbers
+        for index, child in singles:
+            m = child[1][1]
+            if child[2][1] > 1 and any(nimbers.get(twin) == m for twin in named[index]):
+                out[index] = (child[0], child[1], _INITIAL[1])
 
     def record(self, key: str, losing: bool) -> None:
         components, n = self._single(self._parse(key), key)

@@ -49,6 +49,9 @@ class ComponentMeasures:
         self._profiles: dict[str, MoveProfile] = {}
         # an optional capability of the game (the Sprouts engine's C core), so untyped
         self._children_until = getattr(game, "component_children_until", None)
+        # another (Sprouts): the lands a df-pn hint compares a land with (`twins`)
+        self._smaller_twins = getattr(game, "smaller_twins", None)
+        self._twins: dict[str, tuple[str, ...]] = {}
 
     def children(self, component: str) -> Children:
         """Distinct children of a component, each as its sorted components."""
@@ -85,6 +88,23 @@ class ComponentMeasures:
         if found_all is None:
             return None, found
         return self._remember(component, found_all), None
+
+    @property
+    def has_twins(self) -> bool:
+        """Whether the game names smaller twins of its lands (`twins`)."""
+        return self._smaller_twins is not None
+
+    def twins(self, component: str) -> tuple[str, ...]:
+        """The game's smaller twins of a component (none if it names none), memoised in a
+        dict as small as the lives'."""
+        value = self._twins.get(component)
+        if value is None:
+            if self._smaller_twins is None:
+                return ()
+            if len(self._twins) >= self._lives_capacity:
+                self._twins.clear()
+            value = self._twins[component] = tuple(self._smaller_twins(component))
+        return value
 
     def lives(self, component: str) -> int:
         """`game.size` of a component."""

@@ -8,6 +8,7 @@ assembled from the children of its lands, so shared lands cost nothing twice.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 from typing import TypeVar
@@ -20,6 +21,11 @@ from sproutsdb.solver.sprouts.notation import RawPosition, key_lives, parse
 Made = TypeVar("Made")  # what a C core call gives
 
 TERMINAL = "!"
+# A run of empty spots in a land's text: a whole boundary `0*k` (k >= 2) of its region.
+_SPOT_RUN = re.compile(r"(?:(?<=^)|(?<=[.|]))0\*(\d+)(?=[.|]|$)")
+# The spots a twin has fewer in one run: 0*n's outcomes repeat with period 6 from 0*5 on
+# (W iff n = 3, 4, 5 mod 6 in every value known), and so, often, do the replies its proofs use.
+TWIN_SHIFT = 6
 
 # The children of a land come from the compiled core (_core.c, a port of notation, moves
 # and canon that gives byte-identical keys) when it is built and ports this CANON_VERSION;
@@ -181,6 +187,19 @@ class SproutsGame:
 
     def size(self, key: str) -> int:
         return 0 if key == TERMINAL else text_lives(key)
+
+    def smaller_twins(self, land: str) -> tuple[str, ...]:
+        """The lands written as `land` with TWIN_SHIFT fewer empty spots in one run of more
+        than that, canonical: a df-pn hint (a twin's stored value often is the land's), never
+        a fact."""
+        twins = []
+        for run in _SPOT_RUN.finditer(land):
+            left = int(run.group(1)) - TWIN_SHIFT
+            if left >= 1:
+                text = land[: run.start()] + (f"0*{left}" if left > 1 else "0") + land[run.end() :]
+                lands = core_canonical_lands(text)
+                twins.append(self.join(lands) if lands is not None else self.canonical(text))
+        return tuple(dict.fromkeys(twins))
 
     def reserve_memo(self, entries: int) -> None:
         """ports.game.MemoHolder: the C core's memo of canonical strings (one per process)."""
