@@ -154,7 +154,10 @@ def test_a_contested_claim_yields_to_the_proof_and_missing_children_wait(
     with Client(proc.address, EVE) as eve, Client(proc.address, HONEST) as honest:
         eve.insert(FactKind.NIMBER, {"0*7": 3})  # false: 0*7 is a loss, nimber 0
         honest.insert(FactKind.NIMBER, {"0*6": 0})  # true, but nothing below it is stored
-        time.sleep(2.0)
+        _wait_for(  # both tried by the verifier (not a fixed sleep)
+            "both claims tried and left waiting",
+            lambda: honest.stats()["verifier"]["waiting"] == 2,
+        )
         assert _status(honest, "0*7") is Status.CLAIMED  # nothing below: undecided
         assert _status(honest, "0*6") is Status.CLAIMED
         assert honest.stats()["verifier"]["waiting"] == 2

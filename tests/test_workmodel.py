@@ -94,8 +94,21 @@ def test_a_losing_couple_waits_on_every_option_a_winning_one_on_its_cheapest_pro
     assert graph.schedule(2) == 7 and graph.schedule(1) == 9
 
 
+def test_jobs_3_with_every_couple_split_of_0x10_gives_the_answer_of_jobs_1(
+    tmp_path: Path,
+) -> None:
+    """The smaller twin of the test below: 0*10, also a first-player win of nimber 1."""
+    _jobs_3_with_every_couple_split_gives_the_answer_of_jobs_1("0*10", tmp_path)
+
+
+@pytest.mark.slow
 def test_jobs_3_with_every_couple_split_gives_the_answer_of_jobs_1(tmp_path: Path) -> None:
-    position = "0*11"
+    _jobs_3_with_every_couple_split_gives_the_answer_of_jobs_1("0*11", tmp_path)
+
+
+def _jobs_3_with_every_couple_split_gives_the_answer_of_jobs_1(
+    position: str, tmp_path: Path
+) -> None:
     alone = solve(position, MemoryProofStore())
     store_path = tmp_path / "two"
     spec = HelperSpec(StoreLocation(path=str(store_path)), search="dfpn")
