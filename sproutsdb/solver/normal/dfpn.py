@@ -289,14 +289,21 @@ class CoupleSpace:
         six empty spots fewer in one run) is known to have nimber m: its proof is often the
         twin's, grown (bench/analogy.py). Only numbers change, never a value."""
         twins = self.couples.measure.twins
-        singles = [(index, child) for index, child in enumerate(out) if len(child[1][0]) == 1]
-        named = {index: twins(child[1][0][0]) for index, child in singles}
-        self.couples.fetch({twin for found in named.values() for twin in found})
+        named = []
+        for index, child in enumerate(out):
+            (parts, m), numbers = child[1], child[2]
+            if len(parts) == 1 and numbers[1] > 1:
+                found = twins(parts[0])
+                if found:
+                    named.append((index, m, found))
+        if not named:
+            return
+        self.couples.fetch({twin for _, _, found in named for twin in found})
         nimbers = self._table.nimbers
-        for index, child in singles:
-            m = child[1][1]
-            if child[2][1] > 1 and any(nimbers.get(twin) == m for twin in named[index]):
-                out[index] = (child[0], child[1], _INITIAL[1])
+        for index, m, found in named:
+            if any(nimbers.get(twin) == m for twin in found):
+                key, node, _ = out[index]
+                out[index] = (key, node, _INITIAL[1])
 
     def record(self, key: str, losing: bool) -> None:
         components, n = self._single(self._parse(key), key)

@@ -33,6 +33,7 @@ class ComponentMeasures:
         children_capacity: int = 4096,
         capacity: int = 1 << 18,
         lives_capacity: int = 1 << 15,
+        twins_capacity: int = 1 << 16,
     ):
         self.game = game
         self._children: OrderedDict[str, Children] = OrderedDict()
@@ -52,6 +53,7 @@ class ComponentMeasures:
         # another (Sprouts): the lands a df-pn hint compares a land with (`twins`)
         self._smaller_twins = getattr(game, "smaller_twins", None)
         self._twins: dict[str, tuple[str, ...]] = {}
+        self._twins_capacity = twins_capacity
 
     def children(self, component: str) -> Children:
         """Distinct children of a component, each as its sorted components."""
@@ -95,13 +97,13 @@ class ComponentMeasures:
         return self._smaller_twins is not None
 
     def twins(self, component: str) -> tuple[str, ...]:
-        """The game's smaller twins of a component (none if it names none), memoised in a
-        dict as small as the lives'."""
+        """The game's smaller twins of a component (none if it names none), memoised: each
+        is a canonical form to compute, so the dict is larger than the lives'."""
         value = self._twins.get(component)
         if value is None:
             if self._smaller_twins is None:
                 return ()
-            if len(self._twins) >= self._lives_capacity:
+            if len(self._twins) >= self._twins_capacity:
                 self._twins.clear()
             value = self._twins[component] = tuple(self._smaller_twins(component))
         return value

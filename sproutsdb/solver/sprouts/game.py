@@ -192,6 +192,8 @@ class SproutsGame:
         """The lands written as `land` with TWIN_SHIFT fewer empty spots in one run of more
         than that, canonical: a df-pn hint (a twin's stored value often is the land's), never
         a fact."""
+        if "0*" not in land:  # most lands deep in a search: no run to shorten
+            return ()
         twins = []
         for run in _SPOT_RUN.finditer(land):
             left = int(run.group(1)) - TWIN_SHIFT
