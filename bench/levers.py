@@ -243,6 +243,9 @@ def main() -> int:
     parser.add_argument("--one", nargs=3, metavar=("N", "LEVER", "STORE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
+        # a bench started in the background has SIGINT ignored, and so would its children:
+        # --seconds (and a Ctrl-C) stop a run by SIGINT
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         n, lever, store = args.one
         print(json.dumps(one(int(n), lever, args.seed, store)))
         return 0
