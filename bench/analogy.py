@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import resource
 import signal
 import subprocess
@@ -48,22 +47,21 @@ from sproutsdb.ops.results import certificate_keys, read_manifest, shipped_libra
 from sproutsdb.ops.stores import open_local_store
 from sproutsdb.solver.cgt.nimarith import nim_sum
 from sproutsdb.solver.ports.proofstore import FactKind
+from sproutsdb.solver.sprouts.notation import SPOT_RUN
 
 SPROUTSDB = str(Path(sys.executable).with_name("sproutsdb"))
-# A run of empty spots: `0` or `0*k`, a whole vertex list of a region's boundary text.
-ZERO_RUN = re.compile(r"(?:(?<=^)|(?<=[.|+]))0(?:\*(\d+))?(?=[.|+]|$)")
 GAME = get_game("sprouts").engine()
 
 
 def zero_runs(key: str) -> list[int]:
     """The sizes of the runs of empty spots of a position, in text order."""
-    return [int(found.group(1) or 1) for found in ZERO_RUN.finditer(key)]
+    return [int(found.group(1) or 1) for found in SPOT_RUN.finditer(key)]
 
 
 def shape(key: str, mod: int) -> str:
     """A position with each run of empty spots replaced by its size mod `mod` (lands sorted):
     positions of one shape differ only by multiples of `mod` spots in their runs."""
-    marked = ZERO_RUN.sub(lambda found: f"Z{int(found.group(1) or 1) % mod}", key)
+    marked = SPOT_RUN.sub(lambda found: f"Z{int(found.group(1) or 1) % mod}", key)
     return "+".join(sorted(marked.split("+")))
 
 

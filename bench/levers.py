@@ -86,8 +86,11 @@ def one(n: int, lever: str, seed: bool, store: str) -> dict[str, Any]:
     from sproutsdb.solver.normal.dfpn import Levers
     from sproutsdb.solver.search.progress import settled_counts
 
-    settings = SolveSettings(outcome_only=True, seed_results=seed, levers=Levers(**LEVERS[lever]))
     guided, stopped = guide(n, store, seed) if lever == "guided" else (0, False)
+    seeded_here = seed and lever != "guided"  # the guide seeded the store before its solves
+    settings = SolveSettings(
+        outcome_only=True, seed_results=seeded_here, levers=Levers(**LEVERS[lever])
+    )
     if stopped:  # --seconds ran out while the guide worked: no solve
         return {"outcome": None, "visits": guided}
     try:

@@ -8,7 +8,6 @@ assembled from the children of its lands, so shared lands cost nothing twice.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 from typing import TypeVar
@@ -16,13 +15,11 @@ from typing import TypeVar
 from sproutsdb.solver.ports.game import sum_children
 from sproutsdb.solver.sprouts.canon import CANON_VERSION, canonical_lands
 from sproutsdb.solver.sprouts.moves import TooManySplits, raw_children
-from sproutsdb.solver.sprouts.notation import RawPosition, key_lives, parse
+from sproutsdb.solver.sprouts.notation import SPOT_RUN, RawPosition, key_lives, parse
 
 Made = TypeVar("Made")  # what a C core call gives
 
 TERMINAL = "!"
-# A run of empty spots in a land's text: a whole boundary `0*k` (k >= 2) of its region.
-_SPOT_RUN = re.compile(r"(?:(?<=^)|(?<=[.|]))0\*(\d+)(?=[.|]|$)")
 # The spots a twin has fewer in one run: 0*n's outcomes repeat with period 6 from 0*5 on
 # (W iff n = 3, 4, 5 mod 6 in every value known), and so, often, do the replies its proofs use.
 TWIN_SHIFT = 6
@@ -195,8 +192,8 @@ class SproutsGame:
         if "0*" not in land:  # most lands deep in a search: no run to shorten
             return ()
         twins = []
-        for run in _SPOT_RUN.finditer(land):
-            left = int(run.group(1)) - TWIN_SHIFT
+        for run in SPOT_RUN.finditer(land):
+            left = int(run.group(1) or 1) - TWIN_SHIFT
             if left >= 1:
                 text = land[: run.start()] + (f"0*{left}" if left > 1 else "0") + land[run.end() :]
                 lands = core_canonical_lands(text)

@@ -289,6 +289,9 @@ _LIVES_TOKEN = re.compile(r"0\*(\d+)|@\d+|\{\d+\}|([A-Za-z])(?:\(\d+\))?|([012])
 
 
 _PLAIN_KEY = re.compile(r"[012A-Za-z.|+!]*")  # no 0*k, @k, {k} or Z(k): one char a token
+# A run of empty spots in a key's text: a whole boundary `0` or `0*k` of a region, its size
+# (group 1) absent for one spot. The runs are what twins of a land differ by.
+SPOT_RUN = re.compile(r"(?:(?<=^)|(?<=[.|+]))0(?:\*(\d+))?(?=[.|+]|$)")
 
 
 def key_lives(key: str) -> int:
