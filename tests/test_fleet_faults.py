@@ -55,10 +55,10 @@ def _fault_run(fault: str, root: str, work: Path, after_facts: int | None = None
 
 
 def _same_answer_nothing_lost(report: dict[str, Any]) -> None:
+    assert report["made"] is not None, f"the fault was never made: the run ended first {report}"
     assert report["error"] is None, report
     assert report["outcome"] == OUTCOME[report["root"]], report
     assert report["watch_error"] is None, report
-    assert report["made"] is not None, "the fault was never made: the run ended first"
     # every fact a solver told the hub (the server's Insert had returned OK) is stored,
     # with that value, and so is every fact the driver's search could rely on
     assert report["acknowledged"] > 0
@@ -70,11 +70,11 @@ def _same_answer_nothing_lost(report: dict[str, Any]) -> None:
 
 
 def test_a_lost_worker_node_changes_neither_the_answer_nor_the_facts(tmp_path: Path) -> None:
-    """Two Ray nodes, a helper on each; the worker node is removed without grace while its
-    helper holds a couple and has acknowledged facts: those facts are on the server, Ray
-    runs the helper again, and the driver's answer is one process's."""
-    # The fault needs a moment when the worker node's helper holds a couple after it has
-    # acknowledged facts; a short run (0*13) may end without one. Such a run proves
+    """Two Ray nodes, a helper on each; the worker node is removed without grace once its
+    helper has acknowledged facts (holding a couple if the watcher catches it so: a short
+    run's helpers hold couples only in moments): those facts are on the server, Ray runs
+    the helper again, and the driver's answer is one process's."""
+    # A run in which the worker node's helper acknowledged nothing before the end proves
     # nothing either way, so it is run again on a fresh store, a bounded number of times.
     for attempt in range(NODE_LOSS_RUNS):
         report = _fault_run("node", "0*13", tmp_path / f"run-{attempt}", after_facts=30)
@@ -87,6 +87,26 @@ def test_a_lost_worker_node_changes_neither_the_answer_nor_the_facts(tmp_path: P
     assert report["victim_missing"] == 0, report
     restarted = [h for h in report["helpers"] if h["helper"] == report["made"]["helper"]]
     assert [h["starts"] for h in restarted] in ([2], []), report["helpers"]
+
+
+def test_the_couple_a_lost_helper_held_goes_first_to_the_next_helper() -> None:
+    """The hub's side of a lost node, in this process: the couple a helper held when its
+    worker died goes first in the queue when that helper says hello again, to whichever
+    helper asks next, and its root child is free to be claimed again."""
+    from sproutsdb.ops.jobs.parallel_normal import FREE, HELPER
+    from sproutsdb.ops.jobs.ray_helpers import FleetHub
+
+    hub = FleetHub()
+    held, other = (0, "0*5", 0, 1), (1, "0*4", 0, 1)
+    hub.offer([held, other])
+    assert hub.hello(1, 101) == 1
+    assert hub.take(1) == held
+    assert hub.claims[0] == HELPER and hub.helpers()[1] == (101, True)
+    assert hub.hello(1, 102) == 2  # Ray ran helper 1 again in a new worker
+    assert hub.claims[0] == FREE and list(hub.queue) == [held, other]
+    assert hub.helpers()[1] == (102, False)
+    assert hub.hello(2, 201) == 1
+    assert hub.take(2) == held
 
 
 def test_a_restarted_server_finds_the_solvers_where_they_were(tmp_path: Path) -> None:
