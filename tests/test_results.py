@@ -111,7 +111,9 @@ def test_results_json_has_one_row_per_statement_beside_the_literature() -> None:
         assert rows[("normal", f"0*{n}")]["literature"]["outcome"] == "LLLWWW"[n % 6]
     assert rows[("normal", "0*53")]["literature"]["sources"] == ["DMNSS2023"]
     assert rows[("normal", "0*47")]["literature"]["glop_2010_size"] == 54542
-    assert rows[("normal", "0*47")]["mark"] == "literature only"
+    assert rows[("normal", "0*47")]["mark"] == "certificate here"
+    assert rows[("normal", "0*47")]["agrees"] is True
+    assert rows[("normal", "0*42")]["mark"] == "literature only"
     misere = list("WLLLWWLLLWWWLLLWWWLL")  # OEIS A164950, n = 1..20
     for n, outcome in enumerate(misere, start=1):
         assert rows[("misere", f"0*{n}")]["literature"]["outcome"] == outcome
