@@ -128,12 +128,12 @@ def _jobs_3_with_every_couple_split_gives_the_answer_of_jobs_1(
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
-def test_fleet_split_of_0x6_hands_out_the_options_of_long_positions_with_the_same_answer(
+def test_fleet_split_of_0x5_hands_out_the_options_of_long_positions_with_the_same_answer(
     tmp_path: Path,
 ) -> None:
-    """The smaller twin of the test below: 0*6 (its options still run past the budget
-    and are split; about half of 0*7's Ray tasks)."""
-    _fleet_split_hands_out_the_options_of_long_positions_with_the_same_answer("0*6", tmp_path)
+    """The smaller twin of the test below: 0*5, whose options still run past the budget
+    and are split."""
+    _fleet_split_hands_out_the_options_of_long_positions_with_the_same_answer("0*5", tmp_path)
 
 
 @pytest.mark.slow
