@@ -14,6 +14,7 @@ import json
 import signal
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -91,20 +92,34 @@ def test_a_record_too_large_to_decode_keeps_what_fits(monkeypatch: pytest.Monkey
     assert 0 < len(state.wins) < len(wins) and state.wins == wins[: len(state.wins)]
 
 
+class FreshRun(NamedTuple):
+    """An uninterrupted solve and every progress report it made."""
+
+    solver: MisereSolver
+    reports: list[Progress]
+
+
 @pytest.fixture(scope="module")
-def fresh_0x13() -> MisereSolver:
-    """One uninterrupted in-process solve of 0*13, shared by the two tests below (the
-    search is deterministic; they read its visits and its root's options)."""
-    fresh = _solver(MemoryProofStore(), None)
-    assert fresh.outcome("0*13") == "L"  # A164950
-    return fresh
+def fresh_0x13() -> FreshRun:
+    """One uninterrupted in-process solve of 0*13, shared by the three tests below (the
+    search is deterministic, and reporting its progress changes none of its visits; they
+    read its visits, its root's options and its reports, made as often as they can be)."""
+    from sproutsdb.solver.search import progress
+
+    reports: list[Progress] = []
+    options = SolveOptions(progress=reports.append, progress_interval=0)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(progress, "ROOT_HEADWAY_SECONDS", 0.01)
+        fresh = MisereSolver(SproutsGame(), MemoryProofStore(), _rcts(), options=options)
+        assert fresh.outcome("0*13") == "L"  # A164950
+    return FreshRun(fresh, reports)
 
 
-def test_an_interrupted_misere_solve_resumes_in_process(fresh_0x13: MisereSolver) -> None:
+def test_an_interrupted_misere_solve_resumes_in_process(fresh_0x13: FreshRun) -> None:
     """0*13 stopped at 10 % and at 30 % of a fresh run's visits, then rerun on the same
     store and record: the rerun visits fewer nodes than a fresh run, and both runs together
     about as many (measured: exactly as many, ± 5)."""
-    fresh = fresh_0x13
+    fresh = fresh_0x13.solver
     total = fresh.stats.nodes
     for share in (0.1, 0.3):
         store, slots = MemoryProofStore(), MemoryResumeSlots()
@@ -124,12 +139,12 @@ def test_an_interrupted_misere_solve_resumes_in_process(fresh_0x13: MisereSolver
 
 
 def test_a_stopped_search_says_which_of_its_roots_options_are_settled(
-    fresh_0x13: MisereSolver,
+    fresh_0x13: FreshRun,
 ) -> None:
     """0*13 (L: every option wins) stopped at half its visits: each option is "W" only
     where a losing child of it is proven, and a fresh solver reading the same store alone
     says the same; a finished search has every option "W"."""
-    fresh = fresh_0x13
+    fresh = fresh_0x13.solver
     done = fresh.settled_options("0*13")
     assert done and all(outcome == "W" for _, outcome in done)
 
@@ -150,16 +165,10 @@ def test_a_stopped_search_says_which_of_its_roots_options_are_settled(
             assert any(store.get(FactKind.MISERE, kids).values())
 
 
-def test_progress_reports_count_the_roots_options_settled(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_progress_reports_count_the_roots_options_settled(fresh_0x13: FreshRun) -> None:
     """Each progress report of a misère search carries the root's options proven winning
     and losing so far: 0*13 (L) goes from none to most of them, never back, never a loss."""
-    from sproutsdb.solver.search import progress
-
-    monkeypatch.setattr(progress, "ROOT_HEADWAY_SECONDS", 0.01)
-    reports: list[Progress] = []
-    options = SolveOptions(progress=reports.append, progress_interval=0)
-    found = MisereSolver(SproutsGame(), MemoryProofStore(), _rcts(), options=options)
-    assert found.outcome("0*13") == "L"
+    found, reports = fresh_0x13
     assert_headway_of_a_losing_root(reports, len(found.settled_options("0*13")))
 
 
