@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -168,13 +169,38 @@ def test_a_forged_children_list_cannot_multiply_a_child() -> None:
 # ----------------------------------------------------------------- the real command
 
 
-def test_a_stopped_search_says_which_of_its_roots_options_are_settled() -> None:
+class FreshRun(NamedTuple):
+    """An uninterrupted solve and every progress report it made."""
+
+    solver: NormalSolver
+    reports: list[Progress]
+
+
+@pytest.fixture(scope="module")
+def fresh_0x12() -> FreshRun:
+    """One uninterrupted in-process solve of 0*12's outcome, shared by the two tests below
+    (the search is deterministic, and reporting its progress changes none of its visits;
+    they read its visits, its root's options and its reports, made as often as they can
+    be)."""
+    from sproutsdb.solver.search import progress
+
+    reports: list[Progress] = []
+    options = SolveOptions(progress=reports.append, progress_interval=0)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(progress, "ROOT_HEADWAY_SECONDS", 0.01)
+        fresh = NormalSolver(SproutsGame(), MemoryProofStore(), options=options)
+        assert fresh.outcome("0*12") == "L"
+    return FreshRun(fresh, reports)
+
+
+def test_a_stopped_search_says_which_of_its_roots_options_are_settled(
+    fresh_0x12: FreshRun,
+) -> None:
     """0*12 (L: every option wins) stopped at half its visits: an option is "W" only where
     the table or the store proves it, and a fresh solver on the same store alone finds a
     stored losing child for each "W" it says; a finished search has every option "W",
     and a winning root (0*9) an option "L" whose stored nimber is 0."""
-    fresh = NormalSolver(SproutsGame(), MemoryProofStore())
-    assert fresh.outcome("0*12") == "L"
+    fresh = fresh_0x12.solver
     done = fresh.settled_options("0*12")
     assert done and all(outcome == "W" for _, outcome in done)
 
@@ -215,16 +241,10 @@ def stored_sum(store: MemoryProofStore, game: SproutsGame, position: str) -> int
     return total
 
 
-def test_progress_reports_count_the_roots_options_settled(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_progress_reports_count_the_roots_options_settled(fresh_0x12: FreshRun) -> None:
     """Each progress report of a call on one land carries its options proven winning and
     losing so far: 0*12 (L) goes from none to most of them, never back, never a loss."""
-    from sproutsdb.solver.search import progress
-
-    monkeypatch.setattr(progress, "ROOT_HEADWAY_SECONDS", 0.01)
-    reports: list[Progress] = []
-    options = SolveOptions(progress=reports.append, progress_interval=0)
-    found = NormalSolver(SproutsGame(), MemoryProofStore(), options=options)
-    assert found.outcome("0*12") == "L"
+    found, reports = fresh_0x12
     assert_headway_of_a_losing_root(reports, len(found.settled_options("0*12")))
 
 
