@@ -37,13 +37,31 @@ def _fleet(server: ServerProcess, *args: str) -> dict[str, object]:
 
 
 def test_the_fleet_gives_one_process_outcomes_and_facts_that_check(tmp_path: Path) -> None:
+    """The smaller twin of the test below: a loss and a win, the win's facts checked."""
+    _the_fleet_gives_one_process_outcomes_and_facts_that_check(
+        tmp_path, {p: OUTCOMES[p] for p in ("0*8", "0*11")}
+    )
+
+
+@pytest.mark.slow
+def test_the_fleet_gives_one_process_outcomes_of_four_roots_and_facts_that_check(
+    tmp_path: Path,
+) -> None:
+    _the_fleet_gives_one_process_outcomes_and_facts_that_check(tmp_path, OUTCOMES)
+
+
+def _the_fleet_gives_one_process_outcomes_and_facts_that_check(
+    tmp_path: Path, outcomes: dict[str, str]
+) -> None:
+    """The roots `outcomes` names (0*11 among them) in one fleet run: each one's outcome,
+    a helper each, and the server's facts prove 0*11."""
     store = tmp_path / "store"
     with ServerProcess(store, "--no-seed", "--no-results") as server:
-        report = _fleet(server, *OUTCOMES, "--outcome-only")
+        report = _fleet(server, *outcomes, "--outcome-only")
         server.stop()
     positions = report["positions"]
     assert isinstance(positions, list)
-    assert {p["position"]: p["outcome"] for p in positions} == OUTCOMES
+    assert {p["position"]: p["outcome"] for p in positions} == outcomes
     assert report["workers"] == 2
     for p in positions:  # the driver's main search and one Ray helper each
         assert len(p["helpers"]) == 1 and p["lost_helpers"] == 0
