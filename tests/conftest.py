@@ -67,7 +67,6 @@ LONGEST_FIRST = (
     "test_channel_fuzz.py",
     "test_ray.py",
     "test_web.py",
-    "test_misere_fuzz.py",
     "test_misere_resume.py",
     "test_solve_resume.py",
     "test_fleet_speed.py",
