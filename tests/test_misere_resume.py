@@ -14,12 +14,11 @@ import json
 import signal
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 
 from cli_helpers import committed_facts, run_cli, signal_after_first_commit
-from headway import assert_headway_of_a_losing_root
+from headway import ReportedRun, assert_headway_of_a_losing_root, solve_reporting_each_step
 from sproutsdb.ops.shipped_rcts import shipped_rct_table
 from sproutsdb.ops.solve import SolveInterrupted, SolveSettings, Solving
 from sproutsdb.solver.misere.solver import MisereSolver, TableRcts
@@ -92,27 +91,19 @@ def test_a_record_too_large_to_decode_keeps_what_fits(monkeypatch: pytest.Monkey
     assert 0 < len(state.wins) < len(wins) and state.wins == wins[: len(state.wins)]
 
 
-class FreshRun(NamedTuple):
-    """An uninterrupted solve and every progress report it made."""
-
-    solver: MisereSolver
-    reports: list[Progress]
+FreshRun = ReportedRun[MisereSolver]
 
 
 @pytest.fixture(scope="module")
 def fresh_0x13() -> FreshRun:
-    """One uninterrupted in-process solve of 0*13, shared by the three tests below (the
-    search is deterministic, and reporting its progress changes none of its visits; they
-    read its visits, its root's options and its reports, made as often as they can be)."""
-    from sproutsdb.solver.search import progress
-
-    reports: list[Progress] = []
-    options = SolveOptions(progress=reports.append, progress_interval=0)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(progress, "ROOT_HEADWAY_SECONDS", 0.01)
-        fresh = MisereSolver(SproutsGame(), MemoryProofStore(), _rcts(), options=options)
-        assert fresh.outcome("0*13") == "L"  # A164950
-    return FreshRun(fresh, reports)
+    """One uninterrupted in-process solve of 0*13 and its progress reports, shared by the
+    three tests below (the search is deterministic; they read its visits, its root's
+    options and its reports)."""
+    return solve_reporting_each_step(
+        lambda options: MisereSolver(SproutsGame(), MemoryProofStore(), _rcts(), options=options),
+        "0*13",
+        "L",  # A164950
+    )
 
 
 def test_an_interrupted_misere_solve_resumes_in_process(fresh_0x13: FreshRun) -> None:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import zlib
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 
 from cli_helpers import committed_facts, run_cli, signal_after_first_commit
-from headway import assert_headway_of_a_losing_root
+from headway import ReportedRun, assert_headway_of_a_losing_root, solve_reporting_each_step
 from sproutsdb.solver.normal.solver import NormalSolver
 from sproutsdb.solver.ports.proofstore import FactKind, FactValue, MemoryProofStore
 from sproutsdb.solver.search.dfpn import INFINITY
@@ -169,28 +168,19 @@ def test_a_forged_children_list_cannot_multiply_a_child() -> None:
 # ----------------------------------------------------------------- the real command
 
 
-class FreshRun(NamedTuple):
-    """An uninterrupted solve and every progress report it made."""
-
-    solver: NormalSolver
-    reports: list[Progress]
+FreshRun = ReportedRun[NormalSolver]
 
 
 @pytest.fixture(scope="module")
 def fresh_0x12() -> FreshRun:
-    """One uninterrupted in-process solve of 0*12's outcome, shared by the two tests below
-    (the search is deterministic, and reporting its progress changes none of its visits;
-    they read its visits, its root's options and its reports, made as often as they can
-    be)."""
-    from sproutsdb.solver.search import progress
-
-    reports: list[Progress] = []
-    options = SolveOptions(progress=reports.append, progress_interval=0)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(progress, "ROOT_HEADWAY_SECONDS", 0.01)
-        fresh = NormalSolver(SproutsGame(), MemoryProofStore(), options=options)
-        assert fresh.outcome("0*12") == "L"
-    return FreshRun(fresh, reports)
+    """One uninterrupted in-process solve of 0*12's outcome and its progress reports,
+    shared by the two tests below (the search is deterministic; they read its visits, its
+    root's options and its reports)."""
+    return solve_reporting_each_step(
+        lambda options: NormalSolver(SproutsGame(), MemoryProofStore(), options=options),
+        "0*12",
+        "L",
+    )
 
 
 def test_a_stopped_search_says_which_of_its_roots_options_are_settled(
