@@ -2,6 +2,7 @@
 
 import os
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,13 @@ import pytest
 # end. The suite's commands get Python's own SIGINT handling wherever the suite was started.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# The suite starts about a thousand interpreters (each command, server, table-check helper
+# and Ray worker). Where the environment sets PYTHONDONTWRITEBYTECODE, as containers often
+# do, none of them may cache bytecode, so each compiles the package from source again, and
+# pytest rewrites every test module again: the suite lets them cache it (gitignored).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 @pytest.fixture(autouse=True, scope="session")
