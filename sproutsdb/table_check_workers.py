@@ -2,15 +2,19 @@
 itself (refusing bytes whose SHA-256 is not the caller's), checks its share of the positions
 against the whole table, and reports the faulty ones; the caller gathers them in order.
 
-Re-deriving a position means listing its children, whose canonical forms the engine's memo
-keeps; each helper raises its memo for the check (the S6 table's 226 809 positions have
-about as many distinct child lands) and then exits with it. Helpers are new interpreters
+The caller has re-derived the table's RCT records already; it hands the helpers those trees
+as a snapshot (a private temporary file, refused unless its digest is the one written), so
+that each takes them back instead of re-deriving the records again. Re-deriving a position
+means listing its children, whose canonical forms the engine's memo keeps; each helper
+raises its memo for the check (the S6 table's 226 809 positions have about as many
+distinct child lands) and then exits with it. Helpers are new interpreters
 (`python -m sproutsdb.table_check_workers`), never forks, so a caller with threads (a
 server) or without a main guard (a script) is safe; none outlives the call.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import json
@@ -18,12 +22,14 @@ import os
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sproutsdb.formats.rctindex import read_trees, write_trees
 from sproutsdb.formats.rcttable import RctTable, RctTableError, table_from_bytes
 from sproutsdb.games import get_game
 from sproutsdb.solver.misere.rctsearch import check_positions
@@ -71,12 +77,28 @@ def check_on_helpers(
     progress: Callable[[int], None] | None = None,
 ) -> tuple[list[str], float]:
     """(faulty positions in table order, the helpers' CPU seconds): `table`'s positions,
-    read from `path` (whose SHA-256 is `digest`) by `helpers` processes."""
+    read from `path` (whose SHA-256 is `digest`) by `helpers` processes. `table` is that
+    file as table_from_bytes read it: its records re-derived here, which the helpers trust."""
+    with tempfile.TemporaryDirectory(prefix="sproutsdb-trees-") as folder:
+        trees = Path(folder) / "trees"
+        trees_digest = write_trees(trees, table.algebra.snapshot())
+        return _run_helpers(path, digest, (str(trees), trees_digest), table, helpers, progress)
+
+
+def _run_helpers(
+    path: str | Path,
+    digest: str,
+    trees: tuple[str, str],
+    table: RctTable,
+    helpers: int,
+    progress: Callable[[int], None] | None,
+) -> tuple[list[str], float]:
+    """check_on_helpers with the trees' snapshot written: (path, blake2b digest)."""
     shares = balanced_shares(list(table.positions), helpers)
     lines: queue.Queue[tuple[int, str | None]] = queue.Queue()
     started = [
         subprocess.Popen(
-            [sys.executable, "-m", __name__, str(path), digest, str(start), str(stop)],
+            [sys.executable, "-m", __name__, str(path), digest, *trees, str(start), str(stop)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -131,13 +153,15 @@ def _read_lines(
     lines.put((index, None))
 
 
-def _helper(path: str, digest: str, start: int, stop: int) -> None:
+def _helper(path: str, digest: str, trees: str, trees_digest: str, start: int, stop: int) -> None:
     """One helper: its share keys[start:stop] of the table at `path`, checked in a few
-    steps, each printed as a JSON line ({"done": n, "problems": [...]}), then its CPU."""
+    steps, each printed as a JSON line ({"done": n, "problems": [...]}), then its CPU. The
+    records' trees come from the caller's snapshot at `trees`."""
     data = Path(path).read_bytes()
     if hashlib.sha256(data).hexdigest() != digest:
         raise RctTableError(f"{path} changed while it was being checked")
-    table = table_from_bytes(path, data)
+    table = table_from_bytes(path, data, algebra=read_trees(trees, trees_digest))
+    gc.freeze()  # the table's objects live until the helper exits: no collection walks them
     engine = get_game(table.game).engine()
     if isinstance(engine, MemoHolder):
         engine.reserve_memo(CHECK_MEMO)
@@ -152,7 +176,8 @@ def _helper(path: str, digest: str, start: int, stop: int) -> None:
 
 if __name__ == "__main__":
     try:
-        _helper(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        path, digest, trees, trees_digest, start, stop = sys.argv[1:7]
+        _helper(path, digest, trees, trees_digest, int(start), int(stop))
     except RctTableError as error:
         print(error, file=sys.stderr)
         sys.exit(2)

@@ -9,6 +9,7 @@ SPROUTSDB_REQUIRE_CORE=1 (then a missing core is an error).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import random
@@ -239,6 +240,7 @@ def test_non_strings_are_refused() -> None:
 
 def test_no_python_objects_leak() -> None:
     lands = PLAYOUT_LANDS[:200]
+    values = {key: 0 for land in lands for key in _child_keys(land)}
 
     def calls(land: str) -> None:
         _core.land_children(land)
@@ -247,6 +249,9 @@ def test_no_python_objects_leak() -> None:
         _core.first_child(land, lambda child: False, True)  # both passes, nothing taken
         _core.land_children_until(land, bool)  # stops at the first child with a land
         _core.land_children_until(land, lambda child: False)  # the whole list
+        _core.land_child_values(land, values, "!")  # every child found
+        with contextlib.suppress(KeyError):
+            _core.land_child_values(land, {}, "!")  # the first child missing
 
     for land in lands:  # fill the memo first
         calls(land)
@@ -309,6 +314,43 @@ def test_land_children_until_stops_at_the_accepted_child_or_gives_them_all() -> 
 
         assert _core.land_children_until(land, accept) == (None, children[wanted]), land
         assert tuple(offered) == children[: wanted + 1], land
+
+
+def _child_keys(land: str) -> list[str]:
+    """The reference's children of a land written as position keys (SproutsGame.join)."""
+    return ["+".join(sorted(child)) or "!" for child in reference(land)]
+
+
+def test_land_child_values_looks_up_each_child_key_as_join_writes_it() -> None:
+    # The table check's inner loop: the set of values[key] over the distinct children, each
+    # key written as SproutsGame.join writes it ('+' between sorted lands, '!' for none).
+    for land in PLAYOUT_LANDS[::10] + INTERCHANGEABLE_SPOTS + ["0*2", "2", "0.1a1a"]:
+        keys = _child_keys(land)
+        values = {key: index for index, key in enumerate(sorted(keys))}
+        expected = frozenset(values[key] for key in keys)
+        assert _core.land_child_values(land, values, "!") == expected, land
+        assert sprouts_game.SproutsGame().child_values(land, values) == expected, land
+        if keys:  # the first child, in move order, that the map lacks is named
+            missing = keys[len(keys) // 2]
+            del values[missing]
+            with pytest.raises(KeyError) as raised:
+                _core.land_child_values(land, values, "!")
+            assert raised.value.args == (next(k for k in keys if k not in values),)
+
+
+def test_land_child_values_refuses_what_land_children_refuses() -> None:
+    with pytest.raises(_core.Unsupported):
+        _core.land_child_values("0.AB.}AB.}]!", {}, "!")  # GLOP 1.x: the Python path's
+    with pytest.raises(TypeError):
+        _core.land_child_values("0*3", [], "!")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        _core.land_child_values("0*3", {})  # type: ignore[call-arg]
+    game = sprouts_game.SproutsGame()  # the game's method: the Python path for the rest
+    older = "0.AB.}AB.}]!"
+    keys = [game.join(child) for child in game.component_children(older)]
+    values = {key: len(key) for key in keys}
+    assert game.child_values(older, values) == frozenset(len(key) for key in keys)
+    assert game.child_values(older, dict(values)) == game.child_values(older, values)
 
 
 def test_land_children_until_refuses_what_land_children_refuses() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from sproutsdb import trusted_tables
+from sproutsdb.formats.rctindex import write_trees
 from sproutsdb.formats.rcttable import (
     RctTableError,
     load_table,
@@ -86,6 +87,22 @@ def test_a_table_that_changed_under_the_check_is_refused(s4_files: tuple[Path, P
     clean, forged = s4_files
     with pytest.raises(RctTableError, match="changed while it was being checked"):
         check_on_helpers(forged, _digest(clean), load_table(forged), 2)
+
+
+def test_a_helper_takes_the_callers_trees_only_by_their_digest(
+    s4_files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A helper takes the records' trees from the snapshot its caller wrote (not re-deriving
+    them) only when the snapshot has the digest the caller gave it."""
+    clean, _ = s4_files
+    trees = tmp_path / "trees"
+    written = write_trees(trees, load_table(clean).algebra.snapshot())
+    helper = [sys.executable, "-m", "sproutsdb.table_check_workers", str(clean), _digest(clean)]
+    ran = subprocess.run([*helper, str(trees), written, "0", "3"], capture_output=True, text=True)
+    assert ran.returncode == 0 and '"problems": []' in ran.stdout
+    other = "0" * len(written)
+    ran = subprocess.run([*helper, str(trees), other, "0", "3"], capture_output=True, text=True)
+    assert ran.returncode == 2 and "the snapshot differs from the one verified" in ran.stderr
 
 
 def test_small_tables_are_checked_in_the_caller(s4_files: tuple[Path, Path]) -> None:

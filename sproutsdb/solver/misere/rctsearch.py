@@ -13,9 +13,10 @@ is the product of its lands' trees, so it always goes through its lands. Pure co
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import cast
 
 from sproutsdb.solver.cgt import ZERO, Algebra
-from sproutsdb.solver.ports.game import Game
+from sproutsdb.solver.ports.game import ChildValues, Game
 
 Progress = Callable[[int], None]
 
@@ -196,6 +197,7 @@ def check_positions(
     """
     problems: list[str] = []
     chosen = positions.keys() if keys is None else keys
+    looks_up = isinstance(game, ChildValues)  # asked once: a protocol check is slow
     for count, position in enumerate(chosen, 1):
         handle = positions[position]
         lands = game.components(position)
@@ -207,32 +209,48 @@ def check_positions(
                     f"RCTs is {algebra.content_id(derived)}"
                 )
         else:
-            kids = (
-                [game.join(child) for child in game.component_children(position)]
-                if len(lands) == 1  # a land: each child made once, as its sorted lands
-                else game.children(position)
-            )
-            _derived_or_problem(position, handle, kids, positions, algebra, problems)
+            land = len(lands) == 1
+            trees = _children_trees(game, position, land, looks_up, positions)
+            _derived_or_problem(position, handle, trees, algebra, problems)
         if progress is not None and count % every == 0:
             progress(count)
     return problems
 
 
+def _children_trees(
+    game: Game, position: str, land: bool, looks_up: bool, positions: Mapping[str, int]
+) -> frozenset[int] | str:
+    """The RCTs `positions` gives the children of `position`, or the first child it lacks.
+    A land's children are each made once, as their sorted lands; a game that can look them
+    up as it makes them (`looks_up`: ports.game.ChildValues) does, the table check's inner
+    loop."""
+    if land and looks_up:
+        try:
+            return cast(ChildValues, game).child_values(position, positions)
+        except KeyError as missing:
+            return str(missing.args[0])
+    kids = (
+        [game.join(child) for child in game.component_children(position)]
+        if land
+        else game.children(position)
+    )
+    try:
+        return frozenset([positions[k] for k in kids])
+    except KeyError:  # rare: looked for only then
+        return next(k for k in kids if k not in positions)
+
+
 def _derived_or_problem(
     position: str,
     handle: int,
-    kids: list[str],
-    positions: Mapping[str, int],
+    trees: frozenset[int] | str,
     algebra: Algebra,
     problems: list[str],
 ) -> None:
-    """Check one position's RCT against the reduction of its children's (check_positions),
-    adding what is wrong to `problems`."""
-    try:
-        trees = frozenset([positions[k] for k in kids])
-    except KeyError:  # rare: looked for only then
-        missing = next(k for k in kids if k not in positions)
-        problems.append(f"{position}: child {missing} is not in the table")
+    """Check one position's RCT (`handle`) against the reduction of its children's `trees`
+    (check_positions), adding what is wrong to `problems` (`trees` a str: a child missing)."""
+    if isinstance(trees, str):
+        problems.append(f"{position}: child {trees} is not in the table")
         return
     derived = algebra.reduce_children(trees)
     if derived != handle:

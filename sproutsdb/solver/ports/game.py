@@ -8,10 +8,12 @@ compiled core can replace it without anything above noticing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol, TypeVar, runtime_checkable
 
 from sproutsdb.errors import UserError
+
+V = TypeVar("V")
 
 
 class NotationError(UserError, ValueError):
@@ -60,6 +62,18 @@ class MemoHolder(Protocol):
 
     def reserve_memo(self, entries: int) -> None:
         """Keep at least this many canonical forms from now on (the bound never shrinks)."""
+        ...
+
+
+@runtime_checkable
+class ChildValues(Protocol):
+    """A game that looks up a land's children in a map of position keys at once (a table
+    check does this for every land of a whole game tree: the per-child work in Python cost
+    it as much as making the children)."""
+
+    def child_values(self, land: str, values: Mapping[str, V]) -> frozenset[V]:
+        """{values[join(child)] for each distinct child of `land`}; KeyError(key) for the
+        first child key that `values` lacks."""
         ...
 
 

@@ -20,7 +20,8 @@
  *                    encode_land  canon.encode_land
  *   core_arena.c     Arena        memory for one call
  *   core_memo.c      memo         canonical strings by shape, compact, in two generations
- *   _core.c          canonical_lands, land_children(_until), first_child, key_lives, init
+ *   _core.c          canonical_lands, land_children(_until), land_child_values, first_child,
+ *                    key_lives, init
  *
  * The canonical string is the identity of every stored fact, so this core must never
  * produce a different string than canon.py: it uses the same integer codes, compares
@@ -351,6 +352,61 @@ static PyObject *land_children_until(PyObject *self, PyObject *const *args, Py_s
     return result;
 }
 
+PyDoc_STRVAR(land_child_values_doc,
+"land_child_values(land: str, values: dict[str, object], terminal: str) -> frozenset\n\n"
+"The set of values[key] over the distinct children of a land, each child written as a\n"
+"position key: its canonical lands joined by '+' in sorted order, or terminal when it has\n"
+"none (SproutsGame.join). What a table check reduces, made without a tuple, a joined\n"
+"string or a lookup per child in Python. KeyError(key) for the first child, in move\n"
+"order, that values lacks. Raises Unsupported as land_children does.");
+
+/* The key of a child (a sorted tuple of canonical lands), as SproutsGame.join writes it:
+ * a new reference. */
+static PyObject *child_key(PyObject *child, PyObject *plus, PyObject *terminal)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(child);
+    if (n == 0)
+        return Py_NewRef(terminal);
+    if (n == 1)
+        return Py_NewRef(PyTuple_GET_ITEM(child, 0));
+    return PyUnicode_Join(plus, child);
+}
+
+static PyObject *land_child_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError,
+                        "land_child_values(land, values, terminal) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *values = args[1], *terminal = args[2];
+    if (!PyDict_Check(values) || !PyUnicode_Check(terminal)) {
+        PyErr_SetString(PyExc_TypeError, "values must be a dict and terminal a str");
+        return NULL;
+    }
+    Children ch = {{NULL, 0, 0}, PyList_New(0), NULL, NULL, 0, NULL};
+    PyObject *plus = PyUnicode_FromString("+");
+    PyObject *result = NULL;
+    if (ch.order == NULL || plus == NULL || make_children(args[0], &ch) != 0)
+        goto done;
+    result = PyFrozenSet_New(NULL);
+    for (Py_ssize_t i = 0; result != NULL && i < PyList_GET_SIZE(ch.order); i++) {
+        PyObject *key = child_key(PyList_GET_ITEM(ch.order, i), plus, terminal);
+        PyObject *value = key == NULL ? NULL : PyDict_GetItemWithError(values, key);
+        if (value == NULL && key != NULL && !PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, key);
+        if (value == NULL || PySet_Add(result, value) < 0)  /* a new frozenset is filled so */
+            Py_CLEAR(result);
+        Py_XDECREF(key);
+    }
+done:
+    seen_free(&ch.seen);
+    Py_XDECREF(ch.order);
+    Py_XDECREF(plus);
+    return result;
+}
+
 PyDoc_STRVAR(first_child_doc,
 "first_child(land: str, accept: Callable[[tuple[str, ...]], object], memoised_first: bool = False)\n"
 "    -> tuple[str, ...] | None\n\n"
@@ -512,6 +568,8 @@ static PyMethodDef core_methods[] = {
     {"first_child", (PyCFunction)(void (*)(void))first_child, METH_FASTCALL, first_child_doc},
     {"land_children_until", (PyCFunction)(void (*)(void))land_children_until, METH_FASTCALL,
      land_children_until_doc},
+    {"land_child_values", (PyCFunction)(void (*)(void))land_child_values, METH_FASTCALL,
+     land_child_values_doc},
     {"clear_memo", clear_memo, METH_NOARGS, "Forget the memoised canonical strings."},
     {"memo_size", memo_size, METH_NOARGS, "Number of memoised canonical strings."},
     {"memo_bytes", memo_bytes_py, METH_NOARGS,

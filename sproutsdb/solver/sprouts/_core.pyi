@@ -1,6 +1,9 @@
 """Types of the compiled core (solver/sprouts/_core.c): mypy cannot read a C extension."""
 
 from collections.abc import Callable
+from typing import TypeVar
+
+V = TypeVar("V")
 
 class Unsupported(ValueError):
     """Text the C core does not read (other syntax, or invalid): use the Python path."""
@@ -13,6 +16,7 @@ def key_lives(position: str, /) -> int: ...
 def land_children_until(
     land: str, accept: Callable[[tuple[str, ...]], object], /
 ) -> tuple[tuple[tuple[str, ...], ...] | None, tuple[str, ...] | None]: ...
+def land_child_values(land: str, values: dict[str, V], terminal: str, /) -> frozenset[V]: ...
 def first_child(
     land: str, accept: Callable[[tuple[str, ...]], object], memoised_first: bool = False, /
 ) -> tuple[str, ...] | None: ...

@@ -8,7 +8,7 @@ assembled from the children of its lands, so shared lands cost nothing twice.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import TypeVar
 
@@ -18,6 +18,7 @@ from sproutsdb.solver.sprouts.moves import TooManySplits, raw_children
 from sproutsdb.solver.sprouts.notation import SPOT_RUN, RawPosition, key_lives, parse
 
 Made = TypeVar("Made")  # what a C core call gives
+V = TypeVar("V")  # a value child_values looks up
 
 TERMINAL = "!"
 # The spots a twin has fewer in one run: 0*n's outcomes repeat with period 6 from 0*5 on
@@ -221,6 +222,16 @@ class SproutsGame:
             self._land_children.clear()
             self._cached_children = len(children) + 1
         self._land_children[component] = children
+
+    def child_values(self, land: str, values: Mapping[str, V]) -> frozenset[V]:
+        """ports.game.ChildValues: the C core looks each child up in `values` as it makes
+        them (a table check's inner loop); uncached, as a check meets each land once."""
+        if _core is not None and isinstance(values, dict):
+            core, table = _core, values
+            found = _by_core(lambda: core.land_child_values(land, table, TERMINAL))
+            if found is not None:
+                return found
+        return frozenset([values[self.join(child)] for child in self.component_children(land)])
 
     def component_children_until(
         self, component: str, accept: Callable[[tuple[str, ...]], bool]
