@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import zstandard
 
@@ -45,9 +45,10 @@ from sproutsdb.solver.normal.check import (
     Verdict,
     check_with_cycles,
 )
-from sproutsdb.solver.ports.game import NotationError
+from sproutsdb.solver.ports.game import ChildValues, MemoHolder, NotationError
 from sproutsdb.solver.ports.proofstore import FactKind
 from sproutsdb.store import LmdbProofStore
+from sproutsdb.table_check_workers import CHECK_MEMO
 
 MARK_BATCH = 10_000
 # facts of a certificate its root's check did not reach that are each checked as their own
@@ -670,22 +671,28 @@ def check_table(path: str, *, quiet: bool = True) -> dict[str, Any]:
         except RctRecordError as error:
             bad_records.append(str(error))
     game = get_game().engine()
+    if isinstance(game, MemoHolder):  # a whole tree's lands: as a table check's helper does
+        game.reserve_memo(CHECK_MEMO)
     by_position = {position: ids[index] for position, index in positions}
+    handle_of = {position: handles.get(cid, -1) for position, cid in by_position.items()}
+    looks_up = isinstance(game, ChildValues)  # the C core looks a land's children up
     bad_positions: list[str] = []
     skipped = 0
     with counter_bar("positions", enabled=not quiet) as bar:
         for count, (position, cid) in enumerate(by_position.items(), 1):
             handle = handles.get(cid)
-            kids = game.children(position)
-            kid_handles = [handles.get(by_position.get(k, ""), -1) for k in kids]
-            if handle is None or -1 in kid_handles:
-                missing = [k for k in kids if k not in by_position]
-                if missing:
-                    bad_positions.append(f"{position}: child {missing[0]} is not in the table")
+            try:
+                if looks_up and len(game.components(position)) == 1:
+                    kid_handles = cast(ChildValues, game).child_values(position, handle_of)
                 else:
-                    skipped += 1  # its RCT or a child's record is faulty: reported above
+                    kid_handles = frozenset([handle_of[k] for k in game.children(position)])
+            except KeyError as missing:
+                bad_positions.append(f"{position}: child {missing.args[0]} is not in the table")
                 continue
-            derived = algebra.reduce_children(frozenset(kid_handles))
+            if handle is None or -1 in kid_handles:
+                skipped += 1  # its RCT or a child's record is faulty: reported above
+                continue
+            derived = algebra.reduce_children(kid_handles)
             if derived != handle:
                 bad_positions.append(
                     f"{position}: stored {cid}, its children give {algebra.content_id(derived)}"

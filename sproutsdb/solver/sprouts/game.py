@@ -230,6 +230,7 @@ class SproutsGame:
             core, table = _core, values
             found = _by_core(lambda: core.land_child_values(land, table, TERMINAL))
             if found is not None:
+                keep_a_larger_memo_for(land)  # as component_children does
                 return found
         return frozenset([values[self.join(child)] for child in self.component_children(land)])
 
