@@ -320,7 +320,7 @@ def decode_body(name: str, body: bytes, algebra: Algebra | None = None) -> RctTa
     except UnicodeDecodeError:
         raise RctTableError(f"{name}: body is not UTF-8") from None
     try:
-        ids, records, positions = parse_body(lines)
+        ids, records, positions = parse_body(lines, records=algebra is None)
     except (ValueError, IndexError) as error:
         raise RctTableError(f"{name}: malformed body: {error}") from None
     if algebra is None:
@@ -333,16 +333,20 @@ def decode_body(name: str, body: bytes, algebra: Algebra | None = None) -> RctTa
 
 
 def parse_body(
-    lines: list[str],
+    lines: list[str], *, records: bool = True
 ) -> tuple[list[str], list[tuple[str, RctRecord]], list[tuple[str, int]]]:
     """The body's lines as (ids, (id, record) in file order, (position, line number)),
-    checked for shape only (ValueError/IndexError); `check-table` re-derives each entry."""
+    checked for shape only (ValueError/IndexError); `check-table` re-derives each entry.
+    Without `records` (a caller whose trees of these bytes were re-derived before), only
+    each record's id is read, and the list of records is empty."""
     tag, count = lines[0].split("\t")
     if tag != "#rcts":
         raise ValueError("expected #rcts")
     m = int(count)
+    if not records:
+        return _ids_and_positions(lines, m)
     ids: list[str] = []
-    records: list[tuple[str, RctRecord]] = []
+    kept: list[tuple[str, RctRecord]] = []
     for number in range(m):
         cid, height, outcome, nim, base, kids = lines[1 + number].split("\t")
         children = [int(k) for k in kids.split(",")] if kids else []
@@ -359,7 +363,22 @@ def parse_body(
             plus1_of=None if base_index is None else ids[base_index],
         )
         ids.append(cid)
-        records.append((cid, record))
+        kept.append((cid, record))
+    return ids, kept, _positions(lines, m)
+
+
+def _ids_and_positions(
+    lines: list[str], m: int
+) -> tuple[list[str], list[tuple[str, RctRecord]], list[tuple[str, int]]]:
+    """parse_body without the records: their ids (first field) and the positions."""
+    ids = [line.split("\t", 1)[0] for line in lines[1 : 1 + m]]
+    if len(ids) != m:
+        raise ValueError("the number of lines does not match the counts")
+    return ids, [], _positions(lines, m)
+
+
+def _positions(lines: list[str], m: int) -> list[tuple[str, int]]:
+    """The #positions section after `m` record lines: (position, line number of its RCT)."""
     tag, count = lines[1 + m].split("\t")
     if tag != "#positions":
         raise ValueError("expected #positions")
@@ -373,7 +392,7 @@ def parse_body(
         positions.append((position, i))
     if len(positions) != n or lines[2 + m + n :] != [""]:
         raise ValueError("the number of lines does not match the counts")
-    return ids, records, positions
+    return positions
 
 
 def table_from_positions(
