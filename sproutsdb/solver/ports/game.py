@@ -67,9 +67,9 @@ class MemoHolder(Protocol):
 
 @runtime_checkable
 class ChildValues(Protocol):
-    """A game that looks up a land's children in a map of position keys at once (a table
-    check does this for every land of a whole game tree: the per-child work in Python cost
-    it as much as making the children)."""
+    """A game that looks up a land's children in a map of position keys as it makes them (a
+    table check does this for every land of a whole game tree, where a tuple, a joined key
+    and a lookup per child in Python were a large share of its work)."""
 
     def child_values(self, land: str, values: Mapping[str, V]) -> frozenset[V]:
         """{values[join(child)] for each distinct child of `land`}; KeyError(key) for the
