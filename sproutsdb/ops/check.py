@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import zstandard
 
@@ -38,6 +38,7 @@ from sproutsdb.solver.cgt import Algebra
 from sproutsdb.solver.cgt.records import RctRecordError, load_one
 from sproutsdb.solver.misere.rct_trust import DEFAULT_DERIVE_LIVES as DEFAULT_DERIVE_RCT_LIVES
 from sproutsdb.solver.misere.rct_trust import DerivedRcts
+from sproutsdb.solver.misere.rctsearch import children_trees
 from sproutsdb.solver.normal.check import (
     Checker,
     CheckProgress,
@@ -681,13 +682,10 @@ def check_table(path: str, *, quiet: bool = True) -> dict[str, Any]:
     with counter_bar("positions", enabled=not quiet) as bar:
         for count, (position, cid) in enumerate(by_position.items(), 1):
             handle = handles.get(cid)
-            try:
-                if looks_up and len(game.components(position)) == 1:
-                    kid_handles = cast(ChildValues, game).child_values(position, handle_of)
-                else:
-                    kid_handles = frozenset([handle_of[k] for k in game.children(position)])
-            except KeyError as missing:
-                bad_positions.append(f"{position}: child {missing.args[0]} is not in the table")
+            land = len(game.components(position)) == 1
+            kid_handles = children_trees(game, position, land, looks_up, handle_of)
+            if isinstance(kid_handles, str):
+                bad_positions.append(f"{position}: child {kid_handles} is not in the table")
                 continue
             if handle is None or -1 in kid_handles:
                 skipped += 1  # its RCT or a child's record is faulty: reported above

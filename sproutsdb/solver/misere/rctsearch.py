@@ -210,17 +210,18 @@ def check_positions(
                 )
         else:
             land = len(lands) == 1
-            trees = _children_trees(game, position, land, looks_up, positions)
+            trees = children_trees(game, position, land, looks_up, positions)
             _derived_or_problem(position, handle, trees, algebra, problems)
         if progress is not None and count % every == 0:
             progress(count)
     return problems
 
 
-def _children_trees(
+def children_trees(
     game: Game, position: str, land: bool, looks_up: bool, positions: Mapping[str, int]
 ) -> frozenset[int] | str:
-    """The RCTs `positions` gives the children of `position`, or the first child it lacks.
+    """The RCTs `positions` gives the children of `position`, or the first child it lacks
+    (the check of a table's positions, here and in ops.check's entry-by-entry report).
     A land's children are each made once, as their sorted lands; a game that can look them
     up as it makes them (`looks_up`: ports.game.ChildValues) does, the table check's inner
     loop."""
