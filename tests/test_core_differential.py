@@ -16,6 +16,7 @@ import random
 import re
 import subprocess
 import sys
+from types import MappingProxyType
 
 import pytest
 
@@ -350,7 +351,12 @@ def test_land_child_values_refuses_what_land_children_refuses() -> None:
     keys = [game.join(child) for child in game.component_children(older)]
     values = {key: len(key) for key in keys}
     assert game.child_values(older, values) == frozenset(len(key) for key in keys)
-    assert game.child_values(older, dict(values)) == game.child_values(older, values)
+    new_land = "0*3"  # a Mapping that is not a dict takes the Python path too, alike
+    new_keys = _child_keys(new_land)
+    table = {key: index for index, key in enumerate(new_keys)}
+    assert game.child_values(new_land, MappingProxyType(table)) == game.child_values(
+        new_land, table
+    )
 
 
 def test_land_children_until_refuses_what_land_children_refuses() -> None:
