@@ -139,3 +139,44 @@ def test_a_killed_helper_does_not_change_the_answer(tmp_path: Path) -> None:
     helpers = report["result"]["helpers"]
     # run again by Ray (a second start) unless its retry was still starting at the end
     assert [h["starts"] for h in helpers] in ([2], []), helpers
+
+
+def test_a_couple_said_done_late_leaves_the_next_one_held() -> None:
+    """The hub in this process: a helper says a couple is done once its facts are
+    committed, which may come after it took its next couple. That late word releases the
+    old couple only, so the new one is still held: were the helper's worker lost now, that
+    couple would be queued again for the next helper."""
+    from sproutsdb.ops.jobs.parallel_normal import DONE, HELPER
+    from sproutsdb.ops.jobs.ray_helpers import FleetHub
+
+    hub = FleetHub()
+    first, second = (0, "0*5", 0, 1), (1, "0*4", 0, 1)
+    hub.offer([first, second])
+    hub.hello(1, 101)
+    assert hub.take(1) == first
+    assert hub.take(1) == second  # taken before the first one's facts were committed
+    hub.done(1, first)
+    assert hub.claims == {0: DONE, 1: HELPER}
+    assert hub.helpers() == {1: (101, True)}
+    hub.hello(1, 102)  # its worker was lost and Ray ran it again
+    assert list(hub.queue) == [second] and hub.take(2) == second
+
+
+def test_helpers_join_the_main_searchs_child_one_at_a_time_and_last() -> None:
+    """A helper with no root child left joins the one the main search is in only once no
+    other helper works: helpers that ran out early all searched the main search's subtree
+    beside it, which is what raised the total visits of 8 and 16 oversubscribed workers."""
+    from sproutsdb.ops.jobs.parallel_normal import HELPER, MAIN
+    from sproutsdb.ops.jobs.ray_helpers import FleetHub
+
+    hub = FleetHub()
+    other, kept = (0, "0*4", 0, 1), (1, "0*5", 0, 1)
+    hub.offer([other, kept])
+    hub.entering(1)  # the main search is in the child held back for it
+    assert hub.take(1) == other
+    assert hub.take(2) is None  # helper 1 still works: helper 2 waits
+    assert hub.claims[1] == MAIN
+    hub.done(1, other)
+    assert hub.take(2) == kept  # nobody else works now: helper 2 joins the main search
+    assert hub.claims[1] == HELPER
+    assert hub.take(1) is None  # one joins at a time

@@ -270,7 +270,12 @@ class FleetHub:
 
     def take(self, me: int) -> Couple | None:
         """The next couple for helper `me` (parallel_normal's helper loop, made atomic
-        here), or None: nothing to do now (the helper counts as idle) or stopped."""
+        here), or None: nothing to do now (the helper counts as idle) or stopped.
+
+        A helper with no couple left joins a root child the main search is in only once no
+        other helper holds a couple, so one joins at a time and last: with more helpers
+        than root children, those that ran out early all joined the main search's own
+        child, each searching its subtree a second time beside it."""
         self.calls["take"] += 1
         self.holding.pop(me, None)
         if self.stopped:
@@ -285,6 +290,9 @@ class FleetHub:
                 self.idle.discard(me)
                 self.holding[me] = couple
                 return couple
+        if self.holding:  # another helper still works: it may be the last
+            self.idle.add(me)
+            return None
         left = self._left_by_main()
         if left is not None and self._claim(left, deferred=True) == "take":
             self.idle.discard(me)
@@ -294,8 +302,11 @@ class FleetHub:
         return None
 
     def done(self, me: int, couple: Couple) -> None:
+        """Helper `me` has had `couple`'s facts committed. It says so once they are, which
+        may be after it took its next couple: only `couple` itself stops being held."""
         self.calls["done"] += 1
-        self.holding.pop(me, None)
+        if self.holding.get(me) == couple:
+            del self.holding[me]
         if couple[0] >= 0:
             self.claims[couple[0]] = DONE
 
