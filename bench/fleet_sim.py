@@ -80,7 +80,8 @@ class TraceTasks:
 
 def trace_tasks(records: Iterable[Mapping[str, Any]]) -> TraceTasks:
     """Read a normal-play fleet trace: each root child's CPU (the helper's that proved it,
-    else the main search's stretches in it) and the run's figures."""
+    else the main search's stretches in it; the main's for its own child) and the run's
+    figures."""
     run: Mapping[str, Any] = {}
     helper_work: dict[int, float] = {}
     main_work: dict[int, float] = {}
@@ -114,7 +115,9 @@ def trace_tasks(records: Iterable[Mapping[str, Any]]) -> TraceTasks:
         elif kind in ("server", "hub", "bench"):
             costs[str(kind)] = {k: v for k, v in r.items() if k != "kind"}
     work = {i: c for i, c in main_work.items() if i >= 0}
-    work.update(helper_work)  # a child a helper proved cost what the helper spent
+    # a child a helper proved cost what the helper spent; but a helper that proved the main
+    # search's own child (the last) joined it last (FleetHub.take): it cost the main's CPU
+    work.update({i: c for i, c in helper_work.items() if i != top or i not in work})
     start = main_wall[0][2] if main_wall else 0.0
     helper_start = 0.0
     for w0, w1, c0, c1 in main_wall:  # the main's CPU clock when the first take happened
@@ -159,10 +162,11 @@ def replay_fleet(
     """Replay `tasks` as the fleet runs them on `workers` solvers (the main search and
     workers - 1 helpers): helpers take root children from the far end of the main's order
     (busy_marks.helpers_order), the main search its kept child first, then its order. A
-    helper with no child left joins the main search's child (the hub's deferred claims: at
-    most `joiners`, one as FleetHub hands the main's child out once), each speeding it by
-    `join` (0: all its work duplicates the main's). When every child left is held, the main searches one of them too
-    until it is known done (`delay` after its helper ends). CPU terms throughout."""
+    helper with no child left joins the main search's child once no other helper holds one
+    (FleetHub.take: at most `joiners`, one as the hub hands the main's child out once),
+    each speeding it by `join` (0: all its work duplicates the main's). When every child
+    left is held, the main searches one of them too until it is known done (`delay` after
+    its helper ends). CPU terms throughout."""
     n = tasks.children
     work = [tasks.work.get(i, 0.0) for i in range(n)]
     queue = [*reversed(range(n - 1)), *([n - 1] if n else [])]
@@ -197,8 +201,8 @@ def replay_fleet(
         remaining = work[child]
         while remaining > 1e-12:  # idle helpers join; they come and go as children end
             helpers_until(now)
-            idle = [h for h, at in free.items() if at <= now][:joiners]
-            later = [at for h, at in free.items() if at > now and h not in idle]
+            later = [at for at in free.values() if at > now]  # helpers on children
+            idle = [] if later else [h for h, at in free.items() if at <= now][:joiners]
             speed = 1.0 + join * len(idle)
             step = remaining / speed
             if later and min(later) < now + step:
