@@ -157,16 +157,14 @@ def replay_fleet(
     delay: float = 0.0,
     start: float | None = None,
     join: float = 0.0,
-    joiners: int = 1,
 ) -> FleetReplay:
     """Replay `tasks` as the fleet runs them on `workers` solvers (the main search and
     workers - 1 helpers): helpers take root children from the far end of the main's order
     (busy_marks.helpers_order), the main search its kept child first, then its order. A
     helper with no child left joins the main search's child once no other helper holds one
-    (FleetHub.take: at most `joiners`, one as the hub hands the main's child out once),
-    each speeding it by `join` (0: all its work duplicates the main's). When every child
-    left is held, the main searches one of them too until it is known done (`delay` after
-    its helper ends). CPU terms throughout."""
+    (FleetHub.take: so one at a time, and last), speeding it by `join` (0: all its work
+    duplicates the main's). When every child left is held, the main searches one of them
+    too until it is known done (`delay` after its helper ends). CPU terms throughout."""
     n = tasks.children
     work = [tasks.work.get(i, 0.0) for i in range(n)]
     queue = [*reversed(range(n - 1)), *([n - 1] if n else [])]
@@ -199,10 +197,10 @@ def replay_fleet(
             continue
         claimed.add(child)
         remaining = work[child]
-        while remaining > 1e-12:  # idle helpers join; they come and go as children end
+        while remaining > 1e-12:  # an idle helper joins once all are idle (see above)
             helpers_until(now)
             later = [at for at in free.values() if at > now]  # helpers on children
-            idle = [] if later else [h for h, at in free.items() if at <= now][:joiners]
+            idle = [] if later else [h for h, at in free.items() if at <= now][:1]
             speed = 1.0 + join * len(idle)
             step = remaining / speed
             if later and min(later) < now + step:

@@ -109,6 +109,27 @@ def test_the_couple_a_lost_helper_held_goes_first_to_the_next_helper() -> None:
     assert hub.take(2) == held
 
 
+def test_a_couple_said_done_late_leaves_the_next_one_held() -> None:
+    """The hub in this process: a helper says a couple is done once its facts are
+    committed, which may come after it took its next couple. That late word releases the
+    old couple only, so the new one is still held: were the helper's worker lost now, that
+    couple would be queued again for the next helper."""
+    from sproutsdb.ops.jobs.parallel_normal import DONE, HELPER
+    from sproutsdb.ops.jobs.ray_helpers import FleetHub
+
+    hub = FleetHub()
+    first, second = (0, "0*5", 0, 1), (1, "0*4", 0, 1)
+    hub.offer([first, second])
+    hub.hello(1, 101)
+    assert hub.take(1) == first
+    assert hub.take(1) == second  # taken before the first one's facts were committed
+    hub.done(1, first)
+    assert hub.claims == {0: DONE, 1: HELPER}
+    assert hub.helpers() == {1: (101, True)}
+    hub.hello(1, 102)  # its worker was lost and Ray ran it again
+    assert list(hub.queue) == [second] and hub.take(2) == second
+
+
 def test_a_restarted_server_finds_the_solvers_where_they_were(tmp_path: Path) -> None:
     """The server is killed (SIGKILL) and started again on the same port and store: the
     solvers wait for it, their batches go in once it is back, no helper is lost."""

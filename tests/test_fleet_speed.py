@@ -141,27 +141,6 @@ def test_a_killed_helper_does_not_change_the_answer(tmp_path: Path) -> None:
     assert [h["starts"] for h in helpers] in ([2], []), helpers
 
 
-def test_a_couple_said_done_late_leaves_the_next_one_held() -> None:
-    """The hub in this process: a helper says a couple is done once its facts are
-    committed, which may come after it took its next couple. That late word releases the
-    old couple only, so the new one is still held: were the helper's worker lost now, that
-    couple would be queued again for the next helper."""
-    from sproutsdb.ops.jobs.parallel_normal import DONE, HELPER
-    from sproutsdb.ops.jobs.ray_helpers import FleetHub
-
-    hub = FleetHub()
-    first, second = (0, "0*5", 0, 1), (1, "0*4", 0, 1)
-    hub.offer([first, second])
-    hub.hello(1, 101)
-    assert hub.take(1) == first
-    assert hub.take(1) == second  # taken before the first one's facts were committed
-    hub.done(1, first)
-    assert hub.claims == {0: DONE, 1: HELPER}
-    assert hub.helpers() == {1: (101, True)}
-    hub.hello(1, 102)  # its worker was lost and Ray ran it again
-    assert list(hub.queue) == [second] and hub.take(2) == second
-
-
 def test_helpers_join_the_main_searchs_child_one_at_a_time_and_last() -> None:
     """A helper with no root child left joins the one the main search is in only once no
     other helper works: helpers that ran out early all searched the main search's subtree
